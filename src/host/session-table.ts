@@ -1,0 +1,49 @@
+// The routing table: session id → record. Ids are random UUIDs and never handed out twice.
+import { RequestError } from "@agentclientprotocol/sdk";
+import type { SessionRecord } from "./session.js";
+
+export class SessionTable {
+  readonly #sessions = new Map<string, SessionRecord>();
+  readonly #maxSessions: number;
+
+  constructor(maxSessions: number) {
+    this.#maxSessions = maxSessions;
+  }
+
+  get size(): number {
+    return this.#sessions.size;
+  }
+
+  values(): IterableIterator<SessionRecord> {
+    return this.#sessions.values();
+  }
+
+  has(id: string): boolean {
+    return this.#sessions.has(id);
+  }
+
+  /** The live session with this id, or a -32602 "unknown session" error. */
+  get(id: string): SessionRecord {
+    const session = this.#sessions.get(id);
+    if (!session) throw RequestError.invalidParams({ sessionId: id }, `unknown session: ${id}`);
+    return session;
+  }
+
+  find(id: string): SessionRecord | undefined {
+    return this.#sessions.get(id);
+  }
+
+  assertCapacity(): void {
+    if (this.#sessions.size >= this.#maxSessions) {
+      throw RequestError.internalError({ maxSessions: this.#maxSessions }, `host at capacity: ${this.#maxSessions} sessions`);
+    }
+  }
+
+  add(session: SessionRecord): void {
+    this.#sessions.set(session.id, session);
+  }
+
+  delete(id: string): void {
+    this.#sessions.delete(id);
+  }
+}

@@ -1,0 +1,83 @@
+// One session's hold on one worker thread: the typed command API, the validated event stream, and the end.
+import type { MessagePort } from "node:worker_threads";
+import * as Comlink from "comlink";
+import { WorkerEventBatch, type SessionWorkerApi, type WorkerEvent } from "../protocol/port.js";
+
+export interface WorkerExit {
+  /** "terminated" when the host ended the worker; "crashed" when it died on its own (error, OOM). */
+  kind: "terminated" | "crashed";
+  cause: string;
+}
+
+export class WorkerGone extends Error {
+  constructor(readonly exit: WorkerExit) {
+    super(`session worker ${exit.kind}: ${exit.cause}`);
+  }
+}
+
+export class WorkerLease {
+  readonly exited: Promise<WorkerExit>;
+  readonly #api: Comlink.Remote<SessionWorkerApi>;
+  readonly #commands: MessagePort;
+  readonly #events: MessagePort;
+  readonly #abort: AbortController;
+  #exit: WorkerExit | null = null;
+  #onEvents: (events: WorkerEvent[]) => void = () => {};
+  #onInvalid: (error: string) => void = () => {};
+
+  constructor(commands: MessagePort, events: MessagePort, run: Promise<never>, abort: AbortController) {
+    this.#commands = commands;
+    this.#events = events;
+    this.#abort = abort;
+    this.#api = Comlink.wrap<SessionWorkerApi>(commands as unknown as Comlink.Endpoint);
+    events.on("message", (data: unknown) => {
+      const parsed = WorkerEventBatch.safeParse(data);
+      if (parsed.success) this.#onEvents(parsed.data);
+      else this.#onInvalid(parsed.error.message);
+    });
+    this.exited = run.then(
+      () => this.#settle({ kind: "crashed", cause: "session task returned" }),
+      (error: unknown) => this.#settle(this.#abort.signal.aborted ? { kind: "terminated", cause: "terminated by the host" } : { kind: "crashed", cause: describe(error) }),
+    );
+  }
+
+  get alive(): boolean {
+    return this.#exit === null;
+  }
+
+  /** Events arrive here in the order the worker posted them; only valid batches are delivered. */
+  listen(onEvents: (events: WorkerEvent[]) => void, onInvalid: (error: string) => void): void {
+    this.#onEvents = onEvents;
+    this.#onInvalid = onInvalid;
+  }
+
+  /** Calls a command; rejects with WorkerGone instead of hanging when the worker dies first. */
+  call<T>(command: (api: Comlink.Remote<SessionWorkerApi>) => Promise<T>): Promise<T> {
+    if (this.#exit) return Promise.reject(new WorkerGone(this.#exit));
+    return Promise.race([
+      command(this.#api),
+      this.exited.then((exit) => Promise.reject(new WorkerGone(exit))),
+    ]);
+  }
+
+  /** Ends the thread at once (piscina terminates the worker of an aborted task). */
+  terminate(): Promise<WorkerExit> {
+    if (!this.#exit) this.#abort.abort();
+    return this.exited;
+  }
+
+  #settle(exit: WorkerExit): WorkerExit {
+    this.#exit = exit;
+    this.#commands.close();
+    this.#events.close();
+    return exit;
+  }
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code ? `${code}: ${error.message}` : error.message;
+  }
+  return String(error);
+}

@@ -1,0 +1,63 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { removeTempDirs, startHost, tempDir, type TestHost } from "./support/host.js";
+
+describe("faults stay in their session", () => {
+  let host: TestHost;
+  beforeAll(async () => {
+    host = await startHost(["--allow-fault-injection", "--cancel-grace-ms", "300", "--session-heap-mb", "64"]);
+  });
+  afterAll(async () => {
+    await host.dispose();
+    removeTempDirs();
+  });
+
+  it("a spinning session is hard-cancelled after the grace while others keep answering", async () => {
+    const spinner = (await host.client.newSession(tempDir())).sessionId;
+    const other = (await host.client.newSession(tempDir())).sessionId;
+    const spinning = host.client.prompt(spinner, `/script [{"say":"spinning"},{"spin_ms":60000}]`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    for (let i = 0; i < 3; i++) expect((await host.client.prompt(other, `ping ${i}`)).text).toBe(`You said: ping ${i}`);
+    await host.client.cancel(spinner);
+    const result = await spinning;
+    expect(result.stopReason).toBe("cancelled");
+    expect(host.stderr()).toContain("terminating its worker");
+    expect((await host.client.prompt(spinner, "alive")).text).toBe("You said: alive");
+  });
+
+  it("a crash fails only its own prompt; the session answers again", async () => {
+    const crasher = (await host.client.newSession(tempDir())).sessionId;
+    const other = (await host.client.newSession(tempDir())).sessionId;
+    const slow = host.client.prompt(other, `/script [{"sleep_ms":300},{"say":"unharmed"}]`);
+    await expect(host.client.prompt(crasher, `/script [{"crash":"kaboom"}]`)).rejects.toMatchObject({
+      code: -32603,
+      message: expect.stringContaining("kaboom"),
+    });
+    expect((await slow).text).toBe("unharmed");
+    expect((await host.client.prompt(crasher, "back")).text).toBe("You said: back");
+  });
+
+  it("allocating past the heap limit kills only that worker", async () => {
+    const hog = (await host.client.newSession(tempDir())).sessionId;
+    const other = (await host.client.newSession(tempDir())).sessionId;
+    await expect(host.client.prompt(hog, `/script [{"alloc_mb":400}]`)).rejects.toMatchObject({
+      code: -32603,
+      message: expect.stringContaining("ERR_WORKER_OUT_OF_MEMORY"),
+    });
+    expect((await host.client.prompt(other, "fine")).text).toBe("You said: fine");
+    expect((await host.client.prompt(hog, "recovered")).text).toBe("You said: recovered");
+  });
+
+  it("fault steps are refused without --allow-fault-injection", async () => {
+    const strict = await import("./support/host.js").then((m) => m.startHost());
+    try {
+      const { sessionId } = await strict.client.newSession(tempDir());
+      await expect(strict.client.prompt(sessionId, `/script [{"crash":"no"}]`)).rejects.toMatchObject({
+        code: -32602,
+        message: expect.stringContaining("--allow-fault-injection"),
+      });
+      expect((await strict.client.prompt(sessionId, `/script [{"say":"ok"}]`)).text).toBe("ok");
+    } finally {
+      await strict.dispose();
+    }
+  });
+});

@@ -1,0 +1,198 @@
+// The turn loop of one session: user message → model → tool calls → tool results → model … until the model
+// answers without tool calls, the turn is cancelled, or it runs out of model requests.
+import { randomUUID } from "node:crypto";
+import type { PermissionOutcome, PromptAck, PromptCommand, SessionModeId, StopReason, ToolKind } from "../src/protocol/port.js";
+import type { EventSink } from "./event-sink.js";
+import type { Journal } from "./journal.js";
+import { historyFrom } from "./history.js";
+import { ModelError, PromptRejected, type ChatMessage, type Model, type ModelResponse, type ToolCallRequest } from "./models/model.js";
+import type { ToolRegistry } from "./tools/registry.js";
+import type { ToolResult } from "./tools/tool.js";
+
+export interface AgentLoopOptions {
+  model: Model;
+  tools: ToolRegistry;
+  events: EventSink;
+  journal: Journal;
+  mode: SessionModeId;
+  cwd: string;
+  maxTurnRequests: number;
+}
+
+interface Turn {
+  id: string;
+  abort: AbortController;
+}
+
+const FINISH_STOP: Record<ModelResponse["finish"], StopReason | null> = {
+  stop: "end_turn",
+  tool_calls: null,
+  length: "max_tokens",
+  content_filter: "refusal",
+};
+
+export class AgentLoop {
+  readonly #options: AgentLoopOptions;
+  readonly #history: ChatMessage[];
+  readonly #permissions = new Map<string, (outcome: PermissionOutcome) => void>();
+  readonly #alwaysAllowed = new Set<string>();
+  #model: Model;
+  #mode: SessionModeId;
+  #turn: Turn | null = null;
+
+  constructor(options: AgentLoopOptions) {
+    this.#options = options;
+    this.#model = options.model;
+    this.#mode = options.mode;
+    this.#history = historyFrom(options.journal.entries());
+  }
+
+  get mode(): SessionModeId {
+    return this.#mode;
+  }
+
+  setMode(mode: SessionModeId): void {
+    if (mode === this.#mode) return;
+    this.#mode = mode;
+    this.#options.journal.append({ type: "mode", mode });
+  }
+
+  setModel(model: Model): void {
+    this.#model = model;
+  }
+
+  prompt(command: PromptCommand): PromptAck {
+    if (this.#turn) return { ok: false, code: -32600, message: "a prompt is already in flight for this session" };
+    try {
+      this.#model.check(command.text);
+    } catch (error) {
+      if (error instanceof PromptRejected) return { ok: false, code: -32602, message: error.message };
+      throw error;
+    }
+    const turn: Turn = { id: command.turnId, abort: new AbortController() };
+    this.#turn = turn;
+    void this.#run(turn, command.text);
+    return { ok: true };
+  }
+
+  cancel(turnId: string): void {
+    if (this.#turn?.id !== turnId) return;
+    this.#turn.abort.abort();
+    for (const settle of this.#permissions.values()) settle({ outcome: "cancelled" });
+  }
+
+  resolvePermission(requestId: string, outcome: PermissionOutcome): void {
+    this.#permissions.get(requestId)?.(outcome);
+  }
+
+  async #run(turn: Turn, text: string): Promise<void> {
+    const { journal, events } = this.#options;
+    const turnId = turn.id;
+    const signal = turn.abort.signal;
+    journal.append({ type: "turn_start", turnId, at: new Date().toISOString() });
+    journal.append({ type: "user_message", turnId, text });
+    this.#history.push({ role: "user", text });
+    let ending: { stopReason: StopReason } | { code: number; message: string };
+    try {
+      ending = { stopReason: await this.#loop(turn) };
+    } catch (error) {
+      if (signal.aborted) ending = { stopReason: "cancelled" };
+      else if (error instanceof ModelError) ending = { code: -32603, message: error.message };
+      else ending = { code: -32603, message: `agent loop failed: ${(error as Error).message ?? String(error)}` };
+    }
+    this.#turn = null;
+    if ("stopReason" in ending) {
+      journal.append({ type: "turn_end", turnId, stopReason: ending.stopReason });
+      journal.endTurn();
+      events.post({ type: "turn_end", turnId, stopReason: ending.stopReason });
+    } else {
+      journal.append({ type: "turn_end", turnId, stopReason: "error", error: ending.message });
+      journal.endTurn();
+      events.post({ type: "turn_error", turnId, code: ending.code, message: ending.message });
+    }
+  }
+
+  async #loop(turn: Turn): Promise<StopReason> {
+    const signal = turn.abort.signal;
+    for (let requests = 0; ; requests++) {
+      if (signal.aborted) return "cancelled";
+      if (requests >= this.#options.maxTurnRequests) return "max_turn_requests";
+      const response = await this.#model.complete({ messages: this.#history, tools: this.#options.tools.specs(), signal });
+      if (signal.aborted) return "cancelled";
+      this.#commitAssistant(turn.id, response);
+      const stop = FINISH_STOP[response.finish];
+      if (stop || response.toolCalls.length === 0) return stop ?? "end_turn";
+      for (const call of response.toolCalls) {
+        const result = signal.aborted ? { output: "tool call not run: the turn was cancelled", isError: true } : await this.#runTool(turn, call);
+        this.#history.push({ role: "tool", toolCallId: call.id, name: call.name, result: result.output, isError: result.isError });
+      }
+    }
+  }
+
+  #commitAssistant(turnId: string, response: ModelResponse): void {
+    const { journal, events } = this.#options;
+    journal.append({ type: "assistant_message", turnId, blocks: response.blocks, toolCalls: response.toolCalls });
+    this.#history.push({ role: "assistant", blocks: response.blocks, toolCalls: response.toolCalls });
+    if (response.blocks.some((block) => block.length > 0)) events.post({ type: "assistant_message", turnId, blocks: response.blocks });
+    if (response.usage) events.post({ type: "usage", turnId, ...response.usage });
+  }
+
+  async #runTool(turn: Turn, call: ToolCallRequest): Promise<ToolResult> {
+    const { journal, events, tools, cwd } = this.#options;
+    const turnId = turn.id;
+    const toolCallId = randomUUID();
+    const tool = tools.get(call.name);
+    const parsed = tool?.input.safeParse(call.input);
+    const title = tool && parsed?.success ? tool.title(parsed.data) : call.name;
+    const kind = tool?.kind ?? "other";
+    journal.append({ type: "tool_call", turnId, toolCallId, callId: call.id, name: call.name, title, kind, input: call.input });
+    events.post({ type: "tool_call", turnId, toolCallId, title, kind, status: "pending", rawInput: call.input });
+
+    const finish = (result: ToolResult): ToolResult => {
+      journal.append({ type: "tool_result", turnId, toolCallId, callId: call.id, name: call.name, result: result.output, isError: result.isError });
+      events.post({ type: "tool_call_update", turnId, toolCallId, status: result.isError ? "failed" : "completed", result: result.output });
+      return result;
+    };
+    if (!tool) return finish({ output: `unknown tool "${call.name}"`, isError: true });
+    if (!parsed?.success) return finish({ output: `invalid input for ${call.name}: ${parsed?.error.message}`, isError: true });
+
+    const policy = tool.policy(this.#mode);
+    if (policy.decision === "refuse") return finish({ output: policy.reason, isError: true });
+    if (policy.decision === "ask" && !this.#alwaysAllowed.has(tool.name)) {
+      const outcome = await this.#askPermission(turn, toolCallId, title, kind, call.input);
+      journal.append({ type: "permission", turnId, toolCallId, outcome: outcome.outcome === "selected" ? outcome.optionId : "cancelled" });
+      if (outcome.outcome === "cancelled") return finish({ output: "the user cancelled this tool call", isError: true });
+      if (outcome.optionId === "reject_once") return finish({ output: "the user refused this tool call", isError: true });
+      if (outcome.optionId === "allow_always") this.#alwaysAllowed.add(tool.name);
+    }
+    if (turn.abort.signal.aborted) return finish({ output: "tool call not run: the turn was cancelled", isError: true });
+
+    events.post({ type: "tool_call_update", turnId, toolCallId, status: "in_progress" });
+    try {
+      const result = await tool.run(parsed.data, {
+        cwd,
+        mode: this.#mode,
+        signal: turn.abort.signal,
+        toolCallId,
+        emitOutput: (delta) => {
+          if (delta.length > 0) events.post({ type: "tool_call_update", turnId, toolCallId, outputDelta: delta });
+        },
+      });
+      return finish(result);
+    } catch (error) {
+      return finish({ output: `${call.name} failed: ${(error as Error).message}`, isError: true });
+    }
+  }
+
+  #askPermission(turn: Turn, toolCallId: string, title: string, kind: ToolKind, rawInput: unknown): Promise<PermissionOutcome> {
+    if (turn.abort.signal.aborted) return Promise.resolve({ outcome: "cancelled" });
+    const requestId = randomUUID();
+    return new Promise<PermissionOutcome>((resolve) => {
+      this.#permissions.set(requestId, (outcome) => {
+        this.#permissions.delete(requestId);
+        resolve(outcome);
+      });
+      this.#options.events.post({ type: "permission_request", turnId: turn.id, requestId, toolCallId, title, kind, rawInput });
+    });
+  }
+}

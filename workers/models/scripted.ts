@@ -1,0 +1,106 @@
+// The embedded scripted model: deterministic and offline, for tests, the demo and benchmarks.
+// A plain prompt is echoed ("You said: …"); "/script [steps]" runs the steps in order (see README).
+// It is stateless: where a script stands is read from the conversation, so a restored session resumes it.
+import { setTimeout as sleep } from "node:timers/promises";
+import { z } from "zod";
+import { PromptRejected, type ChatMessage, type Model, type ModelRequest, type ModelResponse } from "./model.js";
+
+const Step = z.union([
+  z.strictObject({ say: z.string() }),
+  z.strictObject({ tool: z.string().min(1), input: z.record(z.string(), z.unknown()).default({}) }),
+  z.strictObject({ sleep_ms: z.number().int().nonnegative() }),
+  z.strictObject({ spin_ms: z.number().int().nonnegative() }),
+  z.strictObject({ alloc_mb: z.number().int().positive() }),
+  z.strictObject({ crash: z.string() }),
+]);
+type Step = z.infer<typeof Step>;
+const Script = z.array(Step).min(1);
+
+const SCRIPT_PREFIX = "/script ";
+const FAULT_STEPS = ["spin_ms", "alloc_mb", "crash"] as const;
+
+/** Memory held by alloc_mb steps: it lives as long as the worker, which serves one session only. */
+const held: number[][] = [];
+
+function parseScript(text: string): Step[] | null {
+  if (!text.startsWith(SCRIPT_PREFIX)) return null;
+  let json: unknown;
+  try {
+    json = JSON.parse(text.slice(SCRIPT_PREFIX.length));
+  } catch (error) {
+    throw new PromptRejected(`invalid script: ${(error as Error).message}`);
+  }
+  const parsed = Script.safeParse(json);
+  if (!parsed.success) throw new PromptRejected(`invalid script: ${z.prettifyError(parsed.error)}`);
+  return parsed.data;
+}
+
+function spin(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until) {
+    // burning CPU on purpose: this is the fault the step injects
+  }
+}
+
+function allocate(mb: number): void {
+  for (let i = 0; i < mb; i++) {
+    // 128 Ki small integers = 1 MiB of JS heap (not an external buffer), so maxOldGenerationSizeMb applies
+    held.push(new Array<number>(128 * 1024).fill(i));
+  }
+}
+
+export class ScriptedModel implements Model {
+  readonly name = "scripted";
+  readonly #allowFaults: boolean;
+
+  constructor(options: { allowFaultInjection: boolean }) {
+    this.#allowFaults = options.allowFaultInjection;
+  }
+
+  check(text: string): void {
+    const steps = parseScript(text);
+    if (!steps || this.#allowFaults) return;
+    const fault = steps.flatMap((step) => FAULT_STEPS.filter((name) => name in step))[0];
+    if (fault) throw new PromptRejected(`fault injection step "${fault}" needs a host started with --allow-fault-injection`);
+  }
+
+  async complete(request: ModelRequest): Promise<ModelResponse> {
+    const { messages, signal } = request;
+    const lastUser = messages.findLastIndex((message) => message.role === "user");
+    const user = messages[lastUser] as Extract<ChatMessage, { role: "user" }> | undefined;
+    if (!user) return { blocks: [], toolCalls: [], finish: "stop" };
+    const steps = parseScript(user.text);
+    if (!steps) return { blocks: [`You said: ${user.text}`], toolCalls: [], finish: "stop" };
+
+    const since = messages.slice(lastUser + 1);
+    const toolCallsSoFar = since.filter((m) => m.role === "assistant").reduce((n, m) => n + (m.role === "assistant" ? m.toolCalls.length : 0), 0);
+    const lastTool = since.findLast((m) => m.role === "tool");
+    const lastResult = lastTool?.role === "tool" ? lastTool.result : "";
+
+    // Skip the segments already played: each segment ends with one tool step.
+    let index = 0;
+    for (let seen = 0; seen < toolCallsSoFar && index < steps.length; index++) {
+      if ("tool" in steps[index]!) seen++;
+    }
+    const blocks: string[] = [];
+    for (; index < steps.length; index++) {
+      signal.throwIfAborted();
+      const step = steps[index]!;
+      if ("say" in step) blocks.push(step.say.replaceAll("{{result}}", lastResult));
+      else if ("sleep_ms" in step) await sleep(step.sleep_ms, undefined, { signal });
+      else if ("spin_ms" in step) spin(step.spin_ms);
+      else if ("alloc_mb" in step) allocate(step.alloc_mb);
+      else if ("crash" in step) {
+        const message = step.crash;
+        setImmediate(() => {
+          throw new Error(message);
+        });
+        await sleep(60_000, undefined, { signal });
+      } else {
+        const id = `call_${toolCallsSoFar + 1}`;
+        return { blocks, toolCalls: [{ id, name: step.tool, input: step.input }], finish: "tool_calls" };
+      }
+    }
+    return { blocks, toolCalls: [], finish: "stop" };
+  }
+}

@@ -1,0 +1,23 @@
+// The tools a session offers its model. The host never sees this list: it only relays tool activity.
+import { z } from "zod";
+import type { Tool, ToolSpec } from "./tool.js";
+
+export class ToolRegistry {
+  readonly #tools = new Map<string, Tool>();
+
+  constructor(tools: readonly Tool[] = []) {
+    for (const tool of tools) this.#tools.set(tool.name, tool);
+  }
+
+  get(name: string): Tool | undefined {
+    return this.#tools.get(name);
+  }
+
+  specs(): ToolSpec[] {
+    return [...this.#tools.values()].map((tool) => ({
+      name: tool.name,
+      description: tool.description,
+      parameters: z.toJSONSchema(tool.input) as Record<string, unknown>,
+    }));
+  }
+}

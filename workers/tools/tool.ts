@@ -1,0 +1,37 @@
+// What a tool is to the agent loop. Tools register in tools/registry.ts; the host never sees them.
+import type { z } from "zod";
+import type { SessionModeId, ToolKind } from "../../src/protocol/port.js";
+
+/** The JSON Schema a model is offered for a tool, made from its zod input schema. */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+}
+
+export interface ToolResult {
+  output: string;
+  isError: boolean;
+}
+
+export interface ToolContext {
+  readonly cwd: string;
+  readonly mode: SessionModeId;
+  readonly signal: AbortSignal;
+  readonly toolCallId: string;
+  /** Streams output produced since the previous call (a delta, never the accumulated whole). */
+  emitOutput(delta: string): void;
+}
+
+/** How a mode treats a tool call: run it, ask the client first, or refuse it with a reason. */
+export type ToolPolicy = { decision: "allow" } | { decision: "ask" } | { decision: "refuse"; reason: string };
+
+export interface Tool<Input = unknown> {
+  readonly name: string;
+  readonly description: string;
+  readonly kind: ToolKind;
+  readonly input: z.ZodType<Input>;
+  title(input: Input): string;
+  policy(mode: SessionModeId): ToolPolicy;
+  run(input: Input, context: ToolContext): Promise<ToolResult>;
+}
