@@ -25,10 +25,19 @@ export async function serve(config: HostConfig, version: string): Promise<void> 
 
   const teardown = createTeardown(host, async () => {});
   const end = (reason: string) => {
-    void teardown(reason).finally(() => process.exit(0));
+    void teardown(reason)
+      .then(flushStdout)
+      .finally(() => process.exit(0));
   };
   process.once("SIGTERM", () => end("SIGTERM"));
   process.once("SIGINT", () => end("SIGINT"));
   void connection.closed.then(() => end("stdin closed"));
   log.info({ version, pid: process.pid }, "acp-session-host serving on stdio");
+}
+
+/** Resolves once every frame written so far (the cancelled prompts' responses among them) has left stdout. */
+function flushStdout(): Promise<void> {
+  return new Promise((resolve) => {
+    setImmediate(() => process.stdout.write("", () => resolve()));
+  });
 }

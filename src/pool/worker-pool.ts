@@ -1,4 +1,6 @@
 // Leases session workers from piscina: one long-running task per session, one session per thread.
+// A few standby tasks are kept running ahead of demand, so a new session binds to a thread whose modules are
+// already loaded instead of paying a thread spawn and module load on its first prompt.
 import { MessageChannel } from "node:worker_threads";
 import { Piscina } from "piscina";
 import type { SessionTask, WorkerInit } from "../protocol/port.js";
@@ -14,35 +16,62 @@ const SESSION_ENTRY = new URL("../../workers/session-entry.js", import.meta.url)
 
 export class WorkerPool {
   readonly #piscina: Piscina<SessionTask, never>;
+  readonly #warm: number;
+  readonly #standby: WorkerLease[] = [];
+  #closed = false;
 
   constructor(options: WorkerPoolOptions) {
+    this.#warm = options.warmWorkers;
+    const maxThreads = options.maxLiveWorkers + options.warmWorkers;
     this.#piscina = new Piscina<SessionTask, never>({
       filename: SESSION_ENTRY,
-      minThreads: Math.min(options.warmWorkers, options.maxLiveWorkers),
-      maxThreads: options.maxLiveWorkers,
-      // Spares above minThreads are fresh (a used thread is always terminated), so keeping them a while is safe.
-      idleTimeout: 30_000,
+      // Standby tasks hold the warm threads; piscina need not keep idle ones of its own.
+      minThreads: 0,
+      maxThreads,
+      idleTimeout: 1000,
       concurrentTasksPerWorker: 1,
       resourceLimits: { maxOldGenerationSizeMb: options.sessionHeapMb },
-      // Every thread is a session's for life: queue leases beyond maxLiveWorkers rather than share a thread.
+      // Every thread is a session's for life: queue leases beyond maxThreads rather than share a thread.
       maxQueue: Number.MAX_SAFE_INTEGER,
     });
+    this.#replenish();
   }
 
   get liveThreads(): number {
     return this.#piscina.threads.length;
   }
 
+  /** A worker for one session: a standby one when there is one, else a new task. */
   lease(init: WorkerInit): WorkerLease {
+    const lease = this.#standby.shift() ?? this.#spawn();
+    this.#replenish();
+    lease.call((api) => api.start(init)).catch(() => {});
+    return lease;
+  }
+
+  async destroy(): Promise<void> {
+    this.#closed = true;
+    await Promise.all(this.#standby.splice(0).map((lease) => lease.terminate()));
+    await this.#piscina.destroy();
+  }
+
+  #spawn(): WorkerLease {
     const commands = new MessageChannel();
     const events = new MessageChannel();
     const abort = new AbortController();
-    const task: SessionTask = { commands: commands.port2, events: events.port2, init };
+    const task: SessionTask = { commands: commands.port2, events: events.port2 };
     const run = this.#piscina.run(task, { transferList: [commands.port2, events.port2], signal: abort.signal });
     return new WorkerLease(commands.port1, events.port1, run, abort);
   }
 
-  async destroy(): Promise<void> {
-    await this.#piscina.destroy();
+  #replenish(): void {
+    while (!this.#closed && this.#standby.length < this.#warm) {
+      const lease = this.#spawn();
+      this.#standby.push(lease);
+      void lease.exited.then(() => {
+        const index = this.#standby.indexOf(lease);
+        if (index >= 0) this.#standby.splice(index, 1);
+      });
+    }
   }
 }

@@ -18,6 +18,8 @@ export const ModelConfig = z.object({
   /** Name of the environment variable holding the API key; the key itself never crosses the port. */
   apiKeyEnv: z.string().optional(),
   retries: z.number().int().min(0).default(3),
+  /** Context window (tokens) reported as usage_update's size; unset: known per model name, else a default. */
+  contextWindow: z.number().int().positive().optional(),
 });
 export type ModelConfig = z.infer<typeof ModelConfig>;
 
@@ -132,6 +134,8 @@ export type ReplayAck = z.infer<typeof ReplayAck>;
 
 /** Commands the main thread calls on a session worker (comlink). */
 export interface SessionWorkerApi {
+  /** Binds a standby worker to its one session; every other command waits for it. */
+  start(init: WorkerInit): Promise<void>;
   prompt(command: PromptCommand): Promise<PromptAck>;
   /** Cooperative cancel of the named turn: the loop stops at its next step and the model request is aborted. */
   cancel(turnId: string): Promise<void>;
@@ -144,10 +148,12 @@ export interface SessionWorkerApi {
   dispose(): Promise<void>;
 }
 
-/** What the piscina task receives: the two transferred ports and the session's configuration. */
+/**
+ * What the piscina task receives: the two transferred ports. The worker then waits on standby, modules loaded,
+ * until the main thread binds it to a session with start(init).
+ */
 export interface SessionTask {
   commands: unknown;
   events: unknown;
-  init: WorkerInit;
 }
 export const REPLAY_TURN_ID = "replay";
