@@ -61,3 +61,21 @@ describe("faults stay in their session", () => {
     }
   });
 });
+
+describe("turn limits", () => {
+  it("a turn that keeps calling tools stops with max_turn_requests", async () => {
+    const host = await startHost(["--max-turn-requests", "2"]);
+    try {
+      const { sessionId } = await host.client.newSession(tempDir());
+      const result = await host.client.prompt(
+        sessionId,
+        `/script [{"tool":"t1"},{"tool":"t2"},{"tool":"t3"},{"say":"never"}]`,
+      );
+      expect(result.stopReason).toBe("max_turn_requests");
+      expect(result.toolCalls).toHaveLength(2);
+      expect(result.text).not.toContain("never");
+    } finally {
+      await host.dispose();
+    }
+  });
+});
