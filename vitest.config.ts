@@ -3,6 +3,7 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
+    globalSetup: ["test/support/global-state.ts"],
     testTimeout: 60_000,
     hookTimeout: 30_000,
     maxWorkers: 2,

@@ -1,15 +1,23 @@
 #!/usr/bin/env node
-// acp-session-host [serve] [flags]: the stdio server.
+// acp-session-host [serve] [flags]: the stdio server. acp-session-host run …: drive sessions through a spawned host.
 import { readFileSync } from "node:fs";
 import { ConfigError, configHelp, parseHostConfig } from "./host/config.js";
 import { serve } from "./host/server.js";
+import { runCommand } from "./run/run-command.js";
+import { runUsage } from "./run/run-config.js";
 
 const { version } = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
 
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv[0]?.startsWith("-") || argv.length === 0 ? ["serve", ...argv] : argv;
+  const ownArgs = rest.includes("--") ? rest.slice(0, rest.indexOf("--")) : rest;
+  if (command === "run") {
+    if (ownArgs.includes("--help")) process.stdout.write(runUsage());
+    else process.exitCode = await runCommand(rest);
+    return;
+  }
   if (rest.includes("--help") || command === "help") {
-    process.stdout.write(`usage: acp-session-host [serve] [flags]\n\nflags:\n${configHelp()}\n`);
+    process.stdout.write(`usage: acp-session-host [serve] [flags]\n       acp-session-host run [run flags] [-- host flags]   (see run --help)\n\nflags:\n${configHelp()}\n`);
     return;
   }
   if (command !== "serve") throw new ConfigError(`unknown command: ${command}`);
@@ -18,7 +26,8 @@ async function main(argv: string[]): Promise<void> {
 
 main(process.argv.slice(2)).catch((error: unknown) => {
   if (error instanceof ConfigError) {
-    process.stderr.write(`acp-session-host: ${error.message}\n`);
+    // One line, whatever the parser said (node's parseArgs explains some errors over several lines).
+    process.stderr.write(`acp-session-host: ${error.message.replace(/\s*\n\s*/g, " ")}\n`);
     process.exit(2);
   }
   throw error;

@@ -4,7 +4,7 @@ import { randomUUID } from "node:crypto";
 import type { PermissionOutcome, PromptAck, PromptCommand, SessionModeId, StopReason, ToolKind } from "../src/protocol/port.js";
 import type { EventSink } from "./event-sink.js";
 import type { Journal } from "./journal.js";
-import { historyFrom } from "./history.js";
+import { alwaysAllowedFrom, historyFrom } from "./history.js";
 import { ModelError, PromptRejected, type ChatMessage, type Model, type ModelResponse, type ToolCallRequest } from "./models/model.js";
 import type { ToolRegistry } from "./tools/registry.js";
 import type { ToolResult } from "./tools/tool.js";
@@ -39,12 +39,14 @@ export class AgentLoop {
   #model: Model;
   #mode: SessionModeId;
   #turn: Turn | null = null;
+  #running: Promise<void> = Promise.resolve();
 
   constructor(options: AgentLoopOptions) {
     this.#options = options;
     this.#model = options.model;
     this.#mode = options.mode;
     this.#history = historyFrom(options.journal.entries());
+    for (const name of alwaysAllowedFrom(options.journal.entries())) this.#alwaysAllowed.add(name);
   }
 
   get mode(): SessionModeId {
@@ -71,7 +73,7 @@ export class AgentLoop {
     }
     const turn: Turn = { id: command.turnId, abort: new AbortController() };
     this.#turn = turn;
-    void this.#run(turn, command.text);
+    this.#running = this.#run(turn, command.text);
     return { ok: true };
   }
 
@@ -79,6 +81,12 @@ export class AgentLoop {
     if (this.#turn?.id !== turnId) return;
     this.#turn.abort.abort();
     for (const settle of this.#permissions.values()) settle({ outcome: "cancelled" });
+  }
+
+  /** Cancels the turn in flight, if any, and resolves once it has ended (its end is in the journal). */
+  async stop(): Promise<void> {
+    if (this.#turn) this.cancel(this.#turn.id);
+    await this.#running;
   }
 
   resolvePermission(requestId: string, outcome: PermissionOutcome): void {

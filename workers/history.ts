@@ -1,4 +1,5 @@
-// Rebuilds the conversation a model sees from a session's journal.
+// Rebuilds what a session was from its journal: the conversation a model sees, its mode, model and grants.
+import type { ModelConfig, SessionModeId } from "../src/protocol/port.js";
 import type { JournalEntry } from "./journal.js";
 import type { ChatMessage } from "./models/model.js";
 
@@ -11,4 +12,28 @@ export function historyFrom(entries: readonly JournalEntry[]): ChatMessage[] {
       history.push({ role: "tool", toolCallId: entry.callId, name: entry.name, result: entry.result, isError: entry.isError });
   }
   return history;
+}
+
+/** The mode and model a session runs with at the end of its log: the header's, then each change after it. */
+export function settingsFrom(header: { mode: SessionModeId; model: ModelConfig }, entries: readonly JournalEntry[]): { mode: SessionModeId; model: ModelConfig } {
+  let { mode, model } = header;
+  for (const entry of entries) {
+    if (entry.type === "mode") mode = entry.mode;
+    else if (entry.type === "model") model = entry.model;
+  }
+  return { mode, model };
+}
+
+/** Tools the user allowed always in this session: the grant outlives the worker it was given to. */
+export function alwaysAllowedFrom(entries: readonly JournalEntry[]): string[] {
+  const names = new Map<string, string>();
+  const allowed = new Set<string>();
+  for (const entry of entries) {
+    if (entry.type === "tool_call") names.set(entry.toolCallId, entry.name);
+    else if (entry.type === "permission" && entry.outcome === "allow_always") {
+      const name = names.get(entry.toolCallId);
+      if (name) allowed.add(name);
+    }
+  }
+  return [...allowed];
 }

@@ -1,17 +1,9 @@
 // What a session records of itself. The agent loop appends an entry before it posts the event that shows it,
 // so nothing the client has seen can be missing from the record.
-import type { SessionModeId, StopReason, ToolKind } from "../src/protocol/port.js";
-import type { ToolCallRequest } from "./models/model.js";
+import type { LogEntry } from "../src/protocol/session-log.js";
 
-export type JournalEntry =
-  | { type: "turn_start"; turnId: string; at: string }
-  | { type: "user_message"; turnId: string; text: string }
-  | { type: "assistant_message"; turnId: string; blocks: string[]; toolCalls: ToolCallRequest[] }
-  | { type: "tool_call"; turnId: string; toolCallId: string; callId: string; name: string; title: string; kind: ToolKind; input: unknown }
-  | { type: "tool_result"; turnId: string; toolCallId: string; callId: string; name: string; result: string; isError: boolean }
-  | { type: "permission"; turnId: string; toolCallId: string; outcome: string }
-  | { type: "mode"; mode: SessionModeId }
-  | { type: "turn_end"; turnId: string; stopReason: StopReason | "error" | "interrupted"; error?: string };
+/** The entry kinds and their schema live with the log format (src/protocol/session-log.ts). */
+export type JournalEntry = LogEntry;
 
 export interface Journal {
   /** Appends one entry; returns once the write call has returned. */

@@ -1,10 +1,11 @@
 // The piscina task that is a session worker's whole life: it waits on standby until start(init) binds it to one
 // session, serves that session over the two transferred ports, and never returns. The main thread ends it by
 // aborting the task, which terminates the thread.
-import type { MessagePort } from "node:worker_threads";
+import { threadId, type MessagePort } from "node:worker_threads";
 import * as Comlink from "comlink";
 import {
   ModelConfig,
+  REPLAY_TURN_ID,
   PermissionOutcome,
   PromptCommand,
   SessionModeId,
@@ -14,41 +15,70 @@ import {
 } from "../src/protocol/port.js";
 import { AgentLoop } from "./agent-loop.js";
 import { EventSink } from "./event-sink.js";
-import { MemoryJournal, type Journal } from "./journal.js";
+import type { Journal } from "./journal.js";
 import { createModel } from "./models/create-model.js";
+import { replayEvents } from "./replay.js";
+import { restoreSession } from "./session-restore.js";
 import { createTools } from "./tools/create-tools.js";
+import type { ToolRegistry } from "./tools/registry.js";
 
 interface Session {
   init: WorkerInit;
   loop: AgentLoop;
   journal: Journal;
+  model: ModelConfig;
+  turns: number;
+  tools: ToolRegistry;
 }
 
 function openSession(init: WorkerInit, events: EventSink): Session {
-  const journal = new MemoryJournal();
+  const { journal, mode, model, turns } = restoreSession(init, events);
+  const tools = createTools(init);
   const loop = new AgentLoop({
-    model: createModel(init.model, { allowFaultInjection: init.allowFaultInjection }),
-    tools: createTools(init),
+    model: createModel(model, { allowFaultInjection: init.allowFaultInjection, cwd: init.cwd, log: events.log.bind(events) }),
+    tools,
     events,
     journal,
-    mode: init.mode,
+    mode,
     cwd: init.cwd,
     maxTurnRequests: init.maxTurnRequests,
   });
-  return { init, loop, journal };
+  return { init, loop, journal, model, turns, tools };
 }
+
+/** Events per posted batch while replaying, so a long history does not become one huge message. */
+const REPLAY_BATCH = 256;
 
 export default function runSession(task: SessionTask): Promise<never> {
   const events = new EventSink(task.events as MessagePort);
   let bind: (session: Session) => void = () => {};
-  const bound = new Promise<Session>((resolve) => (bind = resolve));
+  let fail: (error: unknown) => void = () => {};
+  const bound = new Promise<Session>((resolve, reject) => {
+    bind = resolve;
+    fail = reject;
+  });
+  // A session that could not be opened answers open() with the reason; other commands reject with it.
+  bound.catch(() => {});
   let started = false;
 
   const api: SessionWorkerApi = {
     async start(init) {
       if (started) throw new Error("this worker already serves a session");
       started = true;
-      bind(openSession(WorkerInit.parse(init), events));
+      try {
+        bind(openSession(WorkerInit.parse(init), events));
+      } catch (error) {
+        fail(error);
+        throw error;
+      }
+    },
+    async open() {
+      try {
+        const session = await bound;
+        return { ok: true, turns: session.turns, mode: session.loop.mode, model: session.model, threadId };
+      } catch (error) {
+        return { ok: false, code: -32603, message: error instanceof Error ? error.message : String(error) };
+      }
     },
     async prompt(command) {
       return (await bound).loop.prompt(PromptCommand.parse(command));
@@ -64,14 +94,30 @@ export default function runSession(task: SessionTask): Promise<never> {
     },
     async setModel(model) {
       const session = await bound;
-      session.loop.setModel(createModel(ModelConfig.parse(model), { allowFaultInjection: session.init.allowFaultInjection }));
+      const config = ModelConfig.parse(model);
+      session.loop.setModel(createModel(config, { allowFaultInjection: session.init.allowFaultInjection, cwd: session.init.cwd, log: events.log.bind(events) }));
+      session.model = config;
+      session.journal.append({ type: "model", model: config });
     },
     async replay() {
-      return { turns: 0 };
+      const session = await bound;
+      const history = replayEvents(session.journal.entries());
+      history.forEach((event, index) => {
+        events.post(event);
+        if ((index + 1) % REPLAY_BATCH === 0) events.flush();
+      });
+      events.post({ type: "turn_end", turnId: REPLAY_TURN_ID, stopReason: "end_turn" });
+      events.flush();
+      return { turns: session.journal.entries().filter((entry) => entry.type === "turn_end").length };
     },
     async dispose() {
       if (!started) return;
-      (await bound).journal.close();
+      const session = await bound.catch(() => null);
+      if (!session) return;
+      // The turn in flight ends as cancelled in the log rather than being cut off by the terminate that follows.
+      await session.loop.stop();
+      session.tools.close();
+      session.journal.close();
       events.flush();
     },
   };

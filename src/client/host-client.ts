@@ -1,4 +1,19 @@
 // HostClient: what a parent orchestrator uses to drive an acp-session-host over stdio, on the SDK's client side.
+/**
+ * The client library of acp-session-host.
+ *
+ * @example
+ * ```ts
+ * import { HostClient } from "acp-session-host";
+ *
+ * const host = await HostClient.spawn({ hostArgs: ["--max-sessions", "64"], permission: "deny" });
+ * const { sessionId } = await host.newSession(process.cwd(), { mode: "read-only" });
+ * const turn = await host.prompt(sessionId, "hello", { onUpdate: (update) => console.error(update.sessionUpdate) });
+ * console.log(turn.stopReason, turn.text); // end_turn You said: hello
+ * await host.dispose();
+ * ```
+ * @packageDocumentation
+ */
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { Readable, Writable } from "node:stream";
@@ -20,63 +35,97 @@ import {
   type StopReason,
   type ToolCallStatus,
 } from "@agentclientprotocol/sdk";
+import { HOST_STATS_METHOD, HostStats, type HostStatsRequest } from "../protocol/host-stats.js";
 
-/** How permission requests are answered: allow once, reject once, or a callback of yours. */
+/**
+ * How the client answers the host's `session/request_permission`:
+ * - `"allow"`: picks the `allow_once` option;
+ * - `"allow_always"`: picks `allow_always` (the session stops asking for that tool);
+ * - `"deny"`: picks `reject_once` (the default);
+ * - a callback: your answer, e.g. `{ outcome: { outcome: "selected", optionId: "allow_once" } }`.
+ *
+ * When the wanted option is not offered, the request is answered `cancelled`.
+ */
 export type PermissionPolicy =
   | "allow"
   | "allow_always"
   | "deny"
   | ((request: RequestPermissionRequest) => RequestPermissionResponse | Promise<RequestPermissionResponse>);
 
+/** How {@link HostClient.spawn} starts the host process. */
 export interface SpawnOptions {
-  /** Flags for the host, e.g. ["--allow-fault-injection"]. */
+  /** Flags for the host, e.g. ["--allow-fault-injection"] (see `acp-session-host --help`). */
   hostArgs?: string[];
-  /** Defaults to this package's own CLI run with the current node. */
+  /** The executable to run. Default: the current node running this package's own CLI (`serve`). */
   command?: string;
+  /** Its arguments; when set, `hostArgs` is ignored. Lets you drive any ACP agent on stdio. */
   args?: string[];
+  /** The host's environment. Default: this process's. */
   env?: NodeJS.ProcessEnv;
-  /** Where the host's stderr (JSON logs) goes. Default: "ignore". */
+  /** Where the host's stderr (JSON logs) goes. Default: "ignore". With "pipe", read `client.child.stderr`. */
   stderr?: "inherit" | "pipe" | "ignore";
+  /** Default: "deny". */
   permission?: PermissionPolicy;
 }
 
+/** How {@link HostClient.attach} talks to a host it did not start. */
 export interface AttachOptions {
+  /** Default: "deny". */
   permission?: PermissionPolicy;
 }
 
+/** One tool call of a turn, folded from its `tool_call` and `tool_call_update` notifications. */
 export interface ToolCallSummary {
   toolCallId: string;
   title: string;
   kind: string | null | undefined;
+  /** The last status reported: "completed" or "failed" once the call has ended. */
   status: ToolCallStatus | null | undefined;
   /** Output deltas as they arrived, concatenated. */
   output: string;
+  /** The final result, when the host reported one. */
   rawOutput: unknown;
 }
 
+/** One prompt turn, gathered. A turn that fails (worker crash, model error) rejects with the JSON-RPC error instead. */
 export interface PromptResult {
   /** The agent's message chunks, concatenated. */
   text: string;
+  /** Why the turn ended: "end_turn", "cancelled", "max_turn_requests", … */
   stopReason: StopReason;
+  /** The turn's tool calls in the order they started. */
   toolCalls: ToolCallSummary[];
+  /** The last context usage the host reported in this turn, if any. */
   usage: { used: number; size: number } | null;
   /** Every update of this turn, in order. */
   updates: SessionUpdate[];
 }
 
+/** Options of {@link HostClient.prompt} (and of {@link HostClient.load}, which uses `onUpdate` only). */
 export interface PromptOptions {
+  /** Called with each of the session's updates as it arrives, before the prompt settles. */
   onUpdate?: (update: SessionUpdate) => void;
+  /** Aborting sends `session/cancel`; the prompt then settles with stop reason "cancelled". */
+  signal?: AbortSignal;
 }
 
+/** Options of {@link HostClient.newSession}. */
 export interface NewSessionOptions {
+  /** A mode id ("ask", "auto", "read-only", "full-access"); set right after creation when it is not the default. */
   mode?: string;
 }
 
 // The compiled CLI, whether this module runs compiled (dist/src/client) or from source under a test runner (src/client).
 const CLI = fileURLToPath(new URL(import.meta.url.includes("/dist/") ? "../cli.js" : "../../dist/src/cli.js", import.meta.url));
 
+/**
+ * A connection to one acp-session-host (or any ACP agent on stdio), from the orchestrator's side.
+ * Many sessions and many concurrent prompts share it; notifications are routed to each session's listeners.
+ */
 export class HostClient {
+  /** The host process when this client spawned it; null when attached to streams. */
   readonly child: ChildProcess | null;
+  /** The host's answer to `initialize` (capabilities, agent info). */
   readonly initializeResponse: InitializeResponse;
   readonly #connection: ClientConnection;
   readonly #listeners = new Map<string, Set<(update: SessionUpdate) => void>>();
@@ -91,7 +140,10 @@ export class HostClient {
     holder.client = this;
   }
 
-  /** Spawns a host process and initializes the connection. */
+  /**
+   * Spawns a host process and initializes the connection. Rejects (with "ACP connection closed") when the host exits
+   * before answering, e.g. on a bad flag.
+   */
   static async spawn(options: SpawnOptions = {}): Promise<HostClient> {
     const command = options.command ?? process.execPath;
     const args = options.args ?? [CLI, "serve", ...(options.hostArgs ?? [])];
@@ -120,18 +172,36 @@ export class HostClient {
     return new HostClient(child, connection, init, holder);
   }
 
-  /** Replaces the policy that answers session/request_permission. */
+  /** The policy that answers session/request_permission; assign to replace it (applies to later requests). */
+  get permission(): PermissionPolicy {
+    return this.#holder.permission;
+  }
+
   set permission(policy: PermissionPolicy) {
     this.#holder.permission = policy;
   }
 
+  /** The host's pid when this client spawned it. */
+  get pid(): number | null {
+    return this.child?.pid ?? null;
+  }
+
+  /** Resolves when the connection to the host closes (host exit, {@link dispose}). */
+  get closed(): Promise<void> {
+    return this.#connection.closed;
+  }
+
+  /** Creates a session whose tools work in `cwd` (an existing absolute directory), optionally in another mode. */
   async newSession(cwd: string, options: NewSessionOptions = {}): Promise<NewSessionResponse> {
     const response = await this.#connection.agent.request("session/new", { cwd, mcpServers: [] });
     if (options.mode && options.mode !== response.modes?.currentModeId) await this.setMode(response.sessionId, options.mode);
     return response;
   }
 
-  /** Sends one prompt and gathers its turn: the answer's text, stop reason, tool calls, usage and updates. */
+  /**
+   * Sends one prompt and gathers its turn: the answer's text, stop reason, tool calls, usage and updates.
+   * One prompt at a time per session; prompts of different sessions may run concurrently.
+   */
   async prompt(sessionId: string, content: string | ContentBlock[], options: PromptOptions = {}): Promise<PromptResult> {
     const prompt: ContentBlock[] = typeof content === "string" ? [{ type: "text", text: content }] : content;
     const updates: SessionUpdate[] = [];
@@ -140,26 +210,35 @@ export class HostClient {
       options.onUpdate?.(update);
     };
     const off = this.onSessionUpdate(sessionId, collect);
+    const onAbort = () => void this.cancel(sessionId).catch(() => {});
+    options.signal?.addEventListener("abort", onAbort, { once: true });
     try {
-      const response = await this.#connection.agent.request("session/prompt", { sessionId, prompt });
+      const sent = this.#connection.agent.request("session/prompt", { sessionId, prompt });
+      if (options.signal?.aborted) onAbort();
+      const response = await sent;
       return summarize(updates, response.stopReason);
     } finally {
+      options.signal?.removeEventListener("abort", onAbort);
       off();
     }
   }
 
+  /** Asks the session to stop its turn (notification); the pending prompt settles with stop reason "cancelled". */
   async cancel(sessionId: string): Promise<void> {
     await this.#connection.agent.notify("session/cancel", { sessionId });
   }
 
+  /** Switches the session's mode; the host answers an error for an unknown or unavailable mode. */
   async setMode(sessionId: string, modeId: string): Promise<void> {
     await this.#connection.agent.request("session/set_mode", { sessionId, modeId });
   }
 
+  /** Sets one of the session's config options (where the host offers them). */
   async setConfigOption(sessionId: string, configId: string, value: string): Promise<unknown> {
     return this.#connection.agent.request("session/set_config_option", { sessionId, configId, value });
   }
 
+  /** `session/load`: reopens a stored session; returns the history the host replayed as updates. */
   async load(sessionId: string, cwd: string, options: PromptOptions = {}): Promise<SessionUpdate[]> {
     const updates: SessionUpdate[] = [];
     const off = this.onSessionUpdate(sessionId, (update) => {
@@ -174,20 +253,32 @@ export class HostClient {
     }
   }
 
+  /** `session/resume`: reopens a stored session without replaying its history. */
   async resume(sessionId: string, cwd: string): Promise<void> {
     await this.#connection.agent.request("session/resume", { sessionId, cwd, mcpServers: [] });
   }
 
+  /** `session/list`: the sessions the host knows (live and stored), paginated with `cursor`. */
   async list(params: ListSessionsRequest = {}): Promise<ListSessionsResponse> {
     return this.#connection.agent.request("session/list", params);
   }
 
+  /** `session/close`: ends a live session and frees its worker; a stored session stays loadable. */
   async close(sessionId: string): Promise<void> {
     await this.#connection.agent.request("session/close", { sessionId });
   }
 
+  /** `session/delete`: ends the session if live and removes what the host stored of it. */
   async delete(sessionId: string): Promise<void> {
     await this.#connection.agent.request("session/delete", { sessionId });
+  }
+
+  /**
+   * The host's own `_host/stats` extension: main-thread event-loop lag, worker and process thread counts, session
+   * counts and memory. `resetEventLoopDelay` starts a fresh lag window after this read.
+   */
+  async stats(request: HostStatsRequest = {}): Promise<HostStats> {
+    return HostStats.parse(await this.#connection.agent.request(HOST_STATS_METHOD, request ?? {}));
   }
 
   /** A raw request, for methods this class does not wrap. */
@@ -219,7 +310,10 @@ export class HostClient {
       this.#connection.close();
       return null;
     }
-    if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+    if (child.exitCode !== null || child.signalCode !== null) {
+      this.#connection.close();
+      return child.exitCode;
+    }
     const exited = once(child, "exit") as Promise<[number | null, NodeJS.Signals | null]>;
     child.stdin?.end();
     const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);

@@ -1,4 +1,6 @@
 export { HostClient } from "./host-client.js";
+export { HOST_STATS_METHOD } from "../protocol/host-stats.js";
+export type { HostStats, HostStatsRequest } from "../protocol/host-stats.js";
 export type {
   AttachOptions,
   NewSessionOptions,

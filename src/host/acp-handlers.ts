@@ -1,10 +1,13 @@
 // The ACP methods the host answers. Handlers validate and route; sessions and workers do the rest.
-import { randomUUID } from "node:crypto";
 import { stat } from "node:fs/promises";
 import { isAbsolute } from "node:path";
 import { agent, PROTOCOL_VERSION, RequestError, type AgentApp, type SessionModeState } from "@agentclientprotocol/sdk";
 import { SessionModeId } from "../protocol/port.js";
+import { HOST_STATS_METHOD, HostStatsRequest } from "../protocol/host-stats.js";
+import { DURABLE_CAPABILITIES, withDurableSessions } from "./durable-handlers.js";
 import type { HostContext } from "./host-context.js";
+import { HostStatsMonitor } from "./host-stats.js";
+import { MODEL_OPTION_ID } from "./models.js";
 import { promptText } from "./prompt-content.js";
 import { SessionRecord } from "./session.js";
 
@@ -22,11 +25,15 @@ export function createAgentApp(host: HostContext): AgentApp {
       .map((id) => ({ id, ...MODE_NAMES[id] }));
   const modeState = (current: SessionModeId): SessionModeState => ({ currentModeId: current, availableModes: availableModes() });
 
-  return agent({ name: "acp-session-host" })
+  const stats = new HostStatsMonitor(host);
+
+  const app = agent({ name: "acp-session-host" })
+    // Extension for orchestrators and the benchmark: event-loop lag, thread and session counts, memory.
+    .onRequest(HOST_STATS_METHOD, HostStatsRequest, ({ params }) => stats.snapshot(params))
     .onRequest("initialize", () => ({
       protocolVersion: PROTOCOL_VERSION,
       agentCapabilities: {
-        loadSession: false,
+        ...DURABLE_CAPABILITIES,
         promptCapabilities: { image: false, audio: false, embeddedContext: false },
       },
       agentInfo: { name: "acp-session-host", version: host.version },
@@ -41,13 +48,15 @@ export function createAgentApp(host: HostContext): AgentApp {
       }
       await assertDirectory(params.cwd);
       host.sessions.assertCapacity();
-      const id = randomUUID();
       const mode = host.config["default-mode"];
-      const session = new SessionRecord(id, { cwd: params.cwd, mode, model: host.defaultModel }, host.sessionDeps);
+      const settings = { cwd: params.cwd, mode, model: host.defaultModel };
+      // The log (its header) exists and is locked to this process before the client learns the id.
+      const id = await host.store.create(settings, host.version);
+      const session = new SessionRecord(id, settings, host.sessionDeps);
       host.sessions.add(session);
       session.start();
       host.log.info({ sessionId: id, cwd: params.cwd }, "session created");
-      return { sessionId: id, modes: modeState(mode) };
+      return { sessionId: id, modes: modeState(mode), configOptions: host.models.configOptions(session.settings.model.model) };
     })
     .onRequest("session/prompt", async ({ params }) => {
       host.assertAccepting();
@@ -56,6 +65,20 @@ export function createAgentApp(host: HostContext): AgentApp {
     })
     .onNotification("session/cancel", ({ params }) => {
       host.sessions.find(params.sessionId)?.cancel();
+    })
+    .onRequest("session/set_config_option", async ({ params }) => {
+      const session = host.sessions.get(params.sessionId);
+      if (params.configId !== MODEL_OPTION_ID) {
+        throw RequestError.invalidParams({ field: "configId" }, `unknown config option: ${params.configId} (this host has: ${MODEL_OPTION_ID})`);
+      }
+      const model = typeof params.value === "string" ? host.models.get(params.value) : undefined;
+      if (!model) {
+        throw RequestError.invalidParams({ field: "value" }, `unknown model: ${String(params.value)} (this host has: ${host.models.names.join(", ")})`);
+      }
+      await session.setModel(model);
+      const configOptions = host.models.configOptions(model.model);
+      await session.send({ sessionUpdate: "config_option_update", configOptions });
+      return { configOptions };
     })
     .onRequest("session/set_mode", async ({ params }) => {
       const session = host.sessions.get(params.sessionId);
@@ -66,6 +89,10 @@ export function createAgentApp(host: HostContext): AgentApp {
       await session.setMode(mode.data);
       return {};
     });
+  return withDurableSessions(app, host, (session) => ({
+    modes: modeState(session.settings.mode),
+    configOptions: host.models.configOptions(session.settings.model.model),
+  }));
 }
 
 async function assertDirectory(cwd: string): Promise<void> {

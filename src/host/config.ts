@@ -1,4 +1,6 @@
 // The host's flags: one zod schema is the single source of names, defaults, validation and --help.
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { z } from "zod";
 import { SessionModeId } from "../protocol/port.js";
@@ -10,8 +12,20 @@ const flag = z
 
 export const HostConfig = z.object({
   "log-level": z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info").describe("stderr log level"),
-  "max-sessions": int(1).default(1000).describe("live sessions allowed at once"),
-  "max-live-workers": int(1).default(256).describe("session worker threads alive at once"),
+  "max-sessions": int(1)
+    .default(10_000)
+    .describe("sessions open in this host at once, with a worker or hibernated (the state dir may hold any number more)"),
+  "max-live-workers": int(1).default(256).describe("session worker threads alive at once (beyond: least recently used idle session hibernates)"),
+  "state-dir": z
+    .string()
+    .min(1)
+    .transform((dir) => resolve(dir))
+    .default(defaultStateDir())
+    .describe("where session logs live ($XDG_STATE_HOME/acp-session-host, else ~/.local/state/acp-session-host)"),
+  "hibernate-after-ms": int(0)
+    .default(60_000)
+    .describe("release the worker of a session idle this long; its next prompt restores it from its log (0: never)"),
+  "list-page-size": int(1).default(100).describe("sessions per session/list page"),
   "warm-workers": int(0).default(4).describe("idle worker threads kept ready for session/new"),
   "session-heap-mb": int(16).default(512).describe("old-generation heap limit of each session worker (MiB)"),
   "cancel-grace-ms": int(0).default(2000).describe("how long a cancelled turn may take before its worker is terminated"),
@@ -20,10 +34,43 @@ export const HostConfig = z.object({
   "default-mode": SessionModeId.default("ask").describe("mode of a new session"),
   "allow-full-access": flag.default(false).describe("offer the unsandboxed full-access mode"),
   "sandbox-network": flag.default(false).describe("let sandboxed commands use the network"),
+  "bwrap-path": z.string().optional().describe("bubblewrap binary for the sandbox (default: bwrap found on PATH)"),
   "max-background-tasks": int(1).default(8).describe("background bash tasks per session"),
   "output-cap-bytes": int(1024).default(64 * 1024).describe("tool output returned to the model (bytes)"),
+  "model-provider": z
+    .enum(["scripted", "openai-compatible", "deepseek"])
+    .default("scripted")
+    .describe("the embedded scripted model, any OpenAI-compatible endpoint, or DeepSeek (a preset of the latter)"),
+  "base-url": z
+    .url({ protocol: /^https?$/, error: "must be an http(s) URL" })
+    .optional()
+    .describe("chat-completions endpoint, e.g. http://127.0.0.1:8000/v1 (deepseek: https://api.deepseek.com)"),
+  model: z.string().min(1).optional().describe("model of a new session (deepseek: deepseek-chat)"),
+  models: z.string().optional().describe("comma-separated models a session may switch to (config option `model`); --model is always one"),
+  "api-key-env": z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name")
+    .optional()
+    .describe("environment variable holding the API key (OPENAI_API_KEY; deepseek: DEEPSEEK_API_KEY)"),
+  "model-retries": int(0).default(3).describe("retries of a model request after a 429, a 5xx or a broken connection"),
+  "context-window": int(1).optional().describe("context window (tokens) reported in usage_update (known per model, else 128000)"),
+}).superRefine((config, ctx) => {
+  const provider = config["model-provider"];
+  const fail = (flag: string, message: string) => ctx.addIssue({ code: "custom", path: [flag], message });
+  if (provider === "scripted") {
+    const stray = (["base-url", "model", "models", "api-key-env", "context-window"] as const).find((name) => config[name] !== undefined);
+    if (stray) fail(stray, "needs --model-provider openai-compatible or deepseek");
+  } else if (provider === "openai-compatible") {
+    if (!config["base-url"]) fail("base-url", "required with --model-provider openai-compatible");
+    else if (!config.model) fail("model", "required with --model-provider openai-compatible");
+  }
 });
 export type HostConfig = z.infer<typeof HostConfig>;
+
+function defaultStateDir(): string {
+  const base = process.env.XDG_STATE_HOME || join(homedir(), ".local", "state");
+  return join(base, "acp-session-host");
+}
 
 export class ConfigError extends Error {}
 
@@ -48,14 +95,14 @@ export function parseHostConfig(argv: readonly string[]): HostConfig {
 }
 
 function isBoolean(schema: z.ZodType): boolean {
-  return schema.safeParse("true").success && !schema.safeParse("7").success;
+  return schema.safeParse(true).success && !schema.safeParse("7").success;
 }
 
 export function configHelp(): string {
   return Object.entries(HostConfig.shape)
     .map(([name, schema]) => {
       const def = schema.parse(undefined);
-      return `  --${name.padEnd(24)} ${schema.description ?? ""} (default: ${String(def)})`;
+      return `  --${name.padEnd(24)} ${schema.description ?? ""}${def === undefined ? "" : ` (default: ${String(def)})`}`;
     })
     .join("\n");
 }

@@ -4,8 +4,12 @@ import type { ModelConfig, WorkerInit } from "../protocol/port.js";
 import type { WorkerPool } from "../pool/worker-pool.js";
 import type { HostConfig } from "./config.js";
 import type { Logger } from "./logger.js";
-import type { SessionDeps, SessionSettings } from "./session.js";
+import type { SessionDeps, SessionSettings, WorkerRestore } from "./session.js";
+import { HostModels } from "./models.js";
+import { SessionStore } from "./session-store.js";
 import { SessionTable } from "./session-table.js";
+import type { SpawnerClient } from "./spawner-client.js";
+import { WorkerSlots } from "./worker-slots.js";
 
 export class HostContext {
   readonly config: HostConfig;
@@ -13,17 +17,32 @@ export class HostContext {
   readonly pool: WorkerPool;
   readonly version: string;
   readonly sessions: SessionTable;
-  readonly defaultModel: ModelConfig = { provider: "scripted", model: "scripted", retries: 0 };
+  /** The models sessions choose among (--model-provider, --model, --models); the first is a new session's. */
+  readonly models: HostModels;
+  readonly defaultModel: ModelConfig;
   readonly sessionDeps: SessionDeps;
+  /** The state dir: session logs, sidecars, locks, tombstones. */
+  readonly store: SessionStore;
+  /** The budget of live session workers (--max-live-workers). */
+  readonly slots: WorkerSlots;
+  /** Runs every session command (null if it could not start: commands then fail with a clear error). */
+  readonly spawner: SpawnerClient | null;
+  readonly bwrapPath: string | null;
   #client: AgentContext | null = null;
   #accepting = true;
 
-  constructor(config: HostConfig, log: Logger, pool: WorkerPool, version: string) {
+  constructor(config: HostConfig, log: Logger, pool: WorkerPool, version: string, spawner: SpawnerClient | null = null, bwrapPath: string | null = null) {
     this.config = config;
+    this.spawner = spawner;
+    this.bwrapPath = bwrapPath;
     this.log = log;
     this.pool = pool;
     this.version = version;
     this.sessions = new SessionTable(config["max-sessions"]);
+    this.models = new HostModels(config);
+    this.defaultModel = this.models.default;
+    this.store = new SessionStore(config["state-dir"], log);
+    this.slots = new WorkerSlots(config["max-live-workers"]);
     const host = this;
     this.sessionDeps = {
       pool,
@@ -32,7 +51,12 @@ export class HostContext {
       get client() {
         return host.client;
       },
-      workerInit: (id, settings) => this.#workerInit(id, settings),
+      workerInit: (id, settings, restore) => this.#workerInit(id, settings, restore),
+      slots: this.slots,
+      store: this.store,
+      hibernateAfterMs: config["hibernate-after-ms"],
+      resolveModel: (model) => this.models.get(model.model) ?? this.defaultModel,
+      endSession: (id) => this.#endSessionCommands(id),
     };
   }
 
@@ -57,8 +81,9 @@ export class HostContext {
     if (!this.#accepting) throw RequestError.internalError(undefined, "host is shutting down");
   }
 
-  #workerInit(sessionId: string, settings: SessionSettings): WorkerInit {
+  #workerInit(sessionId: string, settings: SessionSettings, restore: WorkerRestore): WorkerInit {
     const config = this.config;
+    const log = this.#logFiles(sessionId, restore);
     return {
       sessionId,
       cwd: settings.cwd,
@@ -68,9 +93,21 @@ export class HostContext {
       allowFaultInjection: config["allow-fault-injection"],
       outputCapBytes: config["output-cap-bytes"],
       maxBackgroundTasks: config["max-background-tasks"],
-      sandbox: { bwrapPath: null, network: config["sandbox-network"], allowFullAccess: config["allow-full-access"] },
-      spawner: null,
-      log: null,
+      sandbox: { bwrapPath: this.bwrapPath, network: config["sandbox-network"], allowFullAccess: config["allow-full-access"] },
+      // A fresh grant per worker: a session's next worker reaches the same session's background tasks. Full command
+      // output goes next to a durable session's log, else to the spawner's own directory.
+      spawner: this.spawner?.grant(sessionId, settings.cwd, log?.outputDir ?? null) ?? null,
+      log,
     };
+  }
+
+  #logFiles(sessionId: string, restore: WorkerRestore): WorkerInit["log"] {
+    const paths = this.store.paths(sessionId);
+    return { path: paths.log, sidecarPath: paths.sidecar, outputDir: paths.outputDir, restore };
+  }
+
+  async #endSessionCommands(sessionId: string): Promise<void> {
+    const killed = (await this.spawner?.endSession(sessionId)) ?? 0;
+    if (killed > 0) this.log.info({ sessionId, killed }, "session commands ended");
   }
 }

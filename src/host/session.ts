@@ -1,5 +1,7 @@
 // One session as the main thread sees it: its worker lease, its prompt in flight, its permission requests.
-// Everything that arrives on the lease's port belongs to this session and to no other.
+// Everything that arrives on the lease's port belongs to this session and to no other. The session is its log:
+// the worker is leased when needed and restored from the log (after a crash, a hard cancel, or hibernation,
+// which releases the worker of an idle session), so a session outlives any one worker.
 import { randomUUID } from "node:crypto";
 import {
   RequestError,
@@ -9,11 +11,22 @@ import {
   type RequestPermissionRequest,
   type SessionUpdate,
 } from "@agentclientprotocol/sdk";
-import { PermissionOutcome, PromptAck, type ModelConfig, type SessionModeId, type WorkerEvent, type WorkerInit } from "../protocol/port.js";
+import {
+  OpenAck,
+  PermissionOutcome,
+  PromptAck,
+  REPLAY_TURN_ID,
+  type ModelConfig,
+  type SessionModeId,
+  type WorkerEvent,
+  type WorkerInit,
+} from "../protocol/port.js";
 import type { WorkerPool } from "../pool/worker-pool.js";
 import { WorkerGone, type WorkerLease } from "../pool/worker-lease.js";
 import type { Logger } from "./logger.js";
+import type { SessionStore } from "./session-store.js";
 import { toSessionUpdates } from "./updates.js";
+import type { Slot, SlotHolder, WorkerSlots } from "./worker-slots.js";
 
 export interface SessionSettings {
   cwd: string;
@@ -27,8 +40,22 @@ export interface SessionDeps {
   log: Logger;
   cancelGraceMs: number;
   /** Builds the worker's init from the session's current settings. */
-  workerInit(id: string, settings: SessionSettings): WorkerInit;
+  workerInit(id: string, settings: SessionSettings, restore: WorkerRestore): WorkerInit;
+  slots: WorkerSlots;
+  store: SessionStore;
+  /** Idle time after which the session's worker is released (0: never). */
+  hibernateAfterMs: number;
+  /** This host's configuration of a model a log names (the host's default model when it has none by that name). */
+  resolveModel(model: ModelConfig): ModelConfig;
+  /** Ends the session's commands in the spawner, background tasks included (they outlive its workers, not it). */
+  endSession?(id: string): Promise<void>;
 }
+
+/** Whose mode and model a restored worker takes: the log's (session/load, resume) or the record's. */
+export type WorkerRestore = NonNullable<WorkerInit["log"]>["restore"];
+
+/** An idle worker has nothing to finish: its dispose is quick. */
+const HIBERNATE_GRACE_MS = 1000;
 
 interface Turn {
   id: string;
@@ -44,7 +71,7 @@ const PERMISSION_OPTIONS: PermissionOption[] = [
   { optionId: "reject_once", name: "Reject", kind: "reject_once" },
 ];
 
-export class SessionRecord {
+export class SessionRecord implements SlotHolder {
   readonly id: string;
   readonly settings: SessionSettings;
   readonly #deps: SessionDeps;
@@ -55,31 +82,113 @@ export class SessionRecord {
   #sent: Promise<void> = Promise.resolve();
   #workersStarted = 0;
   #closed = false;
+  #closing: Promise<void> | null = null;
+  /** Set while a worker is being leased and opened; #opening once it has a slot. */
+  #waking: Promise<WorkerLease> | null = null;
+  #opening: Promise<WorkerLease> | null = null;
+  #releasing: Promise<void> | null = null;
+  #replay: { done(): void; fail(error: Error): void } | null = null;
+  /** A stored session's first worker takes its mode and model from the log. */
+  #adoptLog: boolean;
+  #idleTimer: NodeJS.Timeout | null = null;
+  #lastUsed = performance.now();
+  readonly #attached = new WeakMap<WorkerLease, { threadExit: Promise<void> }>();
+  /** The exit of the session's last worker thread: an ended task's thread may run a moment longer. */
+  #previousThread: Promise<void> = Promise.resolve();
 
-  constructor(id: string, settings: SessionSettings, deps: SessionDeps) {
+  /** stored: the session comes from the state dir (session/load, resume) rather than session/new. */
+  constructor(id: string, settings: SessionSettings, deps: SessionDeps, options: { stored?: boolean } = {}) {
     this.id = id;
     this.settings = settings;
     this.#deps = deps;
     this.#log = deps.log.child({ sessionId: id });
+    this.#adoptLog = options.stored ?? false;
   }
 
   get busy(): boolean {
     return this.#turn !== null;
   }
 
-  /** Leases a worker now so the first prompt finds it started. */
+  /** When it was last used, while it holds a live worker that nothing is using (so it may hibernate); else null. */
+  get idleSince(): number | null {
+    if (!this.#lease?.alive || this.#waking || this.#releasing || this.#turn || this.#replay || this.#closed) return null;
+    return this.#lastUsed;
+  }
+
+  /** No worker: the next prompt restores the session from its log. */
+  get hibernated(): boolean {
+    return !this.#closed && !this.#lease && !this.#waking;
+  }
+
+  /** Leases a worker now, if one is free without hibernating anyone, so the first prompt finds it started. */
   start(): void {
-    this.#worker();
+    if (!this.#deps.slots.free) return;
+    this.#wake().catch((error: unknown) => this.#log.warn({ err: error }, "session worker did not start"));
+  }
+
+  /** Opens the session in a worker, restored from its log, without replaying it (session/resume). */
+  async restore(): Promise<void> {
+    await this.#wake();
+  }
+
+  /** Sends the session's history as session/update notifications and resolves once all are out (session/load). */
+  async replayHistory(): Promise<void> {
+    if (this.#closed) throw closedError();
+    if (this.#turn) throw RequestError.invalidRequest({ sessionId: this.id }, "a prompt is in flight for this session: load it once the prompt has ended");
+    if (this.#replay) throw RequestError.invalidRequest({ sessionId: this.id }, "this session is being loaded already");
+    let done: () => void = () => {};
+    let fail: (error: Error) => void = () => {};
+    const finished = new Promise<void>((resolve, reject) => {
+      done = resolve;
+      fail = reject;
+    });
+    finished.catch(() => {});
+    this.#replay = { done, fail };
+    this.#used();
+    try {
+      const lease = await this.#wake();
+      await lease.call((api) => api.replay());
+      await finished;
+      await this.#sent;
+    } catch (error) {
+      if (error instanceof WorkerGone) throw RequestError.internalError({ sessionId: this.id }, `session worker died while replaying: ${error.exit.cause}`);
+      throw error;
+    } finally {
+      this.#replay = null;
+      this.#wentIdle();
+    }
+  }
+
+  /** Releases the worker if nothing uses it; the next prompt restores the session from its log. */
+  hibernate(reason: string): Promise<void> {
+    if (this.idleSince === null) return this.#releasing ?? Promise.resolve();
+    this.#log.info({ reason }, "session hibernated: worker released, the next prompt restores it from its log");
+    return this.#releaseWorker(HIBERNATE_GRACE_MS);
   }
 
   async prompt(text: string): Promise<PromptResponse> {
     if (this.#closed) throw RequestError.invalidRequest(undefined, "session is closed");
     if (this.#turn) throw RequestError.invalidRequest(undefined, "a prompt is already in flight for this session");
-    const lease = this.#worker();
+    if (this.#replay) throw RequestError.invalidRequest(undefined, "the session is being loaded: prompt it once session/load has answered");
     const turnId = randomUUID();
     const settled = new Promise<PromptResponse>((resolve, reject) => {
       this.#turn = { id: turnId, resolve, reject, cancelRequested: false, graceTimer: null };
     });
+    this.#used();
+    let lease: WorkerLease;
+    try {
+      lease = await this.#wake();
+    } catch (error) {
+      // Unless the turn was settled meanwhile (closed; the worker died while opening), this error is its answer.
+      if (this.#endTurn(turnId)) throw error;
+      return settled;
+    }
+    const turn = this.#turn as Turn | null;
+    if (turn?.id !== turnId) return settled;
+    if (turn.cancelRequested) {
+      this.#settleTurn(turn, { stopReason: "cancelled" });
+      return settled;
+    }
     let ack: PromptAck;
     try {
       ack = PromptAck.parse(await lease.call<unknown>((api) => api.prompt({ turnId, text })));
@@ -123,21 +232,46 @@ export class SessionRecord {
     if (this.#lease?.alive) await this.#lease.call((api) => api.setModel(model));
   }
 
-  /** Settles a pending prompt as cancelled and releases the worker (graceful, then terminated). */
+  /**
+   * Settles a pending prompt as cancelled, releases the worker (graceful, then terminated) and this process's lock
+   * on the session; the log stays. Idempotent.
+   */
   async close(graceMs: number): Promise<void> {
+    if (this.#closing) return this.#closing;
     this.#closed = true;
+    this.#clearIdleTimer();
     if (this.#turn) this.#settleTurn(this.#turn, { stopReason: "cancelled" });
     for (const request of this.#permissionRequests.values()) request.abort();
-    await this.#releaseWorker(graceMs);
+    this.#replay?.fail(closedError());
+    this.#closing = (async () => {
+      try {
+        // A worker being opened right now is ended by #openLease itself once it sees the session closed.
+        await this.#opening?.catch(() => {});
+        await this.#releaseWorker(graceMs);
+      } finally {
+        await this.#deps.endSession?.(this.id).catch((error: unknown) => this.#log.warn({ err: error }, "ending the session's commands failed"));
+        this.#deps.store.unlock(this.id);
+      }
+    })();
+    return this.#closing;
   }
 
-  async #releaseWorker(graceMs: number): Promise<void> {
+  #releaseWorker(graceMs: number): Promise<void> {
+    this.#clearIdleTimer();
     const lease = this.#lease;
     this.#lease = null;
-    if (!lease) return;
-    const timeout = new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref());
-    await Promise.race([lease.call((api) => api.dispose()).catch(() => {}), timeout]);
-    await lease.terminate();
+    if (!lease) return this.#releasing ?? Promise.resolve();
+    const releasing = (async () => {
+      const timeout = new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref());
+      await Promise.race([lease.call((api) => api.dispose()).catch(() => {}), timeout]);
+      await lease.terminate();
+      // Released means the thread is gone and its slot free again.
+      await this.#attached.get(lease)?.threadExit;
+    })().finally(() => {
+      if (this.#releasing === releasing) this.#releasing = null;
+    });
+    this.#releasing = releasing;
+    return releasing;
   }
 
   /** Sends one update for this session; updates go out in the order they were sent. */
@@ -147,10 +281,85 @@ export class SessionRecord {
     return this.#sent;
   }
 
-  #worker(): WorkerLease {
-    if (this.#lease?.alive) return this.#lease;
-    const lease = this.#deps.pool.lease(this.#deps.workerInit(this.id, this.settings));
-    if (this.#workersStarted++ > 0) this.#log.info("session continues in a fresh worker with an empty history");
+  /** The session's opened worker; when it has none, a fresh one restored from the log. */
+  #wake(): Promise<WorkerLease> {
+    if (this.#closed) return Promise.reject(closedError());
+    if (this.#waking) return this.#waking;
+    if (this.#lease?.alive) return Promise.resolve(this.#lease);
+    const waking = this.#open().finally(() => {
+      this.#waking = null;
+      this.#wentIdle();
+    });
+    this.#waking = waking;
+    return waking;
+  }
+
+  async #open(): Promise<WorkerLease> {
+    // Never two workers on one log: the previous worker's thread is gone before the next one opens the log.
+    if (this.#releasing) await this.#releasing;
+    await this.#previousThread;
+    const slot = await this.#deps.slots.acquire(this);
+    if (this.#closed) {
+      slot.release();
+      throw closedError();
+    }
+    const opening = this.#openLease(slot);
+    this.#opening = opening;
+    try {
+      return await opening;
+    } finally {
+      this.#opening = null;
+    }
+  }
+
+  async #openLease(slot: Slot): Promise<WorkerLease> {
+    const restore: WorkerRestore = this.#adoptLog ? "log" : "host";
+    let lease: WorkerLease;
+    try {
+      lease = this.#deps.pool.lease(this.#deps.workerInit(this.id, this.settings, restore));
+    } catch (error) {
+      slot.release();
+      throw error;
+    }
+    const attached = this.#attach(lease, slot);
+    let ack: OpenAck;
+    try {
+      ack = OpenAck.parse(await lease.call<unknown>((api) => api.open()));
+      if (ack.ok) attached.threadExit = this.#deps.pool.threadExit(ack.threadId);
+      if (ack.ok && this.#adoptLog) {
+        this.settings.mode = ack.mode;
+        const model = this.#deps.resolveModel(ack.model);
+        this.settings.model = model;
+        if (!sameModel(model, ack.model)) await lease.call((api) => api.setModel(model));
+        this.#adoptLog = false;
+      }
+    } catch (error) {
+      await this.#discard(lease);
+      if (error instanceof WorkerGone) throw RequestError.internalError({ sessionId: this.id }, `session worker died while restoring the session: ${error.exit.cause}`);
+      throw error;
+    }
+    if (!ack.ok) {
+      await this.#discard(lease);
+      throw new RequestError(ack.code, ack.message, { sessionId: this.id });
+    }
+    if (this.#closed) {
+      await this.#discard(lease);
+      throw closedError();
+    }
+    if (this.#workersStarted++ > 0 || restore === "log") this.#log.info({ turns: ack.turns }, "session restored from its log in a fresh worker");
+    return lease;
+  }
+
+  /** Ends a worker that failed to open: the caller reports why, not its exit handler. */
+  async #discard(lease: WorkerLease): Promise<void> {
+    if (this.#lease === lease) this.#lease = null;
+    await lease.terminate();
+  }
+
+  /** threadExit: set once the worker says which thread it is; its slot is free only when that thread is gone. */
+  #attach(lease: WorkerLease, slot: Slot): { threadExit: Promise<void> } {
+    const attached = { threadExit: Promise.resolve() };
+    this.#attached.set(lease, attached);
     this.#lease = lease;
     lease.listen(
       (events) => {
@@ -159,20 +368,53 @@ export class SessionRecord {
       (error) => this.#log.error({ error }, "invalid message from session worker dropped"),
     );
     void lease.exited.then((exit) => {
-      if (this.#lease === lease) this.#lease = null;
+      this.#previousThread = attached.threadExit;
+      void attached.threadExit.then(() => slot.release());
+      // A worker released on purpose (hibernation, close) is no longer the session's: its end changes nothing.
+      if (this.#lease !== lease) return;
+      this.#lease = null;
+      this.#clearIdleTimer();
+      if (exit.kind === "crashed") this.#log.error({ cause: exit.cause }, "session worker died: the session's next prompt restores it from its log");
+      this.#replay?.fail(RequestError.internalError({ sessionId: this.id }, `session worker died: ${exit.cause}`));
       const turn = this.#turn;
-      if (exit.kind === "crashed") this.#log.error({ cause: exit.cause }, "session worker died");
       if (!turn) return;
       if (turn.cancelRequested || this.#closed) this.#settleTurn(turn, { stopReason: "cancelled" });
       else this.#failTurn(turn, RequestError.internalError(undefined, `session worker died: ${exit.cause}`));
     });
-    return lease;
+    return attached;
+  }
+
+  /** Idle with a live worker: hand the slot over if a session waits for one, else hibernate after a while. */
+  #wentIdle(): void {
+    if (this.idleSince === null) return;
+    this.#used();
+    this.#deps.slots.idle(this);
+    const ms = this.#deps.hibernateAfterMs;
+    if (this.idleSince === null || ms === 0) return;
+    this.#idleTimer = setTimeout(() => void this.hibernate(`idle for --hibernate-after-ms ${ms}`), ms);
+    this.#idleTimer.unref();
+  }
+
+  #used(): void {
+    this.#lastUsed = performance.now();
+    this.#clearIdleTimer();
+  }
+
+  #clearIdleTimer(): void {
+    if (this.#idleTimer) clearTimeout(this.#idleTimer);
+    this.#idleTimer = null;
   }
 
   #onEvent(lease: WorkerLease, event: WorkerEvent): void {
     if (lease !== this.#lease) return;
     if (event.type === "log") {
       this.#log[event.level](event.data ?? {}, event.msg);
+      return;
+    }
+    if (event.turnId === REPLAY_TURN_ID) {
+      if (!this.#replay) return;
+      if (event.type === "turn_end") this.#replay.done();
+      else for (const update of toSessionUpdates(event)) void this.send(update);
       return;
     }
     const turn = this.#turn;
@@ -236,6 +478,16 @@ export class SessionRecord {
     if (!turn || turn.id !== turnId) return false;
     if (turn.graceTimer) clearTimeout(turn.graceTimer);
     this.#turn = null;
+    this.#wentIdle();
     return true;
   }
+}
+
+function closedError(): RequestError {
+  return RequestError.invalidRequest(undefined, "session is closed");
+}
+
+function sameModel(a: ModelConfig, b: ModelConfig): boolean {
+  const canonical = (model: ModelConfig) => JSON.stringify(model, Object.keys(model).sort());
+  return canonical(a) === canonical(b);
 }

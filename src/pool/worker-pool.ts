@@ -31,6 +31,9 @@ export class WorkerPool {
       idleTimeout: 1000,
       concurrentTasksPerWorker: 1,
       resourceLimits: { maxOldGenerationSizeMb: options.sessionHeapMb },
+      // piscina tries require() on the entry before import(); Node 20's require(esm) aborts the whole process
+      // (v8 IsGraphAsync fatal) when a thread is terminated mid-load. Forcing the import() path avoids it.
+      execArgv: [...process.execArgv, "--no-experimental-require-module"],
       // Every thread is a session's for life: queue leases beyond maxThreads rather than share a thread.
       maxQueue: Number.MAX_SAFE_INTEGER,
     });
@@ -47,6 +50,16 @@ export class WorkerPool {
     this.#replenish();
     lease.call((api) => api.start(init)).catch(() => {});
     return lease;
+  }
+
+  /**
+   * Resolves once the thread with this id has exited (at once if it is not one of the pool's). An ended lease
+   * settles before its thread is gone; whoever counts live threads waits for this.
+   */
+  threadExit(threadId: number): Promise<void> {
+    const thread = this.#piscina.threads.find((worker) => worker.threadId === threadId);
+    if (!thread) return Promise.resolve();
+    return new Promise((resolve) => thread.once("exit", () => resolve()));
   }
 
   async destroy(): Promise<void> {

@@ -47,9 +47,14 @@ export const WorkerInit = z.object({
   maxBackgroundTasks: z.number().int().positive(),
   sandbox: SandboxConfig,
   spawner: SpawnerGrant.nullable(),
-  /** Durable session state; null runs the session in memory only. */
+  /**
+   * Durable session state (see session-log.ts); null runs the session in memory only. The log exists (the main
+   * thread wrote its header); the worker restores it with load-repair and appends to it. restore "log": the log's
+   * mode and model win (session/load, session/resume); "host": mode and model above win and are appended to the
+   * log when they differ (a session restored after a crash or hibernation, whose settings may have moved on).
+   */
   log: z
-    .object({ path: z.string(), sidecarPath: z.string(), outputDir: z.string(), header: z.record(z.string(), z.unknown()) })
+    .object({ path: z.string(), sidecarPath: z.string(), outputDir: z.string(), restore: z.enum(["log", "host"]) })
     .nullable(),
 });
 export type WorkerInit = z.infer<typeof WorkerInit>;
@@ -132,17 +137,36 @@ export type PermissionOutcome = z.infer<typeof PermissionOutcome>;
 export const ReplayAck = z.object({ turns: z.number().int().nonnegative() });
 export type ReplayAck = z.infer<typeof ReplayAck>;
 
+/** The answer to open: the session is restored (with the mode and model it runs with now), or its log is unusable. */
+export const OpenAck = z.discriminatedUnion("ok", [
+  z.object({
+    ok: z.literal(true),
+    turns: z.number().int().nonnegative(),
+    mode: SessionModeId,
+    model: ModelConfig,
+    /** The worker's thread, so the main thread can tell when it is really gone. */
+    threadId: z.number().int().nonnegative(),
+  }),
+  z.object({ ok: z.literal(false), code: z.number().int(), message: z.string() }),
+]);
+export type OpenAck = z.infer<typeof OpenAck>;
+
 /** Commands the main thread calls on a session worker (comlink). */
 export interface SessionWorkerApi {
   /** Binds a standby worker to its one session; every other command waits for it. */
   start(init: WorkerInit): Promise<void>;
+  /** Answers once start has restored the session (log read and repaired, loop built), or why it could not. */
+  open(): Promise<OpenAck>;
   prompt(command: PromptCommand): Promise<PromptAck>;
   /** Cooperative cancel of the named turn: the loop stops at its next step and the model request is aborted. */
   cancel(turnId: string): Promise<void>;
   resolvePermission(requestId: string, outcome: PermissionOutcome): Promise<void>;
   setMode(mode: SessionModeId): Promise<void>;
   setModel(model: ModelConfig): Promise<void>;
-  /** Posts the session's history as events (turnId "replay") and answers once all are posted. */
+  /**
+   * Posts the session's history as events (turnId "replay"), then a turn_end with turnId "replay" that marks the
+   * end (events and answers travel on different ports, so the main thread waits for the marker, not the answer).
+   */
   replay(): Promise<ReplayAck>;
   /** Ends background tasks and flushes state; the main thread terminates the thread afterwards. */
   dispose(): Promise<void>;

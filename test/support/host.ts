@@ -25,7 +25,9 @@ export function removeTempDirs(): void {
 }
 
 export async function startHost(hostArgs: string[] = [], permission: PermissionPolicy = "deny", env?: NodeJS.ProcessEnv): Promise<TestHost> {
-  const client = await HostClient.spawn({ hostArgs: ["--log-level", "debug", ...hostArgs], stderr: "pipe", permission, ...(env ? { env } : {}) });
+  // Session logs go to a temp state dir unless the test names one: never the user's ~/.local/state.
+  const stateDir = hostArgs.includes("--state-dir") ? [] : ["--state-dir", tempDir("ash-state-")];
+  const client = await HostClient.spawn({ hostArgs: ["--log-level", "debug", ...stateDir, ...hostArgs], stderr: "pipe", permission, ...(env ? { env } : {}) });
   const child = client.child!;
   let log = "";
   child.stderr!.setEncoding("utf8");

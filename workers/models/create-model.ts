@@ -1,13 +1,22 @@
 // Picks the model implementation a session's configuration names.
 import type { ModelConfig } from "../../src/protocol/port.js";
 import type { Model } from "./model.js";
+import { OpenAiCompatibleModel, type ModelLog } from "./openai-compatible.js";
 import { ScriptedModel } from "./scripted.js";
 
-export function createModel(config: ModelConfig, options: { allowFaultInjection: boolean }): Model {
+export interface ModelOptions {
+  allowFaultInjection: boolean;
+  /** The session's working directory (for a real model's system prompt). */
+  cwd?: string;
+  /** Where a model reports what the client does not see (retries). */
+  log?: ModelLog;
+}
+
+export function createModel(config: ModelConfig, options: ModelOptions): Model {
   switch (config.provider) {
     case "scripted":
       return new ScriptedModel(options);
     case "openai-compatible":
-      throw new Error("the openai-compatible provider is not built yet");
+      return new OpenAiCompatibleModel(config, options);
   }
 }

@@ -1,7 +1,26 @@
 // The tools a session worker offers its model.
 import type { WorkerInit } from "../../src/protocol/port.js";
+import { bashTools } from "./bash.js";
+import { editFileTool } from "./edit-file.js";
+import { listDirTool } from "./list-dir.js";
+import { readFileTool } from "./read-file.js";
 import { ToolRegistry } from "./registry.js";
+import { SpawnerConnection } from "./spawner-connection.js";
+import { Workspace } from "./workspace.js";
+import { writeFileTool } from "./write-file.js";
 
-export function createTools(_init: WorkerInit): ToolRegistry {
-  return new ToolRegistry([]);
+export function createTools(init: WorkerInit): ToolRegistry {
+  const connection = new SpawnerConnection(init.spawner);
+  const workspace = new Workspace(init.cwd);
+  const cap = init.outputCapBytes;
+  return new ToolRegistry(
+    [
+      ...bashTools({ connection, outputCapBytes: cap }),
+      readFileTool(workspace, cap),
+      writeFileTool(workspace),
+      editFileTool(workspace),
+      listDirTool(workspace, cap),
+    ],
+    () => connection.close(),
+  );
 }

@@ -4,9 +4,16 @@ import type { Tool, ToolSpec } from "./tool.js";
 
 export class ToolRegistry {
   readonly #tools = new Map<string, Tool>();
+  readonly #onClose: () => void;
 
-  constructor(tools: readonly Tool[] = []) {
+  /** onClose releases what the tools hold (the spawner connection) when the session worker is disposed. */
+  constructor(tools: readonly Tool[] = [], onClose: () => void = () => {}) {
     for (const tool of tools) this.#tools.set(tool.name, tool);
+    this.#onClose = onClose;
+  }
+
+  close(): void {
+    this.#onClose();
   }
 
   get(name: string): Tool | undefined {

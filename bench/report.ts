@@ -1,0 +1,160 @@
+// The markdown report of one benchmark run (printed, and saved beside the JSON).
+import { isSkipped } from "./context.js";
+import { isFailed, type BenchResults, type Outcome } from "./results-types.js";
+import type { Figure } from "./stats.js";
+
+/** `median (min–max)` over the runs, or the lone value of a single run. */
+export function fmt(f: Figure, digits = decimals(f.median)): string {
+  if (!Number.isFinite(f.median)) return "n/a";
+  const n = (v: number) => v.toFixed(digits);
+  return f.runs.length > 1 && f.min !== f.max ? `${n(f.median)} (${n(f.min)}–${n(f.max)})` : n(f.median);
+}
+
+function decimals(value: number): number {
+  const abs = Math.abs(value);
+  return abs >= 100 ? 0 : abs >= 10 ? 1 : 2;
+}
+
+function scaled(f: Figure, k: number): Figure {
+  return { median: f.median * k, min: f.min * k, max: f.max * k, runs: f.runs.map((v) => v * k) };
+}
+
+function x(value: number): string {
+  return Number.isFinite(value) ? `${value.toFixed(2)}×` : "n/a";
+}
+
+function table(header: string[], rows: string[][]): string {
+  return [`| ${header.join(" | ")} |`, `| ${header.map(() => "---").join(" | ")} |`, ...rows.map((row) => `| ${row.join(" | ")} |`)].join("\n");
+}
+
+/** The section's body, or one line saying why there is none. */
+function section<T>(title: string, outcome: Outcome<T> | undefined, body: (value: T) => string): string {
+  if (outcome === undefined) return ""; // excluded by --only
+  if (isSkipped(outcome)) return `### ${title}\n\nskipped: ${outcome.skipped}`;
+  // The JSON keeps the whole stack; the table shows its first line.
+  if (isFailed(outcome)) return `### ${title}\n\nfailed: ${outcome.failed.split("\n", 1)[0]}`;
+  return `### ${title}\n\n${body(outcome)}`;
+}
+
+export function markdownReport(results: BenchResults): string {
+  const s = results.scenarios;
+  const m = results.machine;
+  const parts = [
+    `## Benchmark ${results.startedAt}${results.quick ? " (quick)" : ""}`,
+    "",
+    `\`${results.command}\` · ${m.cpus} × ${m.cpuModel} · ${m.memoryGiB} GiB · Node ${m.node} · ${m.platform} ${m.kernel}` +
+      (results.git.commit ? ` · commit ${results.git.commit.slice(0, 10)}${results.git.dirty ? " (uncommitted changes)" : ""}` : "") +
+      ` · ${Math.round(results.durationS)} s · load average ${results.loadAverage.start.toFixed(1)} at start, ${results.loadAverage.end.toFixed(1)} at end`,
+    "",
+    "Each figure is the median over repeated runs, with the spread across runs as (min–max); latencies in ms.",
+    "",
+    section("1. Throughput: the host against the floor (bare SDK agent over stdio, same scripted model)", s.throughput, (t) =>
+      [
+        `${t.runs} runs. Every session sends K echo prompts one after another, all S sessions at once; host/floor is the ratio of the medians. ` +
+          "The host journals every turn to its session log (fsync at the end of each turn); the floor keeps nothing.",
+        "",
+        table(
+          ["S × K", "system", "prompts/s", "p50", "p95", "p99"],
+          t.rows.flatMap((r) => [
+            [`${r.sessions} × ${r.promptsPerSession}`, "host", fmt(r.host.promptsPerSecond), fmt(r.host.latencyMs.p50), fmt(r.host.latencyMs.p95), fmt(r.host.latencyMs.p99)],
+            ["", "floor", fmt(r.floor.promptsPerSecond), fmt(r.floor.latencyMs.p50), fmt(r.floor.latencyMs.p95), fmt(r.floor.latencyMs.p99)],
+            ["", "host/floor", x(r.ratio.promptsPerSecond), x(r.ratio.p50), "", x(r.ratio.p99)],
+          ]),
+        ),
+      ].join("\n"),
+    ),
+    section("2. session/new", s.sessionNew, (n) =>
+      [
+        `${n.runs} runs of ${n.samples} sessions created one after another; "ready" is session/new plus the first answer (the worker starts behind session/new).`,
+        "",
+        table(
+          ["pool", "session/new p50", "session/new p99", "ready p50", "ready p99"],
+          [
+            [`warm (--warm-workers ${n.samples})`, fmt(n.warm.newP50), fmt(n.warm.newP99), fmt(n.warm.readyP50), fmt(n.warm.readyP99)],
+            ["cold (--warm-workers 0)", fmt(n.cold.newP50), fmt(n.cold.newP99), fmt(n.cold.readyP50), fmt(n.cold.readyP99)],
+          ],
+        ),
+        "",
+        `${n.burst.sessions} session/new at once (default pool): all answered in ${fmt(n.burst.allNewMs)} ms ` +
+          `(p50 ${fmt(n.burst.newP50)}, p99 ${fmt(n.burst.newP99)}); all ${n.burst.sessions} answered a first prompt after ${fmt(n.burst.allReadyMs)} ms.`,
+      ].join("\n"),
+    ),
+    section("3. Memory per live session", s.rss, (r) =>
+      [
+        `${r.runs} run(s). Process RSS (VmRSS) after every session answered a prompt, less the idle process ` +
+          `(host ${fmt(r.baselineMiB.host)} MiB with no worker, floor ${fmt(r.baselineMiB.floor)} MiB), per session.`,
+        "",
+        table(
+          ["live sessions", "host MiB/session", "host RSS MiB", "floor MiB/session", "floor RSS MiB"],
+          r.rows.map((row) => [String(row.sessions), fmt(row.host.perSessionMiB), fmt(row.host.totalMiB), fmt(row.floor.perSessionMiB, 3), fmt(row.floor.totalMiB)]),
+        ),
+      ].join("\n"),
+    ),
+    section("4. Noisy neighbour", s.noisyNeighbour, (n) =>
+      [
+        `${n.runs} run(s). ${n.victims} sessions each send an echo prompt every ${n.paceMs} ms for ${n.windowMs / 1000} s; in the noisy window one ` +
+          `session spins its worker's CPU for ${n.windowMs / 1000} s` +
+          (n.printer ? " and another prints 50 MB from bash" : "") +
+          ". Event-loop lag is the host main thread's (monitorEventLoopDelay via `_host/stats`).",
+        "",
+        table(
+          ["window", "prompts", "p50", "p99", "event-loop lag p99", "lag max"],
+          [
+            ["quiet", fmt(n.quiet.prompts, 0), fmt(n.quiet.p50), fmt(n.quiet.p99), fmt(n.quiet.lagP99), fmt(n.quiet.lagMax)],
+            ["noisy", fmt(n.noisy.prompts, 0), fmt(n.noisy.p50), fmt(n.noisy.p99), fmt(n.noisy.lagP99), fmt(n.noisy.lagMax)],
+          ],
+        ),
+        "",
+        `Spinning session: its prompt took ${fmt(n.spinner.promptMs)} ms (${[...new Set(n.spinner.stopReasons)].join(", ")}).` +
+          (n.printer
+            ? ` Printing session: ${fmt(n.printer.promptMs)} ms, ${fmt(scaled(n.printer.bytesToClient, 1e-6))} MB of output reached the client (${[...new Set(n.printer.status)].join(", ")}).`
+            : ` The 50 MB bash printer was skipped: ${n.printerSkipped}.`),
+      ].join("\n"),
+    ),
+    section("5. bash spawn latency", s.bashSpawn, (b) =>
+      [
+        `${b.runs} run(s), ${b.samples} sequential \`true\` calls through the bash tool (mode auto), timed from the tool_call update to its completion as the client sees them.`,
+        "",
+        table(
+          ["live sessions", "tool p50", "tool p99", "whole prompt p50"],
+          [
+            ["1", fmt(b.oneLive.toolP50), fmt(b.oneLive.toolP99), ""],
+            [String(b.liveSessions), fmt(b.manyLive.toolP50), fmt(b.manyLive.toolP99), fmt(b.manyLive.promptP50)],
+          ],
+        ),
+        "",
+        `All ${b.liveSessions} sessions at once: tool p50 ${fmt(b.burst.toolP50)}, p99 ${fmt(b.burst.toolP99)}, all done after ${fmt(b.burst.allDoneMs)} ms, ${fmt(b.burst.failed, 0)} failed${b.burstFailures.length ? ` (${b.burstFailures.map((f) => `"${f}"`).join(", ")})` : ""}.`,
+      ].join("\n"),
+    ),
+    section("6. Teardown of busy sessions", s.teardown, (t) =>
+      [
+        `${t.runs} run(s). ${t.sessions} sessions mid-turn (${t.inBash} in a bash \`sleep 30\`, the rest sleeping in the model)` +
+          (t.bashSkipped ? ` — bash part skipped: ${t.bashSkipped}` : "") +
+          "; the host's stdin is closed.",
+        "",
+        table(
+          ["teardown ms", "processes under the host before", "left afterwards", "prompts answered cancelled", "exit codes"],
+          [[fmt(t.teardownMs), fmt(t.processesBefore, 0), fmt(t.processesLeft, 0), fmt(t.cancelledAnswers, 0), t.exitCodes.join(", ")]],
+        ),
+      ].join("\n"),
+    ),
+    section("7. OpenAI-compatible provider against the local test server", s.openAi, (o) =>
+      [
+        `${o.runs} run(s). The server answers each request after ${o.firstTokenMs} ms, then streams ${o.chunksPerSecond} chunks/s; ` +
+          "\"direct\" is the same requests made with the `openai` client from the benchmark process.",
+        "",
+        table(
+          ["S × K", "path", "prompts/s", "p50", "p99"],
+          o.rows.flatMap((r) => [
+            [`${r.sessions} × ${r.promptsPerSession}`, "host", fmt(r.host.promptsPerSecond), fmt(r.host.p50), fmt(r.host.p99)],
+            ["", "direct", fmt(r.direct.promptsPerSecond), fmt(r.direct.p50), fmt(r.direct.p99)],
+          ]),
+        ),
+      ].join("\n"),
+    ),
+    results.incidents.length === 0
+      ? ""
+      : `### Incidents\n\nFaults the run worked around:\n\n${results.incidents.map((i) => `- ${i.count} × ${i.message}`).join("\n")}`,
+  ];
+  return `${parts.filter((part) => part !== "").join("\n\n").replace(/\n{3,}/g, "\n\n")}\n`;
+}

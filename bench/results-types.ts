@@ -1,0 +1,44 @@
+// The shape of bench/results/<timestamp>.json.
+import type { Skipped } from "./context.js";
+import type { BashSpawnResult } from "./scenarios/bash-spawn.js";
+import type { NoisyResult } from "./scenarios/noisy-neighbour.js";
+import type { OpenAiResult } from "./scenarios/openai.js";
+import type { RssResult } from "./scenarios/rss.js";
+import type { SessionNewResult } from "./scenarios/session-new.js";
+import type { TeardownResult } from "./scenarios/teardown.js";
+import type { ThroughputResult } from "./scenarios/throughput.js";
+
+/** A scenario that threw: the run goes on and the report says so. */
+export interface Failed {
+  failed: string;
+}
+
+export type Outcome<T> = T | Skipped | Failed;
+
+export interface ScenarioResults {
+  throughput: Outcome<ThroughputResult>;
+  sessionNew: Outcome<SessionNewResult>;
+  rss: Outcome<RssResult>;
+  noisyNeighbour: Outcome<NoisyResult>;
+  bashSpawn: Outcome<BashSpawnResult>;
+  teardown: Outcome<TeardownResult>;
+  openAi: Outcome<OpenAiResult>;
+}
+
+export interface BenchResults {
+  startedAt: string;
+  durationS: number;
+  quick: boolean;
+  command: string;
+  machine: { cpus: number; cpuModel: string; memoryGiB: number; node: string; platform: string; kernel: string };
+  /** 1-minute load average when the run started and when it ended: other work on the machine skews the figures. */
+  loadAverage: { start: number; end: number };
+  git: { commit: string | null; dirty: boolean | null };
+  scenarios: Partial<ScenarioResults>;
+  /** Faults the run worked around, with how often they happened. */
+  incidents: Array<{ message: string; count: number }>;
+}
+
+export function isFailed(value: unknown): value is Failed {
+  return typeof value === "object" && value !== null && "failed" in value;
+}

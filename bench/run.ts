@@ -1,0 +1,131 @@
+// `npm run bench [-- --quick] [-- --only a,b]`: runs the scenarios one after another, then writes
+// bench/results/<timestamp>.json, .md (also printed) and .svg (latency against session count).
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, loadavg, release, tmpdir, totalmem } from "node:os";
+import { join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { z } from "zod";
+import { ConfigError } from "../src/host/config.js";
+import { flagsHelp, parseFlags } from "../src/run/flags.js";
+import { latencyChart } from "./chart.js";
+import { isSkipped, type BenchContext } from "./context.js";
+import { incidents } from "./incidents.js";
+import { markdownReport } from "./report.js";
+import type { BenchResults, ScenarioResults } from "./results-types.js";
+import { bashSpawn } from "./scenarios/bash-spawn.js";
+import { noisyNeighbour } from "./scenarios/noisy-neighbour.js";
+import { openAi } from "./scenarios/openai.js";
+import { rss } from "./scenarios/rss.js";
+import { sessionNew } from "./scenarios/session-new.js";
+import { teardown } from "./scenarios/teardown.js";
+import { throughput } from "./scenarios/throughput.js";
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+
+const SCENARIOS: { [K in keyof ScenarioResults]: { flag: string; run: (ctx: BenchContext) => Promise<ScenarioResults[K]> } } = {
+  throughput: { flag: "throughput", run: throughput },
+  sessionNew: { flag: "session-new", run: sessionNew },
+  rss: { flag: "rss", run: rss },
+  noisyNeighbour: { flag: "noisy-neighbour", run: noisyNeighbour },
+  bashSpawn: { flag: "bash-spawn", run: bashSpawn },
+  teardown: { flag: "teardown", run: teardown },
+  openAi: { flag: "openai", run: openAi },
+};
+const NAMES = Object.values(SCENARIOS).map((s) => s.flag);
+
+const flag = z.union([z.boolean(), z.enum(["true", "false"])]).transform((v) => v === true || v === "true");
+const BenchFlags = z.object({
+  quick: flag.default(false).describe("fewer runs and smaller sizes: about two minutes instead of about ten"),
+  only: z
+    .string()
+    .optional()
+    .refine((v) => v === undefined || v.split(",").every((name) => NAMES.includes(name.trim())), `names a scenario other than ${NAMES.join(", ")}`)
+    .describe(`comma-separated scenarios to run (${NAMES.join(", ")}); default all`),
+  out: z.string().default("bench/results").describe("directory of the result files, relative to the package root"),
+});
+
+async function main(argv: string[]): Promise<void> {
+  if (argv.includes("--help")) {
+    process.stdout.write(`usage: npm run bench [-- flags]\n\nflags:\n${flagsHelp(BenchFlags)}\n`);
+    return;
+  }
+  const flags = parseFlags(BenchFlags, argv);
+  const only = flags.only?.split(",").map((name) => name.trim());
+  const cwd = mkdtempSync(join(tmpdir(), "ash-bench-"));
+  const ctx: BenchContext = { quick: flags.quick, cwd, log: (message) => process.stderr.write(`bench: ${message}\n`) };
+  const started = new Date();
+  const startedMs = performance.now();
+  const loadAtStart = loadavg()[0]!;
+  const scenarios: Partial<ScenarioResults> = {};
+  try {
+    for (const [key, scenario] of Object.entries(SCENARIOS) as Array<[keyof ScenarioResults, (typeof SCENARIOS)[keyof ScenarioResults]]>) {
+      if (only && !only.includes(scenario.flag)) continue;
+      ctx.log(`${scenario.flag}: starting`);
+      const t0 = performance.now();
+      try {
+        const outcome = await scenario.run(ctx);
+        (scenarios as Record<string, unknown>)[key] = outcome;
+        if (isSkipped(outcome)) ctx.log(`${scenario.flag}: skipped: ${outcome.skipped}`);
+      } catch (error) {
+        (scenarios as Record<string, unknown>)[key] = { failed: (error as Error).stack ?? String(error) };
+        ctx.log(`${scenario.flag}: failed: ${(error as Error).message}`);
+      }
+      ctx.log(`${scenario.flag}: done in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    }
+  } finally {
+    rmSync(cwd, { recursive: true, force: true });
+  }
+
+  const results: BenchResults = {
+    startedAt: started.toISOString(),
+    durationS: (performance.now() - startedMs) / 1000,
+    quick: flags.quick,
+    command: `npm run bench${argv.length ? ` -- ${argv.join(" ")}` : ""}`,
+    machine: {
+      cpus: cpus().length,
+      cpuModel: cpus()[0]?.model.trim() ?? "unknown",
+      memoryGiB: Math.round((totalmem() / 2 ** 30) * 10) / 10,
+      node: process.version,
+      platform: process.platform,
+      kernel: release(),
+    },
+    loadAverage: { start: loadAtStart, end: loadavg()[0]! },
+    git: gitState(),
+    scenarios,
+    incidents: incidents(),
+  };
+  const dir = resolve(ROOT, flags.out);
+  mkdirSync(dir, { recursive: true });
+  const stamp = started.toISOString().replace(/[:.]/g, "-");
+  const base = join(dir, stamp);
+  const markdown = markdownReport(results);
+  writeFileSync(`${base}.json`, `${JSON.stringify(results, null, 2)}\n`);
+  writeFileSync(`${base}.md`, markdown);
+  const written = [`${base}.json`, `${base}.md`];
+  const t = scenarios.throughput;
+  if (t && !isSkipped(t) && !("failed" in t)) {
+    writeFileSync(`${base}.svg`, latencyChart(t, `Prompt latency against sessions: host vs floor (${stamp})`));
+    written.push(`${base}.svg`);
+  }
+  process.stdout.write(markdown);
+  ctx.log(`wrote ${written.map((file) => relative(ROOT, file)).join(", ")}`);
+}
+
+function gitState(): BenchResults["git"] {
+  try {
+    const commit = execFileSync("git", ["rev-parse", "HEAD"], { cwd: ROOT, encoding: "utf8" }).trim();
+    const dirty = execFileSync("git", ["status", "--porcelain"], { cwd: ROOT, encoding: "utf8" }).trim().length > 0;
+    return { commit, dirty };
+  } catch {
+    return { commit: null, dirty: null };
+  }
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`bench: ${error.message}\n`);
+    process.exit(2);
+  }
+  throw error;
+});

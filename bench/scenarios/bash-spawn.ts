@@ -1,0 +1,85 @@
+// Scenario 5: bash spawn latency (`true` through the bash tool, from its tool_call to its completion as the client
+// sees it) with 1 live session and with 200, one call at a time, then all 200 sessions at once.
+import { probeBash, timedBashCall } from "../bash.js";
+import type { BenchContext, Skipped } from "../context.js";
+import { repeat } from "../context.js";
+import { waitForIdle } from "../proc.js";
+import { figure, summarize, type Figure } from "../stats.js";
+import { openSessions, startHost, withSystem } from "../systems.js";
+
+const LIVE = 200;
+
+export interface BashSpawnResult {
+  runs: number;
+  samples: number;
+  liveSessions: number;
+  oneLive: { toolP50: Figure; toolP99: Figure };
+  manyLive: { toolP50: Figure; toolP99: Figure; promptP50: Figure };
+  burst: { toolP50: Figure; toolP99: Figure; allDoneMs: Figure; failed: Figure };
+  /** What the failed burst calls said (a few distinct messages). */
+  burstFailures: string[];
+}
+
+export async function bashSpawn(ctx: BenchContext): Promise<BashSpawnResult | Skipped> {
+  const runs = ctx.quick ? 1 : 3;
+  const samples = ctx.quick ? 20 : 40;
+  let skipped: string | null = null;
+  const results = await repeat(ctx, `bash spawn with ${LIVE} live sessions`, runs, async () =>
+    withSystem(startHost(["--default-mode", "auto", "--max-live-workers", String(LIVE + 8)]), async ({ client, pid }) => {
+      const [first] = await openSessions(client, 1, ctx.cwd);
+      skipped = await probeBash(client, first!);
+      if (skipped) return null;
+      await waitForIdle(pid);
+      const one = await sequential(client, [first!], samples);
+
+      const ids = [first!, ...(await openSessions(client, LIVE - 1, ctx.cwd))];
+      await waitForIdle(pid);
+      const many = await sequential(client, ids, samples);
+
+      const started = performance.now();
+      const burst = await Promise.all(ids.map((id) => timedBashCall(client, id, "true")));
+      const allDoneMs = performance.now() - started;
+      const burstTool = summarize(burst.map((b) => b.toolMs));
+      const failures = [...new Set(burst.filter((b) => b.status !== "completed").map((b) => `${b.status}: ${b.output.slice(0, 160)}`))];
+      return {
+        one,
+        many,
+        burst: { toolP50: burstTool.p50, toolP99: burstTool.p99, allDoneMs, failed: burst.filter((b) => b.status !== "completed").length },
+        failures,
+      };
+    }),
+  );
+  if (skipped) return { skipped };
+  const done = results.filter((r) => r !== null);
+  return {
+    runs,
+    samples,
+    liveSessions: LIVE,
+    oneLive: { toolP50: figure(done.map((r) => r.one.tool.p50)), toolP99: figure(done.map((r) => r.one.tool.p99)) },
+    manyLive: {
+      toolP50: figure(done.map((r) => r.many.tool.p50)),
+      toolP99: figure(done.map((r) => r.many.tool.p99)),
+      promptP50: figure(done.map((r) => r.many.prompt.p50)),
+    },
+    burst: {
+      toolP50: figure(done.map((r) => r.burst.toolP50)),
+      toolP99: figure(done.map((r) => r.burst.toolP99)),
+      allDoneMs: figure(done.map((r) => r.burst.allDoneMs)),
+      failed: figure(done.map((r) => r.burst.failed)),
+    },
+    burstFailures: [...new Set(done.flatMap((r) => r.failures))].slice(0, 3),
+  };
+}
+
+/** `samples` bash calls one after another, round-robin over `ids`. */
+async function sequential(client: Parameters<typeof timedBashCall>[0], ids: string[], samples: number) {
+  const tool: number[] = [];
+  const prompt: number[] = [];
+  for (let i = 0; i < samples; i++) {
+    const call = await timedBashCall(client, ids[(i * 7) % ids.length]!, "true");
+    if (call.status !== "completed") throw new Error(`bash call ${call.status}`);
+    tool.push(call.toolMs);
+    prompt.push(call.promptMs);
+  }
+  return { tool: summarize(tool), prompt: summarize(prompt) };
+}

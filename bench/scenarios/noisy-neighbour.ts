@@ -1,0 +1,124 @@
+// Scenario 4: 48 sessions prompting at a steady pace while one session spins its worker's CPU for 5 s and another
+// prints 50 MB from bash; their p99 against the same window without the noise, and the main thread's event-loop lag
+// (from the host's `_host/stats`).
+import type { HostClient } from "../../src/client/index.js";
+import { bashScript, probeBash } from "../bash.js";
+import type { BenchContext } from "../context.js";
+import { repeat } from "../context.js";
+import { waitForIdle } from "../proc.js";
+import { figure, summarize, type Figure } from "../stats.js";
+import { openSessions, sleep, startHost, withSystem } from "../systems.js";
+
+const VICTIMS = 48;
+const SPIN_MS = 5000;
+const PACE_MS = 200;
+const PRINT_BYTES = 50 * 1024 * 1024;
+
+interface Window {
+  p50: number;
+  p99: number;
+  prompts: number;
+  lagP99: number;
+  lagMax: number;
+}
+
+export interface NoisyResult {
+  runs: number;
+  victims: number;
+  paceMs: number;
+  windowMs: number;
+  quiet: Record<keyof Window, Figure>;
+  noisy: Record<keyof Window, Figure>;
+  spinner: { promptMs: Figure; stopReasons: string[] };
+  /** Null when the bash tool is not available (see `printerSkipped`). */
+  printer: { promptMs: Figure; bytesToClient: Figure; status: string[] } | null;
+  printerSkipped: string | null;
+}
+
+export async function noisyNeighbour(ctx: BenchContext): Promise<NoisyResult> {
+  const runs = ctx.quick ? 1 : 3;
+  let printerSkipped: string | null = null;
+  const results = await repeat(ctx, "noisy neighbour", runs, () =>
+    withSystem(startHost(["--allow-fault-injection", "--default-mode", "auto"]), async ({ client, pid }) => {
+      const ids = await openSessions(client, VICTIMS + 2, ctx.cwd);
+      const victims = ids.slice(0, VICTIMS);
+      const [spinner, printer] = ids.slice(VICTIMS) as [string, string];
+      printerSkipped = await probeBash(client, printer);
+      await waitForIdle(pid);
+
+      await client.stats({ resetEventLoopDelay: true });
+      const quiet = await window(client, victims);
+
+      await client.stats({ resetEventLoopDelay: true });
+      const spinStarted = performance.now();
+      const spinning = client
+        .prompt(spinner, `/script [{"say":"spinning"},{"spin_ms":${SPIN_MS}}]`)
+        .then((r) => ({ ms: performance.now() - spinStarted, stop: r.stopReason }));
+      const printing = printerSkipped === null ? print(client, printer) : Promise.resolve(null);
+      const noisy = await window(client, victims);
+      const [spin, printed] = await Promise.all([spinning, printing]);
+      return { quiet, noisy, spin, printed };
+    }),
+  );
+  const windows = (pick: "quiet" | "noisy") => {
+    const list = results.map((r) => r[pick]);
+    return {
+      p50: figure(list.map((w) => w.p50)),
+      p99: figure(list.map((w) => w.p99)),
+      prompts: figure(list.map((w) => w.prompts)),
+      lagP99: figure(list.map((w) => w.lagP99)),
+      lagMax: figure(list.map((w) => w.lagMax)),
+    };
+  };
+  const printed = results.map((r) => r.printed).filter((p) => p !== null);
+  return {
+    runs,
+    victims: VICTIMS,
+    paceMs: PACE_MS,
+    windowMs: SPIN_MS,
+    quiet: windows("quiet"),
+    noisy: windows("noisy"),
+    spinner: { promptMs: figure(results.map((r) => r.spin.ms)), stopReasons: results.map((r) => r.spin.stop) },
+    printer:
+      printed.length === 0
+        ? null
+        : {
+            promptMs: figure(printed.map((p) => p.ms)),
+            bytesToClient: figure(printed.map((p) => p.bytes)),
+            status: printed.map((p) => p.status),
+          },
+    printerSkipped,
+  };
+}
+
+/** Every victim prompts, then waits PACE_MS, until SPIN_MS have passed; the host's lag is read at the end. */
+async function window(client: HostClient, victims: string[]): Promise<Window> {
+  const latencies: number[] = [];
+  const until = performance.now() + SPIN_MS;
+  await Promise.all(
+    victims.map(async (id, i) => {
+      await sleep((PACE_MS * i) / victims.length); // spread the sessions over the pace interval
+      while (performance.now() < until) {
+        const sent = performance.now();
+        await client.prompt(id, "steady");
+        latencies.push(performance.now() - sent);
+        await sleep(PACE_MS);
+      }
+    }),
+  );
+  const stats = await client.stats({ resetEventLoopDelay: true });
+  const { p50, p99 } = summarize(latencies);
+  return { p50, p99, prompts: latencies.length, lagP99: stats.eventLoopDelayMs.p99, lagMax: stats.eventLoopDelayMs.max };
+}
+
+async function print(client: HostClient, sessionId: string): Promise<{ ms: number; bytes: number; status: string }> {
+  const started = performance.now();
+  let bytes = 0;
+  const result = await client.prompt(sessionId, bashScript(`yes | head -c ${PRINT_BYTES}`), {
+    onUpdate: (update) => {
+      if (update.sessionUpdate !== "tool_call_update") return;
+      for (const item of update.content ?? []) if (item.type === "content" && item.content.type === "text") bytes += item.content.text.length;
+    },
+  });
+  return { ms: performance.now() - started, bytes, status: result.toolCalls[0]?.status ?? "none" };
+}

@@ -1,0 +1,67 @@
+// The models this host was configured with (flags → ModelConfig), and the session config option that picks one.
+import type { SessionConfigOption } from "@agentclientprotocol/sdk";
+import type { ModelConfig } from "../protocol/port.js";
+import type { HostConfig } from "./config.js";
+
+export const MODEL_OPTION_ID = "model";
+
+export const DEEPSEEK_PRESET = { baseUrl: "https://api.deepseek.com", apiKeyEnv: "DEEPSEEK_API_KEY", model: "deepseek-chat" } as const;
+export const DEFAULT_API_KEY_ENV = "OPENAI_API_KEY";
+
+export class HostModels {
+  /** The model of a new session. */
+  readonly default: ModelConfig;
+  readonly #byName: ReadonlyMap<string, ModelConfig>;
+
+  constructor(config: HostConfig) {
+    const names = (config.models ?? "")
+      .split(",")
+      .map((name) => name.trim())
+      .filter((name) => name.length > 0);
+    const base = baseConfig(config);
+    const models = [...new Set([base.model, ...names])].map((model): ModelConfig => ({ ...base, model }));
+    this.default = models[0]!;
+    this.#byName = new Map(models.map((model) => [model.model, model]));
+  }
+
+  get names(): string[] {
+    return [...this.#byName.keys()];
+  }
+
+  get(name: string): ModelConfig | undefined {
+    return this.#byName.get(name);
+  }
+
+  /** The session's config options (`configOptions` of session/new, set_config_option and config_option_update). */
+  configOptions(current: string): SessionConfigOption[] {
+    return [
+      {
+        id: MODEL_OPTION_ID,
+        name: "Model",
+        description: "The model that answers this session's prompts",
+        category: "model",
+        type: "select",
+        currentValue: current,
+        options: this.names.map((name) => ({ value: name, name })),
+      },
+    ];
+  }
+}
+
+function baseConfig(config: HostConfig): ModelConfig {
+  const provider = config["model-provider"];
+  if (provider === "scripted") return { provider: "scripted", model: "scripted", retries: 0 };
+  const preset = provider === "deepseek" ? DEEPSEEK_PRESET : undefined;
+  const model = config.model ?? preset?.model;
+  const baseUrl = config["base-url"] ?? preset?.baseUrl;
+  // The flag schema refuses openai-compatible without both; this guards a config built some other way.
+  if (!model || !baseUrl) throw new Error("an openai-compatible model needs --base-url and --model");
+  return {
+    provider: "openai-compatible",
+    model,
+    baseUrl,
+    apiKeyEnv: config["api-key-env"] ?? preset?.apiKeyEnv ?? DEFAULT_API_KEY_ENV,
+    retries: config["model-retries"],
+    ...(config["context-window"] !== undefined ? { contextWindow: config["context-window"] } : {}),
+  };
+}

@@ -1,0 +1,331 @@
+// The state dir as the main thread sees it: it creates a session's log (the header line), reads headers for
+// session/load and sidecars for session/list, holds the per-session lock files, and deletes. It never reads a
+// whole log and never appends to one: that is the session worker's (workers/journal-file.ts).
+import { randomUUID } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { open, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { resolve } from "node:path";
+import { RequestError, type ListSessionsResponse, type SessionInfo } from "@agentclientprotocol/sdk";
+import { z } from "zod";
+import type { ModelConfig, SessionModeId } from "../protocol/port.js";
+import {
+  deletedDir,
+  isSessionId,
+  LOG_FORMAT,
+  LOG_FORMAT_VERSION,
+  LOG_SUFFIX,
+  LogError,
+  parseHeaderLine,
+  SessionSidecar,
+  sessionPaths,
+  sessionsDir,
+  SIDECAR_FORMAT,
+  type LogHeader,
+  type SessionPaths,
+} from "../protocol/session-log.js";
+import { ConfigError } from "./config.js";
+import type { Logger } from "./logger.js";
+
+/** A header longer than this is not one of ours. */
+const HEADER_MAX_BYTES = 64 * 1024;
+/** Sidecars read at once while listing. */
+const LIST_READ_CONCURRENCY = 64;
+/** A lock file that does not parse yet may be one another host is writing this instant. */
+const UNREADABLE_LOCK_STALE_MS = 2000;
+
+const LockOwner = z.object({ pid: z.number().int().positive(), started: z.string().nullable() });
+type LockOwner = z.infer<typeof LockOwner>;
+
+const Cursor = z.tuple([z.string(), z.string()]);
+
+export interface NewSessionSettings {
+  cwd: string;
+  mode: SessionModeId;
+  model: ModelConfig;
+}
+
+export class SessionStore {
+  readonly stateDir: string;
+  readonly #log: Logger;
+  readonly #me: LockOwner = { pid: process.pid, started: processStart(process.pid) };
+
+  constructor(stateDir: string, log: Logger) {
+    this.stateDir = stateDir;
+    this.#log = log;
+    try {
+      mkdirSync(sessionsDir(stateDir), { recursive: true });
+      mkdirSync(deletedDir(stateDir), { recursive: true });
+    } catch (error) {
+      throw new ConfigError(`--state-dir ${stateDir}: ${(error as Error).message}`);
+    }
+  }
+
+  paths(sessionId: string): SessionPaths {
+    return sessionPaths(this.stateDir, sessionId);
+  }
+
+  /** Mints a fresh id and makes the session durable: lock, header line (fsynced), sidecar. */
+  async create(settings: NewSessionSettings, hostVersion: string): Promise<string> {
+    for (;;) {
+      const id = randomUUID();
+      const paths = this.paths(id);
+      if (existsSync(paths.tombstone)) continue;
+      this.lock(id);
+      const createdAt = new Date().toISOString();
+      const header: LogHeader = {
+        format: LOG_FORMAT,
+        formatVersion: LOG_FORMAT_VERSION,
+        sessionId: id,
+        cwd: settings.cwd,
+        createdAt,
+        mode: settings.mode,
+        model: settings.model,
+        hostVersion,
+      };
+      try {
+        const file = await open(paths.log, "wx");
+        try {
+          await file.writeFile(`${JSON.stringify(header)}\n`);
+          await file.sync();
+        } finally {
+          await file.close();
+        }
+      } catch (error) {
+        this.unlock(id);
+        if ((error as NodeJS.ErrnoException).code === "EEXIST") continue;
+        throw RequestError.internalError({ stateDir: this.stateDir }, `cannot create the session log: ${(error as Error).message}`);
+      }
+      const sidecar: SessionSidecar = { format: SIDECAR_FORMAT, sessionId: id, cwd: settings.cwd, title: null, createdAt, updatedAt: createdAt, turns: 0 };
+      // Without a sidecar the session is still listed (from its header) and its first turn end writes one.
+      await writeAtomically(paths.sidecar, JSON.stringify(sidecar)).catch((error: unknown) =>
+        this.#log.warn({ sessionId: id, err: error }, "session sidecar not written"),
+      );
+      return id;
+    }
+  }
+
+  /**
+   * The header of a stored session, checked: -32002 when there is no such session (or it was deleted), -32603
+   * naming the file and the reason when the file is not a usable log of this session.
+   */
+  async readHeader(sessionId: string): Promise<LogHeader> {
+    if (!isSessionId(sessionId)) throw notFound(sessionId, `unknown session: ${sessionId}`);
+    const paths = this.paths(sessionId);
+    if (existsSync(paths.tombstone)) throw notFound(sessionId, `session ${sessionId} was deleted`);
+    let line: string;
+    try {
+      line = await readFirstLine(paths.log);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") throw notFound(sessionId, `unknown session: ${sessionId} (no log in ${this.stateDir})`);
+      throw unusable(sessionId, paths.log, error instanceof LogError ? error.message : `it cannot be read (${(error as Error).message})`);
+    }
+    try {
+      return parseHeaderLine(line, sessionId);
+    } catch (error) {
+      if (error instanceof LogError) throw unusable(sessionId, paths.log, error.message);
+      throw error;
+    }
+  }
+
+  /**
+   * Takes this process's lock on a session, so no other host process opens it while this one has it. A lock
+   * whose owner is gone (its pid dead, or reused by a process that started at another time) is stale and taken.
+   */
+  lock(sessionId: string): void {
+    const path = this.paths(sessionId).lock;
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        writeFileSync(path, JSON.stringify(this.#me), { flag: "wx" });
+        return;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") {
+          throw RequestError.internalError({ sessionId }, `cannot lock session ${sessionId}: ${(error as Error).message}`);
+        }
+      }
+      const owner = readOwner(path);
+      if (owner === "fresh") throw busy(sessionId, "another host process is opening it right now");
+      if (owner && ownerAlive(owner, this.#me)) {
+        if (owner.pid === this.#me.pid) throw RequestError.invalidRequest({ sessionId }, `session ${sessionId} is already open on this connection`);
+        throw busy(sessionId, `it is open in another acp-session-host process (pid ${owner.pid}); close it there first`);
+      }
+      this.#log.info({ sessionId, owner }, "stale session lock taken over: its owner is gone");
+      rmSync(path, { force: true });
+    }
+    throw busy(sessionId, "its lock keeps changing hands");
+  }
+
+  /** Drops this process's lock on a session (and only this process's). */
+  unlock(sessionId: string): void {
+    const path = this.paths(sessionId).lock;
+    const owner = readOwner(path);
+    if (owner && owner !== "fresh" && owner.pid === this.#me.pid && owner.started === this.#me.started) rmSync(path, { force: true });
+  }
+
+  /**
+   * Deletes a stored session for good: a tombstone first (so a crash midway still leaves it deleted), then the
+   * log, sidecar, output files and lock. A session open in another host process is refused; an unknown one is
+   * a no-op (false). The caller has closed it on this connection.
+   */
+  async remove(sessionId: string): Promise<boolean> {
+    if (!isSessionId(sessionId)) return false;
+    const paths = this.paths(sessionId);
+    const stored = existsSync(paths.log) || existsSync(paths.sidecar);
+    if (!stored) {
+      this.unlock(sessionId);
+      return false;
+    }
+    this.lock(sessionId);
+    try {
+      await writeFile(paths.tombstone, "");
+      await Promise.all([rm(paths.log, { force: true }), rm(paths.sidecar, { force: true }), rm(paths.outputDir, { recursive: true, force: true })]);
+    } finally {
+      this.unlock(sessionId);
+    }
+    return true;
+  }
+
+  /** Stored sessions, most recently updated first, by their sidecars (a log without one is listed from its header). */
+  async list(options: { cwd?: string | null; cursor?: string | null; pageSize: number }): Promise<ListSessionsResponse> {
+    const after = options.cursor ? decodeCursor(options.cursor) : null;
+    const wantedCwd = options.cwd ? resolve(options.cwd) : null;
+    const [names, deleted] = await Promise.all([readdir(sessionsDir(this.stateDir)), readdir(deletedDir(this.stateDir))]);
+    const tombstones = new Set(deleted);
+    const ids = names
+      .filter((name) => name.endsWith(LOG_SUFFIX))
+      .map((name) => name.slice(0, -LOG_SUFFIX.length))
+      .filter((id) => isSessionId(id) && !tombstones.has(id));
+    const infos = (await mapLimit(ids, LIST_READ_CONCURRENCY, (id) => this.#summary(id))).filter(
+      (info): info is SessionInfo & { updatedAt: string } => info !== null && (wantedCwd === null || resolve(info.cwd) === wantedCwd),
+    );
+    infos.sort(byRecency);
+    const start = after ? infos.findIndex((info) => byRecency(info, { updatedAt: after[0], sessionId: after[1] }) > 0) : 0;
+    const page = start < 0 ? [] : infos.slice(start, start + options.pageSize);
+    const last = page.at(-1);
+    const more = start >= 0 && start + options.pageSize < infos.length;
+    return { sessions: page, ...(more && last ? { nextCursor: encodeCursor(last.updatedAt, last.sessionId) } : {}) };
+  }
+
+  async #summary(id: string): Promise<(SessionInfo & { updatedAt: string }) | null> {
+    const paths = this.paths(id);
+    try {
+      const parsed = SessionSidecar.safeParse(JSON.parse(await readFile(paths.sidecar, "utf8")));
+      if (parsed.success && parsed.data.sessionId === id) {
+        const { cwd, title, updatedAt, turns, createdAt } = parsed.data;
+        return { sessionId: id, cwd, title, updatedAt, _meta: { "acp-session-host": { turns, createdAt } } };
+      }
+    } catch {
+      // missing or unreadable: fall back to the header
+    }
+    try {
+      const header = parseHeaderLine(await readFirstLine(paths.log), id);
+      return { sessionId: id, cwd: header.cwd, title: null, updatedAt: header.createdAt, _meta: { "acp-session-host": { createdAt: header.createdAt } } };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") this.#log.warn({ sessionId: id, reason: (error as Error).message }, "session not listed: its log is unusable");
+      return null;
+    }
+  }
+}
+
+/** Newest first; equal times by id, so the order (and a cursor into it) is total. */
+function byRecency(a: { updatedAt: string; sessionId: string }, b: { updatedAt: string; sessionId: string }): number {
+  if (a.updatedAt !== b.updatedAt) return a.updatedAt < b.updatedAt ? 1 : -1;
+  return a.sessionId < b.sessionId ? -1 : a.sessionId > b.sessionId ? 1 : 0;
+}
+
+function encodeCursor(updatedAt: string, sessionId: string): string {
+  return Buffer.from(JSON.stringify([updatedAt, sessionId])).toString("base64url");
+}
+
+function decodeCursor(cursor: string): [string, string] {
+  try {
+    return Cursor.parse(JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")));
+  } catch {
+    throw RequestError.invalidParams({ field: "cursor" }, "invalid cursor: pass a nextCursor from a previous session/list answer");
+  }
+}
+
+async function readFirstLine(path: string): Promise<string> {
+  const file = await open(path, "r");
+  try {
+    const buffer = Buffer.alloc(HEADER_MAX_BYTES);
+    const { bytesRead } = await file.read(buffer, 0, buffer.length, 0);
+    const newline = buffer.subarray(0, bytesRead).indexOf(0x0a);
+    if (newline < 0) throw new LogError(bytesRead === 0 ? "the file is empty (no header)" : "its header line is torn or too long");
+    return buffer.toString("utf8", 0, newline);
+  } finally {
+    await file.close();
+  }
+}
+
+async function writeAtomically(path: string, text: string): Promise<void> {
+  const temporary = `${path}.${process.pid}.tmp`;
+  await writeFile(temporary, text);
+  await rename(temporary, path);
+}
+
+async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const run = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await fn(items[index]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, run));
+  return results;
+}
+
+function readOwner(path: string): LockOwner | "fresh" | null {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch {
+    return null;
+  }
+  try {
+    return LockOwner.parse(JSON.parse(text));
+  } catch {
+    // An empty or torn lock: being written right now, or left by a crash between create and write.
+    try {
+      const age = Date.now() - statSync(path).mtimeMs;
+      return age < UNREADABLE_LOCK_STALE_MS ? "fresh" : null;
+    } catch {
+      return null;
+    }
+  }
+}
+
+function ownerAlive(owner: LockOwner, me: LockOwner): boolean {
+  if (owner.pid === me.pid) return owner.started === me.started;
+  try {
+    process.kill(owner.pid, 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ESRCH") return false;
+  }
+  // The pid is taken; by the owner only if that process started when the owner did.
+  const started = processStart(owner.pid);
+  return owner.started === null || started === null || started === owner.started;
+}
+
+/** The start time of a process (clock ticks since boot, from /proc), or null where there is no /proc. */
+function processStart(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+function notFound(sessionId: string, message: string): RequestError {
+  return new RequestError(-32002, message, { sessionId });
+}
+
+function unusable(sessionId: string, path: string, reason: string): RequestError {
+  return RequestError.internalError({ sessionId, path, reason }, `session log ${path} cannot be used: ${reason}`);
+}
+
+function busy(sessionId: string, reason: string): RequestError {
+  return RequestError.internalError({ sessionId }, `session ${sessionId} cannot be opened: ${reason}`);
+}

@@ -1,0 +1,86 @@
+// The budget of live session workers (--max-live-workers). A session takes a slot before it leases a worker and
+// gives it back when that worker ends. With no slot free, the least recently used idle session is hibernated
+// to make room; with none idle either, the taker waits, and the next session to go idle hands its slot over.
+// So a lease never queues in piscina behind workers that nobody is using.
+
+/** A session as the budget sees it. */
+export interface SlotHolder {
+  /** When it was last used, while it holds a live worker that nothing is using; null otherwise. */
+  readonly idleSince: number | null;
+  /** Releases its worker (if it is still idle); resolves once the worker has ended. */
+  hibernate(reason: string): Promise<void>;
+}
+
+export class Slot {
+  readonly holder: SlotHolder;
+  readonly #onRelease: (slot: Slot) => void;
+
+  constructor(holder: SlotHolder, onRelease: (slot: Slot) => void) {
+    this.holder = holder;
+    this.#onRelease = onRelease;
+  }
+
+  /** Idempotent. */
+  release(): void {
+    this.#onRelease(this);
+  }
+}
+
+export class WorkerSlots {
+  readonly max: number;
+  readonly #taken = new Set<Slot>();
+  readonly #waiting: Array<{ holder: SlotHolder; grant(slot: Slot): void }> = [];
+
+  constructor(max: number) {
+    this.max = max;
+  }
+
+  get live(): number {
+    return this.#taken.size;
+  }
+
+  /** Whether a slot can be taken right now without hibernating anyone. */
+  get free(): boolean {
+    return this.#taken.size < this.max && this.#waiting.length === 0;
+  }
+
+  async acquire(holder: SlotHolder): Promise<Slot> {
+    for (;;) {
+      if (this.free) return this.#take(holder);
+      const victim = this.#leastRecentlyUsedIdle(holder);
+      if (!victim) return new Promise<Slot>((grant) => this.#waiting.push({ holder, grant }));
+      // Its slot comes back when its worker has ended: to this taker, or to one that waited longer.
+      await victim.hibernate("live workers at --max-live-workers: least recently used idle session");
+    }
+  }
+
+  /** A holder has gone idle: if anyone waits for a slot, it gives its own up now. */
+  idle(holder: SlotHolder): void {
+    if (this.#waiting.length > 0) void holder.hibernate("a session waits for a live worker slot");
+  }
+
+  #take(holder: SlotHolder): Slot {
+    const slot = new Slot(holder, (released) => this.#release(released));
+    this.#taken.add(slot);
+    return slot;
+  }
+
+  #release(slot: Slot): void {
+    if (!this.#taken.delete(slot)) return;
+    const next = this.#waiting.shift();
+    if (next) next.grant(this.#take(next.holder));
+  }
+
+  #leastRecentlyUsedIdle(except: SlotHolder): SlotHolder | null {
+    let best: SlotHolder | null = null;
+    let bestSince = Infinity;
+    for (const { holder } of this.#taken) {
+      const since = holder.idleSince;
+      if (holder !== except && since !== null && since < bestSince) {
+        best = holder;
+        bestSince = since;
+      }
+    }
+    return best;
+  }
+}

@@ -1,0 +1,51 @@
+// The `_host/stats` ACP extension method: what the host reports about itself to its orchestrator.
+// Shared by the host (which answers it) and the client library (which validates the answer).
+import { z } from "zod";
+
+export const HOST_STATS_METHOD = "_host/stats";
+
+/** Params of `_host/stats`; absent params mean "read, do not reset". */
+export const HostStatsRequest = z
+  .object({
+    /** Restart the event-loop delay histogram after reading it, so the next read covers only what follows. */
+    resetEventLoopDelay: z.boolean().optional(),
+  })
+  .nullish()
+  .transform((params) => ({ resetEventLoopDelay: params?.resetEventLoopDelay ?? false }));
+/** What a client may send. */
+export type HostStatsRequest = z.input<typeof HostStatsRequest>;
+/** What the host's handler receives once the params are parsed. */
+export type HostStatsParams = z.output<typeof HostStatsRequest>;
+
+const Millis = z.number().nonnegative();
+
+export const HostStats = z.object({
+  pid: z.number().int().positive(),
+  uptimeMs: Millis,
+  sessions: z.object({
+    /** Sessions in the routing table. */
+    live: z.number().int().nonnegative(),
+    /** Sessions with a prompt in flight. */
+    busy: z.number().int().nonnegative(),
+  }),
+  threads: z.object({
+    /** Session worker threads alive in the pool (warm spares included). */
+    workers: z.number().int().nonnegative(),
+    /** Every thread of the host process (Linux /proc), or null where that cannot be read. */
+    process: z.number().int().nonnegative().nullable(),
+  }),
+  /** Main-thread event-loop lag since start or the last reset, in ms: perf_hooks.monitorEventLoopDelay sampled every
+   * 10 ms, minus those 10 ms (0 = timers fire on time). */
+  eventLoopDelayMs: z.object({
+    min: Millis,
+    mean: Millis,
+    p50: Millis,
+    p90: Millis,
+    p99: Millis,
+    max: Millis,
+    /** Since when the histogram has been recording (ms ago). */
+    windowMs: Millis,
+  }),
+  memory: z.object({ rssBytes: z.number().int().nonnegative(), heapUsedBytes: z.number().int().nonnegative() }),
+});
+export type HostStats = z.infer<typeof HostStats>;

@@ -1,0 +1,139 @@
+// The on-disk format of a durable session, the one module both threads import. Under --state-dir:
+//   sessions/<id>.jsonl      the log: an immutable header line, then one entry per line, append-only
+//   sessions/<id>.meta.json  the sidecar: what session/list shows, rewritten (atomically) at every turn end
+//   sessions/<id>.lock       the pid of the host process that has the session open
+//   sessions/<id>.out/       output files of the session's tool runs, if any
+//   deleted/<id>             a tombstone: the id was deleted and is never loaded or handed out again
+// The main thread creates a log (header), reads headers and sidecars, and owns locks and tombstones; the session
+// worker appends entries, repairs the log when it restores it, and rewrites the sidecar.
+import { join } from "node:path";
+import { z } from "zod";
+import { ModelConfig, SessionModeId, StopReason, ToolKind } from "./port.js";
+
+export const LOG_FORMAT = "acp-session-host/session-log";
+export const LOG_FORMAT_VERSION = 1;
+
+export const LogHeader = z.object({
+  format: z.literal(LOG_FORMAT),
+  formatVersion: z.literal(LOG_FORMAT_VERSION),
+  sessionId: z.uuid(),
+  cwd: z.string().min(1),
+  createdAt: z.iso.datetime(),
+  mode: SessionModeId,
+  model: ModelConfig,
+  hostVersion: z.string(),
+});
+export type LogHeader = z.infer<typeof LogHeader>;
+
+const TurnId = z.string().min(1);
+const ToolCallId = z.string().min(1);
+const ToolCallRequest = z.object({ id: z.string(), name: z.string(), input: z.unknown() });
+
+/** One line after the header. The agent loop writes an entry before it posts the event that shows it. */
+export const LogEntry = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("turn_start"), turnId: TurnId, at: z.string() }),
+  z.object({ type: z.literal("user_message"), turnId: TurnId, text: z.string() }),
+  z.object({ type: z.literal("assistant_message"), turnId: TurnId, blocks: z.array(z.string()), toolCalls: z.array(ToolCallRequest) }),
+  z.object({
+    type: z.literal("tool_call"),
+    turnId: TurnId,
+    toolCallId: ToolCallId,
+    callId: z.string(),
+    name: z.string(),
+    title: z.string(),
+    kind: ToolKind,
+    input: z.unknown(),
+  }),
+  z.object({
+    type: z.literal("tool_result"),
+    turnId: TurnId,
+    toolCallId: ToolCallId,
+    callId: z.string(),
+    name: z.string(),
+    result: z.string(),
+    isError: z.boolean(),
+  }),
+  z.object({ type: z.literal("permission"), turnId: TurnId, toolCallId: ToolCallId, outcome: z.string() }),
+  z.object({ type: z.literal("mode"), mode: SessionModeId }),
+  z.object({ type: z.literal("model"), model: ModelConfig }),
+  z.object({
+    type: z.literal("turn_end"),
+    turnId: TurnId,
+    /** "interrupted": closed by load-repair, the process ended mid-turn. */
+    stopReason: z.union([StopReason, z.enum(["error", "interrupted"])]),
+    error: z.string().optional(),
+  }),
+]);
+export type LogEntry = z.infer<typeof LogEntry>;
+
+export const SIDECAR_FORMAT = "acp-session-host/session-sidecar";
+
+export const SessionSidecar = z.object({
+  format: z.literal(SIDECAR_FORMAT),
+  sessionId: z.uuid(),
+  cwd: z.string().min(1),
+  /** From the first prompt; null until there is one. */
+  title: z.string().nullable(),
+  createdAt: z.iso.datetime(),
+  updatedAt: z.iso.datetime(),
+  turns: z.number().int().nonnegative(),
+});
+export type SessionSidecar = z.infer<typeof SessionSidecar>;
+
+export interface SessionPaths {
+  log: string;
+  sidecar: string;
+  lock: string;
+  outputDir: string;
+  tombstone: string;
+}
+
+export function sessionPaths(stateDir: string, sessionId: string): SessionPaths {
+  const sessions = sessionsDir(stateDir);
+  return {
+    log: join(sessions, `${sessionId}.jsonl`),
+    sidecar: join(sessions, `${sessionId}.meta.json`),
+    lock: join(sessions, `${sessionId}.lock`),
+    outputDir: join(sessions, `${sessionId}.out`),
+    tombstone: join(deletedDir(stateDir), sessionId),
+  };
+}
+
+export const sessionsDir = (stateDir: string): string => join(stateDir, "sessions");
+export const deletedDir = (stateDir: string): string => join(stateDir, "deleted");
+export const LOG_SUFFIX = ".jsonl";
+
+const SessionId = z.uuid();
+/** Only ids of this form ever name a file: anything else is an unknown session, never a path. */
+export function isSessionId(id: string): boolean {
+  return SessionId.safeParse(id).success;
+}
+
+/** Why a log cannot be used; the message completes "session log <path> cannot be used: …". */
+export class LogError extends Error {}
+
+export function parseHeaderLine(line: string, sessionId: string): LogHeader {
+  let json: unknown;
+  try {
+    json = JSON.parse(line);
+  } catch {
+    throw new LogError("its first line is not JSON (corrupt header)");
+  }
+  if (typeof json !== "object" || json === null || (json as { format?: unknown }).format !== LOG_FORMAT) {
+    throw new LogError(`it is not an acp-session-host session log (its first line has no "format": "${LOG_FORMAT}")`);
+  }
+  const version = (json as { formatVersion?: unknown }).formatVersion;
+  if (typeof version === "number" && version > LOG_FORMAT_VERSION) {
+    throw new LogError(`it was written by a newer host (format version ${version}; this host reads ${LOG_FORMAT_VERSION})`);
+  }
+  const parsed = LogHeader.safeParse(json);
+  if (!parsed.success) throw new LogError(`its header is corrupt: ${z.prettifyError(parsed.error).replaceAll("\n", " ")}`);
+  if (parsed.data.sessionId !== sessionId) throw new LogError(`its header names another session (${parsed.data.sessionId})`);
+  return parsed.data;
+}
+
+/** A session's title: its first prompt on one line, shortened. */
+export function titleFrom(text: string): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > 80 ? `${line.slice(0, 79)}…` : line;
+}

@@ -1,0 +1,79 @@
+// `acp-session-host run`: spawns a host, drives N concurrent sessions through it, prints what each answered.
+import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { HostClient } from "../client/host-client.js";
+import { ConfigError, parseHostConfig } from "../host/config.js";
+import { driveSessions } from "./drive.js";
+import { ProgressBar } from "./progress.js";
+import { parseRunArgs, type RunConfig } from "./run-config.js";
+import { buildReport, formatTable } from "./summary.js";
+
+const STDERR_TAIL_BYTES = 4096;
+
+/** Runs the command; resolves to the exit code (0: every session answered, 1: some failed). */
+export async function runCommand(argv: readonly string[]): Promise<number> {
+  const { config, hostArgs } = parseRunArgs(argv);
+  try {
+    parseHostConfig(hostArgs);
+  } catch (error) {
+    if (error instanceof ConfigError) throw new ConfigError(`host flags after --: ${error.message}`);
+    throw error;
+  }
+  const cwd = resolve(config.cwd ?? process.cwd());
+  if (!isDirectory(cwd)) throw new ConfigError(`--cwd: not an existing directory: ${cwd}`);
+
+  // The sessions of a run are throwaway: unless the host is given a state dir, their logs go to a temporary one.
+  const ownStateDir = hostArgs.some((arg) => arg === "--state-dir" || arg.startsWith("--state-dir=")) ? null : mkdtempSync(join(tmpdir(), "ash-run-"));
+  try {
+    return await drive(config, ownStateDir ? [...hostArgs, "--state-dir", ownStateDir] : hostArgs, hostArgs, cwd);
+  } finally {
+    if (ownStateDir) rmSync(ownStateDir, { recursive: true, force: true });
+  }
+}
+
+async function drive(config: RunConfig, spawnArgs: string[], hostArgs: string[], cwd: string): Promise<number> {
+  const spawned = performance.now();
+  const client = await HostClient.spawn({ hostArgs: spawnArgs, stderr: config["host-logs"] ? "inherit" : "pipe" });
+  const readyMs = performance.now() - spawned;
+  let stderrTail = "";
+  client.child?.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+    stderrTail = (stderrTail + chunk).slice(-STDERR_TAIL_BYTES);
+  });
+
+  const bar = ProgressBar.forStream(process.stderr);
+  const started = performance.now();
+  const runs = await driveSessions(client, {
+    sessions: config.sessions,
+    prompt: config.prompt,
+    turns: config.turns,
+    cwd,
+    ...(config.mode ? { mode: config.mode } : {}),
+    onProgress: (progress) => bar?.update(progress),
+  });
+  const wallMs = performance.now() - started;
+  bar?.clear();
+
+  const report = buildReport(runs, { args: hostArgs, pid: client.pid, readyMs }, config.turns, wallMs);
+  if (config.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  else process.stdout.write(`${formatTable(report, process.stdout.columns ?? 120)}\n`);
+
+  const hostDied = client.child?.exitCode !== null || client.child?.signalCode !== null;
+  await client.dispose();
+  if (report.summary.failed > 0 && stderrTail && (hostDied || !config["host-logs"])) {
+    process.stderr.write(`acp-session-host run: ${report.summary.failed} session(s) failed; the host's last log lines:\n${lastLines(stderrTail, 10)}\n`);
+  }
+  return report.summary.failed > 0 ? 1 : 0;
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function lastLines(text: string, count: number): string {
+  return text.trimEnd().split("\n").slice(-count).join("\n");
+}

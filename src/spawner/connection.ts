@@ -1,0 +1,199 @@
+// One session worker's connection to the spawner. It is nobody's until it presents a token the host granted; from
+// then on it reaches that session's tasks only. When it closes (the worker ended or died), its foreground commands
+// are killed; the session's background tasks stay with the session.
+import type { Socket } from "node:net";
+import { jsonLine, readJsonLines } from "../protocol/ndjson-lines.js";
+import { WorkerRequest, type SpawnerReply } from "../protocol/spawner-messages.js";
+import { UnreadOutput, type SessionState } from "./session-state.js";
+import type { RunRequest, Spawner } from "./spawner.js";
+import type { Task } from "./task.js";
+
+const HELLO_TIMEOUT_MS = 10_000;
+/** Foreground output is sent in coalesced pieces: at most this often, or sooner once this much is waiting. */
+const FLUSH_MS = 20;
+const FLUSH_CHARS = 32 * 1024;
+
+interface Foreground {
+  task: Task | null;
+  /** A cancel that came while the command was still being started. */
+  cancelled: boolean;
+  pending: string;
+  timer: NodeJS.Timeout | null;
+}
+
+export class Connection {
+  #session: SessionState | null = null;
+  readonly #spawner: Spawner;
+  readonly #socket: Socket;
+  readonly #foreground = new Map<string, Foreground>();
+  readonly #paused = new Set<Task>();
+  #hello: Promise<void> | null = null;
+  #denied = false;
+
+  constructor(spawner: Spawner, socket: Socket) {
+    this.#spawner = spawner;
+    this.#socket = socket;
+    const helloTimer = setTimeout(() => {
+      if (!this.#session) this.#deny("no hello within the time allowed");
+    }, HELLO_TIMEOUT_MS);
+    socket.on("error", () => {});
+    socket.on("drain", () => {
+      for (const task of this.#paused) task.resume();
+      this.#paused.clear();
+    });
+    socket.once("close", () => {
+      clearTimeout(helloTimer);
+      for (const fg of this.#foreground.values()) {
+        if (fg.timer) clearTimeout(fg.timer);
+        void fg.task?.kill("killed");
+      }
+      // Nobody reads their output any more: let it drain (to the output file) so they can end.
+      for (const task of this.#paused) task.resume();
+      this.#paused.clear();
+    });
+    readJsonLines(
+      socket,
+      (value) => this.#receive(value),
+      (error) => this.#deny(error.message),
+    );
+  }
+
+  get session(): SessionState | null {
+    return this.#session;
+  }
+
+  foregroundTasks(): Task[] {
+    return [...this.#foreground.values()].flatMap((fg) => (fg.task ? [fg.task] : []));
+  }
+
+  close(): void {
+    this.#socket.destroy();
+  }
+
+  #receive(value: unknown): void {
+    if (this.#denied) return;
+    const parsed = WorkerRequest.safeParse(value);
+    if (!parsed.success) {
+      this.#deny(`invalid message: ${parsed.error.issues[0]?.message ?? "unknown"}`);
+      return;
+    }
+    const request = parsed.data;
+    if (request.op === "hello") {
+      if (this.#hello) this.#deny("hello sent twice");
+      else this.#hello = this.#greet(request.token);
+      return;
+    }
+    if (!this.#hello) {
+      this.#deny("the first message must be hello");
+      return;
+    }
+    // Requests sent right after hello wait for it; none of them is ever run for another session.
+    void this.#hello.then(() => {
+      const session = this.#session;
+      if (session) this.#handle(session, request);
+    });
+  }
+
+  async #greet(token: string): Promise<void> {
+    const session = await this.#spawner.redeem(token);
+    if (!session) {
+      this.#deny("unknown or already used token");
+      return;
+    }
+    this.#session = session;
+    this.#send({ type: "welcome" });
+  }
+
+  #handle(session: SessionState, request: Exclude<WorkerRequest, { op: "hello" }>): void {
+    switch (request.op) {
+      case "run":
+        void this.#run(session, request);
+        return;
+      case "cancel": {
+        const fg = this.#foreground.get(request.id);
+        if (!fg) return;
+        fg.cancelled = true;
+        void fg.task?.kill("killed");
+        return;
+      }
+      case "read": {
+        const bg = session.background.get(request.taskId);
+        if (!bg) return this.#noSuchTask(request.id, request.taskId);
+        const { output, droppedBytes } = bg.unread.take();
+        this.#send({ type: "task_output", id: request.id, taskId: request.taskId, output, droppedBytes, end: bg.task.end, outputFile: bg.task.outputFile });
+        return;
+      }
+      case "kill": {
+        const bg = session.background.get(request.taskId);
+        if (!bg) return this.#noSuchTask(request.id, request.taskId);
+        const wasRunning = !bg.task.end;
+        void bg.task.kill("killed").then((end) => this.#send({ type: "task_killed", id: request.id, taskId: request.taskId, wasRunning, end }));
+        return;
+      }
+    }
+  }
+
+  /** The same answer whether the id never existed or belongs to another session. */
+  #noSuchTask(id: string, taskId: string): void {
+    this.#send({ type: "error", id, message: `no such background task: ${taskId}` });
+  }
+
+  async #run(session: SessionState, request: RunRequest): Promise<void> {
+    if (this.#foreground.has(request.id)) {
+      this.#send({ type: "error", id: request.id, message: `duplicate call id ${request.id}` });
+      return;
+    }
+    const fg: Foreground | null = request.background ? null : { task: null, cancelled: false, pending: "", timer: null };
+    const unread = new UnreadOutput();
+    if (fg) this.#foreground.set(request.id, fg);
+    const onOutput = fg ? (text: string) => this.#stream(request.id, fg, text) : (text: string) => unread.append(text);
+
+    const started = await this.#spawner.start(session, request, onOutput, fg ? null : unread);
+    if (typeof started === "string") {
+      this.#foreground.delete(request.id);
+      this.#send({ type: "error", id: request.id, message: started });
+      return;
+    }
+    this.#send({ type: "started", id: request.id, taskId: started.id, outputFile: started.outputFile });
+    if (!fg) return;
+    fg.task = started;
+    if (fg.cancelled || this.#socket.destroyed) void started.kill("killed");
+    const end = await started.done;
+    this.#flush(request.id, fg);
+    this.#foreground.delete(request.id);
+    this.#paused.delete(started);
+    this.#send({ type: "exited", id: request.id, end, totalBytes: started.totalBytes, outputFile: started.outputFile });
+  }
+
+  #stream(id: string, fg: Foreground, text: string): void {
+    fg.pending += text;
+    if (fg.pending.length >= FLUSH_CHARS) this.#flush(id, fg);
+    else fg.timer ??= setTimeout(() => this.#flush(id, fg), FLUSH_MS);
+  }
+
+  #flush(id: string, fg: Foreground): void {
+    if (fg.timer) clearTimeout(fg.timer);
+    fg.timer = null;
+    if (fg.pending.length === 0) return;
+    const data = fg.pending;
+    fg.pending = "";
+    if (!this.#send({ type: "output", id, data }) && fg.task && !this.#socket.destroyed) {
+      fg.task.pause();
+      this.#paused.add(fg.task);
+    }
+  }
+
+  #send(reply: SpawnerReply): boolean {
+    if (this.#socket.destroyed) return false;
+    return this.#socket.write(jsonLine(reply));
+  }
+
+  #deny(message: string): void {
+    if (this.#denied) return;
+    this.#denied = true;
+    this.#spawner.log("warn", "session connection refused", { reason: message });
+    if (this.#socket.destroyed) return;
+    this.#socket.end(jsonLine({ type: "denied", message } satisfies SpawnerReply));
+    setTimeout(() => this.#socket.destroy(), 1000).unref();
+  }
+}

@@ -1,0 +1,105 @@
+// How a command is launched: bash under bubblewrap for the sandboxed kinds, plain bash for full-access.
+import { spawn } from "node:child_process";
+import type { SandboxKind, SandboxStatus } from "../protocol/spawner-messages.js";
+
+export interface Launch {
+  file: string;
+  args: string[];
+  /** Sandboxed launches report through bwrap's --json-status-fd 3 whether the command itself started. */
+  statusFd: boolean;
+}
+
+export interface SandboxPlan {
+  kind: Exclude<SandboxKind, "none">;
+  /** The session's workspace (real path). */
+  workspace: string;
+  network: boolean;
+  /** Paths the command must not see (other sessions' workspaces, the spawner's own directory): empty tmpfs over them. */
+  masks: readonly string[];
+}
+
+/**
+ * Read-only root, fresh /dev and /proc, private pid/ipc/uts (and net unless allowed) namespaces, no capabilities
+ * (the host may run as root, and a root with capabilities could remount / read-write). workspace-write adds a
+ * private /tmp and binds the workspace read-write. No --new-session: the spawner already puts every command in a
+ * session and process group of its own with no terminal, and the whole group must be reachable by one kill().
+ */
+export function bwrapArgs(plan: SandboxPlan, argv: readonly string[]): string[] {
+  const args = ["--die-with-parent", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--cap-drop", "ALL"];
+  if (!plan.network) args.push("--unshare-net");
+  args.push("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc");
+  if (plan.kind === "workspace-write") args.push("--tmpfs", "/tmp", "--bind", plan.workspace, plan.workspace);
+  for (const mask of plan.masks) {
+    args.push("--tmpfs", mask);
+    if (plan.kind === "read-only") args.push("--remount-ro", mask);
+  }
+  args.push("--chdir", plan.workspace, "--json-status-fd", "3", "--", ...argv);
+  return args;
+}
+
+/**
+ * bash -c with the command line untouched, its stderr on the same pipe as stdout, so combined output keeps the
+ * order it was written in.
+ */
+export function bashArgv(command: string): string[] {
+  return ["sh", "-c", 'exec bash -c "$1" 2>&1', "sh", command];
+}
+
+export function launchFor(bwrapPath: string | null, plan: SandboxPlan | null, command: string): Launch {
+  const [file, ...args] = bashArgv(command);
+  if (!plan) return { file: file!, args, statusFd: false };
+  if (!bwrapPath) throw new Error("bwrap path missing");
+  return { file: bwrapPath, args: bwrapArgs(plan, bashArgv(command)), statusFd: true };
+}
+
+/**
+ * Which of the other paths are visible inside this sandbox and must be masked: a path is visible when it lies in the
+ * workspace, or (outside a private /tmp) anywhere but on the workspace's own path from the root.
+ */
+export function masksFor(kind: Exclude<SandboxKind, "none">, workspace: string, others: Iterable<string>): string[] {
+  const masks = new Set<string>();
+  for (const other of others) {
+    if (other === workspace || isInside(other, workspace)) continue; // the workspace itself, or one of its ancestors
+    const visible = isInside(workspace, other) || !(kind === "workspace-write" && isInside("/tmp", other));
+    if (visible) masks.add(other);
+  }
+  return [...masks].sort();
+}
+
+/** true when child is parent or lies below it (both absolute, normalized). */
+export function isInside(parent: string, child: string): boolean {
+  if (parent === "/") return true;
+  return child === parent || child.startsWith(`${parent}/`);
+}
+
+/** The environment commands get: a small allowlist, so the host's secrets (API keys) never reach them. */
+export function commandEnv(source: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const name of ["PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LC_MESSAGES", "TZ"]) {
+    if (source[name] !== undefined) env[name] = source[name];
+  }
+  env.PATH ??= "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+  env.TERM = "dumb";
+  env.PAGER = "cat";
+  env.GIT_PAGER = "cat";
+  return env;
+}
+
+/** Runs `true` in the strictest sandbox once: does bwrap exist, and can it make namespaces on this machine? */
+export function probeSandbox(bwrapPath: string | null, workspace: string): Promise<SandboxStatus> {
+  if (!bwrapPath) return Promise.resolve({ ok: false, detail: "bubblewrap (bwrap) was not found on PATH" });
+  const plan: SandboxPlan = { kind: "read-only", workspace, network: false, masks: [] };
+  return new Promise((resolve) => {
+    let output = "";
+    const child = spawn(bwrapPath, bwrapArgs(plan, ["true"]), { stdio: ["ignore", "ignore", "pipe", "pipe"], env: commandEnv(process.env) });
+    child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
+    let status = "";
+    (child.stdio[3] as NodeJS.ReadableStream).setEncoding("utf8");
+    (child.stdio[3] as NodeJS.ReadableStream).on("data", (chunk: string) => (status += chunk));
+    child.on("error", (error) => resolve({ ok: false, detail: `bubblewrap at ${bwrapPath} cannot be started: ${error.message}` }));
+    child.on("close", (code) => {
+      if (code === 0 && status.includes('"exit-code"')) resolve({ ok: true, detail: `bubblewrap at ${bwrapPath} works` });
+      else resolve({ ok: false, detail: `bubblewrap at ${bwrapPath} cannot make a sandbox here (exit ${code}): ${output.trim() || "no message"}` });
+    });
+  });
+}

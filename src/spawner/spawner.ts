@@ -1,0 +1,195 @@
+// The spawner's state: sessions (granted by the host main thread), one-time tokens, session connections, and every
+// live task. Which session a command belongs to comes from the grant a connection redeemed, never from a message.
+import { randomBytes } from "node:crypto";
+import { realpathSync } from "node:fs";
+import { stat } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import type { Socket } from "node:net";
+import type { ControlRequest, SandboxStatus, SpawnerOptions, WorkerRequest } from "../protocol/spawner-messages.js";
+import { Connection } from "./connection.js";
+import type { SpawnerLog } from "./log.js";
+import { commandEnv, launchFor, masksFor, type SandboxPlan } from "./sandbox.js";
+import { SessionState, type UnreadOutput } from "./session-state.js";
+import { Task } from "./task.js";
+
+export type RunRequest = Extract<WorkerRequest, { op: "run" }>;
+
+export class Spawner {
+  readonly #options: SpawnerOptions;
+  readonly #runtimeDir: string;
+  readonly #outputRoot: string;
+  readonly #sandbox: SandboxStatus;
+  readonly #log: SpawnerLog;
+  readonly #sessions = new Map<string, SessionState>();
+  readonly #tokens = new Map<string, string>();
+  /** Spent tokens (by session, forgotten with it): presenting one again is refused at once. */
+  readonly #spent = new Map<string, string>();
+  readonly #grantWaiters = new Map<string, Set<() => void>>();
+  readonly #connections = new Set<Connection>();
+  readonly #tasks = new Set<Task>();
+  #closing = false;
+
+  constructor(options: SpawnerOptions, runtimeDir: string, outputRoot: string, sandbox: SandboxStatus, log: SpawnerLog) {
+    this.#options = { ...options, hidden: options.hidden.map(realPathOf) };
+    this.#runtimeDir = runtimeDir;
+    this.#outputRoot = outputRoot;
+    this.#sandbox = sandbox;
+    this.#log = log;
+  }
+
+  get log(): SpawnerLog {
+    return this.#log;
+  }
+
+  grant(request: Extract<ControlRequest, { op: "grant" }>): void {
+    if (this.#closing) return;
+    if (!this.#sessions.has(request.sessionId)) {
+      const cwd = realPathOf(request.cwd);
+      const outputDir = request.outputDir ?? join(this.#outputRoot, request.sessionId);
+      this.#sessions.set(request.sessionId, new SessionState(request.sessionId, cwd, outputDir));
+    }
+    this.#tokens.set(request.token, request.sessionId);
+    for (const wake of this.#grantWaiters.get(request.token) ?? []) wake();
+    this.#grantWaiters.delete(request.token);
+  }
+
+  /** The session a one-time token was granted for; the token is spent. */
+  async redeem(token: string): Promise<SessionState | null> {
+    if (this.#spent.has(token)) return null;
+    if (!this.#tokens.has(token) && !this.#closing) {
+      await new Promise<void>((resolve) => {
+        const waiters = this.#grantWaiters.get(token) ?? new Set<() => void>();
+        this.#grantWaiters.set(token, waiters);
+        const done = () => {
+          clearTimeout(timer);
+          waiters.delete(done);
+          if (waiters.size === 0 && this.#grantWaiters.get(token) === waiters) this.#grantWaiters.delete(token);
+          resolve();
+        };
+        const timer = setTimeout(done, this.#options.grantWaitMs);
+        waiters.add(done);
+      });
+    }
+    const sessionId = this.#tokens.get(token);
+    if (sessionId === undefined) return null;
+    this.#tokens.delete(token);
+    this.#spent.set(token, sessionId);
+    return this.#sessions.get(sessionId) ?? null;
+  }
+
+  accept(socket: Socket): void {
+    if (this.#closing) {
+      socket.destroy();
+      return;
+    }
+    const connection = new Connection(this, socket);
+    this.#connections.add(connection);
+    socket.once("close", () => this.#connections.delete(connection));
+  }
+
+  isLive(session: SessionState): boolean {
+    return this.#sessions.get(session.id) === session;
+  }
+
+  /** Starts a command for a session, or says why it cannot run. */
+  /** Background runs pass the buffer their output goes to; they are filed under the session before this returns. */
+  async start(session: SessionState, request: RunRequest, onOutput: (text: string) => void, unread: UnreadOutput | null): Promise<Task | string> {
+    const refusal = this.#refusal(request);
+    if (refusal) return refusal;
+    const workspace = await stat(session.cwd).catch(() => null);
+    if (!workspace?.isDirectory()) return `the workspace ${session.cwd} is not a directory any more`;
+    try {
+      await session.ensureOutputDir();
+    } catch (error) {
+      return `cannot create the output directory ${session.outputDir}: ${(error as Error).message}`;
+    }
+    const kind = request.sandbox;
+    let plan: SandboxPlan | null = null;
+    if (kind !== "none") {
+      const others = [this.#runtimeDir, ...this.#options.hidden, ...[...this.#sessions.values()].map((s) => s.cwd)];
+      // bwrap cannot mount over a path that is gone (a workspace deleted since): mask only what exists.
+      const masks = await existingDirs(masksFor(kind, session.cwd, others));
+      plan = { kind, workspace: session.cwd, network: this.#options.network, masks };
+    }
+    if (this.#closing || !this.isLive(session)) return "the session has ended";
+    const max = this.#options.maxBackgroundTasks;
+    if (request.background && session.runningBackground >= max) {
+      return `at most ${max} background tasks may run per session; end one with bash_kill first`;
+    }
+    const id = `${request.background ? "bg" : "fg"}-${randomBytes(6).toString("hex")}`;
+    const task = new Task({
+      id,
+      launch: launchFor(this.#options.bwrapPath, plan, request.command),
+      cwd: session.cwd,
+      env: commandEnv(process.env),
+      outputFile: join(session.outputDir, `${id}.log`),
+      timeoutMs: request.background ? null : request.timeoutMs,
+      onOutput,
+      onWarning: (message, data) => this.#log("warn", message, { sessionId: session.id, taskId: id, ...data }),
+    });
+    this.#tasks.add(task);
+    void task.done.then(() => this.#tasks.delete(task));
+    if (unread) {
+      session.background.set(id, { task, unread });
+      void task.done.then(() => session.prune());
+    }
+    return task;
+  }
+
+  /** Ends every command of a session and forgets it; resolves with how many were still running. */
+  async endSession(sessionId: string): Promise<number> {
+    for (const [token, owner] of this.#tokens) if (owner === sessionId) this.#tokens.delete(token);
+    for (const [token, owner] of this.#spent) if (owner === sessionId) this.#spent.delete(token);
+    const session = this.#sessions.get(sessionId);
+    if (!session) return 0;
+    this.#sessions.delete(sessionId);
+    const tasks = [...session.background.values()].map((bg) => bg.task);
+    for (const connection of this.#connections) {
+      if (connection.session !== session) continue;
+      tasks.push(...connection.foregroundTasks());
+      connection.close();
+    }
+    session.background.clear();
+    const running = tasks.filter((task) => !task.end);
+    await Promise.all(running.map((task) => task.kill("killed")));
+    if (running.length > 0) this.#log("info", "session commands ended", { sessionId, killed: running.length });
+    return running.length;
+  }
+
+  /** Ends every command of every session. */
+  async shutdown(): Promise<void> {
+    this.#closing = true;
+    for (const connection of this.#connections) connection.close();
+    await Promise.all([...this.#sessions.keys()].map((id) => this.endSession(id)));
+    await Promise.all([...this.#tasks].map((task) => task.kill("killed")));
+  }
+
+  /** Synchronous last resort when the spawner itself is failing. */
+  killAllNow(): void {
+    for (const task of this.#tasks) task.killNow();
+  }
+
+  #refusal(request: RunRequest): string | null {
+    if (this.#closing) return "the host is shutting down";
+    if (request.sandbox === "none") {
+      return this.#options.allowFullAccess ? null : "full-access (unsandboxed) commands need a host started with --allow-full-access";
+    }
+    if (!this.#sandbox.ok) {
+      return `sandbox unavailable: ${this.#sandbox.detail}. Commands in the ${request.sandbox} sandbox fail closed: they never run unsandboxed.`;
+    }
+    return null;
+  }
+}
+
+function realPathOf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return resolve(path);
+  }
+}
+
+async function existingDirs(paths: string[]): Promise<string[]> {
+  const found = await Promise.all(paths.map((path) => stat(path).then((info) => info.isDirectory(), () => false)));
+  return paths.filter((_, i) => found[i]);
+}

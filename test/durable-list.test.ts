@@ -1,0 +1,134 @@
+import type { SessionInfo } from "@agentclientprotocol/sdk";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { eventually, exists, logEntries, paths, transcript } from "./support/durable.js";
+import { removeTempDirs, startHost, tempDir, threadCount, type TestHost } from "./support/host.js";
+
+let h: TestHost;
+let state: string;
+
+beforeAll(async () => {
+  state = tempDir();
+  h = await startHost(["--state-dir", state, "--list-page-size", "2", "--warm-workers", "0", "--cancel-grace-ms", "500"]);
+});
+
+/** The host's threads once they have settled (no worker starting or exiting). */
+function settledThreads(): Promise<number> {
+  return eventually(async () => {
+    const before = threadCount(h.pid);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(threadCount(h.pid)).toBe(before);
+    return before;
+  });
+}
+
+afterAll(async () => {
+  await h.dispose();
+  removeTempDirs();
+});
+
+async function allPages(cwd?: string): Promise<{ pages: SessionInfo[][]; sessions: SessionInfo[] }> {
+  const pages: SessionInfo[][] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await h.client.list({ ...(cwd ? { cwd } : {}), ...(cursor ? { cursor } : {}) });
+    pages.push(page.sessions);
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor);
+  return { pages, sessions: pages.flat() };
+}
+
+describe("session/list", () => {
+  it("filters by cwd and pages with a cursor, most recently updated first, titled by the first prompt", async () => {
+    const cwdA = tempDir();
+    const cwdB = tempDir();
+    const inA = await Promise.all(Array.from({ length: 5 }, () => h.client.newSession(cwdA)));
+    const inB = await Promise.all(Array.from({ length: 2 }, () => h.client.newSession(cwdB)));
+    const [untitled, ...titled] = inA.map((s) => s.sessionId);
+    const long = `a long first prompt ${"x".repeat(200)}`;
+    for (const [i, id] of titled.entries()) await h.client.prompt(id, i === 0 ? long : `title ${i}`);
+    for (const [i, { sessionId }] of inB.entries()) await h.client.prompt(sessionId, `b ${i}`);
+    await h.client.prompt(titled[1]!, "a second prompt does not retitle");
+
+    const a = await allPages(cwdA);
+    expect(a.pages.map((page) => page.length)).toEqual([2, 2, 1]);
+    // titled[1] was prompted last; the untitled session was never prompted, so it is the oldest.
+    expect(a.sessions.map((s) => s.sessionId)).toEqual([titled[1], titled[3], titled[2], titled[0], untitled]);
+    expect(a.sessions.map((s) => s.title)).toEqual(["title 1", "title 3", "title 2", `${long.slice(0, 79)}…`, null]);
+    for (const s of a.sessions) expect(s.cwd).toBe(cwdA);
+    const times = a.sessions.map((s) => s.updatedAt!);
+    expect([...times].sort().reverse()).toEqual(times);
+    expect(a.sessions[0]!._meta).toMatchObject({ "acp-session-host": { turns: 2 } });
+
+    const b = await allPages(cwdB);
+    expect(b.sessions.map((s) => s.sessionId).sort()).toEqual(inB.map((s) => s.sessionId).sort());
+    const everything = await allPages();
+    expect(everything.pages).toHaveLength(4);
+    expect(new Set(everything.sessions.map((s) => s.sessionId)).size).toBe(7);
+    await Promise.all([...inA, ...inB].map((s) => h.client.close(s.sessionId)));
+    // Closed sessions stay listed: the log is the session.
+    expect((await allPages()).sessions).toHaveLength(7);
+  });
+
+  it("refuses a cursor it did not give out and a relative cwd", async () => {
+    await expect(h.client.list({ cursor: "not-a-cursor" })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining("cursor") });
+    await expect(h.client.list({ cwd: "relative/dir" })).rejects.toMatchObject({ code: -32602 });
+  });
+});
+
+describe("session/close and session/delete", () => {
+  it("close cancels the prompt in flight, ends the worker, keeps the log, and is idempotent", async () => {
+    const cwd = tempDir();
+    const baseline = await settledThreads();
+    const { sessionId } = await h.client.newSession(cwd);
+    await h.client.prompt(sessionId, "kept");
+    const script = `/script [{"sleep_ms":60000},{"say":"never"}]`;
+    const inFlight = h.client.prompt(sessionId, script);
+    await eventually(() => expect(logEntries(state, sessionId).at(-1)).toMatchObject({ type: "user_message", text: script }));
+    await h.client.close(sessionId);
+    expect((await inFlight).stopReason).toBe("cancelled");
+    await h.client.close(sessionId);
+    await h.client.close("00000000-0000-4000-8000-000000000000");
+    await expect(h.client.prompt(sessionId, "gone?")).rejects.toMatchObject({ code: -32602, message: expect.stringContaining("unknown session") });
+
+    await eventually(() => expect(threadCount(h.pid)).toBeLessThanOrEqual(baseline));
+    const files = paths(state, sessionId);
+    expect(exists(files.log)).toBe(true);
+    expect(exists(files.sidecar)).toBe(true);
+    expect(exists(files.lock)).toBe(false);
+    // The cancelled turn was ended by its own worker before it went.
+    expect(logEntries(state, sessionId).at(-1)).toMatchObject({ type: "turn_end", stopReason: "cancelled" });
+
+    expect(transcript(await h.client.load(sessionId, cwd))).toEqual(["user: kept", "agent: You said: kept", `user: ${script}`]);
+    expect((await h.client.prompt(sessionId, "back")).text).toBe("You said: back");
+    await h.client.close(sessionId);
+  });
+
+  it("delete closes the session and removes its files for good; it is idempotent and the id is never loaded again", async () => {
+    const cwd = tempDir();
+    const baseline = await settledThreads();
+    const live = (await h.client.newSession(cwd)).sessionId;
+    const stored = (await h.client.newSession(cwd)).sessionId;
+    await h.client.prompt(live, "doomed");
+    await h.client.prompt(stored, "also doomed");
+    await h.client.close(stored);
+    const inFlight = h.client.prompt(live, `/script [{"sleep_ms":60000}]`);
+    await eventually(() => expect(logEntries(state, live).at(-1)).toMatchObject({ type: "user_message" }));
+
+    await h.client.delete(live);
+    expect((await inFlight).stopReason).toBe("cancelled");
+    await h.client.delete(stored);
+    for (const id of [live, stored]) {
+      const files = paths(state, id);
+      for (const path of [files.log, files.sidecar, files.lock, files.outputDir]) expect(exists(path)).toBe(false);
+      expect(exists(files.tombstone)).toBe(true);
+      await h.client.delete(id);
+      await expect(h.client.load(id, cwd)).rejects.toMatchObject({ code: -32002, message: expect.stringContaining("was deleted") });
+      await expect(h.client.resume(id, cwd)).rejects.toMatchObject({ code: -32002 });
+    }
+    const never = "00000000-0000-4000-8000-000000000001";
+    await h.client.delete(never);
+    expect(exists(paths(state, never).tombstone)).toBe(false);
+    expect((await h.client.list({ cwd })).sessions).toEqual([]);
+    await eventually(() => expect(threadCount(h.pid)).toBeLessThanOrEqual(baseline));
+  });
+});

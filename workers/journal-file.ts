@@ -1,0 +1,118 @@
+// A session's journal as its append-only log file. Appends are synchronous (the write call has returned before
+// the agent loop posts the event that shows the entry); every turn end is fsynced and refreshes the sidecar.
+import { closeSync, fsyncSync, ftruncateSync, openSync, readFileSync, renameSync, statSync, writeFileSync, writeSync } from "node:fs";
+import { threadId } from "node:worker_threads";
+import { LogError, SessionSidecar, SIDECAR_FORMAT, titleFrom, type LogHeader } from "../src/protocol/session-log.js";
+import type { Journal, JournalEntry } from "./journal.js";
+import { restoreLog } from "./log-repair.js";
+
+export interface LogFiles {
+  path: string;
+  sidecarPath: string;
+}
+
+export interface RepairReport {
+  droppedBytes: number;
+  appended: JournalEntry[];
+}
+
+export class FileJournal implements Journal {
+  readonly header: LogHeader;
+  readonly repair: RepairReport;
+  readonly #entries: JournalEntry[];
+  readonly #sidecarPath: string;
+  #fd: number | null;
+  #turns: number;
+  #title: string | null;
+
+  /** Restores the log with load-repair; throws LogError when it is not a usable log of this session. */
+  static open(files: LogFiles, sessionId: string): FileJournal {
+    let data: Buffer;
+    try {
+      data = readFileSync(files.path);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      throw new LogError(code === "ENOENT" ? "the log file is missing" : `it cannot be read (${code ?? (error as Error).message})`);
+    }
+    const restored = restoreLog(data, sessionId);
+    const modified = statSync(files.path).mtime.toISOString();
+    const fd = openSync(files.path, "a");
+    if (restored.droppedBytes > 0) ftruncateSync(fd, restored.validLength);
+    const journal = new FileJournal(fd, files.sidecarPath, restored.header, restored.entries, {
+      droppedBytes: restored.droppedBytes,
+      appended: restored.repairs,
+    });
+    for (const entry of restored.repairs) journal.append(entry);
+    if (restored.droppedBytes > 0 || restored.repairs.length > 0) fsyncSync(fd);
+    journal.#writeSidecar(previousUpdate(files.sidecarPath, sessionId) ?? modified);
+    return journal;
+  }
+
+  private constructor(fd: number, sidecarPath: string, header: LogHeader, entries: JournalEntry[], repair: RepairReport) {
+    this.#fd = fd;
+    this.#sidecarPath = sidecarPath;
+    this.header = header;
+    this.#entries = entries;
+    this.repair = repair;
+    this.#turns = entries.filter((entry) => entry.type === "turn_end").length;
+    const first = entries.find((entry) => entry.type === "user_message");
+    this.#title = first ? titleFrom(first.text) : null;
+  }
+
+  get turns(): number {
+    return this.#turns;
+  }
+
+  append(entry: JournalEntry): void {
+    // After close nothing this worker does reaches the client any more, and the log may have a new writer.
+    if (this.#fd === null) return;
+    const bytes = Buffer.from(`${JSON.stringify(entry)}\n`);
+    for (let offset = 0; offset < bytes.length; ) offset += writeSync(this.#fd, bytes, offset, bytes.length - offset);
+    this.#entries.push(entry);
+    if (entry.type === "turn_end") this.#turns++;
+    if (entry.type === "user_message" && this.#title === null) this.#title = titleFrom(entry.text);
+  }
+
+  endTurn(): void {
+    if (this.#fd === null) return;
+    fsyncSync(this.#fd);
+    this.#writeSidecar(new Date().toISOString());
+  }
+
+  entries(): readonly JournalEntry[] {
+    return this.#entries;
+  }
+
+  close(): void {
+    if (this.#fd === null) return;
+    const fd = this.#fd;
+    this.#fd = null;
+    fsyncSync(fd);
+    closeSync(fd);
+  }
+
+  #writeSidecar(updatedAt: string): void {
+    const sidecar: SessionSidecar = {
+      format: SIDECAR_FORMAT,
+      sessionId: this.header.sessionId,
+      cwd: this.header.cwd,
+      title: this.#title,
+      createdAt: this.header.createdAt,
+      updatedAt,
+      turns: this.#turns,
+    };
+    // Written whole then renamed: a reader sees the old sidecar or the new one, never half of one.
+    const temporary = `${this.#sidecarPath}.${process.pid}-${threadId}.tmp`;
+    writeFileSync(temporary, JSON.stringify(sidecar));
+    renameSync(temporary, this.#sidecarPath);
+  }
+}
+
+function previousUpdate(sidecarPath: string, sessionId: string): string | null {
+  try {
+    const parsed = SessionSidecar.safeParse(JSON.parse(readFileSync(sidecarPath, "utf8")));
+    return parsed.success && parsed.data.sessionId === sessionId ? parsed.data.updatedAt : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,142 @@
+// A model behind any OpenAI-compatible chat-completions endpoint (OpenAI, DeepSeek, vLLM, Ollama, llama.cpp server),
+// called with the official `openai` client from inside the session worker. Answers are streamed and assembled here;
+// the loop commits each one whole. Retries are ours, not the client's: bounded by ModelConfig.retries, only for 429,
+// 5xx and broken connections (mid-stream too: nothing of an answer is shown before it is complete), and the wait
+// between them ends at once when the turn is cancelled.
+import { OpenAI, type ClientOptions } from "openai";
+import type { ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
+import type { ModelConfig } from "../../src/protocol/port.js";
+import { contextWindow } from "./context-windows.js";
+import { ModelError, type Model, type ModelRequest, type ModelResponse } from "./model.js";
+import { classify, fetchNormalizingErrors, type Failure } from "./openai-errors.js";
+import { toOpenAiMessages, toOpenAiTools } from "./openai-messages.js";
+import { ChunkAssembler } from "./openai-stream.js";
+import { retryDelayMs, waitToRetry } from "./retry.js";
+
+export const DEFAULT_API_KEY_ENV = "OPENAI_API_KEY";
+
+export type ModelLog = (level: "debug" | "info" | "warn" | "error", msg: string, data?: Record<string, unknown>) => void;
+
+export interface OpenAiCompatibleOptions {
+  /** The session's working directory, named in the system prompt. */
+  cwd?: string;
+  /** The session's log (the host's stderr): retries are reported there. */
+  log?: ModelLog;
+}
+
+export class OpenAiCompatibleModel implements Model {
+  readonly name: string;
+  readonly #baseUrl: string;
+  readonly #apiKeyEnv: string;
+  readonly #keyMissing: boolean;
+  readonly #retries: number;
+  readonly #contextWindow: number;
+  readonly #system: string;
+  readonly #log: ModelLog;
+  readonly #client: OpenAI;
+
+  constructor(config: ModelConfig, options: OpenAiCompatibleOptions = {}) {
+    this.name = config.model;
+    this.#baseUrl = config.baseUrl ?? "";
+    this.#apiKeyEnv = config.apiKeyEnv ?? DEFAULT_API_KEY_ENV;
+    this.#retries = config.retries;
+    this.#contextWindow = contextWindow(config.model, config.contextWindow);
+    this.#system = systemPrompt(options.cwd);
+    this.#log = options.log ?? (() => {});
+    const key = process.env[this.#apiKeyEnv];
+    this.#keyMissing = !key;
+    this.#client = new OpenAI({
+      baseURL: this.#baseUrl,
+      // Without a key (local servers need none) no Authorization header is sent at all.
+      apiKey: key || "unset",
+      ...(key ? {} : { defaultHeaders: { Authorization: null } }),
+      // Explicit, so the client does not pick up OPENAI_* variables meant for another endpoint.
+      organization: null,
+      project: null,
+      adminAPIKey: null,
+      maxRetries: 0,
+      fetch: fetchNormalizingErrors,
+      // The client's own log goes to the session's log: a worker's console.log would land on the host's stdout,
+      // which carries protocol frames only. The level is fixed so OPENAI_LOG cannot raise it.
+      logLevel: "warn",
+      logger: clientLogger(this.#log),
+    });
+    warmUpFetch();
+  }
+
+  check(_text: string): void {}
+
+  async complete(request: ModelRequest): Promise<ModelResponse> {
+    const { signal } = request;
+    if (!this.#baseUrl) throw new ModelError(`model "${this.name}": no base URL configured`);
+    const params: ChatCompletionCreateParamsStreaming = {
+      model: this.name,
+      messages: toOpenAiMessages(this.#system, request.messages),
+      stream: true,
+      stream_options: { include_usage: true },
+      ...(request.tools.length > 0 ? { tools: toOpenAiTools(request.tools) } : {}),
+    };
+    for (let retry = 0; ; retry++) {
+      try {
+        return await this.#attempt(params, request);
+      } catch (error) {
+        signal.throwIfAborted();
+        const failure = classify(error);
+        if (!failure.retryable || retry >= this.#retries) throw new ModelError(this.#describe(failure, retry + 1));
+        const delayMs = retryDelayMs(retry, failure.headers);
+        this.#log("warn", "model request failed; retrying", { model: this.name, attempt: retry + 1, delayMs, error: failure.message });
+        await waitToRetry(delayMs, signal);
+      }
+    }
+  }
+
+  async #attempt(params: ChatCompletionCreateParamsStreaming, request: ModelRequest): Promise<ModelResponse> {
+    const { signal } = request;
+    const stream = await this.#client.chat.completions.create(params, { signal });
+    const assembler = new ChunkAssembler();
+    for await (const chunk of stream) {
+      const text = assembler.add(chunk);
+      if (text.length > 0) request.onDelta?.(text);
+    }
+    // The client's stream ends quietly when aborted.
+    signal.throwIfAborted();
+    const answer = assembler.finish();
+    return {
+      blocks: answer.text.length > 0 ? [answer.text] : [],
+      toolCalls: answer.toolCalls,
+      finish: answer.finish,
+      ...(answer.totalTokens !== null ? { usage: { used: answer.totalTokens, size: this.#contextWindow } } : {}),
+    };
+  }
+
+  #describe(failure: Failure, attempts: number): string {
+    const keyNote =
+      this.#keyMissing && (failure.status === 401 || failure.status === 403) ? ` (no API key sent: the environment variable ${this.#apiKeyEnv} is not set)` : "";
+    const attemptsNote = attempts > 1 ? ` (gave up after ${attempts} attempts)` : "";
+    return `model "${this.name}" at ${this.#baseUrl}: ${failure.message}${keyNote}${attemptsNote}`;
+  }
+}
+
+function clientLogger(log: ModelLog): NonNullable<ClientOptions["logger"]> {
+  const at = (level: "debug" | "info" | "warn" | "error") => (message: string) => log(level, `openai client: ${message}`);
+  return { debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };
+}
+
+let fetchWarm: Promise<unknown> | null = null;
+
+/**
+ * fetch loads and compiles its machinery on first use (~50 ms on a small machine). A session on a real model starts
+ * that as soon as its worker is bound, while the client is still composing the first prompt; no request is made.
+ */
+function warmUpFetch(): void {
+  fetchWarm ??= fetch("data:,").then((response) => response.arrayBuffer()).catch(() => {});
+}
+
+function systemPrompt(cwd: string | undefined): string {
+  const where = cwd ? `in the directory ${cwd}` : "in the user's working directory";
+  return [
+    `You are a coding agent working ${where}.`,
+    "Use the tools you are offered to look at and change files and to run commands; relative paths are relative to that directory.",
+    "When the task is done, answer briefly with what you did or found.",
+  ].join(" ");
+}

@@ -1,0 +1,146 @@
+// bash, bash_output, bash_kill: commands run by the spawner process in a process group of their own, sandboxed as
+// the session's mode says. Foreground output streams to the client as deltas; the model gets a capped result.
+import { z } from "zod";
+import type { TaskEnd } from "../../src/protocol/spawner-messages.js";
+import { CappedOutput, DeltaStream } from "./output-cap.js";
+import { commandPolicy, readPolicy, sandboxFor } from "./policy.js";
+import type { SpawnerConnection } from "./spawner-connection.js";
+import type { Tool, ToolResult } from "./tool.js";
+
+const DEFAULT_TIMEOUT_MS = 120_000;
+const MAX_TIMEOUT_MS = 3_600_000;
+/** Output deltas streamed to the client per call; past this, one notice and the rest only in the output file. */
+const STREAM_LIMIT_BYTES = 1024 * 1024;
+
+export interface BashDeps {
+  connection: SpawnerConnection;
+  outputCapBytes: number;
+}
+
+const BashInput = z.object({
+  command: z.string().min(1).describe("The bash command line to run, in the session's workspace"),
+  timeout_ms: z
+    .number()
+    .int()
+    .positive()
+    .max(MAX_TIMEOUT_MS)
+    .optional()
+    .describe(`Foreground only: kill the command after this many milliseconds (default ${DEFAULT_TIMEOUT_MS})`),
+  run_in_background: z.boolean().optional().describe("Start the command and return a task id at once; read it with bash_output"),
+});
+type BashInput = z.infer<typeof BashInput>;
+
+const TaskInput = z.object({ task_id: z.string().min(1).describe("The id bash returned for a background command") });
+type TaskInput = z.infer<typeof TaskInput>;
+
+export function bashTools(deps: BashDeps): Tool[] {
+  const bash: Tool<BashInput> = {
+    name: "bash",
+    description:
+      "Run a bash command in the workspace. Returns its exit code and combined stdout/stderr (long output is cut in the middle). " +
+      "With run_in_background, returns a task id at once.",
+    kind: "execute",
+    input: BashInput,
+    title: (input) => oneLine(input.command),
+    policy: commandPolicy,
+    async run(input, context): Promise<ToolResult> {
+      const sandbox = sandboxFor(context.mode);
+      if (input.run_in_background) {
+        const outcome = await deps.connection.run({ command: input.command, sandbox, timeoutMs: null, background: true });
+        if (outcome.kind === "error") return { output: outcome.message, isError: true };
+        if (outcome.kind !== "started") return { output: "the background command did not start", isError: true };
+        return {
+          output: `started background task ${outcome.taskId} (sandbox: ${sandbox}). Read its output with bash_output, stop it with bash_kill.`,
+          isError: false,
+        };
+      }
+      const timeoutMs = input.timeout_ms ?? DEFAULT_TIMEOUT_MS;
+      const capped = new CappedOutput(deps.outputCapBytes);
+      let outputFile = "";
+      const where = () => (outputFile ? `the full output is in ${outputFile}` : "the full output is kept by the host");
+      const stream = new DeltaStream(context.emitOutput, STREAM_LIMIT_BYTES);
+      const outcome = await deps.connection.run(
+        { command: input.command, sandbox, timeoutMs, background: false },
+        {
+          signal: context.signal,
+          onStarted: (file) => (outputFile = file),
+          onOutput: (text) => {
+            capped.push(text);
+            stream.push(text, where);
+          },
+        },
+      );
+      if (outcome.kind === "error") return { output: outcome.message, isError: true };
+      if (outcome.kind !== "exited") return { output: "the command did not run in the foreground", isError: true };
+      outputFile = outcome.outputFile;
+      const body = capped.render(where());
+      const status = describeEnd(outcome.end, { timeoutMs });
+      return {
+        output: withLine(body, `[${status}]`),
+        isError: outcome.end.reason !== "exited" || outcome.end.exitCode !== 0,
+      };
+    },
+  };
+
+  const bashOutput: Tool<TaskInput> = {
+    name: "bash_output",
+    description: "Output a background task produced since the previous read, and whether it is still running or how it ended.",
+    kind: "read",
+    input: TaskInput,
+    title: (input) => `Output of ${input.task_id}`,
+    policy: readPolicy,
+    async run(input): Promise<ToolResult> {
+      const reply = await deps.connection.read(input.task_id);
+      if (reply.type === "error") return { output: reply.message, isError: true };
+      const capped = new CappedOutput(deps.outputCapBytes);
+      capped.push(reply.output);
+      const where = `the full output is in ${reply.outputFile}`;
+      let output = capped.render(where);
+      if (reply.droppedBytes > 0) output = withLine(output, `[${reply.droppedBytes} bytes of earlier unread output were let go of; ${where}]`);
+      output = withLine(output, reply.end ? `[task ${input.task_id} ended: ${describeEnd(reply.end)}]` : `[task ${input.task_id} is still running]`);
+      return { output, isError: false };
+    },
+  };
+
+  const bashKill: Tool<TaskInput> = {
+    name: "bash_kill",
+    description: "Stop a background task: its whole process group is terminated (SIGTERM, then SIGKILL).",
+    kind: "execute",
+    input: TaskInput,
+    title: (input) => `Kill ${input.task_id}`,
+    policy: readPolicy,
+    async run(input): Promise<ToolResult> {
+      const reply = await deps.connection.kill(input.task_id);
+      if (reply.type === "error") return { output: reply.message, isError: true };
+      if (reply.wasRunning) return { output: `killed task ${input.task_id} and its process group`, isError: false };
+      return { output: `task ${input.task_id} had already ended: ${describeEnd(reply.end)}`, isError: false };
+    },
+  };
+
+  return [bash as Tool, bashOutput as Tool, bashKill as Tool];
+}
+
+function describeEnd(end: TaskEnd, options: { timeoutMs?: number } = {}): string {
+  switch (end.reason) {
+    case "exited":
+      return end.signal ? `killed by ${end.signal}` : `exit code ${end.exitCode}`;
+    case "killed":
+      return "killed: the command and its process group were terminated";
+    case "timeout":
+      return `timed out after ${options.timeoutMs ?? "?"} ms: the command and its process group were killed`;
+    case "sandbox_failed":
+    case "spawn_failed":
+      return `${end.detail ?? "the command could not start"}; it did not run`;
+  }
+}
+
+/** Appends a line to output that may or may not end with a newline. */
+function withLine(output: string, line: string): string {
+  return `${output}${output.length > 0 && !output.endsWith("\n") ? "\n" : ""}${line}`;
+}
+
+function oneLine(command: string): string {
+  const first = command.split("\n", 1)[0]!;
+  const line = first.length > 100 ? `${first.slice(0, 100)}…` : first;
+  return command.includes("\n") && !line.endsWith("…") ? `${line} …` : line;
+}

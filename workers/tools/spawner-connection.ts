@@ -1,0 +1,153 @@
+// This worker's channel to the spawner process: a unix socket opened on first use with the one-time token the main
+// thread granted for this session. Everything the spawner sends is validated; output arrives here directly, never
+// through the main thread.
+import { createConnection, type Socket } from "node:net";
+import { jsonLine, readJsonLines } from "../../src/protocol/ndjson-lines.js";
+import type { SpawnerGrant } from "../../src/protocol/port.js";
+import { SpawnerReply, type SandboxKind, type TaskEnd, type WorkerRequest } from "../../src/protocol/spawner-messages.js";
+
+export interface RunRequest {
+  command: string;
+  sandbox: SandboxKind;
+  timeoutMs: number | null;
+  background: boolean;
+}
+
+export type RunOutcome =
+  | { kind: "started"; taskId: string; outputFile: string }
+  | { kind: "exited"; end: TaskEnd; totalBytes: number; outputFile: string }
+  | { kind: "error"; message: string };
+
+export interface RunHandlers {
+  onStarted?(outputFile: string): void;
+  onOutput?(text: string): void;
+  signal?: AbortSignal;
+}
+
+type ReplyOf<T extends SpawnerReply["type"]> = Extract<SpawnerReply, { type: T }>;
+type Handler = (reply: Exclude<SpawnerReply, { type: "welcome" | "denied" }>) => void;
+
+export class SpawnerConnection {
+  readonly #grant: SpawnerGrant | null;
+  readonly #handlers = new Map<string, Handler>();
+  #socket: Socket | null = null;
+  #ready: Promise<Socket> | null = null;
+  #closedWhy: string | null = null;
+  #nextId = 1;
+
+  constructor(grant: SpawnerGrant | null) {
+    this.#grant = grant;
+  }
+
+  /** Runs a command; foreground runs resolve when the command's group is gone, background ones once started. */
+  async run(request: RunRequest, handlers: RunHandlers = {}): Promise<RunOutcome> {
+    const socket = await this.#open();
+    const id = String(this.#nextId++);
+    return new Promise<RunOutcome>((resolve) => {
+      const onAbort = () => this.#write(socket, { op: "cancel", id });
+      const finish = (outcome: RunOutcome) => {
+        handlers.signal?.removeEventListener("abort", onAbort);
+        this.#handlers.delete(id);
+        resolve(outcome);
+      };
+      this.#handlers.set(id, (reply) => {
+        switch (reply.type) {
+          case "started":
+            if (request.background) finish({ kind: "started", taskId: reply.taskId, outputFile: reply.outputFile });
+            else handlers.onStarted?.(reply.outputFile);
+            return;
+          case "output":
+            handlers.onOutput?.(reply.data);
+            return;
+          case "exited":
+            finish({ kind: "exited", end: reply.end, totalBytes: reply.totalBytes, outputFile: reply.outputFile });
+            return;
+          case "error":
+            finish({ kind: "error", message: reply.message });
+            return;
+          default:
+            finish({ kind: "error", message: `unexpected reply from the command runner: ${reply.type}` });
+        }
+      });
+      this.#write(socket, { op: "run", id, ...request });
+      if (!request.background) handlers.signal?.addEventListener("abort", onAbort, { once: true });
+      if (handlers.signal?.aborted && !request.background) onAbort();
+    });
+  }
+
+  read(taskId: string): Promise<ReplyOf<"task_output"> | ReplyOf<"error">> {
+    return this.#request({ op: "read", taskId }, ["task_output"]);
+  }
+
+  kill(taskId: string): Promise<ReplyOf<"task_killed"> | ReplyOf<"error">> {
+    return this.#request({ op: "kill", taskId }, ["task_killed"]);
+  }
+
+  /** Closing ends this worker's foreground commands; the session's background tasks stay with the session. */
+  close(): void {
+    this.#closedWhy ??= "the session worker is closing";
+    this.#socket?.destroy();
+  }
+
+  async #request<T extends "task_output" | "task_killed">(
+    request: { op: "read" | "kill"; taskId: string },
+    expected: T[],
+  ): Promise<ReplyOf<T> | ReplyOf<"error">> {
+    const socket = await this.#open();
+    const id = String(this.#nextId++);
+    return new Promise((resolve) => {
+      this.#handlers.set(id, (reply) => {
+        this.#handlers.delete(id);
+        if (reply.type === "error" || (expected as string[]).includes(reply.type)) resolve(reply as ReplyOf<T> | ReplyOf<"error">);
+        else resolve({ type: "error", id, message: `unexpected reply from the command runner: ${reply.type}` });
+      });
+      this.#write(socket, { ...request, id });
+    });
+  }
+
+  #open(): Promise<Socket> {
+    if (this.#closedWhy) return Promise.reject(new Error(`cannot run commands: ${this.#closedWhy}`));
+    const grant = this.#grant;
+    if (!grant) return Promise.reject(new Error("cannot run commands: this host's command runner (its spawner process) is not running"));
+    this.#ready ??= new Promise<Socket>((resolve, reject) => {
+      const socket = createConnection(grant.socketPath);
+      this.#socket = socket;
+      let welcomed = false;
+      socket.once("connect", () => this.#write(socket, { op: "hello", token: grant.token }));
+      readJsonLines(
+        socket,
+        (value) => {
+          const parsed = SpawnerReply.safeParse(value);
+          if (!parsed.success) {
+            this.#fail(socket, `invalid message from the command runner: ${parsed.error.issues[0]?.message ?? "unknown"}`);
+            return;
+          }
+          const reply = parsed.data;
+          if (reply.type === "welcome") {
+            welcomed = true;
+            resolve(socket);
+          } else if (reply.type === "denied") this.#fail(socket, `the command runner refused this session: ${reply.message}`);
+          else this.#handlers.get(reply.id)?.(reply);
+        },
+        (error) => this.#fail(socket, error.message),
+      );
+      socket.on("error", (error) => this.#fail(socket, `command runner unreachable: ${error.message}`));
+      socket.once("close", () => {
+        this.#fail(socket, "the connection to the command runner closed");
+        if (!welcomed) reject(new Error(`cannot run commands: ${this.#closedWhy}`));
+      });
+    });
+    return this.#ready;
+  }
+
+  #fail(socket: Socket, why: string): void {
+    this.#closedWhy ??= why;
+    socket.destroy();
+    for (const [id, handler] of [...this.#handlers]) handler({ type: "error", id, message: `command aborted: ${this.#closedWhy}` });
+    this.#handlers.clear();
+  }
+
+  #write(socket: Socket, request: WorkerRequest): void {
+    if (!socket.destroyed) socket.write(jsonLine(request));
+  }
+}

@@ -1,0 +1,73 @@
+// The session's workspace as the file tools see it: every path resolves against its root, and a path that leaves it
+// (`..`, an absolute path elsewhere, a symlink leading outside) is refused. The check is on the real path (realpath),
+// for a file that does not exist yet on its nearest existing ancestor.
+import { lstat, realpath } from "node:fs/promises";
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+
+export class OutsideWorkspace extends Error {}
+
+export interface ResolvedPath {
+  /** The real path to open (its parent directories are real; the last part may not exist yet). */
+  real: string;
+  /** The path as shown to the model: relative to the workspace root. */
+  shown: string;
+  exists: boolean;
+}
+
+export class Workspace {
+  readonly root: string;
+  #realRoot: Promise<string> | null = null;
+
+  constructor(root: string) {
+    this.root = resolve(root);
+  }
+
+  realRoot(): Promise<string> {
+    this.#realRoot ??= realpath(this.root);
+    return this.#realRoot;
+  }
+
+  async resolve(input: string): Promise<ResolvedPath> {
+    if (input.length === 0) throw new OutsideWorkspace("empty path");
+    if (input.includes("\0")) throw new OutsideWorkspace("path contains a NUL byte");
+    const realRoot = await this.realRoot();
+    const lexical = isAbsolute(input) ? resolve(input) : resolve(this.root, input);
+    if (!within(this.root, lexical) && !within(realRoot, lexical)) {
+      throw new OutsideWorkspace(`${input} is outside the workspace (${this.root}); file tools only reach paths inside it`);
+    }
+    const shown = (real: string) => relative(realRoot, real) || ".";
+    try {
+      const real = await realpath(lexical);
+      if (!within(realRoot, real)) throw new OutsideWorkspace(`${input} leads outside the workspace through a symlink (to ${real}); refused`);
+      return { real, shown: shown(real), exists: true };
+    } catch (error) {
+      if (error instanceof OutsideWorkspace) throw error;
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    }
+    // It does not exist (yet). A dangling symlink would be followed by a write: refuse it whatever it points at.
+    const link = await lstat(lexical).catch(() => null);
+    if (link?.isSymbolicLink()) throw new OutsideWorkspace(`${input} is a symlink to a path that does not exist; refused`);
+    const missing: string[] = [basename(lexical)];
+    for (let dir = dirname(lexical); ; dir = dirname(dir)) {
+      try {
+        const realDir = await realpath(dir);
+        if (!within(realRoot, realDir)) throw new OutsideWorkspace(`${input} leads outside the workspace through a symlink (to ${realDir}); refused`);
+        const real = join(realDir, ...missing.reverse());
+        return { real, shown: shown(real), exists: false };
+      } catch (error) {
+        if (error instanceof OutsideWorkspace) throw error;
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code !== "ENOENT") throw error;
+        const dangling = await lstat(dir).catch(() => null);
+        if (dangling?.isSymbolicLink()) throw new OutsideWorkspace(`${input} goes through a symlink to a path that does not exist; refused`);
+        if (dirname(dir) === dir) throw new OutsideWorkspace(`${input}: no part of it exists`);
+        missing.push(basename(dir));
+      }
+    }
+  }
+}
+
+function within(root: string, path: string): boolean {
+  if (path === root) return true;
+  return path.startsWith(root.endsWith(sep) ? root : `${root}${sep}`);
+}
