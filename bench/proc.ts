@@ -1,5 +1,7 @@
-// Linux /proc readings of the processes under test: RSS, CPU time, threads, descendants.
-import { readFileSync, readdirSync } from "node:fs";
+// Linux /proc readings of the processes under test: RSS and CPU time (threads and descendants: test/support/proc.ts).
+import { readFileSync } from "node:fs";
+
+export { descendants, isAlive, threadCount } from "../test/support/proc.js";
 
 /** Resident set size of `pid` (VmRSS), in bytes. */
 export function rssBytes(pid: number): number {
@@ -14,44 +16,6 @@ export function cpuTicks(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   return Number(fields[11]) + Number(fields[12]);
-}
-
-export function threadCount(pid: number): number {
-  return readdirSync(`/proc/${pid}/task`).length;
-}
-
-/** Pids of every live process whose parent chain leads to `root` (root excluded). */
-export function descendants(root: number): number[] {
-  const parents = new Map<number, number>();
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
-      parents.set(Number(name), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
-    } catch {
-      // the process ended while we looked
-    }
-  }
-  const found: number[] = [];
-  for (const pid of parents.keys()) {
-    for (let p = parents.get(pid); p !== undefined && p > 1; p = parents.get(p)) {
-      if (p === root) {
-        found.push(pid);
-        break;
-      }
-    }
-  }
-  return found;
-}
-
-/** True while `pid` exists and is not a zombie. */
-export function isAlive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
-  } catch {
-    return false;
-  }
 }
 
 /** Waits until `pid` burns at most `maxTicks` CPU ticks per `windowMs` (its threads have settled), or the timeout. */

@@ -7,7 +7,7 @@ import { join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { ConfigError } from "../src/host/config.js";
-import { flagsHelp, parseFlags } from "../src/run/flags.js";
+import { flagsHelp, parseFlags } from "../src/flags.js";
 import { latencyChart } from "./chart.js";
 import { isSkipped, type BenchContext } from "./context.js";
 import { incidents } from "./incidents.js";

@@ -1,7 +1,7 @@
 // The host's flags: one zod schema is the single source of names, defaults, validation and --help.
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
-import { parseArgs } from "node:util";
+import { ConfigError, flagsHelp, parseFlags } from "../flags.js";
 import { z } from "zod";
 import { SessionModeId } from "../protocol/port.js";
 
@@ -72,37 +72,13 @@ function defaultStateDir(): string {
   return join(base, "acp-session-host");
 }
 
-export class ConfigError extends Error {}
+export { ConfigError };
 
 /** Parses argv into a validated config; throws ConfigError with one readable line. */
 export function parseHostConfig(argv: readonly string[]): HostConfig {
-  const shape = HostConfig.shape;
-  const options = Object.fromEntries(
-    Object.entries(shape).map(([name, schema]) => [name, { type: isBoolean(schema) ? ("boolean" as const) : ("string" as const) }]),
-  );
-  let values: Record<string, unknown>;
-  try {
-    ({ values } = parseArgs({ args: [...argv], options, strict: true, allowPositionals: false }));
-  } catch (error) {
-    throw new ConfigError((error as Error).message);
-  }
-  const parsed = HostConfig.safeParse(values);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new ConfigError(`--${issue.path.join(".")}: ${issue.message}`);
-  }
-  return parsed.data;
-}
-
-function isBoolean(schema: z.ZodType): boolean {
-  return schema.safeParse(true).success && !schema.safeParse("7").success;
+  return parseFlags(HostConfig, argv);
 }
 
 export function configHelp(): string {
-  return Object.entries(HostConfig.shape)
-    .map(([name, schema]) => {
-      const def = schema.parse(undefined);
-      return `  --${name.padEnd(24)} ${schema.description ?? ""}${def === undefined ? "" : ` (default: ${String(def)})`}`;
-    })
-    .join("\n");
+  return flagsHelp(HostConfig);
 }

@@ -1,7 +1,7 @@
 // The `run` command's flags: one zod schema gives names, defaults, validation and --help.
 import { z } from "zod";
 import { SessionModeId } from "../protocol/port.js";
-import { flagsHelp, parseFlags } from "./flags.js";
+import { flagsHelp, parseFlags } from "../flags.js";
 
 const flag = z
   .union([z.boolean(), z.enum(["true", "false"])])

@@ -1,8 +1,10 @@
 // Test support: a real host subprocess over real stdio, driven by the package's own client, in temp dirs.
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { HostClient, type PermissionPolicy } from "../../src/client/index.js";
+
+export { descendants, isAlive, threadCount } from "./proc.js";
 
 export interface TestHost {
   client: HostClient;
@@ -33,44 +35,4 @@ export async function startHost(hostArgs: string[] = [], permission: PermissionP
   child.stderr!.setEncoding("utf8");
   child.stderr!.on("data", (chunk: string) => (log += chunk));
   return { client, pid: child.pid!, stderr: () => log, dispose: () => client.dispose() };
-}
-
-/** Pids of every live process whose parent chain leads to `root` (not including root). */
-export function descendants(root: number): number[] {
-  const parents = new Map<number, number>();
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
-      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      parents.set(Number(name), ppid);
-    } catch {
-      // the process ended while we looked
-    }
-  }
-  const found: number[] = [];
-  for (const pid of parents.keys()) {
-    for (let p = parents.get(pid); p !== undefined && p > 1; p = parents.get(p)) {
-      if (p === root) {
-        found.push(pid);
-        break;
-      }
-    }
-  }
-  return found;
-}
-
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
-  } catch {
-    return false;
-  }
-}
-
-/** Threads of a process (main thread included). */
-export function threadCount(pid: number): number {
-  return readdirSync(`/proc/${pid}/task`).length;
 }

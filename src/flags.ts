@@ -1,9 +1,11 @@
 // Flags from a zod object schema: node's parseArgs for the syntax, zod for the values, one line per error.
 import { parseArgs } from "node:util";
 import { z } from "zod";
-import { ConfigError } from "../host/config.js";
 
 type Shape = Record<string, z.ZodType>;
+
+/** A bad command line: the message is one readable line; the CLI prints it and exits 2. */
+export class ConfigError extends Error {}
 
 /** Parses argv against `schema` (flag names are its keys); throws ConfigError with one readable line. */
 export function parseFlags<S extends Shape>(schema: z.ZodObject<S>, argv: readonly string[]): z.infer<z.ZodObject<S>> {
