@@ -128,13 +128,13 @@ export function markdownReport(results: BenchResults): string {
     ),
     section("6. Teardown of busy sessions", s.teardown, (t) =>
       [
-        `${t.runs} run(s). ${t.sessions} sessions mid-turn (${t.inBash} in a bash \`sleep 30\`, the rest sleeping in the model)` +
+        `${t.runs} run(s) each. ${t.sessions} sessions mid-turn (${t.inBash} in a bash \`sleep 30\`, the rest sleeping in the model)` +
           (t.bashSkipped ? ` — bash part skipped: ${t.bashSkipped}` : "") +
-          "; the host's stdin is closed.",
+          ", then the host is ended; timed to its exit. \"Left\" counts what ran under the host and is still alive after it.",
         "",
         table(
-          ["teardown ms", "processes under the host before", "left afterwards", "prompts answered cancelled", "exit codes"],
-          [[fmt(t.teardownMs), fmt(t.processesBefore, 0), fmt(t.processesLeft, 0), fmt(t.cancelledAnswers, 0), t.exitCodes.join(", ")]],
+          ["ended by", "teardown ms", "processes under the host", "left afterwards", "prompts answered cancelled", "exit codes"],
+          t.rows.map((r) => [r.ending, fmt(r.teardownMs), fmt(r.processesBefore, 0), fmt(r.processesLeft, 0), fmt(r.cancelledAnswers, 0), r.exitCodes.join(", ")]),
         ),
       ].join("\n"),
     ),

@@ -42,12 +42,12 @@ export async function openAi(ctx: BenchContext): Promise<OpenAiResult | Skipped>
     const plan = ctx.quick
       ? [
           { sessions: 1, prompts: 20 },
-          { sessions: 100, prompts: 2 },
+          { sessions: 10, prompts: 5 },
         ]
       : [
           { sessions: 1, prompts: 40 },
           { sessions: 10, prompts: 10 },
-          { sessions: 100, prompts: 4 },
+          { sessions: 50, prompts: 4 },
         ];
     const runs = ctx.quick ? 1 : 3;
     const rows: OpenAiRow[] = [];

@@ -22,7 +22,7 @@ const MiB = 1024 * 1024;
 
 export async function rss(ctx: BenchContext): Promise<RssResult> {
   const levels = ctx.quick ? [10, 100] : [10, 100, 500];
-  const runs = ctx.quick ? 1 : 3;
+  const runs = ctx.quick ? 1 : 2;
   const top = levels.at(-1)!;
   const hostArgs = ["--warm-workers", "0", "--max-live-workers", String(top + 8), "--max-sessions", String(top + 8)];
   const collect = async (name: SystemName) =>

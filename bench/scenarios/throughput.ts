@@ -46,7 +46,7 @@ export async function throughput(ctx: BenchContext): Promise<ThroughputResult> {
         { sessions: 10, prompts: 40 },
         { sessions: 100, prompts: 10 },
       ];
-  const runs = ctx.quick ? 2 : 3;
+  const runs = ctx.quick ? 1 : 3;
   const rows: ThroughputRow[] = [];
   for (const { sessions, prompts } of plan) {
     const measured: Record<SystemName, RunMeasure[]> = { host: [], floor: [] };

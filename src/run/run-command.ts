@@ -7,7 +7,7 @@ import { ConfigError, parseHostConfig } from "../host/config.js";
 import { driveSessions } from "./drive.js";
 import { ProgressBar } from "./progress.js";
 import { parseRunArgs, type RunConfig } from "./run-config.js";
-import { buildReport, formatTable } from "./summary.js";
+import { buildReport, formatTable, type RunReport } from "./summary.js";
 
 const STDERR_TAIL_BYTES = 4096;
 
@@ -25,23 +25,38 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
 
   // The sessions of a run are throwaway: unless the host is given a state dir, their logs go to a temporary one.
   const ownStateDir = hostArgs.some((arg) => arg === "--state-dir" || arg.startsWith("--state-dir=")) ? null : mkdtempSync(join(tmpdir(), "ash-run-"));
+  const removeStateDir = () => ownStateDir && rmSync(ownStateDir, { recursive: true, force: true });
+  let client: HostClient | null = null;
+  // Interrupted: end the host (it got the terminal's SIGINT too) and remove the temporary state dir before leaving.
+  const interrupted = (signal: NodeJS.Signals) => {
+    void (client?.dispose() ?? Promise.resolve()).finally(() => {
+      removeStateDir();
+      process.exit(signal === "SIGINT" ? 130 : 143);
+    });
+  };
+  process.once("SIGINT", interrupted).once("SIGTERM", interrupted);
   try {
-    return await drive(config, ownStateDir ? [...hostArgs, "--state-dir", ownStateDir] : hostArgs, hostArgs, cwd);
+    const spawned = performance.now();
+    client = await HostClient.spawn({
+      hostArgs: ownStateDir ? [...hostArgs, "--state-dir", ownStateDir] : hostArgs,
+      stderr: config["host-logs"] ? "inherit" : "pipe",
+    });
+    return await drive(client, config, { args: hostArgs, pid: client.pid, readyMs: performance.now() - spawned }, cwd);
   } finally {
-    if (ownStateDir) rmSync(ownStateDir, { recursive: true, force: true });
+    await client?.dispose();
+    removeStateDir();
+    process.off("SIGINT", interrupted).off("SIGTERM", interrupted);
   }
 }
 
-async function drive(config: RunConfig, spawnArgs: string[], hostArgs: string[], cwd: string): Promise<number> {
-  const spawned = performance.now();
-  const client = await HostClient.spawn({ hostArgs: spawnArgs, stderr: config["host-logs"] ? "inherit" : "pipe" });
-  const readyMs = performance.now() - spawned;
+async function drive(client: HostClient, config: RunConfig, host: RunReport["host"], cwd: string): Promise<number> {
   let stderrTail = "";
   client.child?.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
     stderrTail = (stderrTail + chunk).slice(-STDERR_TAIL_BYTES);
   });
 
   const bar = ProgressBar.forStream(process.stderr);
+  bar?.update({ done: 0, total: config.sessions * config.turns, failed: 0 });
   const started = performance.now();
   const runs = await driveSessions(client, {
     sessions: config.sessions,
@@ -54,13 +69,12 @@ async function drive(config: RunConfig, spawnArgs: string[], hostArgs: string[],
   const wallMs = performance.now() - started;
   bar?.clear();
 
-  const report = buildReport(runs, { args: hostArgs, pid: client.pid, readyMs }, config.turns, wallMs);
+  const report = buildReport(runs, host, config.turns, wallMs);
   if (config.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   else process.stdout.write(`${formatTable(report, process.stdout.columns ?? 120)}\n`);
 
-  const hostDied = client.child?.exitCode !== null || client.child?.signalCode !== null;
   await client.dispose();
-  if (report.summary.failed > 0 && stderrTail && (hostDied || !config["host-logs"])) {
+  if (report.summary.failed > 0 && stderrTail) {
     process.stderr.write(`acp-session-host run: ${report.summary.failed} session(s) failed; the host's last log lines:\n${lastLines(stderrTail, 10)}\n`);
   }
   return report.summary.failed > 0 ? 1 : 0;

@@ -66,7 +66,9 @@ export function formatTable(report: RunReport, columns: number): string {
     ...rows.map(line),
     "",
     `${summary.endTurn}/${summary.sessions} end_turn${summary.failed ? `, ${summary.failed} failed` : ""} · wall ${(summary.wallMs / 1000).toFixed(2)} s · ` +
-      `prompt latency p50 ${ms(lat.p50)} ms, p95 ${ms(lat.p95)} ms, max ${ms(lat.max)} ms · ${summary.promptsPerSecond.toFixed(1)} prompts/s`,
+      (report.sessions.some((s) => s.promptMs.length > 0)
+        ? `prompt latency p50 ${ms(lat.p50)} ms, p95 ${ms(lat.p95)} ms, max ${ms(lat.max)} ms · ${summary.promptsPerSecond.toFixed(1)} prompts/s`
+        : "no prompt answered"),
   ].join("\n");
 }
 
