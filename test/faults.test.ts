@@ -14,8 +14,16 @@ describe("faults stay in their session", () => {
   it("a spinning session is hard-cancelled after the grace while others keep answering", async () => {
     const spinner = (await host.client.newSession(tempDir())).sessionId;
     const other = (await host.client.newSession(tempDir())).sessionId;
-    const spinning = host.client.prompt(spinner, `/script [{"say":"spinning"},{"spin_ms":60000}]`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // The spin starts right after the worker reports the (failed) tool call: once that update is here, the worker
+    // is busy burning CPU and cannot take a cooperative cancel.
+    let spinStarted: () => void = () => {};
+    const started = new Promise<void>((resolve) => (spinStarted = resolve));
+    const spinning = host.client.prompt(spinner, `/script [{"tool":"no_such_tool"},{"spin_ms":60000}]`, {
+      onUpdate: (update) => {
+        if (update.sessionUpdate === "tool_call_update" && update.status === "failed") spinStarted();
+      },
+    });
+    await started;
     for (let i = 0; i < 3; i++) expect((await host.client.prompt(other, `ping ${i}`)).text).toBe(`You said: ping ${i}`);
     await host.client.cancel(spinner);
     const result = await spinning;
