@@ -15,6 +15,10 @@ function decimals(value: number): number {
   return abs >= 100 ? 0 : abs >= 10 ? 1 : 2;
 }
 
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
 function scaled(f: Figure, k: number): Figure {
   return { median: f.median * k, min: f.min * k, max: f.max * k, runs: f.runs.map((v) => v * k) };
 }
@@ -50,7 +54,7 @@ export function markdownReport(results: BenchResults): string {
     "",
     section("1. Throughput: the host against the floor (bare SDK agent over stdio, same scripted model)", s.throughput, (t) =>
       [
-        `${t.runs} runs. Every session sends K echo prompts one after another, all S sessions at once; host/floor is the ratio of the medians. ` +
+        `${plural(t.runs, "run")}. Every session sends K echo prompts one after another, all S sessions at once; host/floor is the ratio of the medians. ` +
           "The host journals every turn to its session log (fsync at the end of each turn); the floor keeps nothing.",
         "",
         table(
@@ -65,7 +69,7 @@ export function markdownReport(results: BenchResults): string {
     ),
     section("2. session/new", s.sessionNew, (n) =>
       [
-        `${n.runs} runs of ${n.samples} sessions created one after another; "ready" is session/new plus the first answer (the worker starts behind session/new).`,
+        `${plural(n.runs, "run")} of ${n.samples} sessions created one after another; "ready" is session/new plus the first answer (the worker starts behind session/new).`,
         "",
         table(
           ["pool", "session/new p50", "session/new p99", "ready p50", "ready p99"],
@@ -81,18 +85,27 @@ export function markdownReport(results: BenchResults): string {
     ),
     section("3. Memory per live session", s.rss, (r) =>
       [
-        `${r.runs} run(s). Process RSS (VmRSS) after every session answered a prompt, less the idle process ` +
-          `(host ${fmt(r.baselineMiB.host)} MiB with no worker, floor ${fmt(r.baselineMiB.floor)} MiB), per session.`,
+        `${plural(r.runs, "run")} (the top level in the first only). Process RSS (VmRSS) after every session answered a prompt, less the idle process ` +
+          `(host ${fmt(r.baselineMiB.host)} MiB with no worker, floor ${fmt(r.baselineMiB.floor)} MiB), per session. ` +
+          `Sessions are added 50 at a time; a level not reached within ${r.levelDeadlineS} s is measured where it stood ("reached").`,
         "",
         table(
-          ["live sessions", "host MiB/session", "host RSS MiB", "floor MiB/session", "floor RSS MiB"],
-          r.rows.map((row) => [String(row.sessions), fmt(row.host.perSessionMiB), fmt(row.host.totalMiB), fmt(row.floor.perSessionMiB, 3), fmt(row.floor.totalMiB)]),
+          ["live sessions", "host reached", "host MiB/session", "host RSS MiB", "host s to open", "floor MiB/session", "floor RSS MiB"],
+          r.rows.map((row) => [
+            String(row.sessions),
+            fmt(row.host.reached, 0),
+            fmt(row.host.perSessionMiB),
+            fmt(row.host.totalMiB),
+            fmt(row.host.openSeconds),
+            fmt(row.floor.perSessionMiB, 3),
+            fmt(row.floor.totalMiB),
+          ]),
         ),
       ].join("\n"),
     ),
     section("4. Noisy neighbour", s.noisyNeighbour, (n) =>
       [
-        `${n.runs} run(s). ${n.victims} sessions each send an echo prompt every ${n.paceMs} ms for ${n.windowMs / 1000} s; in the noisy window one ` +
+        `${plural(n.runs, "run")}. ${n.victims} sessions each send an echo prompt every ${n.paceMs} ms for ${n.windowMs / 1000} s; in the noisy window one ` +
           `session spins its worker's CPU for ${n.windowMs / 1000} s` +
           (n.printer ? " and another prints 50 MB from bash" : "") +
           ". Event-loop lag is the host main thread's (monitorEventLoopDelay via `_host/stats`).",
@@ -113,7 +126,7 @@ export function markdownReport(results: BenchResults): string {
     ),
     section("5. bash spawn latency", s.bashSpawn, (b) =>
       [
-        `${b.runs} run(s), ${b.samples} sequential \`true\` calls through the bash tool (mode auto), timed from the tool_call update to its completion as the client sees them.`,
+        `${plural(b.runs, "run")}, ${b.samples} sequential \`true\` calls through the bash tool (mode auto), timed from the tool_call update to its completion as the client sees them.`,
         "",
         table(
           ["live sessions", "tool p50", "tool p99", "whole prompt p50"],
@@ -128,19 +141,19 @@ export function markdownReport(results: BenchResults): string {
     ),
     section("6. Teardown of busy sessions", s.teardown, (t) =>
       [
-        `${t.runs} run(s) each. ${t.sessions} sessions mid-turn (${t.inBash} in a bash \`sleep 30\`, the rest sleeping in the model)` +
+        `${t.sessions} sessions mid-turn (${t.inBash} in a bash \`sleep 30\`, the rest sleeping in the model)` +
           (t.bashSkipped ? ` — bash part skipped: ${t.bashSkipped}` : "") +
           ", then the host is ended; timed to its exit. \"Left\" counts what ran under the host and is still alive after it.",
         "",
         table(
-          ["ended by", "teardown ms", "processes under the host", "left afterwards", "prompts answered cancelled", "exit codes"],
-          t.rows.map((r) => [r.ending, fmt(r.teardownMs), fmt(r.processesBefore, 0), fmt(r.processesLeft, 0), fmt(r.cancelledAnswers, 0), r.exitCodes.join(", ")]),
+          ["ended by", "runs", "teardown ms", "processes under the host", "left afterwards", "prompts answered cancelled", "exit codes"],
+          t.rows.map((r) => [r.ending, String(r.runs), fmt(r.teardownMs), fmt(r.processesBefore, 0), fmt(r.processesLeft, 0), fmt(r.cancelledAnswers, 0), r.exitCodes.join(", ")]),
         ),
       ].join("\n"),
     ),
     section("7. OpenAI-compatible provider against the local test server", s.openAi, (o) =>
       [
-        `${o.runs} run(s). The server answers each request after ${o.firstTokenMs} ms, then streams ${o.chunksPerSecond} chunks/s; ` +
+        `${plural(o.runs, "run")}. The server answers each request after ${o.firstTokenMs} ms, then streams ${o.chunksPerSecond} chunks/s; ` +
           "\"direct\" is the same requests made with the `openai` client from the benchmark process.",
         "",
         table(

@@ -57,27 +57,12 @@ async function main(argv: string[]): Promise<void> {
   const started = new Date();
   const startedMs = performance.now();
   const loadAtStart = loadavg()[0]!;
+  const dir = resolve(ROOT, flags.out);
+  mkdirSync(dir, { recursive: true });
+  const stamp = started.toISOString().replace(/[:.]/g, "-");
+  const base = join(dir, stamp);
   const scenarios: Partial<ScenarioResults> = {};
-  try {
-    for (const [key, scenario] of Object.entries(SCENARIOS) as Array<[keyof ScenarioResults, (typeof SCENARIOS)[keyof ScenarioResults]]>) {
-      if (only && !only.includes(scenario.flag)) continue;
-      ctx.log(`${scenario.flag}: starting`);
-      const t0 = performance.now();
-      try {
-        const outcome = await scenario.run(ctx);
-        (scenarios as Record<string, unknown>)[key] = outcome;
-        if (isSkipped(outcome)) ctx.log(`${scenario.flag}: skipped: ${outcome.skipped}`);
-      } catch (error) {
-        (scenarios as Record<string, unknown>)[key] = { failed: (error as Error).stack ?? String(error) };
-        ctx.log(`${scenario.flag}: failed: ${(error as Error).message}`);
-      }
-      ctx.log(`${scenario.flag}: done in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-    }
-  } finally {
-    rmSync(cwd, { recursive: true, force: true });
-  }
-
-  const results: BenchResults = {
+  const results = (): BenchResults => ({
     startedAt: started.toISOString(),
     durationS: (performance.now() - startedMs) / 1000,
     quick: flags.quick,
@@ -94,14 +79,33 @@ async function main(argv: string[]): Promise<void> {
     git: gitState(),
     scenarios,
     incidents: incidents(),
-  };
-  const dir = resolve(ROOT, flags.out);
-  mkdirSync(dir, { recursive: true });
-  const stamp = started.toISOString().replace(/[:.]/g, "-");
-  const base = join(dir, stamp);
-  const markdown = markdownReport(results);
-  writeFileSync(`${base}.json`, `${JSON.stringify(results, null, 2)}\n`);
+  });
+  try {
+    for (const [key, scenario] of Object.entries(SCENARIOS) as Array<[keyof ScenarioResults, (typeof SCENARIOS)[keyof ScenarioResults]]>) {
+      if (only && !only.includes(scenario.flag)) continue;
+      ctx.log(`${scenario.flag}: starting`);
+      const t0 = performance.now();
+      try {
+        const outcome = await scenario.run(ctx);
+        (scenarios as Record<string, unknown>)[key] = outcome;
+        if (isSkipped(outcome)) ctx.log(`${scenario.flag}: skipped: ${outcome.skipped}`);
+      } catch (error) {
+        (scenarios as Record<string, unknown>)[key] = { failed: (error as Error).stack ?? String(error) };
+        ctx.log(`${scenario.flag}: failed: ${(error as Error).message}`);
+      }
+      ctx.log(`${scenario.flag}: done in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+      // What is measured so far survives an interrupted run (git ignores *.tmp).
+      writeFileSync(`${base}.json.tmp`, `${JSON.stringify(results(), null, 2)}\n`);
+    }
+  } finally {
+    rmSync(cwd, { recursive: true, force: true });
+  }
+
+  const final = results();
+  const markdown = markdownReport(final);
+  writeFileSync(`${base}.json`, `${JSON.stringify(final, null, 2)}\n`);
   writeFileSync(`${base}.md`, markdown);
+  rmSync(`${base}.json.tmp`, { force: true });
   const written = [`${base}.json`, `${base}.md`];
   const t = scenarios.throughput;
   if (t && !isSkipped(t) && !("failed" in t)) {
