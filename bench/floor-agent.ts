@@ -35,7 +35,12 @@ const app = agent({ name: "bench-floor-agent" })
     try {
       let stopReason: StopReason = "max_turn_requests";
       for (let request = 0; request < MAX_TURN_REQUESTS; request++) {
-        const response = await model.complete({ messages: session.history, tools: [], signal: turn.signal });
+        const response = await model.complete({
+          messages: session.history,
+          tools: [],
+          signal: turn.signal,
+          commit: (blocks) => session.history.push({ role: "assistant", blocks, toolCalls: [] }),
+        });
         session.history.push({ role: "assistant", blocks: response.blocks, toolCalls: response.toolCalls });
         for (const block of response.blocks) {
           if (block.length > 0) {

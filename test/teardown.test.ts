@@ -1,6 +1,18 @@
 import { once } from "node:events";
 import { afterAll, describe, expect, it } from "vitest";
-import { descendants, isAlive, removeTempDirs, startHost, tempDir } from "./support/host.js";
+import { descendants, isAlive, removeTempDirs, startHost, tempDir, type TestHost } from "./support/host.js";
+import { bash, script } from "./support/tools.js";
+
+type Ending = "SIGTERM" | "stdin closed";
+
+function end(host: TestHost, ending: Ending): Promise<[number | null, string | null]> {
+  const exited = once(host.client.child!, "exit") as Promise<[number | null, string | null]>;
+  if (ending === "SIGTERM") process.kill(host.pid, "SIGTERM");
+  else host.client.child!.stdin!.end();
+  return exited;
+}
+
+const sleepy = script({ say: "working" }, { sleep_ms: 60_000 });
 
 afterAll(removeTempDirs);
 
@@ -39,5 +51,68 @@ describe("teardown", () => {
     const [code] = await exited;
     expect(code).toBe(0);
     expect(host.stderr().match(/teardown started/g)).toHaveLength(1);
+  });
+
+  it("on stdin EOF answers every prompt in flight as cancelled before it exits", async () => {
+    const host = await startHost();
+    const ids = (await Promise.all([0, 1, 2, 3].map(() => host.client.newSession(tempDir())))).map((s) => s.sessionId);
+    const started: Promise<void>[] = [];
+    const turns = ids.map((id) => {
+      let saidIt: () => void = () => {};
+      started.push(new Promise<void>((resolve) => (saidIt = resolve)));
+      return host.client.prompt(id, sleepy, { onUpdate: () => saidIt() });
+    });
+    await Promise.all(started);
+    const [code] = await end(host, "stdin closed");
+    const results = await Promise.all(turns);
+    for (const result of results) expect(result.stopReason).toBe("cancelled");
+    expect(code).toBe(0);
+  });
+
+  // Sessions hibernated, waking, waiting for a worker slot, mid-restore, mid-replay, in bash and in the model, all
+  // at once: whatever ends the host, it exits 0, every prompt is answered and nothing is left running.
+  it.each(["SIGTERM", "stdin closed"] as const)("ends a host with sessions in every state at once (%s)", { timeout: 120_000 }, async (ending) => {
+    const stateDir = tempDir("ash-state-");
+    const host = await startHost(["--state-dir", stateDir, "--max-live-workers", "6", "--warm-workers", "2", "--hibernate-after-ms", "300", "--default-mode", "auto"]);
+    const newSessions = async (n: number) => (await Promise.all(Array.from({ length: n }, () => host.client.newSession(tempDir())))).map((s) => s.sessionId);
+
+    // A stored session with some history, closed: session/load restores and replays it below.
+    const [stored] = await newSessions(1);
+    for (let i = 0; i < 20; i++) await host.client.prompt(stored!, `turn ${i}`);
+    await host.client.close(stored!);
+    // Hibernated: answered once, then idle past --hibernate-after-ms.
+    const hibernated = await newSessions(6);
+    await Promise.all(hibernated.map((id) => host.client.prompt(id, "hello")));
+    await new Promise((resolve) => setTimeout(resolve, 800));
+
+    // Busy: in bash and in the model; more than the live-worker budget, so some wait for a slot.
+    const inBash = await newSessions(4);
+    const inModel = await newSessions(8);
+    const turns = [
+      ...inBash.map((id) => host.client.prompt(id, script(bash("sleep 30")))),
+      ...inModel.map((id) => host.client.prompt(id, sleepy)),
+      // Waking: hibernated sessions prompted now, restored from their logs while the host ends.
+      ...hibernated.map((id) => host.client.prompt(id, sleepy)),
+    ];
+    const storedCwd = (await host.client.list()).sessions.find((s) => s.sessionId === stored)!.cwd;
+    const loading = host.client.load(stored!, storedCwd).then(
+      () => "replayed",
+      (error: { code?: number }) => error.code,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const processes = descendants(host.pid).length;
+    expect(processes).toBeGreaterThan(0);
+
+    const [code, signal] = await end(host, ending);
+    expect([code, signal]).toEqual([0, null]);
+    const answers = await Promise.allSettled(turns);
+    for (const answer of answers) {
+      expect(answer.status).toBe("fulfilled");
+      if (answer.status === "fulfilled") expect(answer.value.stopReason).toBe("cancelled");
+    }
+    // The load in flight is answered too (replayed, or refused because the host is ending), never left hanging.
+    expect(["replayed", -32603]).toContain(await loading);
+    expect(descendants(host.pid)).toEqual([]);
+    expect(host.stderr()).toContain("teardown finished");
   });
 });

@@ -1,7 +1,7 @@
 // The turn loop of one session: user message → model → tool calls → tool results → model … until the model
 // answers without tool calls, the turn is cancelled, or it runs out of model requests.
 import { randomUUID } from "node:crypto";
-import type { PermissionOutcome, PromptAck, PromptCommand, SessionModeId, StopReason, ToolKind } from "../src/protocol/port.js";
+import type { PermissionOutcome, SessionModeId, StopReason, ToolKind } from "../src/protocol/port.js";
 import type { EventSink } from "./event-sink.js";
 import type { Journal } from "./journal.js";
 import { alwaysAllowedFrom, historyFrom } from "./history.js";
@@ -63,18 +63,19 @@ export class AgentLoop {
     this.#model = model;
   }
 
-  prompt(command: PromptCommand): PromptAck {
-    if (this.#turn) return { ok: false, code: -32600, message: "a prompt is already in flight for this session" };
+  /** Starts a turn; a prompt it cannot take ends at once with a turn_error that says why. */
+  prompt(turnId: string, text: string): void {
+    const refuse = (code: number, message: string) => this.#options.events.post({ type: "turn_error", turnId, code, message });
+    if (this.#turn) return refuse(-32600, "a prompt is already in flight for this session");
     try {
-      this.#model.check(command.text);
+      this.#model.check(text);
     } catch (error) {
-      if (error instanceof PromptRejected) return { ok: false, code: -32602, message: error.message };
+      if (error instanceof PromptRejected) return refuse(-32602, error.message);
       throw error;
     }
-    const turn: Turn = { id: command.turnId, abort: new AbortController() };
+    const turn: Turn = { id: turnId, abort: new AbortController() };
     this.#turn = turn;
-    this.#running = this.#run(turn, command.text);
-    return { ok: true };
+    this.#running = this.#run(turn, text);
   }
 
   cancel(turnId: string): void {
@@ -125,7 +126,12 @@ export class AgentLoop {
     for (let requests = 0; ; requests++) {
       if (signal.aborted) return "cancelled";
       if (requests >= this.#options.maxTurnRequests) return "max_turn_requests";
-      const response = await this.#model.complete({ messages: this.#history, tools: this.#options.tools.specs(), signal });
+      const response = await this.#model.complete({
+        messages: this.#history,
+        tools: this.#options.tools.specs(),
+        signal,
+        commit: (blocks) => this.#commitAssistant(turn.id, { blocks, toolCalls: [] }),
+      });
       if (signal.aborted) return "cancelled";
       this.#commitAssistant(turn.id, response);
       const stop = FINISH_STOP[response.finish];
@@ -137,7 +143,7 @@ export class AgentLoop {
     }
   }
 
-  #commitAssistant(turnId: string, response: ModelResponse): void {
+  #commitAssistant(turnId: string, response: Pick<ModelResponse, "blocks" | "toolCalls" | "usage">): void {
     const { journal, events } = this.#options;
     journal.append({ type: "assistant_message", turnId, blocks: response.blocks, toolCalls: response.toolCalls });
     this.#history.push({ role: "assistant", blocks: response.blocks, toolCalls: response.toolCalls });

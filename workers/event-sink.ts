@@ -1,4 +1,5 @@
-// One-way worker → main traffic: events are queued and posted as one batch per microtask turn.
+// The worker's end of the events port: events are queued and posted as one batch per microtask turn; the main
+// thread's prompts and cancels arrive on the same port.
 import type { MessagePort } from "node:worker_threads";
 import type { WorkerEvent } from "../src/protocol/port.js";
 
@@ -13,6 +14,11 @@ export class EventSink {
   post(event: WorkerEvent): void {
     if (this.#queue.length === 0) queueMicrotask(() => this.flush());
     this.#queue.push(event);
+  }
+
+  /** What the main thread posts on this port (prompts, cancels). */
+  onMessage(listener: (data: unknown) => void): void {
+    this.#port.on("message", listener);
   }
 
   flush(): void {

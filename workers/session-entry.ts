@@ -6,8 +6,8 @@ import * as Comlink from "comlink";
 import {
   ModelConfig,
   REPLAY_TURN_ID,
+  asHostMessage,
   PermissionOutcome,
-  PromptCommand,
   SessionModeId,
   WorkerInit,
   type SessionTask,
@@ -80,12 +80,6 @@ export default function runSession(task: SessionTask): Promise<never> {
         return { ok: false, code: -32603, message: error instanceof Error ? error.message : String(error) };
       }
     },
-    async prompt(command) {
-      return (await bound).loop.prompt(PromptCommand.parse(command));
-    },
-    async cancel(turnId) {
-      (await bound).loop.cancel(String(turnId));
-    },
     async resolvePermission(requestId, outcome) {
       (await bound).loop.resolvePermission(String(requestId), PermissionOutcome.parse(outcome));
     },
@@ -122,5 +116,14 @@ export default function runSession(task: SessionTask): Promise<never> {
     },
   };
   Comlink.expose(api, task.commands as Comlink.Endpoint);
+  // The hot path: prompts and cancels arrive as plain messages on the events port, after open() has answered.
+  events.onMessage((data) => {
+    const message = asHostMessage(data);
+    if (!message) return events.log("error", "malformed message from the main thread dropped");
+    void bound.then((session) => {
+      if (message.type === "prompt") session.loop.prompt(message.turnId, message.text);
+      else session.loop.cancel(message.turnId);
+    });
+  });
   return new Promise<never>(() => {});
 }

@@ -61,7 +61,7 @@ export function createAgentApp(host: HostContext): AgentApp {
     .onRequest("session/prompt", async ({ params }) => {
       host.assertAccepting();
       const session = host.sessions.get(params.sessionId);
-      return session.prompt(promptText(params.prompt));
+      return host.track(session.prompt(promptText(params.prompt)));
     })
     .onNotification("session/cancel", ({ params }) => {
       host.sessions.find(params.sessionId)?.cancel();

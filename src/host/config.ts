@@ -31,6 +31,12 @@ export const HostConfig = z.object({
   "cancel-grace-ms": int(0).default(2000).describe("how long a cancelled turn may take before its worker is terminated"),
   "max-turn-requests": int(1).default(50).describe("model requests one prompt may make"),
   "allow-fault-injection": flag.default(false).describe("honour the scripted model's spin_ms, alloc_mb and crash steps"),
+  "worker-entry": z
+    .string()
+    .min(1)
+    .transform((path) => resolve(path))
+    .optional()
+    .describe("run this module as the session worker instead of the host's own (fault injection: needs --allow-fault-injection)"),
   "default-mode": SessionModeId.default("ask").describe("mode of a new session"),
   "allow-full-access": flag.default(false).describe("offer the unsandboxed full-access mode"),
   "sandbox-network": flag.default(false).describe("let sandboxed commands use the network"),
@@ -55,6 +61,9 @@ export const HostConfig = z.object({
   "model-retries": int(0).default(3).describe("retries of a model request after a 429, a 5xx or a broken connection"),
   "context-window": int(1).optional().describe("context window (tokens) reported in usage_update (known per model, else 128000)"),
 }).superRefine((config, ctx) => {
+  if (config["worker-entry"] && !config["allow-fault-injection"]) {
+    ctx.addIssue({ code: "custom", path: ["worker-entry"], message: "needs --allow-fault-injection" });
+  }
   const provider = config["model-provider"];
   const fail = (flag: string, message: string) => ctx.addIssue({ code: "custom", path: [flag], message });
   if (provider === "scripted") {

@@ -1,5 +1,6 @@
 // What the handlers share: configuration, the session table, the worker pool, and the accepting flag.
-import { RequestError, type AgentContext } from "@agentclientprotocol/sdk";
+import type { AgentContext } from "@agentclientprotocol/sdk";
+import { shuttingDown } from "./errors.js";
 import type { ModelConfig, WorkerInit } from "../protocol/port.js";
 import type { WorkerPool } from "../pool/worker-pool.js";
 import type { HostConfig } from "./config.js";
@@ -28,6 +29,8 @@ export class HostContext {
   /** Runs every session command (null if it could not start: commands then fail with a clear error). */
   readonly spawner: SpawnerClient | null;
   readonly bwrapPath: string | null;
+  /** Every prompt not yet answered: teardown waits for their answers to be written. */
+  readonly prompts = new Set<Promise<unknown>>();
   #client: AgentContext | null = null;
   #accepting = true;
 
@@ -78,7 +81,15 @@ export class HostContext {
   }
 
   assertAccepting(): void {
-    if (!this.#accepting) throw RequestError.internalError(undefined, "host is shutting down");
+    if (!this.#accepting) throw shuttingDown();
+  }
+
+  /** Keeps a prompt's answer in `prompts` until it has settled. */
+  track<T>(answer: Promise<T>): Promise<T> {
+    this.prompts.add(answer);
+    const forget = () => void this.prompts.delete(answer);
+    answer.then(forget, forget);
+    return answer;
   }
 
   #workerInit(sessionId: string, settings: SessionSettings, restore: WorkerRestore): WorkerInit {

@@ -1,6 +1,4 @@
 // Wires the host: worker pool, session table, ACP app on stdio, and teardown on EOF or signal.
-import { Readable, Writable } from "node:stream";
-import { ndJsonStream } from "@agentclientprotocol/sdk";
 import { WorkerPool } from "../pool/worker-pool.js";
 import { createAgentApp } from "./acp-handlers.js";
 import type { HostConfig } from "./config.js";
@@ -8,6 +6,7 @@ import { HostContext } from "./host-context.js";
 import { createLogger, type Logger } from "./logger.js";
 import { findBwrap } from "./find-bwrap.js";
 import { SpawnerClient } from "./spawner-client.js";
+import { stdioStream } from "./stdio-stream.js";
 import { createTeardown } from "./teardown.js";
 
 export async function serve(config: HostConfig, version: string): Promise<void> {
@@ -20,28 +19,29 @@ export async function serve(config: HostConfig, version: string): Promise<void> 
     warmWorkers: config["warm-workers"],
     maxLiveWorkers: config["max-live-workers"],
     sessionHeapMb: config["session-heap-mb"],
+    ...(config["worker-entry"] ? { entry: config["worker-entry"] } : {}),
   });
   const spawner = await spawnerStarting;
   const host = new HostContext(config, log, pool, version, spawner, bwrapPath);
-  const stream = ndJsonStream(
-    Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
-    Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,
-  );
-  const connection = createAgentApp(host).connect(stream);
+  const stdio = stdioStream();
+  const connection = createAgentApp(host).connect(stdio.stream);
   host.client = connection.client;
 
-  const teardown = createTeardown(host, async () => {
-    await spawner?.shutdown();
+  const teardown = createTeardown(host, {
+    drained: stdio.drained,
+    finish: async () => {
+      await spawner?.shutdown();
+    },
   });
   const end = (reason: string) => {
-    void teardown(reason)
-      .then(flushStdout)
-      .finally(() => process.exit(0));
+    void teardown(reason).finally(() => process.exit(0));
   };
   process.once("SIGTERM", () => end("SIGTERM"));
   process.once("SIGINT", () => end("SIGINT"));
-  void connection.closed.then(() => end("stdin closed"));
-  log.info({ version, pid: process.pid }, "acp-session-host serving on stdio");
+  void stdio.inputEnded.then(() => end("stdin closed"));
+  // The connection closes on its own only when stdout breaks: nobody is left to answer.
+  void connection.closed.then(() => end("connection closed"));
+  log.info({ version }, "acp-session-host serving on stdio");
 }
 
 async function startSpawner(config: HostConfig, bwrapPath: string | null, log: Logger): Promise<SpawnerClient | null> {
@@ -57,18 +57,11 @@ async function startSpawner(config: HostConfig, bwrapPath: string | null, log: L
       },
       log,
     );
-    if (spawner.sandbox.ok) log.info({ pid: spawner.pid, bwrapPath }, "spawner ready; sandbox works");
-    else log.warn({ pid: spawner.pid, detail: spawner.sandbox.detail }, "spawner ready; sandbox unavailable: sandboxed commands will fail closed");
+    if (spawner.sandbox.ok) log.info({ spawnerPid: spawner.pid, bwrapPath }, "spawner ready; sandbox works");
+    else log.warn({ spawnerPid: spawner.pid, detail: spawner.sandbox.detail }, "spawner ready; sandbox unavailable: sandboxed commands will fail closed");
     return spawner;
   } catch (error) {
     log.error({ err: error }, "spawner could not start: session commands will fail");
     return null;
   }
-}
-
-/** Resolves once every frame written so far (the cancelled prompts' responses among them) has left stdout. */
-function flushStdout(): Promise<void> {
-  return new Promise((resolve) => {
-    setImmediate(() => process.stdout.write("", () => resolve()));
-  });
 }

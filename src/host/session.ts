@@ -14,7 +14,6 @@ import {
 import {
   OpenAck,
   PermissionOutcome,
-  PromptAck,
   REPLAY_TURN_ID,
   type ModelConfig,
   type SessionModeId,
@@ -23,7 +22,8 @@ import {
 } from "../protocol/port.js";
 import type { WorkerPool } from "../pool/worker-pool.js";
 import { WorkerGone, type WorkerLease } from "../pool/worker-lease.js";
-import type { Logger } from "./logger.js";
+import { fromWorker, invalidRequest, promptInFlight, sessionClosed, workerFault } from "./errors.js";
+import { foreignFields, type Logger } from "./logger.js";
 import type { SessionStore } from "./session-store.js";
 import { toSessionUpdates } from "./updates.js";
 import type { Slot, SlotHolder, WorkerSlots } from "./worker-slots.js";
@@ -81,6 +81,8 @@ export class SessionRecord implements SlotHolder {
   #turn: Turn | null = null;
   #sent: Promise<void> = Promise.resolve();
   #workersStarted = 0;
+  /** The thread of the session's current worker, once it has opened (for log lines). */
+  #threadId: number | null = null;
   #closed = false;
   #closing: Promise<void> | null = null;
   /** Set while a worker is being leased and opened; #opening once it has a slot. */
@@ -133,9 +135,9 @@ export class SessionRecord implements SlotHolder {
 
   /** Sends the session's history as session/update notifications and resolves once all are out (session/load). */
   async replayHistory(): Promise<void> {
-    if (this.#closed) throw closedError();
-    if (this.#turn) throw RequestError.invalidRequest({ sessionId: this.id }, "a prompt is in flight for this session: load it once the prompt has ended");
-    if (this.#replay) throw RequestError.invalidRequest({ sessionId: this.id }, "this session is being loaded already");
+    if (this.#closed) throw sessionClosed();
+    if (this.#turn) throw invalidRequest("a prompt is in flight for this session: load it once the prompt has ended", { sessionId: this.id });
+    if (this.#replay) throw invalidRequest("this session is being loaded already", { sessionId: this.id });
     let done: () => void = () => {};
     let fail: (error: Error) => void = () => {};
     const finished = new Promise<void>((resolve, reject) => {
@@ -151,7 +153,7 @@ export class SessionRecord implements SlotHolder {
       await finished;
       await this.#sent;
     } catch (error) {
-      if (error instanceof WorkerGone) throw RequestError.internalError({ sessionId: this.id }, `session worker died while replaying: ${error.exit.cause}`);
+      if (error instanceof WorkerGone) throw workerFault(this.id, `session worker died while replaying: ${error.exit.cause}`);
       throw error;
     } finally {
       this.#replay = null;
@@ -167,9 +169,9 @@ export class SessionRecord implements SlotHolder {
   }
 
   async prompt(text: string): Promise<PromptResponse> {
-    if (this.#closed) throw RequestError.invalidRequest(undefined, "session is closed");
-    if (this.#turn) throw RequestError.invalidRequest(undefined, "a prompt is already in flight for this session");
-    if (this.#replay) throw RequestError.invalidRequest(undefined, "the session is being loaded: prompt it once session/load has answered");
+    if (this.#closed) throw sessionClosed();
+    if (this.#turn) throw promptInFlight();
+    if (this.#replay) throw invalidRequest("the session is being loaded: prompt it once session/load has answered");
     const turnId = randomUUID();
     const settled = new Promise<PromptResponse>((resolve, reject) => {
       this.#turn = { id: turnId, resolve, reject, cancelRequested: false, graceTimer: null };
@@ -189,19 +191,8 @@ export class SessionRecord implements SlotHolder {
       this.#settleTurn(turn, { stopReason: "cancelled" });
       return settled;
     }
-    let ack: PromptAck;
-    try {
-      ack = PromptAck.parse(await lease.call<unknown>((api) => api.prompt({ turnId, text })));
-    } catch (error) {
-      // The worker died before it took the prompt: the exit handler has settled the turn.
-      if (error instanceof WorkerGone) return settled;
-      this.#endTurn(turnId);
-      throw error;
-    }
-    if (!ack.ok) {
-      this.#endTurn(turnId);
-      throw new RequestError(ack.code, ack.message);
-    }
+    // The worker answers with the turn's events: turn_end, or turn_error (a refusal among them).
+    lease.post({ type: "prompt", turnId, text });
     return settled;
   }
 
@@ -213,7 +204,7 @@ export class SessionRecord implements SlotHolder {
     for (const request of this.#permissionRequests.values()) request.abort();
     const lease = this.#lease;
     if (!lease) return;
-    lease.call((api) => api.cancel(turn.id)).catch(() => {});
+    lease.post({ type: "cancel", turnId: turn.id });
     turn.graceTimer = setTimeout(() => {
       if (this.#turn !== turn) return;
       this.#log.warn({ graceMs: this.#deps.cancelGraceMs }, "turn did not stop within the cancel grace: terminating its worker");
@@ -242,12 +233,11 @@ export class SessionRecord implements SlotHolder {
     this.#clearIdleTimer();
     if (this.#turn) this.#settleTurn(this.#turn, { stopReason: "cancelled" });
     for (const request of this.#permissionRequests.values()) request.abort();
-    this.#replay?.fail(closedError());
+    this.#replay?.fail(sessionClosed());
     this.#closing = (async () => {
       try {
-        // A worker being opened right now is ended by #openLease itself once it sees the session closed.
-        await this.#opening?.catch(() => {});
-        await this.#releaseWorker(graceMs);
+        // A worker still being opened is ended now, not awaited: #openLease sees the session closed and gives up.
+        await this.#releaseWorker(this.#opening ? 0 : graceMs);
       } finally {
         await this.#deps.endSession?.(this.id).catch((error: unknown) => this.#log.warn({ err: error }, "ending the session's commands failed"));
         this.#deps.store.unlock(this.id);
@@ -283,7 +273,7 @@ export class SessionRecord implements SlotHolder {
 
   /** The session's opened worker; when it has none, a fresh one restored from the log. */
   #wake(): Promise<WorkerLease> {
-    if (this.#closed) return Promise.reject(closedError());
+    if (this.#closed) return Promise.reject(sessionClosed());
     if (this.#waking) return this.#waking;
     if (this.#lease?.alive) return Promise.resolve(this.#lease);
     const waking = this.#open().finally(() => {
@@ -301,7 +291,7 @@ export class SessionRecord implements SlotHolder {
     const slot = await this.#deps.slots.acquire(this);
     if (this.#closed) {
       slot.release();
-      throw closedError();
+      throw sessionClosed();
     }
     const opening = this.#openLease(slot);
     this.#opening = opening;
@@ -324,7 +314,9 @@ export class SessionRecord implements SlotHolder {
     const attached = this.#attach(lease, slot);
     let ack: OpenAck;
     try {
-      ack = OpenAck.parse(await lease.call<unknown>((api) => api.open()));
+      const reply = OpenAck.safeParse(await lease.call<unknown>((api) => api.open()));
+      if (!reply.success) throw this.#workerFault(lease, "reply to open", reply.error.message);
+      ack = reply.data;
       if (ack.ok) attached.threadExit = this.#deps.pool.threadExit(ack.threadId);
       if (ack.ok && this.#adoptLog) {
         this.settings.mode = ack.mode;
@@ -335,19 +327,29 @@ export class SessionRecord implements SlotHolder {
       }
     } catch (error) {
       await this.#discard(lease);
-      if (error instanceof WorkerGone) throw RequestError.internalError({ sessionId: this.id }, `session worker died while restoring the session: ${error.exit.cause}`);
-      throw error;
+      if (error instanceof WorkerGone) throw workerFault(this.id, `session worker died while restoring the session: ${error.exit.cause}`);
+      if (error instanceof RequestError) throw error;
+      throw workerFault(this.id, `session worker failed to open the session: ${(error as Error).message}`);
     }
     if (!ack.ok) {
       await this.#discard(lease);
-      throw new RequestError(ack.code, ack.message, { sessionId: this.id });
+      throw fromWorker(ack.code, ack.message, { sessionId: this.id });
     }
+    this.#threadId = ack.threadId;
     if (this.#closed) {
       await this.#discard(lease);
-      throw closedError();
+      throw sessionClosed();
     }
     if (this.#workersStarted++ > 0 || restore === "log") this.#log.info({ turns: ack.turns }, "session restored from its log in a fresh worker");
     return lease;
+  }
+
+  /** A reply or event from the worker that breaks the port's contract: logged, the worker ended, the fault named. */
+  #workerFault(lease: WorkerLease, what: "reply to open" | "event", detail: string): RequestError {
+    this.#log.error({ threadId: this.#threadId, detail }, `session worker sent a malformed ${what}: worker replaced`);
+    if (this.#lease === lease) this.#lease = null;
+    void lease.terminate();
+    return workerFault(this.id, `session ${this.id}: its worker sent a malformed ${what}; the worker was replaced`);
   }
 
   /** Ends a worker that failed to open: the caller reports why, not its exit handler. */
@@ -365,7 +367,13 @@ export class SessionRecord implements SlotHolder {
       (events) => {
         for (const event of events) this.#onEvent(lease, event);
       },
-      (error) => this.#log.error({ error }, "invalid message from session worker dropped"),
+      (error) => {
+        // A worker that sends what the contract does not allow is faulty: its turn fails and it is replaced.
+        if (lease !== this.#lease) return;
+        const fault = this.#workerFault(lease, "event", error);
+        if (this.#turn) this.#failTurn(this.#turn, fault);
+        this.#replay?.fail(fault);
+      },
     );
     void lease.exited.then((exit) => {
       this.#previousThread = attached.threadExit;
@@ -375,11 +383,11 @@ export class SessionRecord implements SlotHolder {
       this.#lease = null;
       this.#clearIdleTimer();
       if (exit.kind === "crashed") this.#log.error({ cause: exit.cause }, "session worker died: the session's next prompt restores it from its log");
-      this.#replay?.fail(RequestError.internalError({ sessionId: this.id }, `session worker died: ${exit.cause}`));
+      this.#replay?.fail(workerFault(this.id, `session worker died: ${exit.cause}`));
       const turn = this.#turn;
       if (!turn) return;
       if (turn.cancelRequested || this.#closed) this.#settleTurn(turn, { stopReason: "cancelled" });
-      else this.#failTurn(turn, RequestError.internalError(undefined, `session worker died: ${exit.cause}`));
+      else this.#failTurn(turn, workerFault(this.id, `session worker died: ${exit.cause}`));
     });
     return attached;
   }
@@ -408,7 +416,7 @@ export class SessionRecord implements SlotHolder {
   #onEvent(lease: WorkerLease, event: WorkerEvent): void {
     if (lease !== this.#lease) return;
     if (event.type === "log") {
-      this.#log[event.level](event.data ?? {}, event.msg);
+      this.#log[event.level](event.data ? foreignFields(event.data) : {}, event.msg);
       return;
     }
     if (event.turnId === REPLAY_TURN_ID) {
@@ -425,7 +433,7 @@ export class SessionRecord implements SlotHolder {
         return;
       case "turn_error":
         if (turn.cancelRequested) this.#settleTurn(turn, { stopReason: "cancelled" });
-        else this.#failTurn(turn, new RequestError(event.code, event.message));
+        else this.#failTurn(turn, fromWorker(event.code, event.message));
         return;
       case "permission_request":
         void this.#askClient(lease, event);
@@ -481,10 +489,6 @@ export class SessionRecord implements SlotHolder {
     this.#wentIdle();
     return true;
   }
-}
-
-function closedError(): RequestError {
-  return RequestError.invalidRequest(undefined, "session is closed");
 }
 
 function sameModel(a: ModelConfig, b: ModelConfig): boolean {

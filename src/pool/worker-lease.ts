@@ -1,7 +1,7 @@
 // One session's hold on one worker thread: the typed command API, the validated event stream, and the end.
 import type { MessagePort } from "node:worker_threads";
 import * as Comlink from "comlink";
-import { WorkerEventBatch, type SessionWorkerApi, type WorkerEvent } from "../protocol/port.js";
+import { WorkerEventBatch, type HostMessage, type SessionWorkerApi, type WorkerEvent } from "../protocol/port.js";
 
 export interface WorkerExit {
   /** "terminated" when the host ended the worker; "crashed" when it died on its own (error, OOM). */
@@ -49,6 +49,11 @@ export class WorkerLease {
   listen(onEvents: (events: WorkerEvent[]) => void, onInvalid: (error: string) => void): void {
     this.#onEvents = onEvents;
     this.#onInvalid = onInvalid;
+  }
+
+  /** The hot path to the worker: one message, no reply (its turn's events are the answer). */
+  post(message: HostMessage): void {
+    if (!this.#exit) this.#events.postMessage(message);
   }
 
   /** Calls a command; rejects with WorkerGone instead of hanging when the worker dies first. */

@@ -1,6 +1,7 @@
 // Leases session workers from piscina: one long-running task per session, one session per thread.
 // A few standby tasks are kept running ahead of demand, so a new session binds to a thread whose modules are
 // already loaded instead of paying a thread spawn and module load on its first prompt.
+import { pathToFileURL } from "node:url";
 import { MessageChannel } from "node:worker_threads";
 import { Piscina } from "piscina";
 import type { SessionTask, WorkerInit } from "../protocol/port.js";
@@ -10,6 +11,8 @@ export interface WorkerPoolOptions {
   warmWorkers: number;
   maxLiveWorkers: number;
   sessionHeapMb: number;
+  /** The worker module (default: the host's own session worker). */
+  entry?: string;
 }
 
 const SESSION_ENTRY = new URL("../../workers/session-entry.js", import.meta.url).href;
@@ -24,7 +27,7 @@ export class WorkerPool {
     this.#warm = options.warmWorkers;
     const maxThreads = options.maxLiveWorkers + options.warmWorkers;
     this.#piscina = new Piscina<SessionTask, never>({
-      filename: SESSION_ENTRY,
+      filename: options.entry ? pathToFileURL(options.entry).href : SESSION_ENTRY,
       // Standby tasks hold the warm threads; piscina need not keep idle ones of its own.
       minThreads: 0,
       maxThreads,

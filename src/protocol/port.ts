@@ -118,15 +118,23 @@ export type WorkerEvent = z.infer<typeof WorkerEvent>;
 export const WorkerEventBatch = z.array(WorkerEvent).min(1);
 export type WorkerEventBatch = z.infer<typeof WorkerEventBatch>;
 
-export const PromptCommand = z.object({ turnId: TurnId, text: z.string().min(1) });
-export type PromptCommand = z.infer<typeof PromptCommand>;
+/**
+ * Main → worker on the events port (the lean path: one postMessage, no reply). A prompt the worker refuses ends at
+ * once with a turn_error carrying the refusal's code; otherwise its turn runs and ends with turn_end or turn_error.
+ */
+export type HostMessage = { type: "prompt"; turnId: string; text: string } | { type: "cancel"; turnId: string };
 
-/** The answer to a prompt command: either the turn started (it ends with turn_end/turn_error) or it was refused. */
-export const PromptAck = z.discriminatedUnion("ok", [
-  z.object({ ok: z.literal(true) }),
-  z.object({ ok: z.literal(false), code: z.number().int(), message: z.string() }),
-]);
-export type PromptAck = z.infer<typeof PromptAck>;
+/** The worker's check of what arrives on its events port: no zod on the hot path, only the shape it relies on. */
+export function asHostMessage(data: unknown): HostMessage | null {
+  if (typeof data !== "object" || data === null) return null;
+  const message = data as Record<string, unknown>;
+  if (typeof message.turnId !== "string" || message.turnId.length === 0) return null;
+  if (message.type === "cancel") return { type: "cancel", turnId: message.turnId };
+  if (message.type === "prompt" && typeof message.text === "string" && message.text.length > 0) {
+    return { type: "prompt", turnId: message.turnId, text: message.text };
+  }
+  return null;
+}
 
 export const PermissionOutcome = z.discriminatedUnion("outcome", [
   z.object({ outcome: z.literal("selected"), optionId: z.enum(["allow_once", "allow_always", "reject_once"]) }),
@@ -157,9 +165,6 @@ export interface SessionWorkerApi {
   start(init: WorkerInit): Promise<void>;
   /** Answers once start has restored the session (log read and repaired, loop built), or why it could not. */
   open(): Promise<OpenAck>;
-  prompt(command: PromptCommand): Promise<PromptAck>;
-  /** Cooperative cancel of the named turn: the loop stops at its next step and the model request is aborted. */
-  cancel(turnId: string): Promise<void>;
   resolvePermission(requestId: string, outcome: PermissionOutcome): Promise<void>;
   setMode(mode: SessionModeId): Promise<void>;
   setModel(model: ModelConfig): Promise<void>;

@@ -34,12 +34,15 @@ export interface Reply {
   usage?: { prompt_tokens: number; completion_tokens: number } | null;
   fail?: InjectedFailure;
   /** Pacing for this reply only (see OpenAiServerOptions). */
+  headersMs?: number;
   firstTokenMs?: number;
   tokensPerSecond?: number;
   chunkChars?: number;
 }
 
 export interface OpenAiServerOptions {
+  /** Delay before the response headers: nothing at all reaches the client until then (ms). Default 0. */
+  headersMs?: number;
   /** Delay between the response headers and the first chunk (ms). Default 0. */
   firstTokenMs?: number;
   /** Chunks per second after the first; 0 sends them as fast as possible. Default 0. */
@@ -85,6 +88,7 @@ export interface RecordedRequest {
 }
 
 interface Pacing {
+  headersMs: number;
   firstTokenMs: number;
   tokensPerSecond: number;
   chunkChars: number;
@@ -188,10 +192,13 @@ export class OpenAiTestServer {
     }
     const reply = this.#queue.shift() ?? (this.#options.respond ?? echo)(recorded);
     const pacing: Pacing = {
+      headersMs: reply.headersMs ?? this.#options.headersMs ?? 0,
       firstTokenMs: reply.firstTokenMs ?? this.#options.firstTokenMs ?? 0,
       tokensPerSecond: reply.tokensPerSecond ?? this.#options.tokensPerSecond ?? 0,
       chunkChars: Math.max(1, reply.chunkChars ?? this.#options.chunkChars ?? 4),
     };
+    if (pacing.headersMs > 0) await sleep(pacing.headersMs);
+    if (res.destroyed) return;
     const fail = reply.fail;
     if (fail && "dropAfterChunks" in fail && fail.dropAfterChunks === 0) {
       dropped = true;

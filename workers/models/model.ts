@@ -26,6 +26,11 @@ export interface ModelRequest {
   messages: readonly ChatMessage[];
   tools: readonly ToolSpec[];
   signal: AbortSignal;
+  /**
+   * Commits the blocks said so far as a message of their own, before the response goes on (a model that says
+   * something, then works for a while): journaled and sent at once. The response returned holds only what follows.
+   */
+  commit(blocks: string[]): void;
   /** Streamed text as it arrives; nothing is shown to the client before the message is committed. */
   onDelta?: (text: string) => void;
 }

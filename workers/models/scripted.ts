@@ -82,12 +82,20 @@ export class ScriptedModel implements Model {
     for (let seen = 0; seen < toolCallsSoFar && index < steps.length; index++) {
       if ("tool" in steps[index]!) seen++;
     }
-    const blocks: string[] = [];
+    let blocks: string[] = [];
     for (; index < steps.length; index++) {
       signal.throwIfAborted();
       const step = steps[index]!;
-      if ("say" in step) blocks.push(step.say.replaceAll("{{result}}", lastResult));
-      else if ("sleep_ms" in step) await sleep(step.sleep_ms, undefined, { signal });
+      if ("say" in step) {
+        blocks.push(step.say.replaceAll("{{result}}", lastResult));
+        continue;
+      }
+      // What was said before a step that takes time is a message of its own, out before the step runs.
+      if (blocks.length > 0 && !("tool" in step)) {
+        request.commit(blocks);
+        blocks = [];
+      }
+      if ("sleep_ms" in step) await sleep(step.sleep_ms, undefined, { signal });
       else if ("spin_ms" in step) spin(step.spin_ms);
       else if ("alloc_mb" in step) allocate(step.alloc_mb);
       else if ("crash" in step) {

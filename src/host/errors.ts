@@ -1,0 +1,44 @@
+// Every JSON-RPC error the host answers with comes from here: the client's mistakes are -32602/-32600, the host's
+// and its workers' faults are -32603. A worker's fault is never blamed on the client.
+import { RequestError } from "@agentclientprotocol/sdk";
+
+/** A parameter the client sent is wrong. */
+export function invalidParams(field: string, message: string, data: Record<string, unknown> = {}): RequestError {
+  return RequestError.invalidParams({ field, ...data }, message);
+}
+
+/** The request is valid but not now (a prompt in flight, a session being loaded). */
+export function invalidRequest(message: string, data?: Record<string, unknown>): RequestError {
+  return RequestError.invalidRequest(data, message);
+}
+
+export function unknownSession(sessionId: string): RequestError {
+  return RequestError.invalidParams({ sessionId }, `unknown session: ${sessionId}`);
+}
+
+export function sessionClosed(): RequestError {
+  return RequestError.invalidRequest(undefined, "session is closed");
+}
+
+export function promptInFlight(): RequestError {
+  return RequestError.invalidRequest(undefined, "a prompt is already in flight for this session");
+}
+
+/** The host's own fault (state dir, capacity, shutting down). */
+export function internal(message: string, data?: Record<string, unknown>): RequestError {
+  return RequestError.internalError(data, message);
+}
+
+export function shuttingDown(): RequestError {
+  return RequestError.internalError(undefined, "host is shutting down");
+}
+
+/** A session's worker died, answered nonsense, or failed: the host's fault, named with the session. */
+export function workerFault(sessionId: string, message: string): RequestError {
+  return RequestError.internalError({ sessionId }, message);
+}
+
+/** An error a worker reported with its own code (a refused prompt, a failed turn). */
+export function fromWorker(code: number, message: string, data?: Record<string, unknown>): RequestError {
+  return new RequestError(code, message, data);
+}

@@ -1,0 +1,45 @@
+// The ACP stream on stdio, with two things the SDK's connection does not give: stdin's end is reported to the host
+// instead of closing the connection (stdout stays open, so every prompt still in flight can be answered), and
+// the host can wait until every frame handed to stdout has been written.
+import { Readable, Writable } from "node:stream";
+import { ndJsonStream, type AnyMessage, type Stream } from "@agentclientprotocol/sdk";
+
+export interface StdioStream {
+  stream: Stream;
+  /** Resolves when stdin ends (the client closed it, or its pipe broke). */
+  inputEnded: Promise<void>;
+  /** Resolves once every frame written so far has left this process (or stdout failed). */
+  drained(): Promise<void>;
+}
+
+export function stdioStream(input: NodeJS.ReadableStream = process.stdin, output: NodeJS.WritableStream = process.stdout): StdioStream {
+  const inner = ndJsonStream(
+    Writable.toWeb(output as Writable) as WritableStream<Uint8Array>,
+    Readable.toWeb(input as Readable) as ReadableStream<Uint8Array>,
+  );
+  let ended: () => void = () => {};
+  const inputEnded = new Promise<void>((resolve) => (ended = resolve));
+  const reader = inner.readable.getReader();
+  const readable = new ReadableStream<AnyMessage>({
+    async pull(controller) {
+      const next = await reader.read().catch(() => ({ done: true as const, value: undefined }));
+      if (next.done) ended();
+      else controller.enqueue(next.value);
+      // After the end the stream stays open and silent: the connection lives on until the host has answered.
+    },
+  });
+  const writer = inner.writable.getWriter();
+  let lastWrite: Promise<void> = Promise.resolve();
+  const writable = new WritableStream<AnyMessage>({
+    write(message) {
+      const written = writer.write(message);
+      lastWrite = written.catch(() => {});
+      return written;
+    },
+  });
+  const drained = async () => {
+    await lastWrite;
+    await new Promise<void>((resolve) => output.write("", () => resolve()));
+  };
+  return { stream: { readable, writable }, inputEnded, drained };
+}
