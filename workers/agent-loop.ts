@@ -1,6 +1,5 @@
 // The turn loop of one session: user message → model → tool calls → tool results → model … until the model
 // answers without tool calls, the turn is cancelled, or it runs out of model requests.
-import { randomUUID } from "node:crypto";
 import type { PermissionOutcome, SessionModeId, StopReason, ToolKind } from "../src/protocol/port.js";
 import type { EventSink } from "./event-sink.js";
 import type { Journal } from "./journal.js";
@@ -126,9 +125,13 @@ export class AgentLoop {
     for (let requests = 0; ; requests++) {
       if (signal.aborted) return "cancelled";
       if (requests >= this.#options.maxTurnRequests) return "max_turn_requests";
+      const registry = this.#options.tools;
       const response = await this.#model.complete({
         messages: this.#history,
-        tools: this.#options.tools.specs(),
+        // Only a model that offers tools reads them: a scripted session never builds their JSON Schemas.
+        get tools() {
+          return registry.specs();
+        },
         signal,
         commit: (blocks) => this.#commitAssistant(turn.id, { blocks, toolCalls: [] }),
       });
@@ -154,7 +157,7 @@ export class AgentLoop {
   async #runTool(turn: Turn, call: ToolCallRequest): Promise<ToolResult> {
     const { journal, events, tools, cwd } = this.#options;
     const turnId = turn.id;
-    const toolCallId = randomUUID();
+    const toolCallId = crypto.randomUUID();
     const tool = tools.get(call.name);
     const parsed = tool?.input.safeParse(call.input);
     const title = tool && parsed?.success ? tool.title(parsed.data) : call.name;
@@ -200,7 +203,7 @@ export class AgentLoop {
 
   #askPermission(turn: Turn, toolCallId: string, title: string, kind: ToolKind, rawInput: unknown): Promise<PermissionOutcome> {
     if (turn.abort.signal.aborted) return Promise.resolve({ outcome: "cancelled" });
-    const requestId = randomUUID();
+    const requestId = crypto.randomUUID();
     return new Promise<PermissionOutcome>((resolve) => {
       this.#permissions.set(requestId, (outcome) => {
         this.#permissions.delete(requestId);

@@ -2,7 +2,6 @@
 // it is whole again. A torn last line is dropped; a turn with no end is closed as interrupted, after an
 // "outcome unknown" result for each of its tool calls that has none. Anything else wrong is a LogError: the
 // log is refused, never rewritten.
-import { randomUUID } from "node:crypto";
 import { LogEntry, LogError, parseHeaderLine, type LogHeader } from "../src/protocol/session-log.js";
 
 export const OUTCOME_UNKNOWN = "outcome unknown: the session stopped while this tool call was running";
@@ -80,7 +79,7 @@ function closeOpenTurn(entries: readonly LogEntry[]): LogEntry[] {
         type: "tool_result",
         turnId,
         // A call that never started was never shown: it gets an id of its own so the model sees an answer.
-        toolCallId: toolCall?.toolCallId ?? randomUUID(),
+        toolCallId: toolCall?.toolCallId ?? crypto.randomUUID(),
         callId: call.id,
         name: call.name,
         result: toolCall ? OUTCOME_UNKNOWN : NOT_RUN,

@@ -3,6 +3,8 @@
 // aborting the task, which terminates the thread.
 import { threadId, type MessagePort } from "node:worker_threads";
 import * as Comlink from "comlink";
+import { config as zodConfig } from "zod/mini";
+import en from "zod/v4/locales/en.js";
 import {
   ModelConfig,
   REPLAY_TURN_ID,
@@ -31,11 +33,11 @@ interface Session {
   tools: ToolRegistry;
 }
 
-function openSession(init: WorkerInit, events: EventSink): Session {
+async function openSession(init: WorkerInit, events: EventSink): Promise<Session> {
   const { journal, mode, model, turns } = restoreSession(init, events);
   const tools = createTools(init);
   const loop = new AgentLoop({
-    model: createModel(model, { allowFaultInjection: init.allowFaultInjection, cwd: init.cwd, log: events.log.bind(events) }),
+    model: await createModel(model, { allowFaultInjection: init.allowFaultInjection, cwd: init.cwd, log: events.log.bind(events) }),
     tools,
     events,
     journal,
@@ -45,6 +47,9 @@ function openSession(init: WorkerInit, events: EventSink): Session {
   });
   return { init, loop, journal, model, turns, tools };
 }
+
+// zod/mini leaves error messages to a locale: the model and the log get English ones, as on the main thread.
+zodConfig(en());
 
 /** Events per posted batch while replaying, so a long history does not become one huge message. */
 const REPLAY_BATCH = 256;
@@ -66,7 +71,7 @@ export default function runSession(task: SessionTask): Promise<never> {
       if (started) throw new Error("this worker already serves a session");
       started = true;
       try {
-        bind(openSession(WorkerInit.parse(init), events));
+        bind(await openSession(WorkerInit.parse(init), events));
       } catch (error) {
         fail(error);
         throw error;
@@ -89,7 +94,7 @@ export default function runSession(task: SessionTask): Promise<never> {
     async setModel(model) {
       const session = await bound;
       const config = ModelConfig.parse(model);
-      session.loop.setModel(createModel(config, { allowFaultInjection: session.init.allowFaultInjection, cwd: session.init.cwd, log: events.log.bind(events) }));
+      session.loop.setModel(await createModel(config, { allowFaultInjection: session.init.allowFaultInjection, cwd: session.init.cwd, log: events.log.bind(events) }));
       session.model = config;
       session.journal.append({ type: "model", model: config });
     },

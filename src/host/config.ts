@@ -37,7 +37,7 @@ export const HostConfig = z.object({
     .transform((path) => resolve(path))
     .optional()
     .describe("run this module as the session worker instead of the host's own (fault injection: needs --allow-fault-injection)"),
-  "default-mode": SessionModeId.default("ask").describe("mode of a new session"),
+  "default-mode": z.enum(SessionModeId.options).default("ask").describe("mode of a new session"),
   "allow-full-access": flag.default(false).describe("offer the unsandboxed full-access mode"),
   "sandbox-network": flag.default(false).describe("let sandboxed commands use the network"),
   "bwrap-path": z.string().optional().describe("bubblewrap binary for the sandbox (default: bwrap found on PATH)"),

@@ -15,7 +15,8 @@ export interface WorkerPoolOptions {
   entry?: string;
 }
 
-const SESSION_ENTRY = new URL("../../workers/session-entry.js", import.meta.url).href;
+/** The session worker as one bundle (npm run build): a thread loads one file, not a module graph. */
+const SESSION_ENTRY = new URL("../../workers/bundle/session-loader.js", import.meta.url).href;
 
 export class WorkerPool {
   readonly #piscina: Piscina<SessionTask, never>;

@@ -1,8 +1,10 @@
 // The contract of the port between the main thread and a session worker: the one module both sides import.
-// Main → worker: commands through comlink (SessionWorkerApi); every argument is parsed with zod by the worker.
-// Worker → main: plain one-way posts of WorkerEventBatch on a second port; parsed with zod by the main thread,
-// which attributes them to a session by the port they arrived on (no event carries a session id).
-import { z } from "zod";
+// Main → worker: control commands through comlink (SessionWorkerApi), their arguments parsed by the worker; prompts
+// and cancels as plain HostMessages on the events port (the hot path).
+// Worker → main: plain one-way posts of WorkerEventBatch on the events port; parsed by the main thread, which
+// attributes them to a session by the port they arrived on (no event carries a session id).
+// zod/mini: the worker loads only the validators it uses (a session worker must cost about a bare thread).
+import * as z from "zod/mini";
 
 export const StopReason = z.enum(["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"]);
 export type StopReason = z.infer<typeof StopReason>;
@@ -13,19 +15,19 @@ export type SessionModeId = z.infer<typeof SessionModeId>;
 export const ModelConfig = z.object({
   provider: z.enum(["scripted", "openai-compatible"]),
   /** The model's name as the provider knows it ("scripted" for the embedded model). */
-  model: z.string().min(1),
-  baseUrl: z.string().optional(),
+  model: z.string().check(z.minLength(1)),
+  baseUrl: z.optional(z.string()),
   /** Name of the environment variable holding the API key; the key itself never crosses the port. */
-  apiKeyEnv: z.string().optional(),
-  retries: z.number().int().min(0).default(3),
+  apiKeyEnv: z.optional(z.string()),
+  retries: z._default(z.int().check(z.nonnegative()), 3),
   /** Context window (tokens) reported as usage_update's size; unset: known per model name, else a default. */
-  contextWindow: z.number().int().positive().optional(),
+  contextWindow: z.optional(z.int().check(z.positive())),
 });
 export type ModelConfig = z.infer<typeof ModelConfig>;
 
 export const SandboxConfig = z.object({
   /** Path to bwrap; null when it is missing (sandboxed modes then fail closed). */
-  bwrapPath: z.string().nullable(),
+  bwrapPath: z.nullable(z.string()),
   network: z.boolean(),
   allowFullAccess: z.boolean(),
 });
@@ -41,21 +43,19 @@ export const WorkerInit = z.object({
   cwd: z.string(),
   mode: SessionModeId,
   model: ModelConfig,
-  maxTurnRequests: z.number().int().positive(),
+  maxTurnRequests: z.int().check(z.positive()),
   allowFaultInjection: z.boolean(),
-  outputCapBytes: z.number().int().positive(),
-  maxBackgroundTasks: z.number().int().positive(),
+  outputCapBytes: z.int().check(z.positive()),
+  maxBackgroundTasks: z.int().check(z.positive()),
   sandbox: SandboxConfig,
-  spawner: SpawnerGrant.nullable(),
+  spawner: z.nullable(SpawnerGrant),
   /**
    * Durable session state (see session-log.ts); null runs the session in memory only. The log exists (the main
    * thread wrote its header); the worker restores it with load-repair and appends to it. restore "log": the log's
    * mode and model win (session/load, session/resume); "host": mode and model above win and are appended to the
    * log when they differ (a session restored after a crash or hibernation, whose settings may have moved on).
    */
-  log: z
-    .object({ path: z.string(), sidecarPath: z.string(), outputDir: z.string(), restore: z.enum(["log", "host"]) })
-    .nullable(),
+  log: z.nullable(z.object({ path: z.string(), sidecarPath: z.string(), outputDir: z.string(), restore: z.enum(["log", "host"]) })),
 });
 export type WorkerInit = z.infer<typeof WorkerInit>;
 
@@ -64,7 +64,8 @@ export type ToolKind = z.infer<typeof ToolKind>;
 export const ToolStatus = z.enum(["pending", "in_progress", "completed", "failed"]);
 export type ToolStatus = z.infer<typeof ToolStatus>;
 
-const TurnId = z.string().min(1);
+const TurnId = z.string().check(z.minLength(1));
+const ToolCallId = z.string().check(z.minLength(1));
 
 export const WorkerEvent = z.discriminatedUnion("type", [
   /** A committed assistant message: one agent_message_chunk per non-empty block. */
@@ -74,7 +75,7 @@ export const WorkerEvent = z.discriminatedUnion("type", [
   z.object({
     type: z.literal("tool_call"),
     turnId: TurnId,
-    toolCallId: z.string().min(1),
+    toolCallId: ToolCallId,
     title: z.string(),
     kind: ToolKind,
     status: ToolStatus,
@@ -83,19 +84,19 @@ export const WorkerEvent = z.discriminatedUnion("type", [
   z.object({
     type: z.literal("tool_call_update"),
     turnId: TurnId,
-    toolCallId: z.string().min(1),
-    status: ToolStatus.optional(),
+    toolCallId: ToolCallId,
+    status: z.optional(ToolStatus),
     /** Only the output produced since the previous update, never the accumulated whole. */
-    outputDelta: z.string().optional(),
+    outputDelta: z.optional(z.string()),
     /** The final result as the model sees it (capped). */
-    result: z.string().optional(),
+    result: z.optional(z.string()),
   }),
-  z.object({ type: z.literal("usage"), turnId: TurnId, used: z.number().int().nonnegative(), size: z.number().int().nonnegative() }),
+  z.object({ type: z.literal("usage"), turnId: TurnId, used: z.int().check(z.nonnegative()), size: z.int().check(z.nonnegative()) }),
   z.object({
     type: z.literal("permission_request"),
     turnId: TurnId,
-    requestId: z.string().min(1),
-    toolCallId: z.string().min(1),
+    requestId: z.string().check(z.minLength(1)),
+    toolCallId: ToolCallId,
     title: z.string(),
     kind: ToolKind,
     rawInput: z.unknown(),
@@ -106,16 +107,16 @@ export const WorkerEvent = z.discriminatedUnion("type", [
     stopReason: StopReason,
   }),
   /** The turn failed: the prompt gets a JSON-RPC error with this code and message. */
-  z.object({ type: z.literal("turn_error"), turnId: TurnId, code: z.number().int(), message: z.string() }),
+  z.object({ type: z.literal("turn_error"), turnId: TurnId, code: z.int(), message: z.string() }),
   z.object({
     type: z.literal("log"),
     level: z.enum(["debug", "info", "warn", "error"]),
     msg: z.string(),
-    data: z.record(z.string(), z.unknown()).optional(),
+    data: z.optional(z.record(z.string(), z.unknown())),
   }),
 ]);
 export type WorkerEvent = z.infer<typeof WorkerEvent>;
-export const WorkerEventBatch = z.array(WorkerEvent).min(1);
+export const WorkerEventBatch = z.array(WorkerEvent).check(z.minLength(1));
 export type WorkerEventBatch = z.infer<typeof WorkerEventBatch>;
 
 /**
@@ -142,20 +143,20 @@ export const PermissionOutcome = z.discriminatedUnion("outcome", [
 ]);
 export type PermissionOutcome = z.infer<typeof PermissionOutcome>;
 
-export const ReplayAck = z.object({ turns: z.number().int().nonnegative() });
+export const ReplayAck = z.object({ turns: z.int().check(z.nonnegative()) });
 export type ReplayAck = z.infer<typeof ReplayAck>;
 
 /** The answer to open: the session is restored (with the mode and model it runs with now), or its log is unusable. */
 export const OpenAck = z.discriminatedUnion("ok", [
   z.object({
     ok: z.literal(true),
-    turns: z.number().int().nonnegative(),
+    turns: z.int().check(z.nonnegative()),
     mode: SessionModeId,
     model: ModelConfig,
     /** The worker's thread, so the main thread can tell when it is really gone. */
-    threadId: z.number().int().nonnegative(),
+    threadId: z.int().check(z.nonnegative()),
   }),
-  z.object({ ok: z.literal(false), code: z.number().int(), message: z.string() }),
+  z.object({ ok: z.literal(false), code: z.int(), message: z.string() }),
 ]);
 export type OpenAck = z.infer<typeof OpenAck>;
 

@@ -7,7 +7,7 @@
 // The main thread creates a log (header), reads headers and sidecars, and owns locks and tombstones; the session
 // worker appends entries, repairs the log when it restores it, and rewrites the sidecar.
 import { join } from "node:path";
-import { z } from "zod";
+import * as z from "zod/mini";
 import { ModelConfig, SessionModeId, StopReason, ToolKind } from "./port.js";
 
 export const LOG_FORMAT = "acp-session-host/session-log";
@@ -17,7 +17,7 @@ export const LogHeader = z.object({
   format: z.literal(LOG_FORMAT),
   formatVersion: z.literal(LOG_FORMAT_VERSION),
   sessionId: z.uuid(),
-  cwd: z.string().min(1),
+  cwd: z.string().check(z.minLength(1)),
   createdAt: z.iso.datetime(),
   mode: SessionModeId,
   model: ModelConfig,
@@ -25,8 +25,8 @@ export const LogHeader = z.object({
 });
 export type LogHeader = z.infer<typeof LogHeader>;
 
-const TurnId = z.string().min(1);
-const ToolCallId = z.string().min(1);
+const TurnId = z.string().check(z.minLength(1));
+const ToolCallId = z.string().check(z.minLength(1));
 const ToolCallRequest = z.object({ id: z.string(), name: z.string(), input: z.unknown() });
 
 /** One line after the header. The agent loop writes an entry before it posts the event that shows it. */
@@ -61,7 +61,7 @@ export const LogEntry = z.discriminatedUnion("type", [
     turnId: TurnId,
     /** "interrupted": closed by load-repair, the process ended mid-turn. */
     stopReason: z.union([StopReason, z.enum(["error", "interrupted"])]),
-    error: z.string().optional(),
+    error: z.optional(z.string()),
   }),
 ]);
 export type LogEntry = z.infer<typeof LogEntry>;
@@ -71,12 +71,12 @@ export const SIDECAR_FORMAT = "acp-session-host/session-sidecar";
 export const SessionSidecar = z.object({
   format: z.literal(SIDECAR_FORMAT),
   sessionId: z.uuid(),
-  cwd: z.string().min(1),
+  cwd: z.string().check(z.minLength(1)),
   /** From the first prompt; null until there is one. */
-  title: z.string().nullable(),
+  title: z.nullable(z.string()),
   createdAt: z.iso.datetime(),
   updatedAt: z.iso.datetime(),
-  turns: z.number().int().nonnegative(),
+  turns: z.int().check(z.nonnegative()),
 });
 export type SessionSidecar = z.infer<typeof SessionSidecar>;
 

@@ -12,7 +12,7 @@ export const RunConfig = z.object({
   prompt: z.string().min(1, "must not be empty").default("hello").describe("the prompt every session sends"),
   turns: z.coerce.number().int().min(1).default(1).describe("prompts each session sends, one after another"),
   cwd: z.string().min(1).optional().describe("working directory of every session (default: the current directory)"),
-  mode: SessionModeId.optional().describe(`session mode, one of ${SessionModeId.options.join(", ")} (default: the host's)`),
+  mode: z.enum(SessionModeId.options).optional().describe(`session mode, one of ${SessionModeId.options.join(", ")} (default: the host's)`),
   json: flag.default(false).describe("print one JSON document on stdout instead of the table"),
   "host-logs": flag.default(false).describe("pass the host's JSON logs through to stderr"),
 });

@@ -1,7 +1,7 @@
 // Picks the model implementation a session's configuration names.
 import type { ModelConfig } from "../../src/protocol/port.js";
 import type { Model } from "./model.js";
-import { OpenAiCompatibleModel, type ModelLog } from "./openai-compatible.js";
+import type { ModelLog } from "./openai-compatible.js";
 import { ScriptedModel } from "./scripted.js";
 
 export interface ModelOptions {
@@ -12,11 +12,14 @@ export interface ModelOptions {
   log?: ModelLog;
 }
 
-export function createModel(config: ModelConfig, options: ModelOptions): Model {
+export async function createModel(config: ModelConfig, options: ModelOptions): Promise<Model> {
   switch (config.provider) {
     case "scripted":
       return new ScriptedModel(options);
-    case "openai-compatible":
+    case "openai-compatible": {
+      // The openai client is loaded by the sessions on that provider only, not by every worker.
+      const { OpenAiCompatibleModel } = await import("./openai-compatible.js");
       return new OpenAiCompatibleModel(config, options);
+    }
   }
 }

@@ -38,8 +38,19 @@ export interface ModelRequest {
 /** Raised for a prompt the model refuses before the turn starts (bad script, fault injection off). */
 export class PromptRejected extends Error {}
 
-/** Raised when the provider fails; the prompt gets a JSON-RPC error with this message. */
-export class ModelError extends Error {}
+const MODEL_ERROR = Symbol.for("acp-session-host.ModelError");
+
+/**
+ * Raised when the provider fails; the prompt gets a JSON-RPC error with this message. A provider loaded on demand
+ * (its own bundle, with its own copy of this class) raises errors that are still instances of this one.
+ */
+export class ModelError extends Error {
+  readonly [MODEL_ERROR] = true;
+
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === "object" && value !== null && MODEL_ERROR in value;
+  }
+}
 
 export interface Model {
   readonly name: string;

@@ -2,19 +2,19 @@
 // A plain prompt is echoed ("You said: …"); "/script [steps]" runs the steps in order (see README).
 // It is stateless: where a script stands is read from the conversation, so a restored session resumes it.
 import { setTimeout as sleep } from "node:timers/promises";
-import { z } from "zod";
+import * as z from "zod/mini";
 import { PromptRejected, type ChatMessage, type Model, type ModelRequest, type ModelResponse } from "./model.js";
 
 const Step = z.union([
   z.strictObject({ say: z.string() }),
-  z.strictObject({ tool: z.string().min(1), input: z.record(z.string(), z.unknown()).default({}) }),
-  z.strictObject({ sleep_ms: z.number().int().nonnegative() }),
-  z.strictObject({ spin_ms: z.number().int().nonnegative() }),
-  z.strictObject({ alloc_mb: z.number().int().positive() }),
+  z.strictObject({ tool: z.string().check(z.minLength(1)), input: z._default(z.record(z.string(), z.unknown()), {}) }),
+  z.strictObject({ sleep_ms: z.int().check(z.nonnegative()) }),
+  z.strictObject({ spin_ms: z.int().check(z.nonnegative()) }),
+  z.strictObject({ alloc_mb: z.int().check(z.positive()) }),
   z.strictObject({ crash: z.string() }),
 ]);
 type Step = z.infer<typeof Step>;
-const Script = z.array(Step).min(1);
+const Script = z.array(Step).check(z.minLength(1));
 
 const SCRIPT_PREFIX = "/script ";
 const FAULT_STEPS = ["spin_ms", "alloc_mb", "crash"] as const;

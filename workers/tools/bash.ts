@@ -1,6 +1,6 @@
 // bash, bash_output, bash_kill: commands run by the spawner process in a process group of their own, sandboxed as
 // the session's mode says. Foreground output streams to the client as deltas; the model gets a capped result.
-import { z } from "zod";
+import * as z from "zod/mini";
 import type { TaskEnd } from "../../src/protocol/spawner-messages.js";
 import { CappedOutput, DeltaStream } from "./output-cap.js";
 import { commandPolicy, readPolicy, sandboxFor } from "./policy.js";
@@ -18,19 +18,21 @@ export interface BashDeps {
 }
 
 const BashInput = z.object({
-  command: z.string().min(1).describe("The bash command line to run, in the session's workspace"),
-  timeout_ms: z
-    .number()
-    .int()
-    .positive()
-    .max(MAX_TIMEOUT_MS)
-    .optional()
-    .describe(`Foreground only: kill the command after this many milliseconds (default ${DEFAULT_TIMEOUT_MS})`),
-  run_in_background: z.boolean().optional().describe("Start the command and return a task id at once; read it with bash_output"),
+  command: z.string().check(z.minLength(1), z.describe("The bash command line to run, in the session's workspace")),
+  timeout_ms: z.optional(
+    z
+      .int()
+      .check(
+        z.positive(),
+        z.maximum(MAX_TIMEOUT_MS),
+        z.describe(`Foreground only: kill the command after this many milliseconds (default ${DEFAULT_TIMEOUT_MS})`),
+      ),
+  ),
+  run_in_background: z.optional(z.boolean().check(z.describe("Start the command and return a task id at once; read it with bash_output"))),
 });
 type BashInput = z.infer<typeof BashInput>;
 
-const TaskInput = z.object({ task_id: z.string().min(1).describe("The id bash returned for a background command") });
+const TaskInput = z.object({ task_id: z.string().check(z.minLength(1), z.describe("The id bash returned for a background command")) });
 type TaskInput = z.infer<typeof TaskInput>;
 
 export function bashTools(deps: BashDeps): Tool[] {

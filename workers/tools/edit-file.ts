@@ -1,14 +1,14 @@
 // edit_file: replaces one exact, unique occurrence of a string in a file of the workspace.
-import { z } from "zod";
+import * as z from "zod/mini";
 import { readText, writeText } from "./file-io.js";
 import { writePolicy } from "./policy.js";
 import type { Tool } from "./tool.js";
 import type { Workspace } from "./workspace.js";
 
 const Input = z.object({
-  path: z.string().min(1).describe("File path, relative to the workspace root (or absolute inside it)"),
-  old_string: z.string().describe("Text to replace; must occur exactly once in the file, whitespace included"),
-  new_string: z.string().describe("Replacement text"),
+  path: z.string().check(z.minLength(1), z.describe("File path, relative to the workspace root (or absolute inside it)")),
+  old_string: z.string().check(z.describe("Text to replace; must occur exactly once in the file, whitespace included")),
+  new_string: z.string().check(z.describe("Replacement text")),
 });
 type Input = z.infer<typeof Input>;
 

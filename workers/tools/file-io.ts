@@ -1,13 +1,12 @@
 // File access for the file tools: opened without following a final symlink, on paths Workspace.resolve checked.
-import { constants } from "node:fs";
-import { open } from "node:fs/promises";
+import { constants, promises as fs } from "node:fs";
 
 const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW;
 const WRITE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW;
 
 /** At most `limit` bytes from the start of the file, and the file's size. */
 export async function readHead(path: string, limit: number): Promise<{ bytes: Buffer; size: number }> {
-  const handle = await open(path, READ_FLAGS);
+  const handle = await fs.open(path, READ_FLAGS);
   try {
     const size = (await handle.stat()).size;
     const bytes = Buffer.alloc(Math.min(size, limit));
@@ -24,7 +23,7 @@ export async function readHead(path: string, limit: number): Promise<{ bytes: Bu
 }
 
 export async function readText(path: string): Promise<string> {
-  const handle = await open(path, READ_FLAGS);
+  const handle = await fs.open(path, READ_FLAGS);
   try {
     return await handle.readFile("utf8");
   } finally {
@@ -33,7 +32,7 @@ export async function readText(path: string): Promise<string> {
 }
 
 export async function writeText(path: string, content: string): Promise<number> {
-  const handle = await open(path, WRITE_FLAGS, 0o644);
+  const handle = await fs.open(path, WRITE_FLAGS, 0o644);
   try {
     const bytes = Buffer.from(content);
     await handle.writeFile(bytes);

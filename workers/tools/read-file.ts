@@ -1,6 +1,6 @@
 // read_file: a text file of the workspace, whole or by lines (offset/limit), capped for the model.
-import { stat } from "node:fs/promises";
-import { z } from "zod";
+import { promises as fs } from "node:fs";
+import * as z from "zod/mini";
 import { looksBinary, readHead } from "./file-io.js";
 import { readPolicy } from "./policy.js";
 import type { Tool } from "./tool.js";
@@ -10,9 +10,9 @@ import type { Workspace } from "./workspace.js";
 const MAX_READ_BYTES = 16 * 1024 * 1024;
 
 const Input = z.object({
-  path: z.string().min(1).describe("File path, relative to the workspace root (or absolute inside it)"),
-  offset: z.number().int().min(1).optional().describe("First line to return (1-based)"),
-  limit: z.number().int().min(1).optional().describe("How many lines to return"),
+  path: z.string().check(z.minLength(1), z.describe("File path, relative to the workspace root (or absolute inside it)")),
+  offset: z.optional(z.int().check(z.minimum(1), z.describe("First line to return (1-based)"))),
+  limit: z.optional(z.int().check(z.minimum(1), z.describe("How many lines to return"))),
 });
 type Input = z.infer<typeof Input>;
 
@@ -27,7 +27,7 @@ export function readFileTool(workspace: Workspace, outputCapBytes: number): Tool
     async run(input) {
       const target = await workspace.resolve(input.path);
       if (!target.exists) return { output: `no such file: ${target.shown}`, isError: true };
-      const info = await stat(target.real);
+      const info = await fs.stat(target.real);
       if (info.isDirectory()) return { output: `${target.shown} is a directory; use list_dir`, isError: true };
       if (!info.isFile()) return { output: `${target.shown} is not a regular file`, isError: true };
       const { bytes, size } = await readHead(target.real, MAX_READ_BYTES);

@@ -1,7 +1,7 @@
 // This worker's channel to the spawner process: a unix socket opened on first use with the one-time token the main
 // thread granted for this session. Everything the spawner sends is validated; output arrives here directly, never
 // through the main thread.
-import { createConnection, type Socket } from "node:net";
+import type { Socket } from "node:net";
 import { jsonLine, readJsonLines } from "../../src/protocol/ndjson-lines.js";
 import type { SpawnerGrant } from "../../src/protocol/port.js";
 import { SpawnerReply, type SandboxKind, type TaskEnd, type WorkerRequest } from "../../src/protocol/spawner-messages.js";
@@ -109,7 +109,8 @@ export class SpawnerConnection {
     if (this.#closedWhy) return Promise.reject(new Error(`cannot run commands: ${this.#closedWhy}`));
     const grant = this.#grant;
     if (!grant) return Promise.reject(new Error("cannot run commands: this host's command runner (its spawner process) is not running"));
-    this.#ready ??= new Promise<Socket>((resolve, reject) => {
+    // node:net is loaded by the session's first command, not by every session worker.
+    this.#ready ??= import("node:net").then(({ createConnection }) => new Promise<Socket>((resolve, reject) => {
       const socket = createConnection(grant.socketPath);
       this.#socket = socket;
       let welcomed = false;
@@ -136,7 +137,7 @@ export class SpawnerConnection {
         this.#fail(socket, "the connection to the command runner closed");
         if (!welcomed) reject(new Error(`cannot run commands: ${this.#closedWhy}`));
       });
-    });
+    }));
     return this.#ready;
   }
 

@@ -1,5 +1,5 @@
 // What a tool is to the agent loop. Tools register in tools/registry.ts; the host never sees them.
-import type { z } from "zod";
+import type { z } from "zod/mini";
 import type { SessionModeId, ToolKind } from "../../src/protocol/port.js";
 
 /** The JSON Schema a model is offered for a tool, made from its zod input schema. */
@@ -30,7 +30,7 @@ export interface Tool<Input = unknown> {
   readonly name: string;
   readonly description: string;
   readonly kind: ToolKind;
-  readonly input: z.ZodType<Input>;
+  readonly input: z.ZodMiniType<Input>;
   title(input: Input): string;
   policy(mode: SessionModeId): ToolPolicy;
   run(input: Input, context: ToolContext): Promise<ToolResult>;

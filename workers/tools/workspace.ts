@@ -1,7 +1,7 @@
 // The session's workspace as the file tools see it: every path resolves against its root, and a path that leaves it
 // (`..`, an absolute path elsewhere, a symlink leading outside) is refused. The check is on the real path (realpath),
 // for a file that does not exist yet on its nearest existing ancestor.
-import { lstat, realpath } from "node:fs/promises";
+import { promises as fs } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 
 export class OutsideWorkspace extends Error {}
@@ -23,7 +23,7 @@ export class Workspace {
   }
 
   realRoot(): Promise<string> {
-    this.#realRoot ??= realpath(this.root);
+    this.#realRoot ??= fs.realpath(this.root);
     return this.#realRoot;
   }
 
@@ -37,7 +37,7 @@ export class Workspace {
     }
     const shown = (real: string) => relative(realRoot, real) || ".";
     try {
-      const real = await realpath(lexical);
+      const real = await fs.realpath(lexical);
       if (!within(realRoot, real)) throw new OutsideWorkspace(`${input} leads outside the workspace through a symlink (to ${real}); refused`);
       return { real, shown: shown(real), exists: true };
     } catch (error) {
@@ -45,12 +45,12 @@ export class Workspace {
       if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
     }
     // It does not exist (yet). A dangling symlink would be followed by a write: refuse it whatever it points at.
-    const link = await lstat(lexical).catch(() => null);
+    const link = await fs.lstat(lexical).catch(() => null);
     if (link?.isSymbolicLink()) throw new OutsideWorkspace(`${input} is a symlink to a path that does not exist; refused`);
     const missing: string[] = [basename(lexical)];
     for (let dir = dirname(lexical); ; dir = dirname(dir)) {
       try {
-        const realDir = await realpath(dir);
+        const realDir = await fs.realpath(dir);
         if (!within(realRoot, realDir)) throw new OutsideWorkspace(`${input} leads outside the workspace through a symlink (to ${realDir}); refused`);
         const real = join(realDir, ...missing.reverse());
         return { real, shown: shown(real), exists: false };
@@ -58,7 +58,7 @@ export class Workspace {
         if (error instanceof OutsideWorkspace) throw error;
         const code = (error as NodeJS.ErrnoException).code;
         if (code !== "ENOENT") throw error;
-        const dangling = await lstat(dir).catch(() => null);
+        const dangling = await fs.lstat(dir).catch(() => null);
         if (dangling?.isSymbolicLink()) throw new OutsideWorkspace(`${input} goes through a symlink to a path that does not exist; refused`);
         if (dirname(dir) === dir) throw new OutsideWorkspace(`${input}: no part of it exists`);
         missing.push(basename(dir));

@@ -1,15 +1,15 @@
 // write_file: creates or replaces a file of the workspace (parent directories are created).
-import { mkdir, stat } from "node:fs/promises";
+import { promises as fs } from "node:fs";
 import { dirname } from "node:path";
-import { z } from "zod";
+import * as z from "zod/mini";
 import { writeText } from "./file-io.js";
 import { writePolicy } from "./policy.js";
 import type { Tool } from "./tool.js";
 import type { Workspace } from "./workspace.js";
 
 const Input = z.object({
-  path: z.string().min(1).describe("File path, relative to the workspace root (or absolute inside it)"),
-  content: z.string().describe("The whole new content of the file"),
+  path: z.string().check(z.minLength(1), z.describe("File path, relative to the workspace root (or absolute inside it)")),
+  content: z.string().check(z.describe("The whole new content of the file")),
 });
 type Input = z.infer<typeof Input>;
 
@@ -23,8 +23,8 @@ export function writeFileTool(workspace: Workspace): Tool<Input> {
     policy: writePolicy("write_file"),
     async run(input) {
       const target = await workspace.resolve(input.path);
-      if (target.exists && (await stat(target.real)).isDirectory()) return { output: `${target.shown} is a directory`, isError: true };
-      await mkdir(dirname(target.real), { recursive: true });
+      if (target.exists && (await fs.stat(target.real)).isDirectory()) return { output: `${target.shown} is a directory`, isError: true };
+      await fs.mkdir(dirname(target.real), { recursive: true });
       const bytes = await writeText(target.real, input.content);
       return { output: `${target.exists ? "replaced" : "created"} ${target.shown} (${bytes} bytes)`, isError: false };
     },

@@ -1,0 +1,46 @@
+// What piscina loads in a session worker's thread: the bundled session worker (one CommonJS file, built by
+// `npm run build`), compiled with the V8 code cache made at build time, so a thread skips parsing and compiling
+// what every thread before it compiled. A cache V8 rejects (another Node build) only costs the compile it saves.
+// Run directly (`node session-loader.js --write-code-cache`), it makes that cache: it runs the bundle's top level,
+// as a thread would, and stores what V8 compiled.
+import { readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { Script } from "node:vm";
+
+const BUNDLE = join(__dirname, "session-entry.js");
+const CACHE = `${BUNDLE}.cache`;
+
+type ModuleFunction = (exports: object, require: NodeJS.Require, module: { exports: object }, filename: string, dirname: string) => void;
+
+function compile(cachedData: Buffer | undefined): Script {
+  const source = readFileSync(BUNDLE, "utf8");
+  return new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+    filename: BUNDLE,
+    ...(cachedData ? { cachedData } : {}),
+  });
+}
+
+/** The bundle's default export: the piscina task that is a session worker's life. */
+function run(script: Script): unknown {
+  const module = { exports: {} as { default?: unknown } };
+  // This file is CommonJS in the bundle's directory: its own require resolves what the bundle requires.
+  (script.runInThisContext() as ModuleFunction).call(module.exports, module.exports, require, module, BUNDLE, dirname(BUNDLE));
+  return module.exports.default;
+}
+
+function readCache(): Buffer | undefined {
+  try {
+    return readFileSync(CACHE);
+  } catch {
+    return undefined;
+  }
+}
+
+function writeCache(): null {
+  const script = compile(undefined);
+  run(script);
+  writeFileSync(CACHE, script.createCachedData());
+  return null;
+}
+
+export default process.argv.includes("--write-code-cache") ? writeCache() : run(compile(readCache()));
