@@ -1,7 +1,6 @@
 // A session's journal as its append-only log file. Appends are synchronous (the write call has returned before
-// the agent loop posts the event that shows the entry); every turn end is fsynced and refreshes the sidecar.
-import { closeSync, fsyncSync, ftruncateSync, openSync, readFileSync, renameSync, statSync, writeFileSync, writeSync } from "node:fs";
-import { threadId } from "node:worker_threads";
+// the agent loop posts the event that shows the entry); every turn end is fdatasynced and refreshes the sidecar.
+import { closeSync, fdatasyncSync, fsyncSync, ftruncateSync, openSync, readFileSync, statSync, writeSync } from "node:fs";
 import { LogError, SessionSidecar, SIDECAR_FORMAT, titleFrom, type LogHeader } from "../src/protocol/session-log.js";
 import type { Journal, JournalEntry } from "./journal.js";
 import { restoreLog } from "./log-repair.js";
@@ -21,6 +20,8 @@ export class FileJournal implements Journal {
   readonly repair: RepairReport;
   readonly #entries: JournalEntry[];
   readonly #sidecarPath: string;
+  #sidecarFd: number | null = null;
+  #sidecarLength = 0;
   #fd: number | null;
   #turns: number;
   #title: string | null;
@@ -75,7 +76,8 @@ export class FileJournal implements Journal {
 
   endTurn(): void {
     if (this.#fd === null) return;
-    fsyncSync(this.#fd);
+    // The appended data and the file's new size: all a later read of the log needs (no other metadata).
+    fdatasyncSync(this.#fd);
     this.#writeSidecar(new Date().toISOString());
   }
 
@@ -89,6 +91,8 @@ export class FileJournal implements Journal {
     this.#fd = null;
     fsyncSync(fd);
     closeSync(fd);
+    if (this.#sidecarFd !== null) closeSync(this.#sidecarFd);
+    this.#sidecarFd = null;
   }
 
   #writeSidecar(updatedAt: string): void {
@@ -101,10 +105,14 @@ export class FileJournal implements Journal {
       updatedAt,
       turns: this.#turns,
     };
-    // Written whole then renamed: a reader sees the old sidecar or the new one, never half of one.
-    const temporary = `${this.#sidecarPath}.${process.pid}-${threadId}.tmp`;
-    writeFileSync(temporary, JSON.stringify(sidecar));
-    renameSync(temporary, this.#sidecarPath);
+    // Rewritten in place with one write, padded with spaces to at least its previous length, so a reader sees
+    // one whole JSON document (spaces after JSON are allowed). A rename per turn would cost as much as the
+    // fsync: ext4 flushes a file renamed over another. The sidecar is a listing cache; the log is the truth.
+    this.#sidecarFd ??= openSync(this.#sidecarPath, "w");
+    const json = JSON.stringify(sidecar);
+    const bytes = Buffer.from(json.padEnd(this.#sidecarLength));
+    this.#sidecarLength = bytes.length;
+    for (let offset = 0; offset < bytes.length; ) offset += writeSync(this.#sidecarFd, bytes, offset, bytes.length - offset, offset);
   }
 }
 

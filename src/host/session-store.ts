@@ -208,7 +208,7 @@ export class SessionStore {
   async #summary(id: string): Promise<(SessionInfo & { updatedAt: string }) | null> {
     const paths = this.paths(id);
     try {
-      const parsed = SessionSidecar.safeParse(JSON.parse(await readFile(paths.sidecar, "utf8")));
+      const parsed = SessionSidecar.safeParse(await readSidecar(paths.sidecar));
       if (parsed.success && parsed.data.sessionId === id) {
         const { cwd, title, updatedAt, turns, createdAt } = parsed.data;
         return { sessionId: id, cwd, title, updatedAt, _meta: { "acp-session-host": { turns, createdAt } } };
@@ -328,4 +328,16 @@ function unusable(sessionId: string, path: string, reason: string): RequestError
 
 function busy(sessionId: string, reason: string): RequestError {
   return RequestError.internalError({ sessionId }, `session ${sessionId} cannot be opened: ${reason}`);
+}
+
+/** A worker rewrites its session's sidecar in place: a read that caught it mid-write is read again once. */
+async function readSidecar(path: string): Promise<unknown> {
+  for (let attempt = 0; ; attempt++) {
+    const text = await readFile(path, "utf8");
+    try {
+      return JSON.parse(text) as unknown;
+    } catch (error) {
+      if (attempt > 0) throw error;
+    }
+  }
 }

@@ -1,7 +1,11 @@
 // One session's hold on one worker thread: the typed command API, the validated event stream, and the end.
 import type { MessagePort } from "node:worker_threads";
 import * as Comlink from "comlink";
+import { compile } from "zod/mini";
 import { WorkerEventBatch, type HostMessage, type SessionWorkerApi, type WorkerEvent } from "../protocol/port.js";
+
+/** Every event from every worker passes here: the contract's schema, compiled to a generated validator once. */
+const eventBatch = compile(WorkerEventBatch);
 
 export interface WorkerExit {
   /** "terminated" when the host ended the worker; "crashed" when it died on its own (error, OOM). */
@@ -31,7 +35,7 @@ export class WorkerLease {
     this.#abort = abort;
     this.#api = Comlink.wrap<SessionWorkerApi>(commands as unknown as Comlink.Endpoint);
     events.on("message", (data: unknown) => {
-      const parsed = WorkerEventBatch.safeParse(data);
+      const parsed = eventBatch.safeParse(data);
       if (parsed.success) this.#onEvents(parsed.data);
       else this.#onInvalid(parsed.error.message);
     });
