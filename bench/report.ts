@@ -52,6 +52,22 @@ export function markdownReport(results: BenchResults): string {
     "",
     "Each figure is the median over repeated runs, with the spread across runs as (min–max); latencies in ms.",
     "",
+    section("0. Worker start: a session worker against a bare thread", s.workerStart, (w) =>
+      [
+        `${plural(w.runs, "run")}, each system in a fresh process: ${w.starts} starts one after another (CPU and wall time per start: ` +
+          "the bare thread until its first message; the session worker until its session is open), then RSS per live idle one " +
+          `(${w.live} kept). The bare thread is \`new Worker()\` posting one message.`,
+        "",
+        table(
+          ["", "CPU ms/start", "wall ms/start", "RSS MiB/live worker"],
+          [
+            ["bare worker (floor)", fmt(w.bare.cpuMsPerStart), fmt(w.bare.wallMsPerStart), fmt(w.bare.rssPerLiveMiB)],
+            ["session worker", fmt(w.session.cpuMsPerStart), fmt(w.session.wallMsPerStart), fmt(w.session.rssPerLiveMiB)],
+            ["session/bare", x(w.ratio.cpu), x(w.ratio.wall), x(w.ratio.rss)],
+          ],
+        ),
+      ].join("\n"),
+    ),
     section("1. Throughput: the host against the floor (bare SDK agent over stdio, same scripted model)", s.throughput, (t) =>
       [
         `${plural(t.runs, "run")}. Every session sends K echo prompts one after another, all S sessions at once; host/floor is the ratio of the medians. ` +
@@ -99,6 +115,30 @@ export function markdownReport(results: BenchResults): string {
             fmt(row.host.openSeconds),
             fmt(row.floor.perSessionMiB, 3),
             fmt(row.floor.totalMiB),
+          ]),
+        ),
+      ].join("\n"),
+    ),
+    section("3b. Scale: many sessions at once against as many bare threads", s.scale, (c) =>
+      [
+        `${plural(c.runs, "run")}. The host: N sessions opened at once, each sending K echo prompts one after another, default flags ` +
+          "(past --max-live-workers 256 sessions hibernate and wake). CPU is the host process's (all its threads); RSS is its peak less the idle host. " +
+          "The floor, measured right after: N bare worker threads started at once in one process, each answering K echo messages over its port.",
+        "",
+        table(
+          ["N × K", "host wall ms", "floor wall ms", "wall host/floor", "host CPU ms/session", "floor CPU ms/session", "CPU host/floor", "host RSS MiB/session", "p50", "p99", "failures"],
+          c.rows.map((r) => [
+            `${r.sessions} × ${r.turns}`,
+            fmt(r.host.wallMs),
+            fmt(r.floor.wallMs),
+            x(r.ratio.wall),
+            fmt(r.host.cpuMsPerSession),
+            fmt(r.floor.cpuMsPerSession),
+            x(r.ratio.cpu),
+            fmt(r.host.rssMiBPerSession),
+            fmt(r.host.p50),
+            fmt(r.host.p99),
+            fmt(r.host.failures, 0),
           ]),
         ),
       ].join("\n"),

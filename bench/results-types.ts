@@ -4,9 +4,11 @@ import type { BashSpawnResult } from "./scenarios/bash-spawn.js";
 import type { NoisyResult } from "./scenarios/noisy-neighbour.js";
 import type { OpenAiResult } from "./scenarios/openai.js";
 import type { RssResult } from "./scenarios/rss.js";
+import type { ScaleResult } from "./scenarios/scale.js";
 import type { SessionNewResult } from "./scenarios/session-new.js";
 import type { TeardownResult } from "./scenarios/teardown.js";
 import type { ThroughputResult } from "./scenarios/throughput.js";
+import type { WorkerStartResult } from "./scenarios/worker-start.js";
 
 /** A scenario that threw: the run goes on and the report says so. */
 export interface Failed {
@@ -16,9 +18,11 @@ export interface Failed {
 export type Outcome<T> = T | Skipped | Failed;
 
 export interface ScenarioResults {
+  workerStart: Outcome<WorkerStartResult>;
   throughput: Outcome<ThroughputResult>;
   sessionNew: Outcome<SessionNewResult>;
   rss: Outcome<RssResult>;
+  scale: Outcome<ScaleResult>;
   noisyNeighbour: Outcome<NoisyResult>;
   bashSpawn: Outcome<BashSpawnResult>;
   teardown: Outcome<TeardownResult>;

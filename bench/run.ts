@@ -17,16 +17,20 @@ import { bashSpawn } from "./scenarios/bash-spawn.js";
 import { noisyNeighbour } from "./scenarios/noisy-neighbour.js";
 import { openAi } from "./scenarios/openai.js";
 import { rss } from "./scenarios/rss.js";
+import { scale } from "./scenarios/scale.js";
 import { sessionNew } from "./scenarios/session-new.js";
 import { teardown } from "./scenarios/teardown.js";
 import { throughput } from "./scenarios/throughput.js";
+import { workerStart } from "./scenarios/worker-start.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
 const SCENARIOS: { [K in keyof ScenarioResults]: { flag: string; run: (ctx: BenchContext) => Promise<ScenarioResults[K]> } } = {
+  workerStart: { flag: "worker-start", run: workerStart },
   throughput: { flag: "throughput", run: throughput },
   sessionNew: { flag: "session-new", run: sessionNew },
   rss: { flag: "rss", run: rss },
+  scale: { flag: "scale", run: scale },
   noisyNeighbour: { flag: "noisy-neighbour", run: noisyNeighbour },
   bashSpawn: { flag: "bash-spawn", run: bashSpawn },
   teardown: { flag: "teardown", run: teardown },

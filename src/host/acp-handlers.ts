@@ -54,7 +54,8 @@ export function createAgentApp(host: HostContext): AgentApp {
       const id = await host.store.create(settings, host.version);
       const session = new SessionRecord(id, settings, host.sessionDeps);
       host.sessions.add(session);
-      session.start();
+      // After the answer is on its way: session/new never waits for a worker thread to be made.
+      setImmediate(() => session.start());
       host.log.info({ sessionId: id, cwd: params.cwd }, "session created");
       return { sessionId: id, modes: modeState(mode), configOptions: host.models.configOptions(session.settings.model.model) };
     })

@@ -63,7 +63,7 @@ async function open(host: HostContext, params: OpenParams, options: { replay: bo
   const cwd = await stat(header.cwd).catch(() => null);
   if (!cwd?.isDirectory()) throw RequestError.invalidParams({ field: "cwd" }, `the session's cwd is no longer a directory: ${header.cwd}`);
   host.sessions.assertCapacity();
-  host.store.lock(id);
+  await host.store.lock(id);
   const model = host.models.get(header.model.model) ?? host.defaultModel;
   const session = new SessionRecord(id, { cwd: header.cwd, mode: header.mode, model }, host.sessionDeps, { stored: true });
   try {

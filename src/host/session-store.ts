@@ -2,8 +2,8 @@
 // session/load and sidecars for session/list, holds the per-session lock files, and deletes. It never reads a
 // whole log and never appends to one: that is the session worker's (workers/journal-file.ts).
 import { randomUUID } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { open, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { mkdirSync, readFileSync } from "node:fs";
+import { access, open, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { RequestError, type ListSessionsResponse, type SessionInfo } from "@agentclientprotocol/sdk";
 import { z } from "zod";
@@ -19,11 +19,11 @@ import {
   SessionSidecar,
   sessionPaths,
   sessionsDir,
-  SIDECAR_FORMAT,
   type LogHeader,
   type SessionPaths,
 } from "../protocol/session-log.js";
 import { ConfigError } from "./config.js";
+import { CreationSync } from "./creation-sync.js";
 import type { Logger } from "./logger.js";
 
 /** A header longer than this is not one of ours. */
@@ -48,10 +48,12 @@ export class SessionStore {
   readonly stateDir: string;
   readonly #log: Logger;
   readonly #me: LockOwner = { pid: process.pid, started: processStart(process.pid) };
+  readonly #creations: CreationSync;
 
   constructor(stateDir: string, log: Logger) {
     this.stateDir = stateDir;
     this.#log = log;
+    this.#creations = new CreationSync(sessionsDir(stateDir), log);
     try {
       mkdirSync(sessionsDir(stateDir), { recursive: true });
       mkdirSync(deletedDir(stateDir), { recursive: true });
@@ -64,13 +66,16 @@ export class SessionStore {
     return sessionPaths(this.stateDir, sessionId);
   }
 
-  /** Mints a fresh id and makes the session durable: lock, header line (fsynced), sidecar. */
+  /**
+   * Mints a fresh id and creates the session's log: lock, then the header line. The file and its directory entry
+   * are flushed in the background (CreationSync); the worker writes the sidecar when it opens the log.
+   */
   async create(settings: NewSessionSettings, hostVersion: string): Promise<string> {
     for (;;) {
       const id = randomUUID();
       const paths = this.paths(id);
-      if (existsSync(paths.tombstone)) continue;
-      this.lock(id);
+      if (await exists(paths.tombstone)) continue;
+      await this.lock(id);
       const createdAt = new Date().toISOString();
       const header: LogHeader = {
         format: LOG_FORMAT,
@@ -83,23 +88,13 @@ export class SessionStore {
         hostVersion,
       };
       try {
-        const file = await open(paths.log, "wx");
-        try {
-          await file.writeFile(`${JSON.stringify(header)}\n`);
-          await file.sync();
-        } finally {
-          await file.close();
-        }
+        await writeFile(paths.log, `${JSON.stringify(header)}\n`, { flag: "wx" });
       } catch (error) {
-        this.unlock(id);
+        await this.unlock(id);
         if ((error as NodeJS.ErrnoException).code === "EEXIST") continue;
         throw RequestError.internalError({ stateDir: this.stateDir }, `cannot create the session log: ${(error as Error).message}`);
       }
-      const sidecar: SessionSidecar = { format: SIDECAR_FORMAT, sessionId: id, cwd: settings.cwd, title: null, createdAt, updatedAt: createdAt, turns: 0 };
-      // Without a sidecar the session is still listed (from its header) and its first turn end writes one.
-      await writeAtomically(paths.sidecar, JSON.stringify(sidecar)).catch((error: unknown) =>
-        this.#log.warn({ sessionId: id, err: error }, "session sidecar not written"),
-      );
+      this.#creations.schedule(paths.log);
       return id;
     }
   }
@@ -111,7 +106,7 @@ export class SessionStore {
   async readHeader(sessionId: string): Promise<LogHeader> {
     if (!isSessionId(sessionId)) throw notFound(sessionId, `unknown session: ${sessionId}`);
     const paths = this.paths(sessionId);
-    if (existsSync(paths.tombstone)) throw notFound(sessionId, `session ${sessionId} was deleted`);
+    if (await exists(paths.tombstone)) throw notFound(sessionId, `session ${sessionId} was deleted`);
     let line: string;
     try {
       line = await readFirstLine(paths.log);
@@ -131,34 +126,39 @@ export class SessionStore {
    * Takes this process's lock on a session, so no other host process opens it while this one has it. A lock
    * whose owner is gone (its pid dead, or reused by a process that started at another time) is stale and taken.
    */
-  lock(sessionId: string): void {
+  async lock(sessionId: string): Promise<void> {
     const path = this.paths(sessionId).lock;
     for (let attempt = 0; attempt < 3; attempt++) {
       try {
-        writeFileSync(path, JSON.stringify(this.#me), { flag: "wx" });
+        await writeFile(path, JSON.stringify(this.#me), { flag: "wx" });
         return;
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== "EEXIST") {
           throw RequestError.internalError({ sessionId }, `cannot lock session ${sessionId}: ${(error as Error).message}`);
         }
       }
-      const owner = readOwner(path);
+      const owner = await readOwner(path);
       if (owner === "fresh") throw busy(sessionId, "another host process is opening it right now");
       if (owner && ownerAlive(owner, this.#me)) {
         if (owner.pid === this.#me.pid) throw RequestError.invalidRequest({ sessionId }, `session ${sessionId} is already open on this connection`);
         throw busy(sessionId, `it is open in another acp-session-host process (pid ${owner.pid}); close it there first`);
       }
       this.#log.info({ sessionId, owner }, "stale session lock taken over: its owner is gone");
-      rmSync(path, { force: true });
+      await rm(path, { force: true });
     }
     throw busy(sessionId, "its lock keeps changing hands");
   }
 
   /** Drops this process's lock on a session (and only this process's). */
-  unlock(sessionId: string): void {
+  async unlock(sessionId: string): Promise<void> {
     const path = this.paths(sessionId).lock;
-    const owner = readOwner(path);
-    if (owner && owner !== "fresh" && owner.pid === this.#me.pid && owner.started === this.#me.started) rmSync(path, { force: true });
+    const owner = await readOwner(path);
+    if (owner && owner !== "fresh" && owner.pid === this.#me.pid && owner.started === this.#me.started) await rm(path, { force: true });
+  }
+
+  /** Resolves once every session log created so far is on disk (teardown). */
+  flushed(): Promise<void> {
+    return this.#creations.flushed();
   }
 
   /**
@@ -169,17 +169,17 @@ export class SessionStore {
   async remove(sessionId: string): Promise<boolean> {
     if (!isSessionId(sessionId)) return false;
     const paths = this.paths(sessionId);
-    const stored = existsSync(paths.log) || existsSync(paths.sidecar);
+    const stored = (await exists(paths.log)) || (await exists(paths.sidecar));
     if (!stored) {
-      this.unlock(sessionId);
+      await this.unlock(sessionId);
       return false;
     }
-    this.lock(sessionId);
+    await this.lock(sessionId);
     try {
       await writeFile(paths.tombstone, "");
       await Promise.all([rm(paths.log, { force: true }), rm(paths.sidecar, { force: true }), rm(paths.outputDir, { recursive: true, force: true })]);
     } finally {
-      this.unlock(sessionId);
+      await this.unlock(sessionId);
     }
     return true;
   }
@@ -257,10 +257,11 @@ async function readFirstLine(path: string): Promise<string> {
   }
 }
 
-async function writeAtomically(path: string, text: string): Promise<void> {
-  const temporary = `${path}.${process.pid}.tmp`;
-  await writeFile(temporary, text);
-  await rename(temporary, path);
+async function exists(path: string): Promise<boolean> {
+  return access(path).then(
+    () => true,
+    () => false,
+  );
 }
 
 async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
@@ -276,10 +277,10 @@ async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) 
   return results;
 }
 
-function readOwner(path: string): LockOwner | "fresh" | null {
+async function readOwner(path: string): Promise<LockOwner | "fresh" | null> {
   let text: string;
   try {
-    text = readFileSync(path, "utf8");
+    text = await readFile(path, "utf8");
   } catch {
     return null;
   }
@@ -288,7 +289,7 @@ function readOwner(path: string): LockOwner | "fresh" | null {
   } catch {
     // An empty or torn lock: being written right now, or left by a crash between create and write.
     try {
-      const age = Date.now() - statSync(path).mtimeMs;
+      const age = Date.now() - (await stat(path)).mtimeMs;
       return age < UNREADABLE_LOCK_STALE_MS ? "fresh" : null;
     } catch {
       return null;

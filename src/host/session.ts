@@ -240,7 +240,7 @@ export class SessionRecord implements SlotHolder {
         await this.#releaseWorker(this.#opening ? 0 : graceMs);
       } finally {
         await this.#deps.endSession?.(this.id).catch((error: unknown) => this.#log.warn({ err: error }, "ending the session's commands failed"));
-        this.#deps.store.unlock(this.id);
+        await this.#deps.store.unlock(this.id);
       }
     })();
     return this.#closing;

@@ -36,7 +36,7 @@ export function createTeardown(host: HostContext, phases: TeardownPhases): (reas
           await closed;
           await host.pool.destroy();
         },
-        finish: () => phases.finish(),
+        finish: () => Promise.all([phases.finish(), host.store.flushed()]),
       };
       for (const phase of PHASES) {
         const t0 = performance.now();
