@@ -42,6 +42,8 @@ function openSession(init: WorkerInit, events: EventSink): Session {
     mode,
     cwd: init.cwd,
     maxTurnRequests: init.maxTurnRequests,
+    compactAt: init.compactAt,
+    streamChunks: init.streamChunks,
   });
   return { init, loop, journal, model, turns, tools };
 }

@@ -53,7 +53,11 @@ export const HostConfig = z.object({
     .optional()
     .describe("environment variable holding the API key (OPENAI_API_KEY; deepseek: DEEPSEEK_API_KEY)"),
   "model-retries": int(0).default(3).describe("retries of a model request after a 429, a 5xx or a broken connection"),
-  "context-window": int(1).optional().describe("context window (tokens) reported in usage_update (known per model, else 128000)"),
+  "context-window": int(1)
+    .optional()
+    .describe("the model's context window (tokens): usage_update's size and the compaction threshold's base (known per model, else 128000)"),
+  "compact-at": int(10).max(100).default(80).describe("compact the conversation before a request estimated above this % of the context window"),
+  "stream-chunks": flag.default(false).describe("send message and thought text as it arrives (default: each message when it is committed)"),
 }).superRefine((config, ctx) => {
   const provider = config["model-provider"];
   const fail = (flag: string, message: string) => ctx.addIssue({ code: "custom", path: [flag], message });

@@ -20,6 +20,8 @@ export const ModelConfig = z.object({
   retries: z.number().int().min(0).default(3),
   /** Context window (tokens) reported as usage_update's size; unset: known per model name, else a default. */
   contextWindow: z.number().int().positive().optional(),
+  /** Which earlier reasoning is sent back: DeepSeek wants the current turn's only; other servers get none. */
+  reasoningHistory: z.enum(["current-turn", "none"]).optional(),
 });
 export type ModelConfig = z.infer<typeof ModelConfig>;
 
@@ -42,6 +44,10 @@ export const WorkerInit = z.object({
   mode: SessionModeId,
   model: ModelConfig,
   maxTurnRequests: z.number().int().positive(),
+  /** Compact the conversation before a request estimated above this fraction of the context window. */
+  compactAt: z.number().gt(0).max(1).default(0.8),
+  /** Send message and thought text as it arrives (--stream-chunks), not only when the message is committed. */
+  streamChunks: z.boolean().default(false),
   allowFaultInjection: z.boolean(),
   outputCapBytes: z.number().int().positive(),
   maxBackgroundTasks: z.number().int().positive(),
@@ -90,7 +96,18 @@ export const WorkerEvent = z.discriminatedUnion("type", [
     /** The final result as the model sees it (capped). */
     result: z.string().optional(),
   }),
-  z.object({ type: z.literal("usage"), turnId: TurnId, used: z.number().int().nonnegative(), size: z.number().int().nonnegative() }),
+  /** Reasoning (agent_thought_chunk): a committed message's, a streamed delta (--stream-chunks), or a compaction notice. */
+  z.object({ type: z.literal("thought"), turnId: TurnId, text: z.string() }),
+  z.object({
+    type: z.literal("usage"),
+    turnId: TurnId,
+    used: z.number().int().nonnegative(),
+    size: z.number().int().nonnegative(),
+    /** This response's token counts, where the provider reported them; `cached`: prompt tokens served from its cache. */
+    tokens: z.object({ prompt: z.number().int().nonnegative(), completion: z.number().int().nonnegative(), cached: z.number().int().nonnegative() }).optional(),
+    /** The session's sums of the same since it was created (the cost inputs). */
+    session: z.object({ prompt: z.number().int().nonnegative(), completion: z.number().int().nonnegative(), cached: z.number().int().nonnegative() }).optional(),
+  }),
   z.object({
     type: z.literal("permission_request"),
     turnId: TurnId,

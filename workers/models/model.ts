@@ -9,8 +9,11 @@ export interface ToolCallRequest {
 
 export type ChatMessage =
   | { role: "user"; text: string }
-  | { role: "assistant"; blocks: string[]; toolCalls: ToolCallRequest[] }
-  | { role: "tool"; toolCallId: string; name: string; result: string; isError: boolean };
+  /** `thought`: the model's reasoning (reasoning_content), when it sent any. */
+  | { role: "assistant"; blocks: string[]; toolCalls: ToolCallRequest[]; thought?: string }
+  | { role: "tool"; toolCallId: string; name: string; result: string; isError: boolean }
+  /** What a compaction left of the older conversation: the model's own summary of it. */
+  | { role: "summary"; text: string };
 
 export type FinishReason = "stop" | "tool_calls" | "length" | "content_filter";
 
@@ -19,15 +22,30 @@ export interface ModelResponse {
   blocks: string[];
   toolCalls: ToolCallRequest[];
   finish: FinishReason;
-  usage?: { used: number; size: number };
+  /** The reasoning the model streamed before its answer (reasoning_content); empty when none. */
+  thought?: string;
+  usage?: ModelUsage;
+}
+
+export interface ModelUsage {
+  /** Tokens of the request and its answer. */
+  used: number;
+  /** The model's context window. */
+  size: number;
+  promptTokens?: number;
+  completionTokens?: number;
+  /** Prompt tokens the provider served from its cache. */
+  cachedTokens?: number;
 }
 
 export interface ModelRequest {
   messages: readonly ChatMessage[];
   tools: readonly ToolSpec[];
   signal: AbortSignal;
-  /** Streamed text as it arrives; nothing is shown to the client before the message is committed. */
+  /** Streamed text as it arrives (shown only with --stream-chunks; otherwise the committed message is). */
   onDelta?: (text: string) => void;
+  /** Streamed reasoning as it arrives, like onDelta. */
+  onThought?: (text: string) => void;
 }
 
 /** Raised for a prompt the model refuses before the turn starts (bad script, fault injection off). */
@@ -36,8 +54,13 @@ export class PromptRejected extends Error {}
 /** Raised when the provider fails; the prompt gets a JSON-RPC error with this message. */
 export class ModelError extends Error {}
 
+/** The provider refused the request because it does not fit the model's context window. */
+export class ContextOverflow extends ModelError {}
+
 export interface Model {
   readonly name: string;
+  /** Tokens the model can take in one request; null when the model has no limit worth managing (scripted). */
+  readonly contextWindow: number | null;
   /** Checks a user message before its turn starts; throws PromptRejected to refuse it. */
   check(text: string): void;
   complete(request: ModelRequest): Promise<ModelResponse>;

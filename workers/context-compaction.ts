@@ -1,0 +1,112 @@
+// Keeps a session's conversation inside its model's context window. Before each request it estimates the request's
+// size (the prompt tokens the provider reported for the last request, plus an estimate of the messages added since;
+// an estimate of everything when there is no report yet). Above compactAt of the window it compacts: the model
+// writes a summary of the older part (one extra request, whose usage is reported), which replaces that part. The
+// compaction is journaled (the history rebuilt from the log is the same) and shown to the client as a thought.
+// When the provider still answers "context length exceeded", it compacts harder once and retries; then the turn
+// fails with an error naming the sizes, and the conversation is left compacted for the next prompt.
+import type { EventSink } from "./event-sink.js";
+import type { Journal } from "./journal.js";
+import { compactionNotice } from "./compaction-notice.js";
+import { planCompaction, type CompactionLevel } from "./compaction-plan.js";
+import { ContextOverflow, ModelError, type ChatMessage, type Model, type ModelRequest, type ModelResponse, type ModelUsage } from "./models/model.js";
+import { summaryInput, summaryText } from "./summary-request.js";
+import { estimateMessages, estimateRequest } from "./token-estimate.js";
+
+export interface ContextKeeperOptions {
+  journal: Journal;
+  events: EventSink;
+  /** Fraction of the context window above which a request is compacted first. */
+  compactAt: number;
+  /** Journals and reports a response's usage (the summary requests' too). */
+  reportUsage(turnId: string, usage: ModelUsage | undefined): void;
+}
+
+export interface ContextRequest extends Omit<ModelRequest, "messages"> {
+  turnId: string;
+  model: Model;
+  /** The session's conversation; a compaction replaces its contents in place. */
+  history: ChatMessage[];
+}
+
+export class ContextKeeper {
+  readonly #options: ContextKeeperOptions;
+  /** The prompt tokens the provider counted for a request that carried history[0, length). */
+  #measured: { tokens: number; length: number } | null = null;
+
+  constructor(options: ContextKeeperOptions) {
+    this.#options = options;
+  }
+
+  async complete(request: ContextRequest): Promise<ModelResponse> {
+    const window = request.model.contextWindow;
+    if (window === null) return this.#send(request);
+    const budget = Math.floor(window * this.#options.compactAt);
+    if (this.#estimate(request) > budget) {
+      await this.#compact(request, "normal", budget);
+      if (this.#estimate(request) > budget) await this.#compact(request, "hard", budget);
+    }
+    try {
+      return await this.#send(request);
+    } catch (error) {
+      if (!(error instanceof ContextOverflow)) throw error;
+      const compacted = await this.#compact(request, "hard", budget);
+      if (!compacted) throw this.#tooLarge(error, request, window);
+      try {
+        return await this.#send(request);
+      } catch (again) {
+        if (again instanceof ContextOverflow) throw this.#tooLarge(again, request, window);
+        throw again;
+      }
+    }
+  }
+
+  async #send(request: ContextRequest): Promise<ModelResponse> {
+    const { model, history, turnId: _turnId, ...rest } = request;
+    const length = history.length;
+    const response = await model.complete({ ...rest, messages: history });
+    const usage = response.usage;
+    if (usage) this.#measured = { tokens: usage.promptTokens ?? usage.used, length };
+    return response;
+  }
+
+  #estimate(request: ContextRequest): number {
+    const measured = this.#measured;
+    if (measured && measured.length <= request.history.length) return measured.tokens + estimateMessages(request.history.slice(measured.length));
+    return estimateRequest(request.history, request.tools);
+  }
+
+  /** Returns false when nothing could be summarised at this level. */
+  async #compact(request: ContextRequest, level: CompactionLevel, budget: number): Promise<boolean> {
+    const { history, model, turnId, signal, tools } = request;
+    const plan = planCompaction(history, level, budget);
+    if (!plan) return false;
+    const tokensBefore = this.#estimate(request);
+    const answer = await model.complete({ messages: summaryInput(history.slice(0, plan.cut), budget), tools, signal });
+    signal.throwIfAborted();
+    this.#options.reportUsage(turnId, answer.usage);
+    const summary = summaryText(answer.blocks.join(""), plan.request);
+    const compacted: ChatMessage[] = [{ role: "summary", text: summary }, ...history.slice(plan.cut)];
+    const entry = {
+      type: "compaction" as const,
+      turnId,
+      kept: history.length - plan.cut,
+      summary,
+      turns: plan.turns,
+      tokensBefore,
+      tokensAfter: estimateRequest(compacted, tools),
+    };
+    this.#options.journal.append(entry);
+    history.splice(0, history.length, ...compacted);
+    this.#measured = null;
+    this.#options.events.post({ type: "thought", turnId, text: compactionNotice(entry) });
+    return true;
+  }
+
+  #tooLarge(overflow: ContextOverflow, request: ContextRequest, window: number): ModelError {
+    const estimate = estimateRequest(request.history, request.tools);
+    return new ModelError(
+      `${overflow.message} — the conversation does not fit even after compacting it: the request is about ${estimate} tokens (estimated), the context window is ${window} tokens`,
+    );
+  }
+}
