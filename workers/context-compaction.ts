@@ -4,7 +4,9 @@
 // writes a summary of the older part (one extra request, whose usage is reported), which replaces that part. The
 // compaction is journaled (the history rebuilt from the log is the same) and shown to the client as a thought.
 // When the provider still answers "context length exceeded", it compacts harder once and retries; then the turn
-// fails with an error naming the sizes, and the conversation is left compacted for the next prompt.
+// fails with an error naming the sizes, and the conversation is left compacted for the next prompt. A limit the
+// provider names in that answer is smaller than the configured window (a local server started with less): it is
+// taken as the window from then on, until a request larger than it succeeds.
 import type { EventSink } from "./event-sink.js";
 import type { Journal } from "./journal.js";
 import { compactionNotice } from "./compaction-notice.js";
@@ -33,30 +35,34 @@ export class ContextKeeper {
   readonly #options: ContextKeeperOptions;
   /** The prompt tokens the provider counted for a request that carried history[0, length). */
   #measured: { tokens: number; length: number } | null = null;
+  /** The context length the provider named when it refused a request. */
+  #learned: number | null = null;
 
   constructor(options: ContextKeeperOptions) {
     this.#options = options;
   }
 
   async complete(request: ContextRequest): Promise<ModelResponse> {
-    const window = request.model.contextWindow;
-    if (window === null) return this.#send(request);
-    const budget = Math.floor(window * this.#options.compactAt);
-    if (this.#estimate(request) > budget) {
-      await this.#compact(request, "normal", budget);
-      if (this.#estimate(request) > budget) await this.#compact(request, "hard", budget);
+    if (request.model.contextWindow === null) return this.#send(request);
+    if (this.#estimate(request) > this.#budget(request)) {
+      await this.#compact(request, "normal");
+      if (this.#estimate(request) > this.#budget(request)) await this.#compact(request, "hard");
     }
     try {
       return await this.#send(request);
     } catch (error) {
       if (!(error instanceof ContextOverflow)) throw error;
-      const compacted = await this.#compact(request, "hard", budget);
-      if (!compacted) throw this.#tooLarge(error, request, window);
+      this.#learn(error);
+      const compacted = await this.#compact(request, "hard").catch((failure: unknown) => {
+        throw failure instanceof ContextOverflow ? this.#tooLarge(failure, request) : failure;
+      });
+      if (!compacted) throw this.#tooLarge(error, request);
       try {
         return await this.#send(request);
       } catch (again) {
-        if (again instanceof ContextOverflow) throw this.#tooLarge(again, request, window);
-        throw again;
+        if (!(again instanceof ContextOverflow)) throw again;
+        this.#learn(again);
+        throw this.#tooLarge(again, request);
       }
     }
   }
@@ -66,8 +72,25 @@ export class ContextKeeper {
     const length = history.length;
     const response = await model.complete({ ...rest, messages: history });
     const usage = response.usage;
-    if (usage) this.#measured = { tokens: usage.promptTokens ?? usage.used, length };
+    if (usage) {
+      const tokens = usage.promptTokens ?? usage.used;
+      this.#measured = { tokens, length };
+      if (this.#learned !== null && tokens > this.#learned) this.#learned = null;
+    }
     return response;
+  }
+
+  #window(request: ContextRequest): number {
+    const configured = request.model.contextWindow ?? Infinity;
+    return Math.min(configured, this.#learned ?? Infinity);
+  }
+
+  #budget(request: ContextRequest): number {
+    return Math.floor(this.#window(request) * this.#options.compactAt);
+  }
+
+  #learn(overflow: ContextOverflow): void {
+    if (overflow.limit !== null) this.#learned = overflow.limit;
   }
 
   #estimate(request: ContextRequest): number {
@@ -77,12 +100,12 @@ export class ContextKeeper {
   }
 
   /** Returns false when nothing could be summarised at this level. */
-  async #compact(request: ContextRequest, level: CompactionLevel, budget: number): Promise<boolean> {
-    const { history, model, turnId, signal, tools } = request;
-    const plan = planCompaction(history, level, budget);
+  async #compact(request: ContextRequest, level: CompactionLevel): Promise<boolean> {
+    const { history, turnId, signal, tools } = request;
+    const plan = planCompaction(history, level, this.#budget(request));
     if (!plan) return false;
     const tokensBefore = this.#estimate(request);
-    const answer = await model.complete({ messages: summaryInput(history.slice(0, plan.cut), budget), tools, signal });
+    const answer = await this.#summarise(request, history.slice(0, plan.cut));
     signal.throwIfAborted();
     this.#options.reportUsage(turnId, answer.usage);
     const summary = summaryText(answer.blocks.join(""), plan.request);
@@ -103,10 +126,24 @@ export class ContextKeeper {
     return true;
   }
 
-  #tooLarge(overflow: ContextOverflow, request: ContextRequest, window: number): ModelError {
+  /** The summary request; its input is fitted again (once) when the provider names a smaller window. */
+  async #summarise(request: ContextRequest, prefix: ChatMessage[]): Promise<ModelResponse> {
+    const { model, tools, signal } = request;
+    // What the request carries besides the conversation (system prompt, tools) does not shrink.
+    const room = (budget: number) => Math.max(0, budget - estimateRequest([], tools));
+    try {
+      return await model.complete({ messages: summaryInput(prefix, room(this.#budget(request))), tools, signal });
+    } catch (error) {
+      if (!(error instanceof ContextOverflow) || error.limit === null) throw error;
+      this.#learn(error);
+      return await model.complete({ messages: summaryInput(prefix, room(this.#budget(request))), tools, signal });
+    }
+  }
+
+  #tooLarge(overflow: ContextOverflow, request: ContextRequest): ModelError {
     const estimate = estimateRequest(request.history, request.tools);
     return new ModelError(
-      `${overflow.message} — the conversation does not fit even after compacting it: the request is about ${estimate} tokens (estimated), the context window is ${window} tokens`,
+      `${overflow.message} — the conversation does not fit even after compacting it: the request is about ${estimate} tokens (estimated), the context window is ${this.#window(request)} tokens`,
     );
   }
 }

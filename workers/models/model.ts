@@ -55,7 +55,16 @@ export class PromptRejected extends Error {}
 export class ModelError extends Error {}
 
 /** The provider refused the request because it does not fit the model's context window. */
-export class ContextOverflow extends ModelError {}
+export class ContextOverflow extends ModelError {
+  /** The context length the provider named in its answer, if it did ("maximum context length is N tokens"). */
+  readonly limit: number | null;
+
+  constructor(message: string) {
+    super(message);
+    const named = /maximum context length is (\d+)/i.exec(message) ?? /n_ctx\D{0,4}(\d+)/i.exec(message);
+    this.limit = named ? Number(named[1]) : null;
+  }
+}
 
 export interface Model {
   readonly name: string;
