@@ -53,10 +53,7 @@ export class ContextKeeper {
     } catch (error) {
       if (!(error instanceof ContextOverflow)) throw error;
       this.#learn(error);
-      const compacted = await this.#compact(request, "hard").catch((failure: unknown) => {
-        throw failure instanceof ContextOverflow ? this.#tooLarge(failure, request) : failure;
-      });
-      if (!compacted) throw this.#tooLarge(error, request);
+      if (!(await this.#compact(request, "hard"))) throw this.#tooLarge(error, request);
       try {
         return await this.#send(request);
       } catch (again) {
@@ -105,7 +102,9 @@ export class ContextKeeper {
     const plan = planCompaction(history, level, this.#budget(request));
     if (!plan) return false;
     const tokensBefore = this.#estimate(request);
-    const answer = await this.#summarise(request, history.slice(0, plan.cut));
+    const answer = await this.#summarise(request, history.slice(0, plan.cut)).catch((failure: unknown) => {
+      throw failure instanceof ContextOverflow ? this.#tooLarge(failure, request) : failure;
+    });
     signal.throwIfAborted();
     this.#options.reportUsage(turnId, answer.usage);
     const summary = summaryText(answer.blocks.join(""), plan.request);
