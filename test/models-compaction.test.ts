@@ -99,6 +99,8 @@ describe("context compaction", () => {
       turn++;
       const result = await host.client.prompt(sessionId, `item ${turn}`);
       compacted = result.updates.some((u) => u.sessionUpdate === "agent_thought_chunk");
+      // The summary request's usage is reported too, before the notice; the answer's after it.
+      if (compacted) expect(result.updates.map((u) => u.sessionUpdate)).toEqual(["usage_update", "agent_thought_chunk", "agent_message_chunk", "usage_update"]);
       expect(turn).toBeLessThan(100);
     }
     const lastTurn = await host.client.prompt(sessionId, "one more");

@@ -187,7 +187,7 @@ export class AgentLoop {
     const { journal, events, tools, cwd } = this.#options;
     const turnId = turn.id;
     const toolCallId = randomUUID();
-    const checked = checkToolInput(call, tools.get(call.name), tools.specs().map((spec) => spec.name));
+    const checked = checkToolInput(call, tools.get(call.name), tools.names());
     const title = checked.ok ? checked.tool.title(checked.input) : call.name;
     const kind = checked.ok ? checked.tool.kind : "other";
     journal.append({ type: "tool_call", turnId, toolCallId, callId: call.id, name: call.name, title, kind, input: call.input });

@@ -20,6 +20,10 @@ export class ToolRegistry {
     return this.#tools.get(name);
   }
 
+  names(): string[] {
+    return [...this.#tools.keys()];
+  }
+
   specs(): ToolSpec[] {
     return [...this.#tools.values()].map((tool) => ({
       name: tool.name,
