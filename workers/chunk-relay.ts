@@ -38,7 +38,7 @@ export class ChunkRelay {
   }
 
   /** Posts the committed response's thought and message, less what was streamed of them. */
-  commit(response: ModelResponse): void {
+  commit(response: Pick<ModelResponse, "blocks" | "thought">): void {
     const thought = unsent(response.thought ?? "", this.#thought);
     if (thought.length > 0) this.#events.post({ type: "thought", turnId: this.#turnId, text: thought });
     const whole = response.blocks.join("");
