@@ -71,6 +71,7 @@ export const ToolStatus = z.enum(["pending", "in_progress", "completed", "failed
 export type ToolStatus = z.infer<typeof ToolStatus>;
 
 const TurnId = z.string().min(1);
+const TokenCounts = z.object({ prompt: z.number().int().nonnegative(), completion: z.number().int().nonnegative(), cached: z.number().int().nonnegative() });
 
 export const WorkerEvent = z.discriminatedUnion("type", [
   /** A committed assistant message: one agent_message_chunk per non-empty block. */
@@ -104,9 +105,9 @@ export const WorkerEvent = z.discriminatedUnion("type", [
     used: z.number().int().nonnegative(),
     size: z.number().int().nonnegative(),
     /** This response's token counts, where the provider reported them; `cached`: prompt tokens served from its cache. */
-    tokens: z.object({ prompt: z.number().int().nonnegative(), completion: z.number().int().nonnegative(), cached: z.number().int().nonnegative() }).optional(),
+    tokens: TokenCounts.optional(),
     /** The session's sums of the same since it was created (the cost inputs). */
-    session: z.object({ prompt: z.number().int().nonnegative(), completion: z.number().int().nonnegative(), cached: z.number().int().nonnegative() }).optional(),
+    session: TokenCounts.optional(),
   }),
   z.object({
     type: z.literal("permission_request"),
