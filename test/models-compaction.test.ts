@@ -119,6 +119,61 @@ describe("context compaction", () => {
     ]);
   });
 
+  it("a cancelled turn's calls that never ran do not shift what a restored session rebuilds after a compaction", { timeout: 300_000 }, async () => {
+    const plain = (n: number) => `entry ${n}`;
+    const compactedIn = (updates: readonly { sessionUpdate: string }[]) => updates.some((u) => u.sessionUpdate === "agent_thought_chunk");
+    // Where the first compaction falls for plain turns, so that the cancelled turn is among the turns it keeps.
+    const probe = await start(tempDir(), "--context-window", String(LIMIT));
+    const { sessionId: probeId } = await probe.client.newSession(tempDir());
+    let compactsAt = 0;
+    for (let n = 1; compactsAt === 0; n++) {
+      if (compactedIn((await probe.client.prompt(probeId, plain(n))).updates)) compactsAt = n;
+      expect(n).toBeLessThan(100);
+    }
+    await probe.dispose();
+
+    const stateDir = tempDir();
+    const cwd = tempDir();
+    const host = await start(stateDir, "--context-window", String(LIMIT), "--cancel-grace-ms", "60000");
+    const { sessionId } = await host.client.newSession(cwd);
+    for (let n = 1; n <= compactsAt - 3; n++) await host.client.prompt(sessionId, plain(n));
+    // Cancelled during the first of two tool calls: the second never runs.
+    server.enqueue({
+      toolCalls: [
+        { id: "call_sleep", name: "bash", arguments: { command: "sleep 30" } },
+        { id: "call_never", name: "list_dir", arguments: { path: "." } },
+      ],
+    });
+    let cancelled = false;
+    const stopped = await host.client.prompt(sessionId, "start something slow", {
+      onUpdate: (update) => {
+        if (cancelled || update.sessionUpdate !== "tool_call_update" || update.status !== "in_progress") return;
+        cancelled = true;
+        void host.client.cancel(sessionId);
+      },
+    });
+    expect(stopped.stopReason).toBe("cancelled");
+    let compacted = false;
+    for (let n = compactsAt - 2; !compacted; n++) {
+      compacted = compactedIn((await host.client.prompt(sessionId, plain(n))).updates);
+      expect(n).toBeLessThan(compactsAt + 5);
+    }
+    const lastTurn = await host.client.prompt(sessionId, "one more");
+    const before = server.requests.at(-1)!.body.messages;
+    // The compaction kept the cancelled turn.
+    expect(before.some((message) => message.tool_call_id === "call_never")).toBe(true);
+    await host.dispose();
+
+    const restarted = await start(stateDir, "--context-window", String(LIMIT));
+    await restarted.client.resume(sessionId, cwd);
+    await restarted.client.prompt(sessionId, "after the restart");
+    expect(server.requests.at(-1)!.body.messages).toEqual([
+      ...before,
+      { role: "assistant", content: lastTurn.text },
+      { role: "user", content: "after the restart" },
+    ]);
+  });
+
   it("a provider limit below the configured window: it answers 400, the host compacts harder and retries", { timeout: 300_000 }, async () => {
     const host = await start(tempDir(), "--context-window", "100000");
     const { sessionId } = await host.client.newSession(tempDir());

@@ -10,6 +10,7 @@
 import type { EventSink } from "./event-sink.js";
 import type { Journal } from "./journal.js";
 import { compactionNotice } from "./compaction-notice.js";
+import { historyFrom } from "./history.js";
 import { planCompaction, type CompactionLevel } from "./compaction-plan.js";
 import { ContextOverflow, ModelError, type ChatMessage, type Model, type ModelRequest, type ModelResponse, type ModelUsage } from "./models/model.js";
 import { summaryInput, summaryText } from "./summary-request.js";
@@ -99,9 +100,12 @@ export class ContextKeeper {
   /** Returns false when nothing could be summarised at this level. */
   async #compact(request: ContextRequest, level: CompactionLevel): Promise<boolean> {
     const { history, turnId, signal, tools } = request;
+    const tokensBefore = this.#estimate(request);
+    // The compaction entry counts kept messages on the history rebuilt from the log; the live one can hold what the
+    // log does not (the "not run" results of a cancelled turn), so the cut is made on the rebuilt one.
+    history.splice(0, history.length, ...historyFrom(this.#options.journal.entries()));
     const plan = planCompaction(history, level, this.#budget(request));
     if (!plan) return false;
-    const tokensBefore = this.#estimate(request);
     const answer = await this.#summarise(request, history.slice(0, plan.cut)).catch((failure: unknown) => {
       throw failure instanceof ContextOverflow ? this.#tooLarge(failure, request) : failure;
     });
