@@ -51,6 +51,8 @@ function sessionStarter(): { start(): Promise<Started>; close(): Promise<void> }
         sessionId,
         ...settings,
         maxTurnRequests: 50,
+        compactAt: 0.8,
+        streamChunks: false,
         allowFaultInjection: false,
         outputCapBytes: 65536,
         maxBackgroundTasks: 8,

@@ -41,6 +41,9 @@ describe("CLI flags", () => {
     [["serve", "--warm-workers", "-1"], "--warm-workers"],
     [["run", "--", "--no-such-host-flag"], "--no-such-host-flag"],
     [["serve", "--max-sessions", "0"], "--max-sessions"],
+    [["serve", "--compact-at", "5"], "--compact-at"],
+    [["serve", "--compact-at", "101"], "--compact-at"],
+    [["serve", "--stream-chunks", "sometimes"], "sometimes"],
     [["--log-level", "loud"], "--log-level"],
     [["frobnicate"], "unknown command: frobnicate"],
   ])("%j is refused in one line", async (args, mention) => {

@@ -47,7 +47,7 @@ describe("a session outlives its host process", () => {
       `user: ${script}`,
       "agent: before the tools",
       'tool call#1: no_such_tool {"n":1}',
-      'tool call#1 failed: unknown tool "no_such_tool"',
+      'tool call#1 failed: unknown tool "no_such_tool" (the tools are: bash, bash_output, bash_kill, read_file, write_file, edit_file, list_dir)',
       expect.stringMatching(/^tool call#2: .*\{"command":"sleep 60"\}$/),
       `tool call#2 failed: ${OUTCOME_UNKNOWN}`,
     ]);

@@ -43,7 +43,13 @@ describe("chunk assembly", () => {
     assembler.add(chunk({ content: "x" }));
     assembler.add(chunk({ tool_calls: [{ index: 0, id: "a", function: { name: "bash", arguments: "{not json" } }] }));
     assembler.add(chunk({}, "stop", { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 }));
-    expect(assembler.finish()).toEqual({ text: "x", toolCalls: [{ id: "a", name: "bash", input: "{not json" }], finish: "tool_calls", totalTokens: 7 });
+    expect(assembler.finish()).toEqual({
+      text: "x",
+      thought: "",
+      toolCalls: [{ id: "a", name: "bash", input: "{not json" }],
+      finish: "tool_calls",
+      usage: { totalTokens: 7, promptTokens: 5, completionTokens: 2, cachedTokens: null },
+    });
   });
 
   it("a stream that ends without a finish reason is incomplete", () => {

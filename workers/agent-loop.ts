@@ -1,10 +1,14 @@
 // The turn loop of one session: user message → model → tool calls → tool results → model … until the model
 // answers without tool calls, the turn is cancelled, or it runs out of model requests.
 import type { PermissionOutcome, SessionModeId, StopReason, ToolKind } from "../src/protocol/port.js";
+import { ChunkRelay } from "./chunk-relay.js";
+import { ContextKeeper } from "./context-compaction.js";
 import type { EventSink } from "./event-sink.js";
 import type { Journal } from "./journal.js";
 import { alwaysAllowedFrom, historyFrom } from "./history.js";
-import { ModelError, PromptRejected, type ChatMessage, type Model, type ModelResponse, type ToolCallRequest } from "./models/model.js";
+import { ModelError, PromptRejected, type ChatMessage, type Model, type ModelResponse, type ModelUsage, type ToolCallRequest } from "./models/model.js";
+import { checkToolInput } from "./tool-input.js";
+import { tokenCounts, UsageTotals } from "./usage-totals.js";
 import type { ToolRegistry } from "./tools/registry.js";
 import type { ToolResult } from "./tools/tool.js";
 
@@ -16,6 +20,10 @@ export interface AgentLoopOptions {
   mode: SessionModeId;
   cwd: string;
   maxTurnRequests: number;
+  /** Fraction of the model's context window above which the conversation is compacted before a request. */
+  compactAt: number;
+  /** Send message and thought text as it arrives (--stream-chunks). */
+  streamChunks: boolean;
 }
 
 interface Turn {
@@ -35,6 +43,8 @@ export class AgentLoop {
   readonly #history: ChatMessage[];
   readonly #permissions = new Map<string, (outcome: PermissionOutcome) => void>();
   readonly #alwaysAllowed = new Set<string>();
+  readonly #context: ContextKeeper;
+  readonly #usage: UsageTotals;
   #model: Model;
   #mode: SessionModeId;
   #turn: Turn | null = null;
@@ -46,6 +56,13 @@ export class AgentLoop {
     this.#mode = options.mode;
     this.#history = historyFrom(options.journal.entries());
     for (const name of alwaysAllowedFrom(options.journal.entries())) this.#alwaysAllowed.add(name);
+    this.#usage = new UsageTotals(options.journal.entries());
+    this.#context = new ContextKeeper({
+      journal: options.journal,
+      events: options.events,
+      compactAt: options.compactAt,
+      reportUsage: (turnId, usage) => this.#reportUsage(turnId, usage),
+    });
   }
 
   get mode(): SessionModeId {
@@ -125,18 +142,23 @@ export class AgentLoop {
     for (let requests = 0; ; requests++) {
       if (signal.aborted) return "cancelled";
       if (requests >= this.#options.maxTurnRequests) return "max_turn_requests";
-      const registry = this.#options.tools;
-      const response = await this.#model.complete({
-        messages: this.#history,
-        // Only a model that offers tools reads them: a scripted session never builds their JSON Schemas.
-        get tools() {
-          return registry.specs();
-        },
+      const relay = new ChunkRelay(this.#options.events, turn.id, signal, this.#options.streamChunks);
+      const response = await this.#context.complete({
+        turnId: turn.id,
+        model: this.#model,
+        history: this.#history,
+        tools: this.#options.tools.specs(),
         signal,
-        commit: (blocks) => this.#commitAssistant(turn.id, { blocks, toolCalls: [] }),
+        ...relay.callbacks(),
+        commit: (blocks) => this.#commitAssistant(turn.id, { blocks, toolCalls: [] }, relay),
       });
       if (signal.aborted) return "cancelled";
-      this.#commitAssistant(turn.id, response);
+      if (isEmpty(response)) {
+        this.#options.events.log("warn", "the model answered with nothing (no text, no tool calls): the turn ends", { model: this.#model.name });
+        this.#reportUsage(turn.id, response.usage);
+        return FINISH_STOP[response.finish] ?? "end_turn";
+      }
+      this.#commitAssistant(turn.id, response, relay);
       const stop = FINISH_STOP[response.finish];
       if (stop || response.toolCalls.length === 0) return stop ?? "end_turn";
       for (const call of response.toolCalls) {
@@ -146,22 +168,29 @@ export class AgentLoop {
     }
   }
 
-  #commitAssistant(turnId: string, response: Pick<ModelResponse, "blocks" | "toolCalls" | "usage">): void {
-    const { journal, events } = this.#options;
-    journal.append({ type: "assistant_message", turnId, blocks: response.blocks, toolCalls: response.toolCalls });
-    this.#history.push({ role: "assistant", blocks: response.blocks, toolCalls: response.toolCalls });
-    if (response.blocks.some((block) => block.length > 0)) events.post({ type: "assistant_message", turnId, blocks: response.blocks });
-    if (response.usage) events.post({ type: "usage", turnId, ...response.usage });
+  #commitAssistant(turnId: string, response: Pick<ModelResponse, "blocks" | "toolCalls" | "usage" | "thought">, relay: ChunkRelay): void {
+    const thought = response.thought ? { thought: response.thought } : {};
+    this.#options.journal.append({ type: "assistant_message", turnId, blocks: response.blocks, toolCalls: response.toolCalls, ...thought });
+    this.#history.push({ role: "assistant", blocks: response.blocks, toolCalls: response.toolCalls, ...thought });
+    relay.commit(response);
+    this.#reportUsage(turnId, response.usage);
+  }
+
+  #reportUsage(turnId: string, usage: ModelUsage | undefined): void {
+    if (!usage) return;
+    const tokens = tokenCounts(usage);
+    this.#options.journal.append({ type: "usage", turnId, tokens });
+    const session = this.#usage.add(tokens);
+    this.#options.events.post({ type: "usage", turnId, used: usage.used, size: usage.size, tokens, session });
   }
 
   async #runTool(turn: Turn, call: ToolCallRequest): Promise<ToolResult> {
     const { journal, events, tools, cwd } = this.#options;
     const turnId = turn.id;
     const toolCallId = crypto.randomUUID();
-    const tool = tools.get(call.name);
-    const parsed = tool?.input.safeParse(call.input);
-    const title = tool && parsed?.success ? tool.title(parsed.data) : call.name;
-    const kind = tool?.kind ?? "other";
+    const checked = checkToolInput(call, tools.get(call.name), tools.names());
+    const title = checked.ok ? checked.tool.title(checked.input) : call.name;
+    const kind = checked.ok ? checked.tool.kind : "other";
     journal.append({ type: "tool_call", turnId, toolCallId, callId: call.id, name: call.name, title, kind, input: call.input });
     events.post({ type: "tool_call", turnId, toolCallId, title, kind, status: "pending", rawInput: call.input });
 
@@ -170,8 +199,8 @@ export class AgentLoop {
       events.post({ type: "tool_call_update", turnId, toolCallId, status: result.isError ? "failed" : "completed", result: result.output });
       return result;
     };
-    if (!tool) return finish({ output: `unknown tool "${call.name}"`, isError: true });
-    if (!parsed?.success) return finish({ output: `invalid input for ${call.name}: ${parsed?.error.message}`, isError: true });
+    if (!checked.ok) return finish({ output: checked.error, isError: true });
+    const { tool } = checked;
 
     const policy = tool.policy(this.#mode);
     if (policy.decision === "refuse") return finish({ output: policy.reason, isError: true });
@@ -186,7 +215,7 @@ export class AgentLoop {
 
     events.post({ type: "tool_call_update", turnId, toolCallId, status: "in_progress" });
     try {
-      const result = await tool.run(parsed.data, {
+      const result = await tool.run(checked.input, {
         cwd,
         mode: this.#mode,
         signal: turn.abort.signal,
@@ -212,4 +241,9 @@ export class AgentLoop {
       this.#options.events.post({ type: "permission_request", turnId: turn.id, requestId, toolCallId, title, kind, rawInput });
     });
   }
+}
+
+/** An answer with no text and no tool calls (its reasoning, if any, is not an answer). */
+function isEmpty(response: ModelResponse): boolean {
+  return response.toolCalls.length === 0 && response.blocks.every((block) => block.length === 0);
 }

@@ -44,6 +44,8 @@ async function openSession(init: WorkerInit, events: EventSink): Promise<Session
     mode,
     cwd: init.cwd,
     maxTurnRequests: init.maxTurnRequests,
+    compactAt: init.compactAt,
+    streamChunks: init.streamChunks,
   });
   return { init, loop, journal, model, turns, tools };
 }

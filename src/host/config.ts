@@ -26,7 +26,10 @@ export const HostConfig = z.object({
     .default(60_000)
     .describe("release the worker of a session idle this long; its next prompt restores it from its log (0: never)"),
   "list-page-size": int(1).default(100).describe("sessions per session/list page"),
-  "warm-workers": int(0).default(4).describe("idle worker threads kept ready for session/new"),
+  "warm-workers": int(0).default(4).describe("started worker threads kept ready for session/new, at least"),
+  "max-warm-workers": int(0)
+    .default(16)
+    .describe("started worker threads kept ready at most: while session/new comes faster than threads start, as many as the last second took"),
   "session-heap-mb": int(16).default(512).describe("old-generation heap limit of each session worker (MiB)"),
   "cancel-grace-ms": int(0).default(2000).describe("how long a cancelled turn may take before its worker is terminated"),
   "max-turn-requests": int(1).default(50).describe("model requests one prompt may make"),
@@ -59,7 +62,11 @@ export const HostConfig = z.object({
     .optional()
     .describe("environment variable holding the API key (OPENAI_API_KEY; deepseek: DEEPSEEK_API_KEY)"),
   "model-retries": int(0).default(3).describe("retries of a model request after a 429, a 5xx or a broken connection"),
-  "context-window": int(1).optional().describe("context window (tokens) reported in usage_update (known per model, else 128000)"),
+  "context-window": int(1)
+    .optional()
+    .describe("the model's context window (tokens): usage_update's size and the compaction threshold's base (known per model, else 128000)"),
+  "compact-at": int(10).max(100).default(80).describe("compact the conversation before a request estimated above this % of the context window"),
+  "stream-chunks": flag.default(false).describe("send message and thought text as it arrives (default: each message when it is committed)"),
 }).superRefine((config, ctx) => {
   if (config["worker-entry"] && !config["allow-fault-injection"]) {
     ctx.addIssue({ code: "custom", path: ["worker-entry"], message: "needs --allow-fault-injection" });

@@ -101,6 +101,8 @@ export class HostContext {
       mode: settings.mode,
       model: settings.model,
       maxTurnRequests: config["max-turn-requests"],
+      compactAt: config["compact-at"] / 100,
+      streamChunks: config["stream-chunks"],
       allowFaultInjection: config["allow-fault-injection"],
       outputCapBytes: config["output-cap-bytes"],
       maxBackgroundTasks: config["max-background-tasks"],

@@ -32,7 +32,7 @@ export class HostStatsMonitor {
       pid: process.pid,
       uptimeMs: now - started,
       sessions: { live: this.#host.sessions.size, busy },
-      threads: { workers: this.#host.pool.liveThreads, process: processThreads() },
+      threads: { workers: this.#host.pool.liveThreads, standby: this.#host.pool.standby, process: processThreads() },
       eventLoopDelayMs: {
         min: empty ? 0 : ms(h.min),
         mean: empty ? 0 : ms(h.mean),

@@ -63,5 +63,11 @@ function baseConfig(config: HostConfig): ModelConfig {
     apiKeyEnv: config["api-key-env"] ?? preset?.apiKeyEnv ?? DEFAULT_API_KEY_ENV,
     retries: config["model-retries"],
     ...(config["context-window"] !== undefined ? { contextWindow: config["context-window"] } : {}),
+    ...(preset || isDeepSeek(baseUrl) ? { reasoningHistory: "current-turn" as const } : {}),
   };
+}
+
+/** DeepSeek's API wants a turn's reasoning back within that turn and never after it (see README, Reasoning). */
+function isDeepSeek(baseUrl: string): boolean {
+  return URL.canParse(baseUrl) && new URL(baseUrl).hostname === "api.deepseek.com";
 }

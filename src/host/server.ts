@@ -17,6 +17,7 @@ export async function serve(config: HostConfig, version: string): Promise<void> 
   const spawnerStarting = startSpawner(config, bwrapPath, log);
   const pool = new WorkerPool({
     warmWorkers: config["warm-workers"],
+    maxWarmWorkers: Math.max(config["warm-workers"], config["max-warm-workers"]),
     maxLiveWorkers: config["max-live-workers"],
     sessionHeapMb: config["session-heap-mb"],
     ...(config["worker-entry"] ? { entry: config["worker-entry"] } : {}),

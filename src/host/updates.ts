@@ -2,12 +2,17 @@
 import type { SessionUpdate } from "@agentclientprotocol/sdk";
 import type { WorkerEvent } from "../protocol/port.js";
 
+/** usage_update's `_meta` key: { tokens: this response's {prompt, completion, cached}, session: the session's sums }. */
+export const USAGE_META_KEY = "acp-session-host";
+
 export function toSessionUpdates(event: WorkerEvent): SessionUpdate[] {
   switch (event.type) {
     case "assistant_message":
       return event.blocks
         .filter((block) => block.length > 0)
         .map((text) => ({ sessionUpdate: "agent_message_chunk", content: { type: "text", text } }));
+    case "thought":
+      return event.text.length > 0 ? [{ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: event.text } }] : [];
     case "user_message":
       return [{ sessionUpdate: "user_message_chunk", content: { type: "text", text: event.text } }];
     case "tool_call":
@@ -33,8 +38,10 @@ export function toSessionUpdates(event: WorkerEvent): SessionUpdate[] {
         },
       ];
     }
-    case "usage":
-      return [{ sessionUpdate: "usage_update", used: event.used, size: event.size }];
+    case "usage": {
+      const meta = event.tokens || event.session ? { _meta: { [USAGE_META_KEY]: { ...(event.tokens ? { tokens: event.tokens } : {}), ...(event.session ? { session: event.session } : {}) } } } : {};
+      return [{ sessionUpdate: "usage_update", used: event.used, size: event.size, ...meta }];
+    }
     default:
       return [];
   }

@@ -1,32 +1,39 @@
 // Leases session workers from piscina: one long-running task per session, one session per thread.
-// A few standby tasks are kept running ahead of demand, so a new session binds to a thread whose modules are
-// already loaded instead of paying a thread spawn and module load on its first prompt.
+// Standby tasks are kept running ahead of demand (StandbyTarget: more during a burst of session/new, back to
+// --warm-workers after it), so a new session binds to a thread that has started instead of paying for one.
 import { pathToFileURL } from "node:url";
 import { MessageChannel } from "node:worker_threads";
 import { Piscina } from "piscina";
 import type { SessionTask, WorkerInit } from "../protocol/port.js";
+import { StandbyTarget } from "./standby-target.js";
 import { WorkerLease } from "./worker-lease.js";
 
 export interface WorkerPoolOptions {
+  /** Standby workers kept at all times. */
   warmWorkers: number;
+  /** Standby workers kept at most, during a burst of new sessions (default: warmWorkers). */
+  maxWarmWorkers?: number;
   maxLiveWorkers: number;
   sessionHeapMb: number;
   /** The worker module (default: the host's own session worker). */
   entry?: string;
 }
 
+const SHRINK_EVERY_MS = 1000;
+
 /** The session worker as one bundle (npm run build): a thread loads one file, not a module graph. */
 const SESSION_ENTRY = new URL("../../workers/bundle/session-loader.js", import.meta.url).href;
 
 export class WorkerPool {
   readonly #piscina: Piscina<SessionTask, never>;
-  readonly #warm: number;
+  readonly #target: StandbyTarget;
   readonly #standby: WorkerLease[] = [];
+  readonly #shrinkTimer: NodeJS.Timeout;
   #closed = false;
 
   constructor(options: WorkerPoolOptions) {
-    this.#warm = options.warmWorkers;
-    const maxThreads = options.maxLiveWorkers + options.warmWorkers;
+    this.#target = new StandbyTarget(options.warmWorkers, options.maxWarmWorkers ?? options.warmWorkers);
+    const maxThreads = options.maxLiveWorkers + this.#target.max;
     this.#piscina = new Piscina<SessionTask, never>({
       filename: options.entry ? pathToFileURL(options.entry).href : SESSION_ENTRY,
       // Standby tasks hold the warm threads; piscina need not keep idle ones of its own.
@@ -42,6 +49,12 @@ export class WorkerPool {
       maxQueue: Number.MAX_SAFE_INTEGER,
     });
     this.#replenish();
+    this.#shrinkTimer = setInterval(() => this.#shrink(), SHRINK_EVERY_MS).unref();
+  }
+
+  /** Started workers waiting for a session. */
+  get standby(): number {
+    return this.#standby.length;
   }
 
   get liveThreads(): number {
@@ -50,6 +63,7 @@ export class WorkerPool {
 
   /** A worker for one session: a standby one when there is one, else a new task. */
   lease(init: WorkerInit): WorkerLease {
+    this.#target.recordLease(performance.now());
     const lease = this.#standby.shift() ?? this.#spawn();
     this.#replenish();
     lease.call((api) => api.start(init)).catch(() => {});
@@ -68,6 +82,7 @@ export class WorkerPool {
 
   async destroy(): Promise<void> {
     this.#closed = true;
+    clearInterval(this.#shrinkTimer);
     await Promise.all(this.#standby.splice(0).map((lease) => lease.terminate()));
     await this.#piscina.destroy();
   }
@@ -82,7 +97,8 @@ export class WorkerPool {
   }
 
   #replenish(): void {
-    while (!this.#closed && this.#standby.length < this.#warm) {
+    const target = this.#target.target(performance.now());
+    while (!this.#closed && this.#standby.length < target) {
       const lease = this.#spawn();
       this.#standby.push(lease);
       void lease.exited.then(() => {
@@ -90,5 +106,11 @@ export class WorkerPool {
         if (index >= 0) this.#standby.splice(index, 1);
       });
     }
+  }
+
+  /** Ends the standby workers a burst left beyond the target, newest first (the oldest are surely started). */
+  #shrink(): void {
+    const target = this.#target.target(performance.now());
+    for (const lease of this.#standby.splice(target)) void lease.terminate();
   }
 }

@@ -31,6 +31,8 @@ export const HostStats = z.object({
   threads: z.object({
     /** Session worker threads alive in the pool (warm spares included). */
     workers: z.number().int().nonnegative(),
+    /** Of those, started workers waiting for a session (see --warm-workers, --max-warm-workers). */
+    standby: z.number().int().nonnegative(),
     /** Every thread of the host process (Linux /proc), or null where that cannot be read. */
     process: z.number().int().nonnegative().nullable(),
   }),

@@ -22,6 +22,8 @@ export const ModelConfig = z.object({
   retries: z._default(z.int().check(z.nonnegative()), 3),
   /** Context window (tokens) reported as usage_update's size; unset: known per model name, else a default. */
   contextWindow: z.optional(z.int().check(z.positive())),
+  /** Which earlier reasoning is sent back: DeepSeek wants the current turn's only; other servers get none. */
+  reasoningHistory: z.optional(z.enum(["current-turn", "none"])),
 });
 export type ModelConfig = z.infer<typeof ModelConfig>;
 
@@ -44,6 +46,10 @@ export const WorkerInit = z.object({
   mode: SessionModeId,
   model: ModelConfig,
   maxTurnRequests: z.int().check(z.positive()),
+  /** Compact the conversation before a request estimated above this fraction of the context window. */
+  compactAt: z._default(z.number().check(z.gt(0), z.maximum(1)), 0.8),
+  /** Send message and thought text as it arrives (--stream-chunks), not only when the message is committed. */
+  streamChunks: z._default(z.boolean(), false),
   allowFaultInjection: z.boolean(),
   outputCapBytes: z.int().check(z.positive()),
   maxBackgroundTasks: z.int().check(z.positive()),
@@ -66,6 +72,8 @@ export type ToolStatus = z.infer<typeof ToolStatus>;
 
 const TurnId = z.string().check(z.minLength(1));
 const ToolCallId = z.string().check(z.minLength(1));
+const Count = z.int().check(z.nonnegative());
+const TokenCounts = z.object({ prompt: Count, completion: Count, cached: Count });
 
 export const WorkerEvent = z.discriminatedUnion("type", [
   /** A committed assistant message: one agent_message_chunk per non-empty block. */
@@ -91,7 +99,18 @@ export const WorkerEvent = z.discriminatedUnion("type", [
     /** The final result as the model sees it (capped). */
     result: z.optional(z.string()),
   }),
-  z.object({ type: z.literal("usage"), turnId: TurnId, used: z.int().check(z.nonnegative()), size: z.int().check(z.nonnegative()) }),
+  /** Reasoning (agent_thought_chunk): a committed message's, a streamed delta (--stream-chunks), or a compaction notice. */
+  z.object({ type: z.literal("thought"), turnId: TurnId, text: z.string() }),
+  z.object({
+    type: z.literal("usage"),
+    turnId: TurnId,
+    used: Count,
+    size: Count,
+    /** This response's token counts, where the provider reported them; `cached`: prompt tokens served from its cache. */
+    tokens: z.optional(TokenCounts),
+    /** The session's sums of the same since it was created (the cost inputs). */
+    session: z.optional(TokenCounts),
+  }),
   z.object({
     type: z.literal("permission_request"),
     turnId: TurnId,

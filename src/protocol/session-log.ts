@@ -27,13 +27,34 @@ export type LogHeader = z.infer<typeof LogHeader>;
 
 const TurnId = z.string().check(z.minLength(1));
 const ToolCallId = z.string().check(z.minLength(1));
+const Count = z.int().check(z.nonnegative());
 const ToolCallRequest = z.object({ id: z.string(), name: z.string(), input: z.unknown() });
 
 /** One line after the header. The agent loop writes an entry before it posts the event that shows it. */
 export const LogEntry = z.discriminatedUnion("type", [
   z.object({ type: z.literal("turn_start"), turnId: TurnId, at: z.string() }),
   z.object({ type: z.literal("user_message"), turnId: TurnId, text: z.string() }),
-  z.object({ type: z.literal("assistant_message"), turnId: TurnId, blocks: z.array(z.string()), toolCalls: z.array(ToolCallRequest) }),
+  z.object({
+    type: z.literal("assistant_message"),
+    turnId: TurnId,
+    blocks: z.array(z.string()),
+    toolCalls: z.array(ToolCallRequest),
+    /** The model's reasoning, shown as agent_thought_chunk. */
+    thought: z.optional(z.string()),
+  }),
+  /**
+   * The conversation was compacted: the model's history is `summary`, then its last `kept` messages (as rebuilt from
+   * the entries before this one). `turns` older turns were summarised; `tokensBefore`/`tokensAfter` are estimates.
+   */
+  z.object({
+    type: z.literal("compaction"),
+    turnId: TurnId,
+    kept: Count,
+    summary: z.string(),
+    turns: Count,
+    tokensBefore: Count,
+    tokensAfter: Count,
+  }),
   z.object({
     type: z.literal("tool_call"),
     turnId: TurnId,
@@ -52,6 +73,12 @@ export const LogEntry = z.discriminatedUnion("type", [
     name: z.string(),
     result: z.string(),
     isError: z.boolean(),
+  }),
+  /** A model response's token counts (summary requests' too): the session's cost inputs survive a restore. */
+  z.object({
+    type: z.literal("usage"),
+    turnId: TurnId,
+    tokens: z.object({ prompt: Count, completion: Count, cached: Count }),
   }),
   z.object({ type: z.literal("permission"), turnId: TurnId, toolCallId: ToolCallId, outcome: z.string() }),
   z.object({ type: z.literal("mode"), mode: SessionModeId }),

@@ -54,6 +54,9 @@ export function transcript(updates: readonly SessionUpdate[]): string[] {
       case "agent_message_chunk":
         if (update.content.type === "text") lines.push(`agent: ${update.content.text}`);
         break;
+      case "agent_thought_chunk":
+        if (update.content.type === "text") lines.push(`thought: ${update.content.text}`);
+        break;
       case "tool_call":
         lines.push(`tool ${callName(update.toolCallId)}: ${update.title} ${JSON.stringify(update.rawInput)}`);
         break;

@@ -1,7 +1,8 @@
 // A local stand-in for an OpenAI-compatible chat-completions service, for tests and benchmarks: an HTTP server on
 // 127.0.0.1 that speaks the wire format (SSE streaming and plain JSON, tool-call deltas split across chunks, usage in
-// the final chunk, errors in OpenAI's error body) with scripted replies, pacing and injected failures. It records
-// what it received, and whether a client closed a connection before its response was complete.
+// the final chunk, errors in OpenAI's error body, reasoning_content deltas, a context limit answered with the
+// providers' real error bodies) with scripted replies, pacing and injected failures. It records what it received,
+// and whether a client closed a connection before its response was complete.
 // It stands in for the remote service only: the provider under test is the real one.
 import { once } from "node:events";
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -27,11 +28,13 @@ export type InjectedFailure =
 
 export interface Reply {
   text?: string;
+  /** Streamed as reasoning_content deltas before the text (DeepSeek, vLLM's reasoning parser). */
+  reasoning?: string;
   toolCalls?: ScriptedToolCall[];
   /** Default: "tool_calls" when there are tool calls, else "stop". */
   finish?: "stop" | "tool_calls" | "length" | "content_filter";
   /** Usage of the final chunk; null sends none even when the client asked. Default: estimated from the sizes. */
-  usage?: { prompt_tokens: number; completion_tokens: number } | null;
+  usage?: ({ prompt_tokens: number; completion_tokens: number } & Record<string, unknown>) | null;
   fail?: InjectedFailure;
   /** Pacing for this reply only (see OpenAiServerOptions). */
   headersMs?: number;
@@ -55,6 +58,17 @@ export interface OpenAiServerOptions {
   apiKey?: string;
   /** When set, a request for another model gets a 404 model_not_found. */
   models?: string[];
+  /**
+   * When set, a request whose tokens (requestTokens) pass it gets a 400 with the body the named provider sends
+   * for a context-length overflow (default "openai").
+   */
+  contextLimit?: number;
+  contextErrorStyle?: "openai" | "deepseek" | "vllm";
+}
+
+/** What this server counts as a request's prompt tokens: its messages and tools as JSON, 4 characters a token. */
+export function requestTokens(body: ChatRequestBody): number {
+  return Math.ceil(JSON.stringify({ messages: body.messages, tools: body.tools ?? [] }).length / 4);
 }
 
 export interface ChatMessageBody {
@@ -62,6 +76,7 @@ export interface ChatMessageBody {
   content?: string | null | Array<{ type: string; text?: string }>;
   tool_calls?: Array<{ id: string; type: string; function: { name: string; arguments: string } }>;
   tool_call_id?: string;
+  reasoning_content?: string;
 }
 
 export interface ChatRequestBody {
@@ -190,6 +205,10 @@ export class OpenAiTestServer {
         code: "model_not_found",
       });
     }
+    const limit = this.#options.contextLimit;
+    if (limit !== undefined && requestTokens(body) > limit) {
+      return sendError(res, contextOverflow(this.#options.contextErrorStyle ?? "openai", limit, requestTokens(body)));
+    }
     const reply = this.#queue.shift() ?? (this.#options.respond ?? echo)(recorded);
     const pacing: Pacing = {
       headersMs: reply.headersMs ?? this.#options.headersMs ?? 0,
@@ -256,7 +275,9 @@ function buildCompletion(request: RecordedRequest, reply: Reply, chunkChars: num
   const finish = reply.finish ?? (calls.length > 0 ? "tool_calls" : "stop");
   const delta = (d: object, finishReason: string | null = null) => ({ ...head, choices: [{ index: 0, delta: d, logprobs: null, finish_reason: finishReason }] });
 
+  const reasoning = reply.reasoning ?? "";
   const chunks: object[] = [delta({ role: "assistant", content: "" })];
+  for (const piece of split(reasoning, chunkChars)) chunks.push(delta({ content: null, reasoning_content: piece }));
   for (const piece of split(text, chunkChars)) chunks.push(delta({ content: piece }));
   calls.forEach((call, index) => {
     chunks.push(delta({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.name, arguments: "" } }] }));
@@ -265,7 +286,7 @@ function buildCompletion(request: RecordedRequest, reply: Reply, chunkChars: num
   chunks.push(delta({}, finish));
 
   const completionTokens = Math.max(1, chunks.length - 2);
-  const promptTokens = Math.ceil(JSON.stringify(request.body.messages).length / 4);
+  const promptTokens = requestTokens(request.body);
   const usage =
     reply.usage === null
       ? null
@@ -285,6 +306,7 @@ function buildCompletion(request: RecordedRequest, reply: Reply, chunkChars: num
         message: {
           role: "assistant",
           content: text.length > 0 ? text : null,
+          ...(reasoning.length > 0 ? { reasoning_content: reasoning } : {}),
           refusal: null,
           ...(calls.length > 0 ? { tool_calls: calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.arguments } })) } : {}),
         },
@@ -295,6 +317,27 @@ function buildCompletion(request: RecordedRequest, reply: Reply, chunkChars: num
     ...(usage ? { usage } : {}),
   };
   return { chunks, usageChunk: usage ? { ...head, choices: [], usage } : null, whole };
+}
+
+/** The 400 each provider answers when a request passes the model's context length (their real bodies). */
+function contextOverflow(style: "openai" | "deepseek" | "vllm", limit: number, tokens: number): Extract<InjectedFailure, { status: number }> {
+  switch (style) {
+    case "openai":
+      return {
+        status: 400,
+        message: `This model's maximum context length is ${limit} tokens. However, your messages resulted in ${tokens} tokens. Please reduce the length of the messages.`,
+        type: "invalid_request_error",
+        code: "context_length_exceeded",
+      };
+    case "deepseek": {
+      const message = `This model's maximum context length is ${limit} tokens. However, you requested ${tokens} tokens (${tokens} in the messages, 0 in the completion). Please reduce the length of the messages or completion.`;
+      return { status: 400, message, type: "invalid_request_error", code: "invalid_request_error" };
+    }
+    case "vllm": {
+      const message = `This model's maximum context length is ${limit} tokens. However, you requested ${tokens} tokens in the messages, Please reduce the length of the messages.`;
+      return { status: 400, message, body: { object: "error", message, type: "BadRequestError", param: null, code: 400 } };
+    }
+  }
 }
 
 function echo(request: RecordedRequest): Reply {

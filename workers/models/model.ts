@@ -9,8 +9,11 @@ export interface ToolCallRequest {
 
 export type ChatMessage =
   | { role: "user"; text: string }
-  | { role: "assistant"; blocks: string[]; toolCalls: ToolCallRequest[] }
-  | { role: "tool"; toolCallId: string; name: string; result: string; isError: boolean };
+  /** `thought`: the model's reasoning (reasoning_content), when it sent any. */
+  | { role: "assistant"; blocks: string[]; toolCalls: ToolCallRequest[]; thought?: string }
+  | { role: "tool"; toolCallId: string; name: string; result: string; isError: boolean }
+  /** What a compaction left of the older conversation: the model's own summary of it. */
+  | { role: "summary"; text: string };
 
 export type FinishReason = "stop" | "tool_calls" | "length" | "content_filter";
 
@@ -19,7 +22,20 @@ export interface ModelResponse {
   blocks: string[];
   toolCalls: ToolCallRequest[];
   finish: FinishReason;
-  usage?: { used: number; size: number };
+  /** The reasoning the model streamed before its answer (reasoning_content); empty when none. */
+  thought?: string;
+  usage?: ModelUsage;
+}
+
+export interface ModelUsage {
+  /** Tokens of the request and its answer. */
+  used: number;
+  /** The model's context window. */
+  size: number;
+  promptTokens?: number;
+  completionTokens?: number;
+  /** Prompt tokens the provider served from its cache. */
+  cachedTokens?: number;
 }
 
 export interface ModelRequest {
@@ -31,29 +47,53 @@ export interface ModelRequest {
    * something, then works for a while): journaled and sent at once. The response returned holds only what follows.
    */
   commit(blocks: string[]): void;
-  /** Streamed text as it arrives; nothing is shown to the client before the message is committed. */
+  /** Streamed text as it arrives (shown only with --stream-chunks; otherwise the committed message is). */
   onDelta?: (text: string) => void;
+  /** Streamed reasoning as it arrives, like onDelta. */
+  onThought?: (text: string) => void;
 }
 
 /** Raised for a prompt the model refuses before the turn starts (bad script, fault injection off). */
 export class PromptRejected extends Error {}
 
-const MODEL_ERROR = Symbol.for("acp-session-host.ModelError");
+const brandOf = (name: string): symbol => Symbol.for(`acp-session-host.${name}`);
 
 /**
  * Raised when the provider fails; the prompt gets a JSON-RPC error with this message. A provider loaded on demand
- * (its own bundle, with its own copy of this class) raises errors that are still instances of this one.
+ * is a bundle of its own with its own copy of these classes: instanceof goes by a brand per class, not by identity.
  */
 export class ModelError extends Error {
-  readonly [MODEL_ERROR] = true;
+  static readonly brand: string = "ModelError";
+
+  constructor(message: string) {
+    super(message);
+    for (let type = new.target; type.brand; type = Object.getPrototypeOf(type) as typeof ModelError) {
+      Object.defineProperty(this, brandOf(type.brand), { value: true });
+    }
+  }
 
   static override [Symbol.hasInstance](value: unknown): boolean {
-    return typeof value === "object" && value !== null && MODEL_ERROR in value;
+    return typeof value === "object" && value !== null && brandOf(this.brand) in value;
+  }
+}
+
+/** The provider refused the request because it does not fit the model's context window. */
+export class ContextOverflow extends ModelError {
+  static override readonly brand: string = "ContextOverflow";
+  /** The context length the provider named in its answer, if it did ("maximum context length is N tokens"). */
+  readonly limit: number | null;
+
+  constructor(message: string) {
+    super(message);
+    const named = /maximum context length is (\d+)/i.exec(message) ?? /n_ctx\D{0,4}(\d+)/i.exec(message);
+    this.limit = named ? Number(named[1]) : null;
   }
 }
 
 export interface Model {
   readonly name: string;
+  /** Tokens the model can take in one request; null when the model has no limit worth managing (scripted). */
+  readonly contextWindow: number | null;
   /** Checks a user message before its turn starts; throws PromptRejected to refuse it. */
   check(text: string): void;
   complete(request: ModelRequest): Promise<ModelResponse>;

@@ -7,10 +7,10 @@ import { OpenAI, type ClientOptions } from "openai";
 import type { ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
 import type { ModelConfig } from "../../src/protocol/port.js";
 import { contextWindow } from "./context-windows.js";
-import { ModelError, type Model, type ModelRequest, type ModelResponse } from "./model.js";
-import { classify, fetchNormalizingErrors, type Failure } from "./openai-errors.js";
-import { toOpenAiMessages, toOpenAiTools } from "./openai-messages.js";
-import { ChunkAssembler } from "./openai-stream.js";
+import { ContextOverflow, ModelError, type Model, type ModelRequest, type ModelResponse, type ModelUsage } from "./model.js";
+import { classify, fetchNormalizingErrors, isContextOverflow, type Failure } from "./openai-errors.js";
+import { toOpenAiMessages, toOpenAiTools, type ReasoningHistory } from "./openai-messages.js";
+import { ChunkAssembler, type AssembledUsage } from "./openai-stream.js";
 import { retryDelayMs, waitToRetry } from "./retry.js";
 
 export const DEFAULT_API_KEY_ENV = "OPENAI_API_KEY";
@@ -30,7 +30,8 @@ export class OpenAiCompatibleModel implements Model {
   readonly #apiKeyEnv: string;
   readonly #keyMissing: boolean;
   readonly #retries: number;
-  readonly #contextWindow: number;
+  readonly contextWindow: number;
+  readonly #reasoning: ReasoningHistory;
   readonly #system: string;
   readonly #log: ModelLog;
   readonly #client: OpenAI;
@@ -40,7 +41,8 @@ export class OpenAiCompatibleModel implements Model {
     this.#baseUrl = config.baseUrl ?? "";
     this.#apiKeyEnv = config.apiKeyEnv ?? DEFAULT_API_KEY_ENV;
     this.#retries = config.retries;
-    this.#contextWindow = contextWindow(config.model, config.contextWindow);
+    this.contextWindow = contextWindow(config.model, config.contextWindow);
+    this.#reasoning = config.reasoningHistory ?? "none";
     this.#system = systemPrompt(options.cwd);
     this.#log = options.log ?? (() => {});
     const key = process.env[this.#apiKeyEnv];
@@ -71,17 +73,20 @@ export class OpenAiCompatibleModel implements Model {
     if (!this.#baseUrl) throw new ModelError(`model "${this.name}": no base URL configured`);
     const params: ChatCompletionCreateParamsStreaming = {
       model: this.name,
-      messages: toOpenAiMessages(this.#system, request.messages),
+      messages: toOpenAiMessages(this.#system, request.messages, this.#reasoning),
       stream: true,
       stream_options: { include_usage: true },
       ...(request.tools.length > 0 ? { tools: toOpenAiTools(request.tools) } : {}),
     };
+    // A retried answer streams again from its start: only what goes beyond what an earlier attempt streamed is passed on.
+    const shown = { text: 0, thought: 0 };
     for (let retry = 0; ; retry++) {
       try {
-        return await this.#attempt(params, request);
+        return await this.#attempt(params, request, shown);
       } catch (error) {
         signal.throwIfAborted();
         const failure = classify(error);
+        if (isContextOverflow(failure)) throw new ContextOverflow(this.#describe(failure, retry + 1));
         if (!failure.retryable || retry >= this.#retries) throw new ModelError(this.#describe(failure, retry + 1));
         const delayMs = retryDelayMs(retry, failure.headers);
         this.#log("warn", "model request failed; retrying", { model: this.name, attempt: retry + 1, delayMs, error: failure.message });
@@ -90,13 +95,22 @@ export class OpenAiCompatibleModel implements Model {
     }
   }
 
-  async #attempt(params: ChatCompletionCreateParamsStreaming, request: ModelRequest): Promise<ModelResponse> {
+  async #attempt(params: ChatCompletionCreateParamsStreaming, request: ModelRequest, shown: { text: number; thought: number }): Promise<ModelResponse> {
     const { signal } = request;
     const stream = await this.#client.chat.completions.create(params, { signal });
     const assembler = new ChunkAssembler();
+    const seen = { text: 0, thought: 0 };
+    const pass = (key: "text" | "thought", added: string, to: ((text: string) => void) | undefined) => {
+      seen[key] += added.length;
+      const fresh = added.slice(Math.max(0, added.length - (seen[key] - shown[key])));
+      if (fresh.length === 0 || !to) return;
+      shown[key] += fresh.length;
+      to(fresh);
+    };
     for await (const chunk of stream) {
-      const text = assembler.add(chunk);
-      if (text.length > 0) request.onDelta?.(text);
+      const added = assembler.add(chunk);
+      pass("thought", added.thought, request.onThought);
+      pass("text", added.text, request.onDelta);
     }
     // The client's stream ends quietly when aborted.
     signal.throwIfAborted();
@@ -105,7 +119,18 @@ export class OpenAiCompatibleModel implements Model {
       blocks: answer.text.length > 0 ? [answer.text] : [],
       toolCalls: answer.toolCalls,
       finish: answer.finish,
-      ...(answer.totalTokens !== null ? { usage: { used: answer.totalTokens, size: this.#contextWindow } } : {}),
+      ...(answer.thought.length > 0 ? { thought: answer.thought } : {}),
+      ...(answer.usage ? { usage: this.#usage(answer.usage) } : {}),
+    };
+  }
+
+  #usage(usage: AssembledUsage): ModelUsage {
+    return {
+      used: usage.totalTokens,
+      size: this.contextWindow,
+      ...(usage.promptTokens !== null ? { promptTokens: usage.promptTokens } : {}),
+      ...(usage.completionTokens !== null ? { completionTokens: usage.completionTokens } : {}),
+      ...(usage.cachedTokens !== null ? { cachedTokens: usage.cachedTokens } : {}),
     };
   }
 

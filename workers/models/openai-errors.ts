@@ -40,6 +40,15 @@ export function classify(error: unknown): Failure {
   return failure(false, `unexpected error: ${error instanceof Error ? error.message : String(error)}`);
 }
 
+/**
+ * The provider's "does not fit the context window" answer. OpenAI says code context_length_exceeded; DeepSeek, vLLM
+ * and llama.cpp say "maximum context length is N tokens" (or "exceeds the context") with a generic code.
+ */
+export function isContextOverflow(failure: Failure): boolean {
+  if (failure.status !== 400 && failure.status !== 413) return false;
+  return /context_length_exceeded|maximum context length|context length|context window|exceeds? the (available )?context|prompt is too long/i.test(failure.message);
+}
+
 function failure(retryable: boolean, message: string): Failure {
   return { retryable, message, status: null, headers: undefined };
 }

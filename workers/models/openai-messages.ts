@@ -4,20 +4,29 @@ import type { ToolSpec } from "../tools/tool.js";
 import type { ChatMessage } from "./model.js";
 
 const NOT_RUN = "tool call not run";
+export const SUMMARY_HEADING = "Summary of the earlier conversation (compacted to fit the context window):";
+
+/**
+ * Which earlier reasoning goes back to the server. "current-turn" (DeepSeek): the reasoning of the assistant
+ * messages since the last user message, as reasoning_content (a tool-calling turn needs it; earlier turns' must
+ * not be sent). "none" (every other server): reasoning is never sent back.
+ */
+export type ReasoningHistory = "current-turn" | "none";
 
 /**
  * Maps the session's history to chat messages. Servers differ in what they tolerate, so the result is kept to
  * what all of them accept: consecutive user messages (a prompt whose turn failed, then the next) are merged,
  * an empty assistant message is dropped, and every assistant tool call is answered by exactly one tool message.
  */
-export function toOpenAiMessages(system: string | null, history: readonly ChatMessage[]): ChatCompletionMessageParam[] {
+export function toOpenAiMessages(system: string | null, history: readonly ChatMessage[], reasoning: ReasoningHistory = "none"): ChatCompletionMessageParam[] {
+  const currentTurn = reasoning === "current-turn" ? history.findLastIndex((message) => message.role === "user" || message.role === "summary") : history.length;
   const messages: ChatCompletionMessageParam[] = system ? [{ role: "system", content: system }] : [];
   let pending: string[] = [];
   const answerPending = () => {
     for (const id of pending) messages.push({ role: "tool", tool_call_id: id, content: NOT_RUN });
     pending = [];
   };
-  for (const message of history) {
+  for (const [index, message] of history.entries()) {
     if (message.role === "tool") {
       if (!pending.includes(message.toolCallId)) continue;
       pending = pending.filter((id) => id !== message.toolCallId);
@@ -25,17 +34,20 @@ export function toOpenAiMessages(system: string | null, history: readonly ChatMe
       continue;
     }
     answerPending();
-    if (message.role === "user") {
+    if (message.role === "user" || message.role === "summary") {
+      const text = message.role === "summary" ? `${SUMMARY_HEADING}\n\n${message.text}` : message.text;
       const last = messages.at(-1);
-      if (last?.role === "user" && typeof last.content === "string") last.content = `${last.content}\n\n${message.text}`;
-      else messages.push({ role: "user", content: message.text });
+      if (last?.role === "user" && typeof last.content === "string") last.content = `${last.content}\n\n${text}`;
+      else messages.push({ role: "user", content: text });
       continue;
     }
     const content = message.blocks.join("");
     if (content.length === 0 && message.toolCalls.length === 0) continue;
+    const thought = index > currentTurn && message.thought ? { reasoning_content: message.thought } : {};
     messages.push({
       role: "assistant",
       content: content.length > 0 ? content : null,
+      ...thought,
       ...(message.toolCalls.length > 0
         ? {
             tool_calls: message.toolCalls.map((call) => ({

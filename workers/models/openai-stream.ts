@@ -1,4 +1,5 @@
-// Assembles one streamed chat completion: text deltas, tool calls split across chunks, finish reason, usage.
+// Assembles one streamed chat completion: text and reasoning deltas, tool calls split across chunks, finish reason,
+// usage (with the cached prompt tokens, in DeepSeek's or OpenAI's field).
 import { randomUUID } from "node:crypto";
 import type { ChatCompletionChunk } from "openai/resources/chat/completions";
 import type { FinishReason, ToolCallRequest } from "./model.js";
@@ -8,10 +9,34 @@ export class StreamIncomplete extends Error {}
 
 export interface AssembledResponse {
   text: string;
+  /** reasoning_content (DeepSeek, vLLM, llama.cpp) or reasoning (Ollama, OpenRouter); empty when none. */
+  thought: string;
   toolCalls: ToolCallRequest[];
   finish: FinishReason;
-  /** Total tokens of the request and its answer, when the server reported usage. */
-  totalTokens: number | null;
+  usage: AssembledUsage | null;
+}
+
+export interface AssembledUsage {
+  totalTokens: number;
+  promptTokens: number | null;
+  completionTokens: number | null;
+  cachedTokens: number | null;
+}
+
+/** What one chunk added, for the streaming callbacks. */
+export interface ChunkDelta {
+  text: string;
+  thought: string;
+}
+
+/** Fields some servers add to the OpenAI chunk and usage shapes. */
+interface ReasoningDelta {
+  reasoning_content?: unknown;
+  reasoning?: unknown;
+}
+interface UsageExtras {
+  prompt_cache_hit_tokens?: unknown;
+  prompt_tokens_details?: { cached_tokens?: unknown } | null;
 }
 
 interface PartialCall {
@@ -22,25 +47,28 @@ interface PartialCall {
 
 export class ChunkAssembler {
   #text = "";
+  #thought = "";
   readonly #calls = new Map<number, PartialCall>();
   #lastIndex = -1;
   #finish: string | null = null;
-  #totalTokens: number | null = null;
+  #usage: AssembledUsage | null = null;
 
-  /** Takes one chunk; returns the text it added (for onDelta). */
-  add(chunk: ChatCompletionChunk): string {
-    const usage = chunk.usage;
-    if (usage) this.#totalTokens = usage.total_tokens ?? (usage.prompt_tokens ?? 0) + (usage.completion_tokens ?? 0);
+  /** Takes one chunk; returns the text and reasoning it added (for the streaming callbacks). */
+  add(chunk: ChatCompletionChunk): ChunkDelta {
+    if (chunk.usage) this.#usage = toUsage(chunk.usage);
     const choice = chunk.choices?.[0];
-    if (!choice) return "";
+    if (!choice) return { text: "", thought: "" };
     const delta = choice.delta ?? {};
     let added = "";
     if (typeof delta.content === "string") added += delta.content;
     if (typeof delta.refusal === "string") added += delta.refusal;
     this.#text += added;
+    const reasoning = delta as ReasoningDelta;
+    const thought = typeof reasoning.reasoning_content === "string" ? reasoning.reasoning_content : typeof reasoning.reasoning === "string" ? reasoning.reasoning : "";
+    this.#thought += thought;
     for (const part of delta.tool_calls ?? []) this.#addCallPart(part);
     if (choice.finish_reason) this.#finish = choice.finish_reason;
-    return added;
+    return { text: added, thought };
   }
 
   #addCallPart(part: ChatCompletionChunk.Choice.Delta.ToolCall): void {
@@ -71,8 +99,25 @@ export class ChunkAssembler {
     else if (this.#finish === "content_filter") finish = "content_filter";
     // Some servers say "stop" when they stop for tool calls.
     else finish = toolCalls.length > 0 ? "tool_calls" : "stop";
-    return { text: this.#text, toolCalls, finish, totalTokens: this.#totalTokens };
+    return { text: this.#text, thought: this.#thought, toolCalls, finish, usage: this.#usage };
   }
+}
+
+function toUsage(usage: NonNullable<ChatCompletionChunk["usage"]>): AssembledUsage {
+  const extras = usage as UsageExtras;
+  const cached = count(extras.prompt_cache_hit_tokens) ?? count(extras.prompt_tokens_details?.cached_tokens);
+  const promptTokens = count(usage.prompt_tokens);
+  const completionTokens = count(usage.completion_tokens);
+  return {
+    totalTokens: count(usage.total_tokens) ?? (promptTokens ?? 0) + (completionTokens ?? 0),
+    promptTokens,
+    completionTokens,
+    cachedTokens: cached,
+  };
+}
+
+function count(value: unknown): number | null {
+  return typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : null;
 }
 
 function toRequest(call: PartialCall): ToolCallRequest {

@@ -51,6 +51,7 @@ function allocate(mb: number): void {
 
 export class ScriptedModel implements Model {
   readonly name = "scripted";
+  readonly contextWindow = null;
   readonly #allowFaults: boolean;
 
   constructor(options: { allowFaultInjection: boolean }) {

@@ -21,6 +21,10 @@ export class ToolRegistry {
     return this.#tools.get(name);
   }
 
+  names(): string[] {
+    return [...this.#tools.keys()];
+  }
+
   /** Made once, on the first model request that offers tools (a scripted echo never does). */
   specs(): ToolSpec[] {
     return (this.#specs ??= [...this.#tools.values()].map((tool) => ({

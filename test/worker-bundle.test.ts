@@ -1,0 +1,27 @@
+// What a session worker loads: the bundle `npm run build` makes holds the worker's code and zod/mini, and leaves
+// the openai client (and full zod) out; the openai bundle is loaded only by sessions on that provider.
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+
+const bundle = (name: string) => readFileSync(fileURLToPath(new URL(`../dist/workers/bundle/${name}`, import.meta.url)), "utf8");
+
+describe("the session worker bundle", () => {
+  const worker = bundle("session-entry.js");
+
+  it("has zod/mini and not full zod", () => {
+    expect(worker).toContain("ZodMiniObject");
+    // Full zod's object schema ("ZodObject", not zod core's "$ZodObject" nor mini's) comes only with its classic build.
+    expect(worker).not.toMatch(/[^$\w]ZodObject\b/);
+  });
+
+  it("leaves the openai client to a bundle of its own, required on first use", () => {
+    expect(worker).not.toMatch(/\bvar OpenAI = class\b/);
+    expect(worker).toContain('require("./openai-compatible.js")');
+    expect(bundle("openai-compatible.js")).toMatch(/\bvar OpenAI = class\b/);
+  });
+
+  it("comes with the V8 code cache made at build time", () => {
+    expect(readFileSync(fileURLToPath(new URL("../dist/workers/bundle/session-entry.js.cache", import.meta.url))).length).toBeGreaterThan(0);
+  });
+});

@@ -1,0 +1,29 @@
+// A session's token sums since it was created (the inputs of its cost): from its log when it is restored, then
+// from every response, summary requests included.
+import type { JournalEntry } from "./journal.js";
+import type { ModelUsage } from "./models/model.js";
+
+export interface TokenCounts {
+  prompt: number;
+  completion: number;
+  cached: number;
+}
+
+export function tokenCounts(usage: ModelUsage): TokenCounts {
+  return { prompt: usage.promptTokens ?? 0, completion: usage.completionTokens ?? 0, cached: usage.cachedTokens ?? 0 };
+}
+
+export class UsageTotals {
+  readonly #sums: TokenCounts = { prompt: 0, completion: 0, cached: 0 };
+
+  constructor(entries: readonly JournalEntry[]) {
+    for (const entry of entries) if (entry.type === "usage") this.add(entry.tokens);
+  }
+
+  add(counts: TokenCounts): TokenCounts {
+    this.#sums.prompt += counts.prompt;
+    this.#sums.completion += counts.completion;
+    this.#sums.cached += counts.cached;
+    return { ...this.#sums };
+  }
+}
