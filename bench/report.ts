@@ -81,6 +81,14 @@ export function markdownReport(results: BenchResults): string {
             ["", "host/floor", x(r.ratio.promptsPerSecond), x(r.ratio.p50), "", x(r.ratio.p99)],
           ]),
         ),
+        "",
+        "One echo prompt, hop by hop, each measured alone with the host's own code (medians, µs): the SDK's decode and encode and the " +
+          "stdio round trip are what the floor's p50 is made of; the host adds the hops below.",
+        "",
+        table(
+          ["main → worker → main (port)", "worker turn (loop + model)", "log appends", "turn-end fdatasync + sidecar", "main: check + translate events"],
+          [[t.breakdown.portRoundTripUs, t.breakdown.workerTurnUs, t.breakdown.journalAppendUs, t.breakdown.journalSyncUs, t.breakdown.mainEventsUs].map((us) => us.toFixed(0))],
+        ),
       ].join("\n"),
     ),
     section("2. session/new", s.sessionNew, (n) =>

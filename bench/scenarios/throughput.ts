@@ -1,8 +1,15 @@
-// Scenario 1: S sessions × K prompts each, all sessions at once, on the host and on the floor (bare SDK agent).
+// Scenario 1: S sessions × K prompts each, all sessions at once, on the host and on the floor (bare SDK agent);
+// then one echo prompt's hops measured one by one (bench/hot-path-probe.ts).
+import { execFile } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import type { BenchContext } from "../context.js";
 import { repeat } from "../context.js";
 import { figure, figures, ratio, summarize, type Figure } from "../stats.js";
 import { openSessions, startSystem, withSystem, type SystemName } from "../systems.js";
+import type { HotPathReport } from "../hot-path-probe.js";
+
+const HOT_PATH_PROBE = fileURLToPath(new URL("../hot-path-probe.js", import.meta.url));
 
 const SYSTEMS: SystemName[] = ["host", "floor"];
 const LATENCY_KEYS = ["p50", "p95", "p99"] as const;
@@ -24,6 +31,8 @@ export interface SystemFigures {
 export interface ThroughputResult {
   runs: number;
   rows: ThroughputRow[];
+  /** One echo prompt's hops, each measured alone (medians, µs). */
+  breakdown: HotPathReport;
 }
 
 interface RunMeasure {
@@ -73,7 +82,8 @@ export async function throughput(ctx: BenchContext): Promise<ThroughputResult> {
       },
     });
   }
-  return { runs, rows };
+  const { stdout } = await promisify(execFile)(process.execPath, [HOT_PATH_PROBE, ctx.quick ? "200" : "1000"]);
+  return { runs, rows, breakdown: JSON.parse(stdout) as HotPathReport };
 }
 
 async function measureOnce(ctx: BenchContext, name: SystemName, sessions: number, prompts: number): Promise<RunMeasure> {
