@@ -1,8 +1,8 @@
 // What piscina loads in a session worker's thread: the bundled session worker (one CommonJS file, built by
 // `npm run build`), compiled with the V8 code cache made at build time, so a thread skips parsing and compiling
 // what every thread before it compiled. A cache V8 rejects (another Node build) only costs the compile it saves.
-// Run directly (`node session-loader.js --write-code-cache`), it makes that cache: it runs the bundle's top level,
-// as a thread would, and stores what V8 compiled.
+// Run directly (`node session-loader.js --write-code-cache`), it makes that cache: it runs one session through the
+// bundle, as a thread would, and stores what V8 compiled.
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { Script } from "node:vm";
@@ -20,12 +20,17 @@ function compile(cachedData: Buffer | undefined): Script {
   });
 }
 
-/** The bundle's default export: the piscina task that is a session worker's life. */
-function run(script: Script): unknown {
-  const module = { exports: {} as { default?: unknown } };
+interface BundleExports {
+  /** The piscina task that is a session worker's life. */
+  default: unknown;
+  warmUp(): Promise<void>;
+}
+
+function run(script: Script): BundleExports {
+  const module = { exports: {} as BundleExports };
   // This file is CommonJS in the bundle's directory: its own require resolves what the bundle requires.
   (script.runInThisContext() as ModuleFunction).call(module.exports, module.exports, require, module, BUNDLE, dirname(BUNDLE));
-  return module.exports.default;
+  return module.exports;
 }
 
 function readCache(): Buffer | undefined {
@@ -36,11 +41,13 @@ function readCache(): Buffer | undefined {
   }
 }
 
+/** Runs one session through the bundle first, so the cache holds what a session's start compiles too. */
 function writeCache(): null {
   const script = compile(undefined);
-  run(script);
-  writeFileSync(CACHE, script.createCachedData());
+  void run(script)
+    .warmUp()
+    .then(() => writeFileSync(CACHE, script.createCachedData()));
   return null;
 }
 
-export default process.argv.includes("--write-code-cache") ? writeCache() : run(compile(readCache()));
+export default process.argv.includes("--write-code-cache") ? writeCache() : run(compile(readCache())).default;

@@ -1,0 +1,62 @@
+// Build time only (`session-loader.js --write-code-cache`): one session driven through the worker's own code as the
+// main thread would drive it (start, open, an echo prompt, dispose), so the V8 code cache made afterwards holds what
+// a session's start and first turn compile, not only the bundle's top level.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { MessageChannel } from "node:worker_threads";
+import * as Comlink from "comlink";
+import type { SessionWorkerApi, WorkerEvent, WorkerInit } from "../src/protocol/port.js";
+import { LOG_FORMAT, LOG_FORMAT_VERSION, type LogHeader } from "../src/protocol/session-log.js";
+import runSession from "./session-entry.js";
+
+export async function warmUp(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "ash-warm-up-"));
+  const commands = new MessageChannel();
+  const events = new MessageChannel();
+  try {
+    const sessionId = crypto.randomUUID();
+    const model = { provider: "scripted" as const, model: "scripted", retries: 0 };
+    const header: LogHeader = {
+      format: LOG_FORMAT,
+      formatVersion: LOG_FORMAT_VERSION,
+      sessionId,
+      cwd: dir,
+      createdAt: new Date().toISOString(),
+      mode: "auto",
+      model,
+      hostVersion: "warm-up",
+    };
+    const log = join(dir, `${sessionId}.jsonl`);
+    writeFileSync(log, `${JSON.stringify(header)}\n`);
+    void runSession({ commands: commands.port2, events: events.port2 });
+    const api = Comlink.wrap<SessionWorkerApi>(commands.port1 as unknown as Comlink.Endpoint);
+    const init: WorkerInit = {
+      sessionId,
+      cwd: dir,
+      mode: "auto",
+      model,
+      maxTurnRequests: 50,
+      compactAt: 0.8,
+      streamChunks: false,
+      allowFaultInjection: false,
+      outputCapBytes: 65536,
+      maxBackgroundTasks: 8,
+      sandbox: { bwrapPath: null, network: false, allowFullAccess: false },
+      spawner: null,
+      log: { path: log, sidecarPath: join(dir, `${sessionId}.meta.json`), outputDir: join(dir, "out"), restore: "host" },
+    };
+    await api.start(init);
+    await api.open();
+    const ended = new Promise<void>((resolve) =>
+      events.port1.on("message", (batch: WorkerEvent[]) => void (batch.some((event) => event.type === "turn_end") && resolve())),
+    );
+    events.port1.postMessage({ type: "prompt", turnId: "warm-up", text: "hello" });
+    await ended;
+    await api.dispose();
+  } finally {
+    commands.port1.close();
+    events.port1.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
