@@ -55,7 +55,7 @@ export function createAgentApp(host: HostContext): AgentApp {
       const session = new SessionRecord(id, settings, host.sessionDeps);
       host.sessions.add(session);
       // After the answer is on its way: session/new never waits for a worker thread to be made.
-      setImmediate(() => session.start());
+      host.startSoon(session);
       host.log.info({ sessionId: id, cwd: params.cwd }, "session created");
       return { sessionId: id, modes: modeState(mode), configOptions: host.models.configOptions(session.settings.model.model) };
     })

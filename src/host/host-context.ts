@@ -5,7 +5,7 @@ import type { ModelConfig, WorkerInit } from "../protocol/port.js";
 import type { WorkerPool } from "../pool/worker-pool.js";
 import type { HostConfig } from "./config.js";
 import type { Logger } from "./logger.js";
-import type { SessionDeps, SessionSettings, WorkerRestore } from "./session.js";
+import type { SessionDeps, SessionRecord, SessionSettings, WorkerRestore } from "./session.js";
 import { HostModels } from "./models.js";
 import { SessionStore } from "./session-store.js";
 import { SessionTable } from "./session-table.js";
@@ -31,6 +31,8 @@ export class HostContext {
   readonly bwrapPath: string | null;
   /** Every prompt not yet answered: teardown waits for their answers to be written. */
   readonly prompts = new Set<Promise<unknown>>();
+  /** New sessions whose worker is still to be leased, one per turn of the event loop (startSoon). */
+  readonly #toStart: SessionRecord[] = [];
   #client: AgentContext | null = null;
   #accepting = true;
 
@@ -83,6 +85,20 @@ export class HostContext {
   assertAccepting(): void {
     if (!this.#accepting) throw shuttingDown();
   }
+
+  /**
+   * Leases a new session's worker soon, one session per turn of the event loop: making a thread blocks this one for
+   * a while, and a burst of session/new must be answered between those, not after all of them.
+   */
+  startSoon(session: SessionRecord): void {
+    this.#toStart.push(session);
+    if (this.#toStart.length === 1) setImmediate(this.#startNext);
+  }
+
+  readonly #startNext = (): void => {
+    this.#toStart.shift()?.start();
+    if (this.#toStart.length > 0) setImmediate(this.#startNext);
+  };
 
   /** Keeps a prompt's answer in `prompts` until it has settled. */
   track<T>(answer: Promise<T>): Promise<T> {
