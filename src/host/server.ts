@@ -17,7 +17,8 @@ export async function serve(config: HostConfig, version: string): Promise<void> 
   const spawnerStarting = startSpawner(config, bwrapPath, log);
   const pool = new WorkerPool({
     warmWorkers: config["warm-workers"],
-    maxWarmWorkers: Math.max(config["warm-workers"], config["max-warm-workers"]),
+    // --warm-workers 0 turns the standby pool off; it never holds more threads than sessions may have.
+    maxWarmWorkers: config["warm-workers"] === 0 ? 0 : Math.min(config["max-live-workers"], Math.max(config["warm-workers"], config["max-warm-workers"])),
     maxLiveWorkers: config["max-live-workers"],
     sessionHeapMb: config["session-heap-mb"],
     ...(config["worker-entry"] ? { entry: config["worker-entry"] } : {}),
