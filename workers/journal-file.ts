@@ -100,6 +100,7 @@ export class FileJournal implements Journal {
       createdAt: this.header.createdAt,
       updatedAt,
       turns: this.#turns,
+      ...(this.header.tenant ? { tenant: this.header.tenant } : {}),
     };
     // Written whole then renamed: a reader sees the old sidecar or the new one, never half of one.
     const temporary = `${this.#sidecarPath}.${process.pid}-${threadId}.tmp`;

@@ -1,5 +1,5 @@
 // What the handlers share: configuration, the session table, the worker pool, and the accepting flag.
-import { RequestError, type AgentContext } from "@agentclientprotocol/sdk";
+import { RequestError } from "@agentclientprotocol/sdk";
 import type { ModelConfig, WorkerInit } from "../protocol/port.js";
 import type { WorkerPool } from "../pool/worker-pool.js";
 import type { HostConfig } from "./config.js";
@@ -28,7 +28,6 @@ export class HostContext {
   /** Runs every session command (null if it could not start: commands then fail with a clear error). */
   readonly spawner: SpawnerClient | null;
   readonly bwrapPath: string | null;
-  #client: AgentContext | null = null;
   #accepting = true;
 
   constructor(config: HostConfig, log: Logger, pool: WorkerPool, version: string, spawner: SpawnerClient | null = null, bwrapPath: string | null = null) {
@@ -43,14 +42,10 @@ export class HostContext {
     this.defaultModel = this.models.default;
     this.store = new SessionStore(config["state-dir"], log);
     this.slots = new WorkerSlots(config["max-live-workers"]);
-    const host = this;
     this.sessionDeps = {
       pool,
       log,
       cancelGraceMs: config["cancel-grace-ms"],
-      get client() {
-        return host.client;
-      },
       workerInit: (id, settings, restore) => this.#workerInit(id, settings, restore),
       slots: this.slots,
       store: this.store,
@@ -58,15 +53,6 @@ export class HostContext {
       resolveModel: (model) => this.models.get(model.model) ?? this.defaultModel,
       endSession: (id) => this.#endSessionCommands(id),
     };
-  }
-
-  get client(): AgentContext {
-    if (!this.#client) throw new Error("no ACP connection yet");
-    return this.#client;
-  }
-
-  set client(client: AgentContext) {
-    this.#client = client;
   }
 
   get accepting(): boolean {

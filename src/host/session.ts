@@ -5,7 +5,6 @@
 import { randomUUID } from "node:crypto";
 import {
   RequestError,
-  type AgentContext,
   type PermissionOption,
   type PromptResponse,
   type RequestPermissionRequest,
@@ -24,6 +23,7 @@ import {
 import type { WorkerPool } from "../pool/worker-pool.js";
 import { WorkerGone, type WorkerLease } from "../pool/worker-lease.js";
 import type { Logger } from "./logger.js";
+import type { Peer } from "./peer.js";
 import type { SessionStore } from "./session-store.js";
 import { toSessionUpdates } from "./updates.js";
 import type { Slot, SlotHolder, WorkerSlots } from "./worker-slots.js";
@@ -36,7 +36,6 @@ export interface SessionSettings {
 
 export interface SessionDeps {
   pool: WorkerPool;
-  client: AgentContext;
   log: Logger;
   cancelGraceMs: number;
   /** Builds the worker's init from the session's current settings. */
@@ -71,9 +70,17 @@ const PERMISSION_OPTIONS: PermissionOption[] = [
   { optionId: "reject_once", name: "Reject", kind: "reject_once" },
 ];
 
+export interface SessionOptions {
+  /** The session comes from the state dir (session/load, resume) rather than session/new. */
+  stored?: boolean;
+  /** Whose it is (from its log header); null: no tenant, only tenantless peers see it. */
+  tenant?: string | null;
+}
+
 export class SessionRecord implements SlotHolder {
   readonly id: string;
   readonly settings: SessionSettings;
+  readonly tenant: string | null;
   readonly #deps: SessionDeps;
   readonly #log: Logger;
   readonly #permissionRequests = new Map<string, AbortController>();
@@ -95,11 +102,13 @@ export class SessionRecord implements SlotHolder {
   readonly #attached = new WeakMap<WorkerLease, { threadExit: Promise<void> }>();
   /** The exit of the session's last worker thread: an ended task's thread may run a moment longer. */
   #previousThread: Promise<void> = Promise.resolve();
+  /** The connection the session's updates and permission requests go to; null while detached. */
+  #attachment: Peer | null = null;
 
-  /** stored: the session comes from the state dir (session/load, resume) rather than session/new. */
-  constructor(id: string, settings: SessionSettings, deps: SessionDeps, options: { stored?: boolean } = {}) {
+  constructor(id: string, settings: SessionSettings, deps: SessionDeps, options: SessionOptions = {}) {
     this.id = id;
     this.settings = settings;
+    this.tenant = options.tenant ?? null;
     this.#deps = deps;
     this.#log = deps.log.child({ sessionId: id });
     this.#adoptLog = options.stored ?? false;
@@ -107,6 +116,25 @@ export class SessionRecord implements SlotHolder {
 
   get busy(): boolean {
     return this.#turn !== null;
+  }
+
+  get attachment(): Peer | null {
+    return this.#attachment;
+  }
+
+  /** From now on the session's updates go to this peer (session/new, load, resume, a takeover). */
+  attach(peer: Peer): void {
+    this.#attachment = peer;
+  }
+
+  /**
+   * Its connection is gone: a running turn goes on and is journaled, but what it sends reaches no one (the log
+   * has it), and a permission it asks for is answered cancelled.
+   */
+  detach(peer: Peer): void {
+    if (this.#attachment !== peer) return;
+    this.#attachment = null;
+    for (const request of this.#permissionRequests.values()) request.abort();
   }
 
   /** When it was last used, while it holds a live worker that nothing is using (so it may hibernate); else null. */
@@ -276,7 +304,10 @@ export class SessionRecord implements SlotHolder {
 
   /** Sends one update for this session; updates go out in the order they were sent. */
   send(update: SessionUpdate): Promise<void> {
-    const sent = this.#sent.then(() => this.#deps.client.notify("session/update", { sessionId: this.id, update }));
+    // The peer attached now: an update produced for one connection never reaches the one that takes over later.
+    const peer = this.#attachment;
+    if (!peer) return this.#sent;
+    const sent = this.#sent.then(() => peer.client.notify("session/update", { sessionId: this.id, update }));
     this.#sent = sent.catch((error: unknown) => this.#log.warn({ err: error }, "session/update not delivered"));
     return this.#sent;
   }
@@ -439,14 +470,17 @@ export class SessionRecord implements SlotHolder {
     const abort = new AbortController();
     this.#permissionRequests.set(event.requestId, abort);
     let outcome: PermissionOutcome = { outcome: "cancelled" };
+    const peer = this.#attachment;
+    if (!peer) abort.abort();
     try {
       await this.#sent;
+      if (!peer || abort.signal.aborted) throw new Error("no client attached");
       const request: RequestPermissionRequest = {
         sessionId: this.id,
         toolCall: { toolCallId: event.toolCallId, title: event.title, kind: event.kind, status: "pending", rawInput: event.rawInput },
         options: PERMISSION_OPTIONS,
       };
-      const response = await this.#deps.client.request("session/request_permission", request, {
+      const response = await peer.client.request("session/request_permission", request, {
         cancellationSignal: abort.signal,
         stopWaitingOnCancel: true,
       });

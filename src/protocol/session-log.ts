@@ -22,6 +22,8 @@ export const LogHeader = z.object({
   mode: SessionModeId,
   model: ModelConfig,
   hostVersion: z.string(),
+  /** The tenant whose session it is (a listener with --tokens-file); absent: no tenant. */
+  tenant: z.string().min(1).optional(),
 });
 export type LogHeader = z.infer<typeof LogHeader>;
 
@@ -77,6 +79,8 @@ export const SessionSidecar = z.object({
   createdAt: z.iso.datetime(),
   updatedAt: z.iso.datetime(),
   turns: z.number().int().nonnegative(),
+  /** The header's tenant, so session/list filters without opening logs. */
+  tenant: z.string().min(1).optional(),
 });
 export type SessionSidecar = z.infer<typeof SessionSidecar>;
 
