@@ -308,7 +308,10 @@ export class SessionRecord implements SlotHolder {
     const peer = this.#attachment;
     if (!peer) return this.#sent;
     const sent = this.#sent.then(() => peer.client.notify("session/update", { sessionId: this.id, update }));
-    this.#sent = sent.catch((error: unknown) => this.#log.warn({ err: error }, "session/update not delivered"));
+    this.#sent = sent.catch((error: unknown) => {
+      // A connection that closed took its undelivered updates with it; the log has them.
+      if (!peer.closed) this.#log.warn({ err: error }, "session/update not delivered");
+    });
     return this.#sent;
   }
 

@@ -16,6 +16,7 @@ import type { HostStatsMonitor } from "../host/host-stats.js";
 import { Peer } from "../host/peer.js";
 import { ConfigError } from "../flags.js";
 import { healthBody } from "./health.js";
+import { closingPromptly } from "./ws-closing.js";
 import { urlHost } from "./listen-address.js";
 import { readTokensFile } from "./token-file.js";
 import { bearerToken, matchToken, type TokenEntry } from "./tokens.js";
@@ -220,7 +221,7 @@ export class RemoteListener {
     const door: Door = {
       acp,
       http: createNodeHttpHandler(acp, { maxRequestBodyBytes: this.#options.maxMessageBytes }),
-      upgrade: createNodeWebSocketUpgradeHandler(acp, this.#webSockets),
+      upgrade: createNodeWebSocketUpgradeHandler(acp, closingPromptly(this.#webSockets)),
     };
     this.#doors.set(key, door);
     return door;
