@@ -57,7 +57,13 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
 async function runConnected(config: RunConfig, url: string, cwd: string): Promise<number> {
   const token = process.env.ACP_SESSION_HOST_TOKEN;
   const connecting = performance.now();
-  const client = await HostClient.connect(url, token ? { token } : {});
+  let client: HostClient;
+  try {
+    client = await HostClient.connect(url, token ? { token } : {});
+  } catch (error) {
+    process.stderr.write(`acp-session-host run: cannot connect to ${url}: ${(error as Error).message.split("\n")[0]}\n`);
+    return 1;
+  }
   try {
     return await drive(client, config, { args: [url], pid: null, readyMs: performance.now() - connecting }, cwd);
   } finally {
