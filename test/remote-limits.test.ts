@@ -8,7 +8,7 @@ import { HostClient } from "../src/client/index.js";
 import { removeTempDirs, tempDir } from "./support/host.js";
 import { startRemoteHost, type RemoteHost } from "./support/remote-host.js";
 import { openStalledClient } from "./support/stalled-client.js";
-import { script, tool, waitFor } from "./support/tools.js";
+import { bash, processesRunning, script, tool, waitFor } from "./support/tools.js";
 
 afterAll(() => removeTempDirs());
 
@@ -33,7 +33,7 @@ describe("a client that stops reading", () => {
   it("is disconnected once its buffer has stalled, while another client's prompt latency stays within 1.5x", { timeout: 180_000 }, async () => {
     const stallMs = 3000;
     host = await startRemoteHost([
-      "--max-buffered-bytes", String(1024 * 1024),
+      "--max-buffered-bytes", String(256 * 1024),
       "--max-message-bytes", String(64 * 1024),
       "--max-output-stall-ms", String(stallMs),
       "--output-cap-bytes", String(2 * 1024 * 1024),
@@ -50,8 +50,8 @@ describe("a client that stops reading", () => {
     await slow.call(0, "initialize", { protocolVersion: 1, clientCapabilities: {} });
     const { sessionId } = (await slow.call(1, "session/new", { cwd, mcpServers: [] })) as { sessionId: string };
     slow.stopReading();
-    // 40 MB of answer for a client that reads none of it: far more than the socket buffers and the host's 1 MiB.
-    const says = Array.from({ length: 40 }, () => ({ say: "{{result}}" }));
+    // 8 MB of answer for a client that reads none of it: more than the socket buffers and the host's 256 KiB.
+    const says = Array.from({ length: 8 }, () => ({ say: "{{result}}" }));
     slow.send({ jsonrpc: "2.0", id: 2, method: "session/prompt", params: { sessionId, prompt: [{ type: "text", text: script(tool("read_file", { path: "big.txt" }), ...says) }] } });
     const sent = performance.now();
     // The other client is connection c1, the stalled one c2.
@@ -118,5 +118,26 @@ describe("SIGTERM", () => {
     expect(results.map((result) => result.stopReason)).toEqual(["cancelled", "cancelled"]);
     expect(await exited).toBe(0);
     await Promise.all(clients.map((client) => client.closed));
+  });
+
+  it("/healthz answers 503 while the host tears down", async () => {
+    const host = await startRemoteHost(["--default-mode", "auto"]);
+    const health = host.httpUrl.replace(/\/acp$/, "/healthz");
+    const client = await HostClient.connect(host.wsUrl);
+    const { sessionId } = await client.newSession(tempDir());
+    // A command that ignores SIGTERM holds teardown for the spawner's 1 s until SIGKILL.
+    const turn = client.prompt(sessionId, script(bash("trap '' TERM; sleep 30")));
+    await waitFor("the command to start", () => processesRunning(host.child.pid!, "sleep 30").length > 0);
+    expect((await fetch(health)).status).toBe(200);
+    const exited = host.stop("SIGTERM");
+    const statuses = new Set<number>();
+    for (;;) {
+      const status = await fetch(health).then((response) => response.status, () => null);
+      if (status === null) break;
+      statuses.add(status);
+    }
+    expect(statuses).toContain(503);
+    expect((await turn).stopReason).toBe("cancelled");
+    expect(await exited).toBe(0);
   });
 });

@@ -1,12 +1,14 @@
 // Attachment and reconnect: a session belongs to the connection that created, loaded or resumed it; another
 // connection of the tenant is refused until it takes the session over with load/resume (never mid-prompt). A
 // connection that drops mid-turn loses nothing: the turn finishes in the log and a new connection resumes and loads it.
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { HostClient } from "../src/client/index.js";
 import { logEntries, transcript } from "./support/durable.js";
 import { removeTempDirs, tempDir } from "./support/host.js";
 import { startRemoteHost, tokensFile, type RemoteHost } from "./support/remote-host.js";
-import { script, waitFor } from "./support/tools.js";
+import { script, tool, waitFor } from "./support/tools.js";
 
 let host: RemoteHost;
 let token: string;
@@ -31,12 +33,12 @@ it("a dropped connection's turn completes in the log; a new connection resumes a
   await first.dispose();
   await expect(inFlight).rejects.toThrow();
 
-  const ended = await waitFor("the second turn to end in the log", () => logEntries(host.stateDir, sessionId).filter((entry) => entry.type === "turn_end")[1]);
-  expect(ended).toMatchObject({ type: "turn_end", stopReason: "end_turn" });
-
+  // Reconnect at once: the turn is still running, so resume answers once it has ended.
   const second = await HostClient.connect(host.httpUrl, { token });
   try {
     await second.resume(sessionId, cwd);
+    const ended = logEntries(host.stateDir, sessionId).filter((entry) => entry.type === "turn_end")[1];
+    expect(ended).toMatchObject({ type: "turn_end", stopReason: "end_turn" });
     const replayed = await second.load(sessionId, cwd);
     expect(transcript(replayed)).toEqual([
       "user: before the drop",
@@ -45,6 +47,35 @@ it("a dropped connection's turn completes in the log; a new connection resumes a
       "agent: finished while away",
     ]);
     expect((await second.prompt(sessionId, "back again")).text).toBe("You said: back again");
+  } finally {
+    await second.dispose();
+  }
+});
+
+it("a permission request left unanswered by a dropped connection is settled cancelled: the call is refused, the turn ends", async () => {
+  const cwd = tempDir();
+  let asked: () => void = () => {};
+  const askedOnce = new Promise<void>((resolve) => (asked = resolve));
+  const first = await HostClient.connect(host.httpUrl, {
+    token,
+    permission: () => {
+      asked();
+      return new Promise(() => {});
+    },
+  });
+  const { sessionId } = await first.newSession(cwd, { mode: "ask" });
+  const inFlight = first.prompt(sessionId, script(tool("write_file", { path: "late.txt", content: "x" }), { say: "after the ask" }));
+  inFlight.catch(() => {});
+  await askedOnce;
+  await first.dispose();
+  const second = await HostClient.connect(host.wsUrl, { token });
+  try {
+    await second.resume(sessionId, cwd);
+    expect(logEntries(host.stateDir, sessionId).find((entry) => entry.type === "permission")).toMatchObject({ outcome: "cancelled" });
+    expect(existsSync(join(cwd, "late.txt"))).toBe(false);
+    const replayed = transcript(await second.load(sessionId, cwd));
+    expect(replayed.at(-1)).toBe("agent: after the ask");
+    expect(replayed.some((line) => / failed: /.test(line))).toBe(true);
   } finally {
     await second.dispose();
   }

@@ -59,7 +59,7 @@ async function open(host: HostContext, peer: Peer, params: OpenParams, options: 
   const live = findVisible(host.sessions, peer, id);
   if (live) {
     assertSameCwd(live.settings.cwd, params.cwd);
-    takeOver(host, live, peer);
+    await takeOver(host, live, peer);
     if (options.replay) await live.replayHistory();
     return live;
   }
@@ -87,17 +87,21 @@ async function open(host: HostContext, peer: Peer, params: OpenParams, options: 
 }
 
 /**
- * load/resume from another connection takes a live session over, unless a prompt is in flight; its updates go to
- * the new connection from then on.
+ * load/resume from another connection takes a live session over, unless that connection is open and has a prompt in
+ * flight; its updates go to the new connection from then on.
  */
-function takeOver(host: HostContext, session: SessionRecord, peer: Peer): void {
+async function takeOver(host: HostContext, session: SessionRecord, peer: Peer): Promise<void> {
   const holder = session.attachment;
   if (holder === peer) return;
   if (session.busy) {
-    throw RequestError.invalidRequest(
-      { sessionId: session.id },
-      `a prompt is in flight for session ${session.id} on another connection: load or resume it here once the prompt has ended`,
-    );
+    if (holder && !holder.closed) {
+      throw RequestError.invalidRequest(
+        { sessionId: session.id },
+        `a prompt is in flight for session ${session.id} on another connection: load or resume it here once the prompt has ended`,
+      );
+    }
+    // Its connection dropped mid-turn: the turn runs to its end (journaled), then this connection gets the session.
+    await session.whenIdle();
   }
   session.attach(peer);
   host.log.info({ sessionId: session.id, connection: peer.label, from: holder?.label ?? null }, "session attached to another connection");

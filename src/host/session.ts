@@ -104,6 +104,7 @@ export class SessionRecord implements SlotHolder {
   #previousThread: Promise<void> = Promise.resolve();
   /** The connection the session's updates and permission requests go to; null while detached. */
   #attachment: Peer | null = null;
+  #idleWaiters: Array<() => void> = [];
 
   constructor(id: string, settings: SessionSettings, deps: SessionDeps, options: SessionOptions = {}) {
     this.id = id;
@@ -120,6 +121,12 @@ export class SessionRecord implements SlotHolder {
 
   get attachment(): Peer | null {
     return this.#attachment;
+  }
+
+  /** Resolves once no prompt is in flight. */
+  whenIdle(): Promise<void> {
+    if (!this.#turn) return Promise.resolve();
+    return new Promise((resolve) => this.#idleWaiters.push(resolve));
   }
 
   /** From now on the session's updates go to this peer (session/new, load, resume, a takeover). */
@@ -474,22 +481,23 @@ export class SessionRecord implements SlotHolder {
     this.#permissionRequests.set(event.requestId, abort);
     let outcome: PermissionOutcome = { outcome: "cancelled" };
     const peer = this.#attachment;
-    if (!peer) abort.abort();
     try {
       await this.#sent;
-      if (!peer || abort.signal.aborted) throw new Error("no client attached");
-      const request: RequestPermissionRequest = {
-        sessionId: this.id,
-        toolCall: { toolCallId: event.toolCallId, title: event.title, kind: event.kind, status: "pending", rawInput: event.rawInput },
-        options: PERMISSION_OPTIONS,
-      };
-      const response = await peer.client.request("session/request_permission", request, {
-        cancellationSignal: abort.signal,
-        stopWaitingOnCancel: true,
-      });
-      const parsed = PermissionOutcome.safeParse(response.outcome);
-      if (parsed.success) outcome = parsed.data;
-      else this.#log.warn({ outcome: response.outcome }, "permission outcome not among the offered options: treated as cancelled");
+      // A detached session has no one to ask: the call is refused as cancelled.
+      if (peer && !abort.signal.aborted) {
+        const request: RequestPermissionRequest = {
+          sessionId: this.id,
+          toolCall: { toolCallId: event.toolCallId, title: event.title, kind: event.kind, status: "pending", rawInput: event.rawInput },
+          options: PERMISSION_OPTIONS,
+        };
+        const response = await peer.client.request("session/request_permission", request, {
+          cancellationSignal: abort.signal,
+          stopWaitingOnCancel: true,
+        });
+        const parsed = PermissionOutcome.safeParse(response.outcome);
+        if (parsed.success) outcome = parsed.data;
+        else this.#log.warn({ outcome: response.outcome }, "permission outcome not among the offered options: treated as cancelled");
+      }
     } catch (error) {
       if (!abort.signal.aborted) this.#log.warn({ err: error }, "permission request failed: treated as cancelled");
     } finally {
@@ -516,6 +524,7 @@ export class SessionRecord implements SlotHolder {
     if (turn.graceTimer) clearTimeout(turn.graceTimer);
     this.#turn = null;
     this.#wentIdle();
+    for (const resolve of this.#idleWaiters.splice(0)) resolve();
     return true;
   }
 }
