@@ -1,4 +1,5 @@
-// HostClient: what a parent orchestrator uses to drive an acp-session-host over stdio, on the SDK's client side.
+// HostClient: what a parent orchestrator uses to drive an acp-session-host (spawned on stdio, or reached over
+// Streamable HTTP or WebSocket), on the SDK's client side.
 /**
  * The client library of acp-session-host.
  *
@@ -174,8 +175,8 @@ export class HostClient {
     const headers = { ...options.headers, ...(options.token ? { Authorization: `Bearer ${options.token}` } : {}) };
     const scheme = new URL(url).protocol;
     let stream: Stream;
-    if (scheme === "http:" || scheme === "https:") stream = createHttpStream(url, { headers, cookies: "omit" });
-    else if (scheme === "ws:" || scheme === "wss:") stream = createWebSocketStream(url, { headers, WebSocket, cookies: "omit" });
+    if (scheme === "http:" || scheme === "https:") stream = createHttpStream(url, { headers });
+    else if (scheme === "ws:" || scheme === "wss:") stream = createWebSocketStream(url, { headers, WebSocket });
     else throw new TypeError(`HostClient.connect: unsupported URL scheme ${scheme} (use http, https, ws or wss)`);
     return HostClient.#open(null, stream, options.permission ?? "deny");
   }

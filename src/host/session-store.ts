@@ -165,7 +165,7 @@ export class SessionStore {
       const owner = readOwner(path);
       if (owner === "fresh") throw busy(sessionId, "another host process is opening it right now");
       if (owner && ownerAlive(owner, this.#me)) {
-        if (owner.pid === this.#me.pid) throw RequestError.invalidRequest({ sessionId }, `session ${sessionId} is already open on this connection`);
+        if (owner.pid === this.#me.pid) throw RequestError.invalidRequest({ sessionId }, `session ${sessionId} is being opened by another request in this host`);
         throw busy(sessionId, `it is open in another acp-session-host process (pid ${owner.pid}); close it there first`);
       }
       this.#log.info({ sessionId, owner }, "stale session lock taken over: its owner is gone");
