@@ -11,6 +11,7 @@ import { HostClient } from "../src/client/index.js";
 import { hashToken } from "../src/remote/tokens.js";
 import { removeTempDirs, tempDir } from "./support/host.js";
 import { startRemoteHost, tokensFile, transports, type RemoteHost } from "./support/remote-host.js";
+import { waitFor } from "./support/tools.js";
 
 const CLI = fileURLToPath(new URL("../dist/src/cli.js", import.meta.url));
 const INITIALIZE = { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } };
@@ -95,6 +96,29 @@ describe("a host with a tokens file", () => {
     await again.dispose();
     await beta.dispose();
     expect(host.stderr()).toContain("tokens file reloaded");
+  });
+
+  it("SIGHUP: a token moved to another tenant closes the connections it opened; reconnecting acts for the new tenant", async () => {
+    const reloads = () => host.stderr().split("tokens file reloaded").length;
+    const reload = async () => {
+      const before = reloads();
+      host.child.kill("SIGHUP");
+      await waitFor("the tokens file to be reloaded", () => reloads() > before);
+    };
+    const token = tokens.add("gamma");
+    await reload();
+    const asGamma = await HostClient.connect(host.wsUrl, { token });
+    const { sessionId } = await asGamma.newSession(tempDir());
+    writeFileSync(tokens.path, readFileSync(tokens.path, "utf8").replace(`gamma ${hashToken(token)}`, `delta ${hashToken(token)}`));
+    await reload();
+    await asGamma.closed;
+    const asDelta = await HostClient.connect(host.wsUrl, { token });
+    try {
+      expect((await asDelta.list()).sessions.map((session) => session.sessionId)).not.toContain(sessionId);
+      await expect(asDelta.resume(sessionId, tempDir())).rejects.toThrow(/unknown session/);
+    } finally {
+      await asDelta.dispose();
+    }
   });
 });
 

@@ -113,15 +113,16 @@ export class RemoteListener {
       return;
     }
     this.#tokens = tokens;
-    const kept = new Set(tokens.map((entry) => entry.hash));
+    // A token moved to another tenant counts as revoked too: its connections act for the tenant they opened as.
+    const kept = new Set(tokens.map((entry) => doorKey({ tenant: entry.tenant, tokenHash: entry.hash })));
     let closed = 0;
-    for (const [hash, door] of this.#doors) {
-      if (kept.has(hash)) continue;
-      this.#doors.delete(hash);
+    for (const [key, door] of this.#doors) {
+      if (kept.has(key)) continue;
+      this.#doors.delete(key);
       void door.acp.close();
     }
     for (const peer of this.#peers) {
-      if (peer.tokenHash !== null && !kept.has(peer.tokenHash)) {
+      if (peer.tokenHash !== null && !kept.has(doorKey(peer))) {
         peer.close("token revoked");
         closed++;
       }
@@ -210,7 +211,7 @@ export class RemoteListener {
   }
 
   #door(caller: Caller): Door {
-    const key = caller.tokenHash ?? "";
+    const key = doorKey(caller);
     const existing = this.#doors.get(key);
     if (existing) return existing;
     const acp = new AcpServer({
@@ -254,6 +255,10 @@ export class RemoteListener {
       peer.close("idle timeout");
     }
   }
+}
+
+function doorKey(caller: Caller): string {
+  return caller.tokenHash === null ? "" : `${caller.tenant} ${caller.tokenHash}`;
 }
 
 function pathOf(req: IncomingMessage): string {
