@@ -18,8 +18,8 @@ import { ConfigError } from "../flags.js";
 import { healthBody } from "./health.js";
 import { closingPromptly } from "./ws-closing.js";
 import { urlHost } from "./listen-address.js";
-import { readTokensFile } from "./token-file.js";
-import { bearerToken, matchToken, type TokenEntry } from "./tokens.js";
+import { callerKey, TokenGate, type Caller } from "./token-gate.js";
+import type { TokenEntry } from "./tokens.js";
 
 export const ACP_PATH = "/acp";
 export const HEALTH_PATH = "/healthz";
@@ -41,13 +41,8 @@ export interface RemoteOptions {
   idleTimeoutMs: number;
 }
 
-/** Who a request authenticated as: the tenant and the hash of its token (both null without a tokens file). */
-interface Caller {
-  tenant: string | null;
-  tokenHash: string | null;
-}
-
 interface Door {
+  caller: Caller;
   acp: AcpServer;
   http(req: IncomingMessage, res: ServerResponse): void;
   upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
@@ -61,7 +56,7 @@ export class RemoteListener {
   readonly #webSockets: WebSocketServer;
   readonly #doors = new Map<string, Door>();
   readonly #peers = new Set<Peer>();
-  #tokens: TokenEntry[] | null;
+  readonly #gate: TokenGate;
   #connectionsOpened = 0;
   #idleSweep: NodeJS.Timeout | null = null;
 
@@ -69,7 +64,7 @@ export class RemoteListener {
     this.#host = host;
     this.#stats = stats;
     this.#options = options;
-    this.#tokens = tokens;
+    this.#gate = new TokenGate(options.tokensFile, tokens, host.log);
     this.#server = options.tls ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key }) : createHttpServer();
     this.#webSockets = new WebSocketServer({ noServer: true, maxPayload: options.maxMessageBytes });
     this.#server.on("request", (req, res) => this.#onRequest(req, res));
@@ -102,32 +97,22 @@ export class RemoteListener {
     return this.#peers.size;
   }
 
-  /** SIGHUP: re-reads the tokens file; connections opened with a token no longer in it are closed. */
+  /** SIGHUP: re-reads the tokens file; connections opened with a token no longer valid are closed. */
   async reloadTokens(): Promise<void> {
-    if (!this.#options.tokensFile) return;
-    let tokens: TokenEntry[];
-    try {
-      tokens = await readTokensFile(this.#options.tokensFile);
-    } catch (error) {
-      this.#host.log.error({ err: (error as Error).message }, "tokens file not reloaded: the previous tokens stay in force");
-      return;
-    }
-    this.#tokens = tokens;
-    // A token moved to another tenant counts as revoked too: its connections act for the tenant they opened as.
-    const kept = new Set(tokens.map((entry) => doorKey({ tenant: entry.tenant, tokenHash: entry.hash })));
+    const valid = await this.#gate.reload();
+    if (!valid) return;
     let closed = 0;
     for (const [key, door] of this.#doors) {
-      if (kept.has(key)) continue;
+      if (valid(door.caller)) continue;
       this.#doors.delete(key);
       void door.acp.close();
     }
     for (const peer of this.#peers) {
-      if (peer.tokenHash !== null && !kept.has(doorKey(peer))) {
-        peer.close("token revoked");
-        closed++;
-      }
+      if (valid(peer)) continue;
+      peer.close("token revoked");
+      closed++;
     }
-    this.#host.log.info({ tokens: tokens.length, connectionsClosed: closed }, "tokens file reloaded");
+    this.#host.log.info({ connectionsClosed: closed }, "tokens file reloaded");
   }
 
   /** Closes every connection and the listening socket. */
@@ -156,7 +141,7 @@ export class RemoteListener {
       res.writeHead(404, { "Content-Type": "text/plain" }).end("Not Found");
       return;
     }
-    const caller = this.#authenticate(req);
+    const caller = this.#gate.authenticate(req);
     if (!caller) {
       res.writeHead(401, { "WWW-Authenticate": "Bearer" }).end();
       return;
@@ -175,7 +160,7 @@ export class RemoteListener {
       refuseUpgrade(socket, 404, "Not Found");
       return;
     }
-    const caller = this.#authenticate(req);
+    const caller = this.#gate.authenticate(req);
     if (!caller) {
       refuseUpgrade(socket, 401, "Unauthorized", "WWW-Authenticate: Bearer\r\n");
       return;
@@ -188,19 +173,6 @@ export class RemoteListener {
     this.#door(caller).upgrade(req, socket, head);
   }
 
-  /** The caller, or null (then 401 with no detail; the log says why, never the token). */
-  #authenticate(req: IncomingMessage): Caller | null {
-    if (this.#tokens === null) return { tenant: null, tokenHash: null };
-    const token = bearerToken(req.headers.authorization);
-    const entry = token === null ? null : matchToken(this.#tokens, token);
-    if (entry) return { tenant: entry.tenant, tokenHash: entry.hash };
-    this.#host.log.warn(
-      { remote: req.socket.remoteAddress, method: req.method, reason: token === null ? "no bearer token" : "unknown token" },
-      "unauthorized request refused",
-    );
-    return null;
-  }
-
   #refuseNewConnection(): string | null {
     if (!this.#host.accepting) return "host is shutting down";
     if (this.#peers.size >= this.#options.maxConnections) {
@@ -211,7 +183,7 @@ export class RemoteListener {
   }
 
   #door(caller: Caller): Door {
-    const key = doorKey(caller);
+    const key = callerKey(caller);
     const existing = this.#doors.get(key);
     if (existing) return existing;
     const acp = new AcpServer({
@@ -220,6 +192,7 @@ export class RemoteListener {
       maxOutputStallMs: this.#options.maxOutputStallMs,
     });
     const door: Door = {
+      caller,
       acp,
       http: createNodeHttpHandler(acp, { maxRequestBodyBytes: this.#options.maxMessageBytes }),
       upgrade: createNodeWebSocketUpgradeHandler(acp, closingPromptly(this.#webSockets)),
@@ -255,10 +228,6 @@ export class RemoteListener {
       peer.close("idle timeout");
     }
   }
-}
-
-function doorKey(caller: Caller): string {
-  return caller.tokenHash === null ? "" : `${caller.tenant} ${caller.tokenHash}`;
 }
 
 function pathOf(req: IncomingMessage): string {
