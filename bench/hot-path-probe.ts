@@ -89,7 +89,7 @@ async function journal(samples: number): Promise<{ appendUs: number; syncUs: num
   const stateDir = mkdtempSync(join(tmpdir(), "ash-hot-"));
   try {
     const store = new SessionStore(stateDir, createLogger("silent"));
-    const sessionId = await store.create({ cwd: stateDir, mode: "auto", model: { provider: "scripted", model: "scripted", retries: 0 } }, "probe");
+    const sessionId = await store.create({ cwd: stateDir, mode: "auto", model: { provider: "scripted", model: "scripted", retries: 0 } }, "probe", null);
     const paths = store.paths(sessionId);
     const file = FileJournal.open({ path: paths.log, sidecarPath: paths.sidecar }, sessionId);
     const appends: number[] = [];

@@ -213,6 +213,21 @@ export function markdownReport(results: BenchResults): string {
         ),
       ].join("\n"),
     ),
+    section("8. Remote: WebSocket against stdio", s.remote, (r) =>
+      [
+        `${plural(r.runs, "run")}. One host build, ${r.sessions} sessions × ${r.promptsPerSession} echo prompts, all sessions at once: over stdio, and over ` +
+          "WebSocket to the same host serving `--listen 127.0.0.1:0` (one connection, no TLS, no tokens); websocket/stdio is the ratio of the medians.",
+        "",
+        table(
+          ["transport", "prompts/s", "p50", "p99"],
+          [
+            ["stdio", fmt(r.stdio.promptsPerSecond), fmt(r.stdio.p50), fmt(r.stdio.p99)],
+            ["WebSocket", fmt(r.websocket.promptsPerSecond), fmt(r.websocket.p50), fmt(r.websocket.p99)],
+            ["websocket/stdio", x(r.ratio.promptsPerSecond), x(r.ratio.p50), x(r.ratio.p99)],
+          ],
+        ),
+      ].join("\n"),
+    ),
     results.incidents.length === 0
       ? ""
       : `### Incidents\n\nFaults the run worked around:\n\n${results.incidents.map((i) => `- ${i.count} × ${i.message}`).join("\n")}`,

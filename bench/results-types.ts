@@ -3,6 +3,7 @@ import type { Skipped } from "./context.js";
 import type { BashSpawnResult } from "./scenarios/bash-spawn.js";
 import type { NoisyResult } from "./scenarios/noisy-neighbour.js";
 import type { OpenAiResult } from "./scenarios/openai.js";
+import type { RemoteResult } from "./scenarios/remote.js";
 import type { RssResult } from "./scenarios/rss.js";
 import type { ScaleResult } from "./scenarios/scale.js";
 import type { SessionNewResult } from "./scenarios/session-new.js";
@@ -27,6 +28,7 @@ export interface ScenarioResults {
   bashSpawn: Outcome<BashSpawnResult>;
   teardown: Outcome<TeardownResult>;
   openAi: Outcome<OpenAiResult>;
+  remote: Outcome<RemoteResult>;
 }
 
 export interface BenchResults {

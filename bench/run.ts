@@ -16,6 +16,7 @@ import type { BenchResults, ScenarioResults } from "./results-types.js";
 import { bashSpawn } from "./scenarios/bash-spawn.js";
 import { noisyNeighbour } from "./scenarios/noisy-neighbour.js";
 import { openAi } from "./scenarios/openai.js";
+import { remote } from "./scenarios/remote.js";
 import { rss } from "./scenarios/rss.js";
 import { scale } from "./scenarios/scale.js";
 import { sessionNew } from "./scenarios/session-new.js";
@@ -35,6 +36,7 @@ const SCENARIOS: { [K in keyof ScenarioResults]: { flag: string; run: (ctx: Benc
   bashSpawn: { flag: "bash-spawn", run: bashSpawn },
   teardown: { flag: "teardown", run: teardown },
   openAi: { flag: "openai", run: openAi },
+  remote: { flag: "remote", run: remote },
 };
 const NAMES = Object.values(SCENARIOS).map((s) => s.flag);
 

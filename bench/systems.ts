@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { HostClient, type PermissionPolicy } from "../src/client/index.js";
 import { recordIncident } from "./incidents.js";
+import { summarize } from "./stats.js";
 
 export type SystemName = "host" | "floor";
 
@@ -116,4 +117,32 @@ export async function withSystem<T>(system: Promise<System>, task: (system: Syst
   } finally {
     await started.dispose(10_000);
   }
+}
+
+export interface EchoMeasure {
+  promptsPerSecond: number;
+  p50: number;
+  p95: number;
+  p99: number;
+}
+
+/** Every session sends `prompts` echo prompts one after another, all at once; throws on an unexpected answer. */
+export async function echoPrompts(client: HostClient, ids: readonly string[], prompts: number, label: string): Promise<EchoMeasure> {
+  const latencies: number[] = [];
+  const started = performance.now();
+  await Promise.all(
+    ids.map(async (id) => {
+      for (let i = 0; i < prompts; i++) {
+        const sent = performance.now();
+        const result = await client.prompt(id, `prompt ${i}`);
+        latencies.push(performance.now() - sent);
+        if (result.stopReason !== "end_turn" || result.text !== `You said: prompt ${i}`) {
+          throw new Error(`${label}: unexpected answer ${result.stopReason} ${JSON.stringify(result.text)}`);
+        }
+      }
+    }),
+  );
+  const wall = performance.now() - started;
+  const { p50, p95, p99 } = summarize(latencies);
+  return { promptsPerSecond: (latencies.length * 1000) / wall, p50, p95, p99 };
 }

@@ -10,7 +10,8 @@ import { Worker } from "node:worker_threads";
 import { createLogger } from "../src/host/logger.js";
 import { SessionStore } from "../src/host/session-store.js";
 import { WorkerPool } from "../src/pool/worker-pool.js";
-import type { OpenAck, WorkerInit } from "../src/protocol/port.js";
+import type { OpenAck } from "../src/protocol/port.js";
+import { scriptedSessionInit } from "../workers/warm-up.js";
 import { rssBytes } from "./proc.js";
 
 export interface ProbeReport {
@@ -45,22 +46,9 @@ function sessionStarter(): { start(): Promise<Started>; close(): Promise<void> }
   const settings = { cwd: stateDir, mode: "auto" as const, model: { provider: "scripted" as const, model: "scripted", retries: 0 } };
   return {
     async start() {
-      const sessionId = await store.create(settings, "probe");
+      const sessionId = await store.create(settings, "probe", null);
       const paths = store.paths(sessionId);
-      const init: WorkerInit = {
-        sessionId,
-        ...settings,
-        maxTurnRequests: 50,
-        compactAt: 0.8,
-        streamChunks: false,
-        allowFaultInjection: false,
-        outputCapBytes: 65536,
-        maxBackgroundTasks: 8,
-        sandbox: { bwrapPath: null, network: false, allowFullAccess: false },
-        spawner: null,
-        log: { path: paths.log, sidecarPath: paths.sidecar, outputDir: paths.outputDir, restore: "host" },
-      };
-      const lease = pool.lease(init);
+      const lease = pool.lease(scriptedSessionInit(sessionId, stateDir, { path: paths.log, sidecarPath: paths.sidecar, outputDir: paths.outputDir, restore: "host" }));
       const ack = await lease.call<OpenAck>((api) => api.open());
       if (!ack.ok) throw new Error(ack.message);
       return { stop: () => lease.terminate() };

@@ -1,10 +1,12 @@
 #!/usr/bin/env node
-// acp-session-host [serve] [flags]: the stdio server. acp-session-host run …: drive sessions through a spawned host.
+// acp-session-host [serve] [flags]: the server (stdio, or --listen). acp-session-host run …: drive sessions through a
+// host. acp-session-host token add NAME --tokens-file PATH: a tenant's new token.
 import { readFileSync } from "node:fs";
 import { ConfigError, configHelp, parseHostConfig } from "./host/config.js";
 import { serve } from "./host/server.js";
 import { runCommand } from "./run/run-command.js";
 import { runUsage } from "./run/run-config.js";
+import { tokenCommand } from "./remote/token-command.js";
 
 const { version } = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
 
@@ -16,8 +18,15 @@ async function main(argv: string[]): Promise<void> {
     else process.exitCode = await runCommand(rest);
     return;
   }
+  if (command === "token") {
+    process.stdout.write(await tokenCommand(rest));
+    return;
+  }
   if (rest.includes("--help") || command === "help") {
-    process.stdout.write(`usage: acp-session-host [serve] [flags]\n       acp-session-host run [run flags] [-- host flags]   (see run --help)\n\nflags:\n${configHelp()}\n`);
+    process.stdout.write(
+      `usage: acp-session-host [serve] [flags]\n       acp-session-host run [run flags] [-- host flags]   (see run --help)\n` +
+        `       acp-session-host token add NAME --tokens-file PATH   (prints a new token for tenant NAME once, appends its hash)\n\nflags:\n${configHelp()}\n`,
+    );
     return;
   }
   if (command !== "serve") throw new ConfigError(`unknown command: ${command}`);

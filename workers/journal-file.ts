@@ -104,6 +104,7 @@ export class FileJournal implements Journal {
       createdAt: this.header.createdAt,
       updatedAt,
       turns: this.#turns,
+      ...(this.header.tenant ? { tenant: this.header.tenant } : {}),
     };
     // Rewritten in place with one write, padded with spaces to at least its previous length, so a reader sees
     // one whole JSON document (spaces after JSON are allowed). A rename per turn would cost as much as the

@@ -9,7 +9,6 @@ import {
   ModelConfig,
   REPLAY_TURN_ID,
   asHostMessage,
-  PermissionOutcome,
   SessionModeId,
   WorkerInit,
   type SessionTask,
@@ -87,9 +86,6 @@ export default function runSession(task: SessionTask): Promise<never> {
         return { ok: false, code: -32603, message: error instanceof Error ? error.message : String(error) };
       }
     },
-    async resolvePermission(requestId, outcome) {
-      (await bound).loop.resolvePermission(String(requestId), PermissionOutcome.parse(outcome));
-    },
     async setMode(mode) {
       (await bound).loop.setMode(SessionModeId.parse(mode));
     },
@@ -129,7 +125,8 @@ export default function runSession(task: SessionTask): Promise<never> {
     if (!message) return events.log("error", "malformed message from the main thread dropped");
     void bound.then((session) => {
       if (message.type === "prompt") session.loop.prompt(message.turnId, message.text);
-      else session.loop.cancel(message.turnId);
+      else if (message.type === "cancel") session.loop.cancel(message.turnId);
+      else session.loop.resolvePermission(message.requestId, message.outcome);
     });
   });
   return new Promise<never>(() => {});

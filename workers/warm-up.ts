@@ -10,13 +10,33 @@ import type { SessionWorkerApi, WorkerEvent, WorkerInit } from "../src/protocol/
 import { LOG_FORMAT, LOG_FORMAT_VERSION, type LogHeader } from "../src/protocol/session-log.js";
 import runSession from "./session-entry.js";
 
+const SCRIPTED = { provider: "scripted" as const, model: "scripted", retries: 0 };
+
+/** A scripted session's init in auto mode, with no spawner: what a warm-up or a measurement of the start needs. */
+export function scriptedSessionInit(sessionId: string, cwd: string, log: WorkerInit["log"]): WorkerInit {
+  return {
+    sessionId,
+    cwd,
+    mode: "auto",
+    model: SCRIPTED,
+    maxTurnRequests: 50,
+    compactAt: 0.8,
+    streamChunks: false,
+    allowFaultInjection: false,
+    outputCapBytes: 65536,
+    maxBackgroundTasks: 8,
+    sandbox: { bwrapPath: null, network: false, allowFullAccess: false },
+    spawner: null,
+    log,
+  };
+}
+
 export async function warmUp(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "ash-warm-up-"));
   const commands = new MessageChannel();
   const events = new MessageChannel();
   try {
     const sessionId = crypto.randomUUID();
-    const model = { provider: "scripted" as const, model: "scripted", retries: 0 };
     const header: LogHeader = {
       format: LOG_FORMAT,
       formatVersion: LOG_FORMAT_VERSION,
@@ -24,29 +44,14 @@ export async function warmUp(): Promise<void> {
       cwd: dir,
       createdAt: new Date().toISOString(),
       mode: "auto",
-      model,
+      model: SCRIPTED,
       hostVersion: "warm-up",
     };
     const log = join(dir, `${sessionId}.jsonl`);
     writeFileSync(log, `${JSON.stringify(header)}\n`);
     void runSession({ commands: commands.port2, events: events.port2 });
     const api = Comlink.wrap<SessionWorkerApi>(commands.port1 as unknown as Comlink.Endpoint);
-    const init: WorkerInit = {
-      sessionId,
-      cwd: dir,
-      mode: "auto",
-      model,
-      maxTurnRequests: 50,
-      compactAt: 0.8,
-      streamChunks: false,
-      allowFaultInjection: false,
-      outputCapBytes: 65536,
-      maxBackgroundTasks: 8,
-      sandbox: { bwrapPath: null, network: false, allowFullAccess: false },
-      spawner: null,
-      log: { path: log, sidecarPath: join(dir, `${sessionId}.meta.json`), outputDir: join(dir, "out"), restore: "host" },
-    };
-    await api.start(init);
+    await api.start(scriptedSessionInit(sessionId, dir, { path: log, sidecarPath: join(dir, `${sessionId}.meta.json`), outputDir: join(dir, "out"), restore: "host" }));
     await api.open();
     const ended = new Promise<void>((resolve) =>
       events.port1.on("message", (batch: WorkerEvent[]) => void (batch.some((event) => event.type === "turn_end") && resolve())),

@@ -5,8 +5,8 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import type { BenchContext } from "../context.js";
 import { repeat } from "../context.js";
-import { figure, figures, ratio, summarize, type Figure } from "../stats.js";
-import { openSessions, startSystem, withSystem, type SystemName } from "../systems.js";
+import { figure, figures, ratio, type Figure } from "../stats.js";
+import { echoPrompts, openSessions, startSystem, withSystem, type SystemName } from "../systems.js";
 import type { HotPathReport } from "../hot-path-probe.js";
 
 const HOT_PATH_PROBE = fileURLToPath(new URL("../hot-path-probe.js", import.meta.url));
@@ -89,22 +89,6 @@ export async function throughput(ctx: BenchContext): Promise<ThroughputResult> {
 async function measureOnce(ctx: BenchContext, name: SystemName, sessions: number, prompts: number): Promise<RunMeasure> {
   return withSystem(startSystem(name, ["--max-live-workers", String(Math.max(256, sessions + 8))]), async ({ client }) => {
     const ids = await openSessions(client, sessions, ctx.cwd);
-    const latencies: number[] = [];
-    const started = performance.now();
-    await Promise.all(
-      ids.map(async (id) => {
-        for (let i = 0; i < prompts; i++) {
-          const sent = performance.now();
-          const result = await client.prompt(id, `prompt ${i}`);
-          latencies.push(performance.now() - sent);
-          if (result.stopReason !== "end_turn" || result.text !== `You said: prompt ${i}`) {
-            throw new Error(`${name}: unexpected answer ${result.stopReason} ${JSON.stringify(result.text)}`);
-          }
-        }
-      }),
-    );
-    const wall = performance.now() - started;
-    const { p50, p95, p99 } = summarize(latencies);
-    return { promptsPerSecond: (latencies.length * 1000) / wall, p50, p95, p99 };
+    return echoPrompts(client, ids, prompts, name);
   });
 }

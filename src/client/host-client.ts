@@ -1,4 +1,5 @@
-// HostClient: what a parent orchestrator uses to drive an acp-session-host over stdio, on the SDK's client side.
+// HostClient: what a parent orchestrator uses to drive an acp-session-host (spawned on stdio, or reached over
+// Streamable HTTP or WebSocket), on the SDK's client side.
 /**
  * The client library of acp-session-host.
  *
@@ -15,6 +16,9 @@
  * @packageDocumentation
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { createHttpStream } from "@agentclientprotocol/sdk/experimental/http-client";
+import { createWebSocketStream } from "@agentclientprotocol/sdk/experimental/ws-client";
+import { WebSocket } from "ws";
 import { once } from "node:events";
 import { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
@@ -72,6 +76,16 @@ export interface SpawnOptions {
 export interface AttachOptions {
   /** Default: "deny". */
   permission?: PermissionPolicy;
+}
+
+/** How {@link HostClient.connect} reaches a host listening with `--listen`. */
+export interface ConnectOptions {
+  /** The bearer token (from `acp-session-host token add`); needed when the host has a tokens file. */
+  token?: string;
+  /** Default: "deny". */
+  permission?: PermissionPolicy;
+  /** Extra headers on every request (HTTP) or on the upgrade (WebSocket). */
+  headers?: Record<string, string>;
 }
 
 /** One tool call of a turn, folded from its `tool_call` and `tool_call_update` notifications. */
@@ -151,6 +165,20 @@ export class HostClient {
     await once(child, "spawn");
     const stream = ndJsonStream(Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>);
     return HostClient.#open(child, stream, options.permission ?? "deny");
+  }
+
+  /**
+   * Connects to a host serving `--listen`: Streamable HTTP for an `http(s)://…/acp` URL, WebSocket for `ws(s)://`.
+   * Rejects when the host refuses (401 without a valid token, 503 at --max-connections) or cannot be reached.
+   */
+  static async connect(url: string, options: ConnectOptions = {}): Promise<HostClient> {
+    const headers = { ...options.headers, ...(options.token ? { Authorization: `Bearer ${options.token}` } : {}) };
+    const scheme = new URL(url).protocol;
+    let stream: Stream;
+    if (scheme === "http:" || scheme === "https:") stream = createHttpStream(url, { headers });
+    else if (scheme === "ws:" || scheme === "wss:") stream = createWebSocketStream(url, { headers, WebSocket });
+    else throw new TypeError(`HostClient.connect: unsupported URL scheme ${scheme} (use http, https, ws or wss)`);
+    return HostClient.#open(null, stream, options.permission ?? "deny");
   }
 
   /** Attaches to a host already reachable over a stream pair. */

@@ -6,8 +6,10 @@ import { SessionModeId } from "../protocol/port.js";
 import { HOST_STATS_METHOD, HostStatsRequest } from "../protocol/host-stats.js";
 import { DURABLE_CAPABILITIES, withDurableSessions } from "./durable-handlers.js";
 import type { HostContext } from "./host-context.js";
-import { HostStatsMonitor } from "./host-stats.js";
+import type { HostStatsMonitor } from "./host-stats.js";
 import { MODEL_OPTION_ID } from "./models.js";
+import type { Peer } from "./peer.js";
+import { attachedSession, findVisible } from "./session-access.js";
 import { promptText } from "./prompt-content.js";
 import { SessionRecord } from "./session.js";
 
@@ -18,14 +20,13 @@ const MODE_NAMES: Record<SessionModeId, { name: string; description: string }> =
   "full-access": { name: "Full access", description: "No sandbox" },
 };
 
-export function createAgentApp(host: HostContext): AgentApp {
+/** The app serving one connection (peer); every connection of the host shares its session table. */
+export function createAgentApp(host: HostContext, peer: Peer, stats: HostStatsMonitor): AgentApp {
   const availableModes = (): SessionModeState["availableModes"] =>
     SessionModeId.options
       .filter((id) => id !== "full-access" || host.config["allow-full-access"])
       .map((id) => ({ id, ...MODE_NAMES[id] }));
   const modeState = (current: SessionModeId): SessionModeState => ({ currentModeId: current, availableModes: availableModes() });
-
-  const stats = new HostStatsMonitor(host);
 
   const app = agent({ name: "acp-session-host" })
     // Extension for orchestrators and the benchmark: event-loop lag, thread and session counts, memory.
@@ -51,24 +52,26 @@ export function createAgentApp(host: HostContext): AgentApp {
       const mode = host.config["default-mode"];
       const settings = { cwd: params.cwd, mode, model: host.defaultModel };
       // The log (its header) exists and is locked to this process before the client learns the id.
-      const id = await host.store.create(settings, host.version);
-      const session = new SessionRecord(id, settings, host.sessionDeps);
+      const id = await host.store.create(settings, host.version, peer.tenant);
+      const session = new SessionRecord(id, settings, host.sessionDeps, { tenant: peer.tenant });
+      session.attach(peer);
       host.sessions.add(session);
       // After the answer is on its way: session/new never waits for a worker thread to be made.
       host.startSoon(session);
-      host.log.info({ sessionId: id, cwd: params.cwd }, "session created");
+      host.log.info({ sessionId: id, cwd: params.cwd, connection: peer.label, tenant: peer.tenant }, "session created");
       return { sessionId: id, modes: modeState(mode), configOptions: host.models.configOptions(session.settings.model.model) };
     })
     .onRequest("session/prompt", async ({ params }) => {
       host.assertAccepting();
-      const session = host.sessions.get(params.sessionId);
+      const session = attachedSession(host.sessions, peer, params.sessionId);
       return host.track(session.prompt(promptText(params.prompt)));
     })
     .onNotification("session/cancel", ({ params }) => {
-      host.sessions.find(params.sessionId)?.cancel();
+      const session = findVisible(host.sessions, peer, params.sessionId);
+      if (session?.attachment === peer) session.cancel();
     })
     .onRequest("session/set_config_option", async ({ params }) => {
-      const session = host.sessions.get(params.sessionId);
+      const session = attachedSession(host.sessions, peer, params.sessionId);
       if (params.configId !== MODEL_OPTION_ID) {
         throw RequestError.invalidParams({ field: "configId" }, `unknown config option: ${params.configId} (this host has: ${MODEL_OPTION_ID})`);
       }
@@ -82,7 +85,7 @@ export function createAgentApp(host: HostContext): AgentApp {
       return { configOptions };
     })
     .onRequest("session/set_mode", async ({ params }) => {
-      const session = host.sessions.get(params.sessionId);
+      const session = attachedSession(host.sessions, peer, params.sessionId);
       const mode = SessionModeId.safeParse(params.modeId);
       if (!mode.success || !availableModes().some((m) => m.id === mode.data)) {
         throw RequestError.invalidParams({ field: "modeId" }, `unknown or unavailable mode: ${params.modeId}`);
@@ -90,7 +93,7 @@ export function createAgentApp(host: HostContext): AgentApp {
       await session.setMode(mode.data);
       return {};
     });
-  return withDurableSessions(app, host, (session) => ({
+  return withDurableSessions(app, host, peer, (session) => ({
     modes: modeState(session.settings.mode),
     configOptions: host.models.configOptions(session.settings.model.model),
   }));

@@ -4,6 +4,7 @@ import { join, resolve } from "node:path";
 import { ConfigError, flagsHelp, parseFlags } from "../flags.js";
 import { z } from "zod";
 import { SessionModeId } from "../protocol/port.js";
+import { isLoopback, ListenAddress } from "../remote/listen-address.js";
 
 const int = (min: number) => z.coerce.number().int().min(min);
 const flag = z
@@ -67,12 +68,32 @@ export const HostConfig = z.object({
     .describe("the model's context window (tokens): usage_update's size and the compaction threshold's base (known per model, else 128000)"),
   "compact-at": int(10).max(100).default(80).describe("compact the conversation before a request estimated above this % of the context window"),
   "stream-chunks": flag.default(false).describe("send message and thought text as it arrives (default: each message when it is committed)"),
+  listen: ListenAddress.optional().describe("serve ACP at /acp over Streamable HTTP and WebSocket on HOST:PORT instead of stdio"),
+  "tokens-file": z.string().min(1).optional().describe("tenants and their token hashes, one `name sha256-hex` a line (re-read on SIGHUP)"),
+  "tls-cert": z.string().min(1).optional().describe("PEM certificate: serve HTTPS/WSS (with --tls-key)"),
+  "tls-key": z.string().min(1).optional().describe("PEM private key of --tls-cert"),
+  "max-connections": int(1).default(1024).describe("client connections open at once (--listen); beyond, new ones get 503"),
+  "max-buffered-bytes": int(64 * 1024)
+    .default(16 * 1024 * 1024)
+    .describe("output a connection holds for a client that is not reading before it waits (--listen)"),
+  "max-output-stall-ms": int(100).default(30_000).describe("how long a client may read none of a full buffer before it is disconnected (--listen)"),
+  "max-message-bytes": int(1024).default(4 * 1024 * 1024).describe("largest request body or WebSocket message a client may send (--listen)"),
+  "idle-timeout-ms": int(0)
+    .default(600_000)
+    .describe("close a connection that sent nothing this long and has no prompt in flight (--listen; 0: never)"),
 }).superRefine((config, ctx) => {
   if (config["worker-entry"] && !config["allow-fault-injection"]) {
     ctx.addIssue({ code: "custom", path: ["worker-entry"], message: "needs --allow-fault-injection" });
   }
   const provider = config["model-provider"];
   const fail = (flag: string, message: string) => ctx.addIssue({ code: "custom", path: [flag], message });
+  const remoteOnly = (["tokens-file", "tls-cert", "tls-key"] as const).find((name) => config[name] !== undefined);
+  if (remoteOnly && !config.listen) fail(remoteOnly, "needs --listen");
+  if ((config["tls-cert"] === undefined) !== (config["tls-key"] === undefined)) fail(config["tls-cert"] ? "tls-key" : "tls-cert", "--tls-cert and --tls-key go together");
+  if (config.listen && !isLoopback(config.listen.host) && !config["tokens-file"]) {
+    fail("listen", `${config.listen.host} is not a loopback address: refusing to serve it without --tokens-file`);
+  }
+  if (config["max-message-bytes"] >= config["max-buffered-bytes"]) fail("max-message-bytes", "must be below --max-buffered-bytes");
   if (provider === "scripted") {
     const stray = (["base-url", "model", "models", "api-key-env", "context-window"] as const).find((name) => config[name] !== undefined);
     if (stray) fail(stray, "needs --model-provider openai-compatible or deepseek");

@@ -4,6 +4,8 @@ import { stat } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
 import { RequestError, type AgentApp, type AgentCapabilities, type LoadSessionResponse } from "@agentclientprotocol/sdk";
 import type { HostContext } from "./host-context.js";
+import type { Peer } from "./peer.js";
+import { assertAttachable, findVisible } from "./session-access.js";
 import { SessionRecord } from "./session.js";
 
 /** What initialize advertises for the methods below. */
@@ -20,20 +22,22 @@ interface OpenParams {
 }
 
 /** describe: the response of session/load and resume for a session (its modes and config options). */
-export function withDurableSessions(app: AgentApp, host: HostContext, describe: (session: SessionRecord) => LoadSessionResponse): AgentApp {
+export function withDurableSessions(app: AgentApp, host: HostContext, peer: Peer, describe: (session: SessionRecord) => LoadSessionResponse): AgentApp {
   return app
-    .onRequest("session/load", async ({ params }) => describe(await open(host, params, { replay: true })))
-    .onRequest("session/resume", async ({ params }) => describe(await open(host, params, { replay: false })))
+    .onRequest("session/load", async ({ params }) => describe(await open(host, peer, params, { replay: true })))
+    .onRequest("session/resume", async ({ params }) => describe(await open(host, peer, params, { replay: false })))
     .onRequest("session/list", async ({ params }) => {
       if (params.cwd != null && !isAbsolute(params.cwd)) throw RequestError.invalidParams({ field: "cwd" }, `cwd must be an absolute path: ${params.cwd}`);
-      return host.store.list({ cwd: params.cwd, cursor: params.cursor, pageSize: host.config["list-page-size"] });
+      return host.store.list({ cwd: params.cwd, cursor: params.cursor, pageSize: host.config["list-page-size"], tenant: peer.tenant });
     })
     .onRequest("session/close", async ({ params }) => {
-      await close(host, params.sessionId);
+      await close(host, peer, params.sessionId);
       return {};
     })
     .onRequest("session/delete", async ({ params }) => {
-      await close(host, params.sessionId);
+      // Another tenant's session is answered as an unknown one: deleting it succeeds and changes nothing.
+      if (!(await ownsStored(host, peer, params.sessionId))) return {};
+      await close(host, peer, params.sessionId);
       if (await host.store.remove(params.sessionId)) host.log.info({ sessionId: params.sessionId }, "session deleted");
       return {};
     });
@@ -44,7 +48,7 @@ export function withDurableSessions(app: AgentApp, host: HostContext, describe: 
  * session already open on this connection is answered from its live record (load replays it) rather than opened
  * twice; one open in another host process is refused by its lock.
  */
-async function open(host: HostContext, params: OpenParams, options: { replay: boolean }): Promise<SessionRecord> {
+async function open(host: HostContext, peer: Peer, params: OpenParams, options: { replay: boolean }): Promise<SessionRecord> {
   host.assertAccepting();
   if ((params.mcpServers ?? []).length > 0) throw RequestError.invalidParams({ field: "mcpServers" }, "MCP servers are not supported yet");
   if ((params.additionalDirectories ?? []).length > 0) {
@@ -52,20 +56,23 @@ async function open(host: HostContext, params: OpenParams, options: { replay: bo
   }
   if (!isAbsolute(params.cwd)) throw RequestError.invalidParams({ field: "cwd" }, `cwd must be an absolute path: ${params.cwd}`);
   const id = params.sessionId;
-  const live = host.sessions.find(id);
+  const live = findVisible(host.sessions, peer, id);
   if (live) {
     assertSameCwd(live.settings.cwd, params.cwd);
+    await takeOver(host, live, peer);
     if (options.replay) await live.replayHistory();
     return live;
   }
   const header = await host.store.readHeader(id);
+  if (!peer.sees(header.tenant ?? null)) throw host.store.unknownSession(id);
   assertSameCwd(header.cwd, params.cwd);
   const cwd = await stat(header.cwd).catch(() => null);
   if (!cwd?.isDirectory()) throw RequestError.invalidParams({ field: "cwd" }, `the session's cwd is no longer a directory: ${header.cwd}`);
   host.sessions.assertCapacity();
   await host.store.lock(id);
   const model = host.models.get(header.model.model) ?? host.defaultModel;
-  const session = new SessionRecord(id, { cwd: header.cwd, mode: header.mode, model }, host.sessionDeps, { stored: true });
+  const session = new SessionRecord(id, { cwd: header.cwd, mode: header.mode, model }, host.sessionDeps, { stored: true, tenant: header.tenant ?? null });
+  session.attach(peer);
   try {
     if (options.replay) await session.replayHistory();
     else await session.restore();
@@ -79,9 +86,43 @@ async function open(host: HostContext, params: OpenParams, options: { replay: bo
   return session;
 }
 
-async function close(host: HostContext, sessionId: string): Promise<void> {
-  const session = host.sessions.find(sessionId);
+/**
+ * load/resume from another connection takes a live session over, unless that connection is open and has a prompt in
+ * flight; its updates go to the new connection from then on.
+ */
+async function takeOver(host: HostContext, session: SessionRecord, peer: Peer): Promise<void> {
+  const holder = session.attachment;
+  if (holder === peer) return;
+  if (session.busy) {
+    if (holder && !holder.closed) {
+      throw RequestError.invalidRequest(
+        { sessionId: session.id },
+        `a prompt is in flight for session ${session.id} on another connection: load or resume it here once the prompt has ended`,
+      );
+    }
+    // Its connection dropped mid-turn: the turn runs to its end (journaled), then this connection gets the session.
+    await session.whenIdle();
+  }
+  session.attach(peer);
+  host.log.info({ sessionId: session.id, connection: peer.label, from: holder?.label ?? null }, "session attached to another connection");
+}
+
+/** Whether the peer may delete this id: a live session it sees, or a stored one of its tenant (or of none it can see). */
+async function ownsStored(host: HostContext, peer: Peer, sessionId: string): Promise<boolean> {
+  if (peer.tenant === null) return true;
+  const live = host.sessions.find(sessionId);
+  if (live) return peer.sees(live.tenant);
+  try {
+    return peer.sees((await host.store.readHeader(sessionId)).tenant ?? null);
+  } catch {
+    return false;
+  }
+}
+
+async function close(host: HostContext, peer: Peer, sessionId: string): Promise<void> {
+  const session = findVisible(host.sessions, peer, sessionId);
   if (!session) return;
+  if (session.attachment && !session.attachment.closed) assertAttachable(session, peer);
   host.sessions.delete(sessionId);
   await session.close(host.config["cancel-grace-ms"]);
   host.log.info({ sessionId }, "session closed");

@@ -1,5 +1,4 @@
 // What the handlers share: configuration, the session table, the worker pool, and the accepting flag.
-import type { AgentContext } from "@agentclientprotocol/sdk";
 import { shuttingDown } from "./errors.js";
 import type { ModelConfig, WorkerInit } from "../protocol/port.js";
 import type { WorkerPool } from "../pool/worker-pool.js";
@@ -33,7 +32,6 @@ export class HostContext {
   readonly prompts = new Set<Promise<unknown>>();
   /** New sessions whose worker is still to be leased, one per turn of the event loop (startSoon). */
   readonly #toStart: SessionRecord[] = [];
-  #client: AgentContext | null = null;
   #accepting = true;
 
   constructor(config: HostConfig, log: Logger, pool: WorkerPool, version: string, spawner: SpawnerClient | null = null, bwrapPath: string | null = null) {
@@ -48,14 +46,10 @@ export class HostContext {
     this.defaultModel = this.models.default;
     this.store = new SessionStore(config["state-dir"], log);
     this.slots = new WorkerSlots(config["max-live-workers"]);
-    const host = this;
     this.sessionDeps = {
       pool,
       log,
       cancelGraceMs: config["cancel-grace-ms"],
-      get client() {
-        return host.client;
-      },
       workerInit: (id, settings, restore) => this.#workerInit(id, settings, restore),
       slots: this.slots,
       store: this.store,
@@ -63,15 +57,6 @@ export class HostContext {
       resolveModel: (model) => this.models.get(model.model) ?? this.defaultModel,
       endSession: (id) => this.#endSessionCommands(id),
     };
-  }
-
-  get client(): AgentContext {
-    if (!this.#client) throw new Error("no ACP connection yet");
-    return this.#client;
-  }
-
-  set client(client: AgentContext) {
-    this.#client = client;
   }
 
   get accepting(): boolean {

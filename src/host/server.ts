@@ -1,16 +1,22 @@
-// Wires the host: worker pool, session table, ACP app on stdio, and teardown on EOF or signal.
+// Wires the host: worker pool, session table, one ACP connection on stdio or many on the remote listener, and
+// teardown on EOF (stdio) or signal.
 import { WorkerPool } from "../pool/worker-pool.js";
-import { createAgentApp } from "./acp-handlers.js";
+import { RemoteListener } from "../remote/listener.js";
+import { remoteOptions } from "../remote/remote-options.js";
 import type { HostConfig } from "./config.js";
+import { connectPeer } from "./connect-peer.js";
 import { HostContext } from "./host-context.js";
+import { HostStatsMonitor } from "./host-stats.js";
 import { createLogger, type Logger } from "./logger.js";
 import { findBwrap } from "./find-bwrap.js";
+import { Peer } from "./peer.js";
 import { SpawnerClient } from "./spawner-client.js";
 import { stdioStream } from "./stdio-stream.js";
 import { createTeardown } from "./teardown.js";
 
 export async function serve(config: HostConfig, version: string): Promise<void> {
   const log = createLogger(config["log-level"]);
+  const remote = await remoteOptions(config);
   // The spawner process is spawned first, while this process is small (every session command is spawned from it);
   // its boot (and sandbox probe) overlaps the pool's.
   const bwrapPath = findBwrap(config["bwrap-path"] ?? "");
@@ -25,13 +31,14 @@ export async function serve(config: HostConfig, version: string): Promise<void> 
   });
   const spawner = await spawnerStarting;
   const host = new HostContext(config, log, pool, version, spawner, bwrapPath);
-  const stdio = stdioStream();
-  const connection = createAgentApp(host).connect(stdio.stream);
-  host.client = connection.client;
+  const stats = new HostStatsMonitor(host);
 
+  let listener: RemoteListener | null = null;
+  let drained = (): Promise<void> => Promise.resolve();
   const teardown = createTeardown(host, {
-    drained: stdio.drained,
+    drained: () => drained(),
     finish: async () => {
+      await listener?.close();
       await spawner?.shutdown();
     },
   });
@@ -40,6 +47,22 @@ export async function serve(config: HostConfig, version: string): Promise<void> 
   };
   process.once("SIGTERM", () => end("SIGTERM"));
   process.once("SIGINT", () => end("SIGINT"));
+
+  if (remote) {
+    try {
+      listener = await RemoteListener.start(host, stats, remote.options, remote.tokens);
+    } catch (error) {
+      await teardown("listener failed to start");
+      throw error;
+    }
+    const started = listener;
+    process.on("SIGHUP", () => void started.reloadTokens());
+    log.info({ version, url: listener.url, tenants: remote.tokens !== null }, "acp-session-host listening");
+    return;
+  }
+  const stdio = stdioStream();
+  drained = stdio.drained;
+  const connection = connectPeer(host, new Peer("stdio", null), stats, stdio.stream);
   void stdio.inputEnded.then(() => end("stdin closed"));
   // The connection closes on its own only when stdout breaks: nobody is left to answer.
   void connection.closed.then(() => end("connection closed"));

@@ -38,6 +38,11 @@ type LockOwner = z.infer<typeof LockOwner>;
 
 const Cursor = z.tuple([z.string(), z.string()]);
 
+interface Summary {
+  tenant: string | null;
+  info: SessionInfo & { updatedAt: string };
+}
+
 export interface NewSessionSettings {
   cwd: string;
   mode: SessionModeId;
@@ -70,7 +75,7 @@ export class SessionStore {
    * Mints a fresh id and creates the session's log: lock, then the header line. The file and its directory entry
    * are flushed in the background (CreationSync); the worker writes the sidecar when it opens the log.
    */
-  async create(settings: NewSessionSettings, hostVersion: string): Promise<string> {
+  async create(settings: NewSessionSettings, hostVersion: string, tenant: string | null): Promise<string> {
     for (;;) {
       const id = randomUUID();
       const paths = this.paths(id);
@@ -86,6 +91,7 @@ export class SessionStore {
         mode: settings.mode,
         model: settings.model,
         hostVersion,
+        ...(tenant ? { tenant } : {}),
       };
       try {
         await writeFile(paths.log, `${JSON.stringify(header)}\n`, { flag: "wx" });
@@ -111,7 +117,7 @@ export class SessionStore {
     try {
       line = await readFirstLine(paths.log);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") throw notFound(sessionId, `unknown session: ${sessionId} (no log in ${this.stateDir})`);
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") throw this.unknownSession(sessionId);
       throw unusable(sessionId, paths.log, error instanceof LogError ? error.message : `it cannot be read (${(error as Error).message})`);
     }
     try {
@@ -120,6 +126,11 @@ export class SessionStore {
       if (error instanceof LogError) throw unusable(sessionId, paths.log, error.message);
       throw error;
     }
+  }
+
+  /** The answer for a session id with no log here (and, to a tenant, for another tenant's session). */
+  unknownSession(sessionId: string): RequestError {
+    return notFound(sessionId, `unknown session: ${sessionId} (no log in ${this.stateDir})`);
   }
 
   /**
@@ -140,7 +151,7 @@ export class SessionStore {
       const owner = await readOwner(path);
       if (owner === "fresh") throw busy(sessionId, "another host process is opening it right now");
       if (owner && ownerAlive(owner, this.#me)) {
-        if (owner.pid === this.#me.pid) throw RequestError.invalidRequest({ sessionId }, `session ${sessionId} is already open on this connection`);
+        if (owner.pid === this.#me.pid) throw RequestError.invalidRequest({ sessionId }, `session ${sessionId} is being opened by another request in this host`);
         throw busy(sessionId, `it is open in another acp-session-host process (pid ${owner.pid}); close it there first`);
       }
       this.#log.info({ sessionId, owner }, "stale session lock taken over: its owner is gone");
@@ -185,7 +196,8 @@ export class SessionStore {
   }
 
   /** Stored sessions, most recently updated first, by their sidecars (a log without one is listed from its header). */
-  async list(options: { cwd?: string | null; cursor?: string | null; pageSize: number }): Promise<ListSessionsResponse> {
+  /** tenant: only that tenant's sessions (null: every session). */
+  async list(options: { cwd?: string | null; cursor?: string | null; pageSize: number; tenant: string | null }): Promise<ListSessionsResponse> {
     const after = options.cursor ? decodeCursor(options.cursor) : null;
     const wantedCwd = options.cwd ? resolve(options.cwd) : null;
     const [names, deleted] = await Promise.all([readdir(sessionsDir(this.stateDir)), readdir(deletedDir(this.stateDir))]);
@@ -194,9 +206,10 @@ export class SessionStore {
       .filter((name) => name.endsWith(LOG_SUFFIX))
       .map((name) => name.slice(0, -LOG_SUFFIX.length))
       .filter((id) => isSessionId(id) && !tombstones.has(id));
-    const infos = (await mapLimit(ids, LIST_READ_CONCURRENCY, (id) => this.#summary(id))).filter(
-      (info): info is SessionInfo & { updatedAt: string } => info !== null && (wantedCwd === null || resolve(info.cwd) === wantedCwd),
-    );
+    const infos = (await mapLimit(ids, LIST_READ_CONCURRENCY, (id) => this.#summary(id)))
+      .filter((summary): summary is Summary => summary !== null && (options.tenant === null || summary.tenant === options.tenant))
+      .map((summary) => summary.info)
+      .filter((info) => wantedCwd === null || resolve(info.cwd) === wantedCwd);
     infos.sort(byRecency);
     const start = after ? infos.findIndex((info) => byRecency(info, { updatedAt: after[0], sessionId: after[1] }) > 0) : 0;
     const page = start < 0 ? [] : infos.slice(start, start + options.pageSize);
@@ -205,20 +218,23 @@ export class SessionStore {
     return { sessions: page, ...(more && last ? { nextCursor: encodeCursor(last.updatedAt, last.sessionId) } : {}) };
   }
 
-  async #summary(id: string): Promise<(SessionInfo & { updatedAt: string }) | null> {
+  async #summary(id: string): Promise<Summary | null> {
     const paths = this.paths(id);
     try {
       const parsed = SessionSidecar.safeParse(await readSidecar(paths.sidecar));
       if (parsed.success && parsed.data.sessionId === id) {
-        const { cwd, title, updatedAt, turns, createdAt } = parsed.data;
-        return { sessionId: id, cwd, title, updatedAt, _meta: { "acp-session-host": { turns, createdAt } } };
+        const { cwd, title, updatedAt, turns, createdAt, tenant } = parsed.data;
+        return { tenant: tenant ?? null, info: { sessionId: id, cwd, title, updatedAt, _meta: { "acp-session-host": { turns, createdAt } } } };
       }
     } catch {
       // missing or unreadable: fall back to the header
     }
     try {
       const header = parseHeaderLine(await readFirstLine(paths.log), id);
-      return { sessionId: id, cwd: header.cwd, title: null, updatedAt: header.createdAt, _meta: { "acp-session-host": { createdAt: header.createdAt } } };
+      return {
+        tenant: header.tenant ?? null,
+        info: { sessionId: id, cwd: header.cwd, title: null, updatedAt: header.createdAt, _meta: { "acp-session-host": { createdAt: header.createdAt } } },
+      };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "ENOENT") this.#log.warn({ sessionId: id, reason: (error as Error).message }, "session not listed: its log is unusable");
       return null;

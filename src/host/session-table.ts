@@ -25,7 +25,7 @@ export class SessionTable {
   /** The live session with this id, or a -32602 "unknown session" error. */
   get(id: string): SessionRecord {
     const session = this.#sessions.get(id);
-    if (!session) throw RequestError.invalidParams({ sessionId: id }, `unknown session: ${id}`);
+    if (!session) throw unknownSession(id);
     return session;
   }
 
@@ -46,4 +46,9 @@ export class SessionTable {
   delete(id: string): void {
     this.#sessions.delete(id);
   }
+}
+
+/** The answer to a request for a live session that does not exist (or, for a peer, is another tenant's). */
+export function unknownSession(id: string): RequestError {
+  return RequestError.invalidParams({ sessionId: id }, `unknown session: ${id}`);
 }

@@ -5,7 +5,6 @@
 import { randomUUID } from "node:crypto";
 import {
   RequestError,
-  type AgentContext,
   type PermissionOption,
   type PromptResponse,
   type RequestPermissionRequest,
@@ -24,6 +23,7 @@ import type { WorkerPool } from "../pool/worker-pool.js";
 import { WorkerGone, type WorkerLease } from "../pool/worker-lease.js";
 import { fromWorker, invalidRequest, promptInFlight, sessionClosed, workerFault } from "./errors.js";
 import { foreignFields, type Logger } from "./logger.js";
+import type { Peer } from "./peer.js";
 import type { SessionStore } from "./session-store.js";
 import { toSessionUpdates } from "./updates.js";
 import type { Slot, SlotHolder, WorkerSlots } from "./worker-slots.js";
@@ -36,7 +36,6 @@ export interface SessionSettings {
 
 export interface SessionDeps {
   pool: WorkerPool;
-  client: AgentContext;
   log: Logger;
   cancelGraceMs: number;
   /** Builds the worker's init from the session's current settings. */
@@ -71,9 +70,17 @@ const PERMISSION_OPTIONS: PermissionOption[] = [
   { optionId: "reject_once", name: "Reject", kind: "reject_once" },
 ];
 
+export interface SessionOptions {
+  /** The session comes from the state dir (session/load, resume) rather than session/new. */
+  stored?: boolean;
+  /** Whose it is (from its log header); null: no tenant, only tenantless peers see it. */
+  tenant?: string | null;
+}
+
 export class SessionRecord implements SlotHolder {
   readonly id: string;
   readonly settings: SessionSettings;
+  readonly tenant: string | null;
   readonly #deps: SessionDeps;
   readonly #log: Logger;
   readonly #permissionRequests = new Map<string, AbortController>();
@@ -97,11 +104,14 @@ export class SessionRecord implements SlotHolder {
   readonly #attached = new WeakMap<WorkerLease, { threadExit: Promise<void> }>();
   /** The exit of the session's last worker thread: an ended task's thread may run a moment longer. */
   #previousThread: Promise<void> = Promise.resolve();
+  /** The connection the session's updates and permission requests go to; null while detached. */
+  #attachment: Peer | null = null;
+  #idleWaiters: Array<() => void> = [];
 
-  /** stored: the session comes from the state dir (session/load, resume) rather than session/new. */
-  constructor(id: string, settings: SessionSettings, deps: SessionDeps, options: { stored?: boolean } = {}) {
+  constructor(id: string, settings: SessionSettings, deps: SessionDeps, options: SessionOptions = {}) {
     this.id = id;
     this.settings = settings;
+    this.tenant = options.tenant ?? null;
     this.#deps = deps;
     this.#log = deps.log.child({ sessionId: id });
     this.#adoptLog = options.stored ?? false;
@@ -109,6 +119,31 @@ export class SessionRecord implements SlotHolder {
 
   get busy(): boolean {
     return this.#turn !== null;
+  }
+
+  get attachment(): Peer | null {
+    return this.#attachment;
+  }
+
+  /** Resolves once no prompt is in flight. */
+  whenIdle(): Promise<void> {
+    if (!this.#turn) return Promise.resolve();
+    return new Promise((resolve) => this.#idleWaiters.push(resolve));
+  }
+
+  /** From now on the session's updates go to this peer (session/new, load, resume, a takeover). */
+  attach(peer: Peer): void {
+    this.#attachment = peer;
+  }
+
+  /**
+   * Its connection is gone: a running turn goes on and is journaled, but what it sends reaches no one (the log
+   * has it), and a permission it asks for is answered cancelled.
+   */
+  detach(peer: Peer): void {
+    if (this.#attachment !== peer) return;
+    this.#attachment = null;
+    for (const request of this.#permissionRequests.values()) request.abort();
   }
 
   /** When it was last used, while it holds a live worker that nothing is using (so it may hibernate); else null. */
@@ -266,8 +301,14 @@ export class SessionRecord implements SlotHolder {
 
   /** Sends one update for this session; updates go out in the order they were sent. */
   send(update: SessionUpdate): Promise<void> {
-    const sent = this.#sent.then(() => this.#deps.client.notify("session/update", { sessionId: this.id, update }));
-    this.#sent = sent.catch((error: unknown) => this.#log.warn({ err: error }, "session/update not delivered"));
+    // The peer attached now: an update produced for one connection never reaches the one that takes over later.
+    const peer = this.#attachment;
+    if (!peer) return this.#sent;
+    const sent = this.#sent.then(() => peer.client.notify("session/update", { sessionId: this.id, update }));
+    this.#sent = sent.catch((error: unknown) => {
+      // A connection that closed took its undelivered updates with it; the log has them.
+      if (!peer.closed) this.#log.warn({ err: error }, "session/update not delivered");
+    });
     return this.#sent;
   }
 
@@ -447,27 +488,31 @@ export class SessionRecord implements SlotHolder {
     const abort = new AbortController();
     this.#permissionRequests.set(event.requestId, abort);
     let outcome: PermissionOutcome = { outcome: "cancelled" };
+    const peer = this.#attachment;
     try {
       await this.#sent;
-      const request: RequestPermissionRequest = {
-        sessionId: this.id,
-        toolCall: { toolCallId: event.toolCallId, title: event.title, kind: event.kind, status: "pending", rawInput: event.rawInput },
-        options: PERMISSION_OPTIONS,
-      };
-      const response = await this.#deps.client.request("session/request_permission", request, {
-        cancellationSignal: abort.signal,
-        stopWaitingOnCancel: true,
-      });
-      const parsed = PermissionOutcome.safeParse(response.outcome);
-      if (parsed.success) outcome = parsed.data;
-      else this.#log.warn({ outcome: response.outcome }, "permission outcome not among the offered options: treated as cancelled");
+      // A detached session has no one to ask: the call is refused as cancelled.
+      if (peer && !abort.signal.aborted) {
+        const request: RequestPermissionRequest = {
+          sessionId: this.id,
+          toolCall: { toolCallId: event.toolCallId, title: event.title, kind: event.kind, status: "pending", rawInput: event.rawInput },
+          options: PERMISSION_OPTIONS,
+        };
+        const response = await peer.client.request("session/request_permission", request, {
+          cancellationSignal: abort.signal,
+          stopWaitingOnCancel: true,
+        });
+        const parsed = PermissionOutcome.safeParse(response.outcome);
+        if (parsed.success) outcome = parsed.data;
+        else this.#log.warn({ outcome: response.outcome }, "permission outcome not among the offered options: treated as cancelled");
+      }
     } catch (error) {
       if (!abort.signal.aborted) this.#log.warn({ err: error }, "permission request failed: treated as cancelled");
     } finally {
       this.#permissionRequests.delete(event.requestId);
     }
     if (abort.signal.aborted) outcome = { outcome: "cancelled" };
-    await lease.call((api) => api.resolvePermission(event.requestId, outcome)).catch(() => {});
+    lease.post({ type: "permission", requestId: event.requestId, outcome });
   }
 
   #settleTurn(turn: Turn, response: PromptResponse): void {
@@ -487,6 +532,7 @@ export class SessionRecord implements SlotHolder {
     if (turn.graceTimer) clearTimeout(turn.graceTimer);
     this.#turn = null;
     this.#wentIdle();
+    for (const resolve of this.#idleWaiters.splice(0)) resolve();
     return true;
   }
 }

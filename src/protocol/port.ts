@@ -141,13 +141,22 @@ export type WorkerEventBatch = z.infer<typeof WorkerEventBatch>;
 /**
  * Main → worker on the events port (the lean path: one postMessage, no reply). A prompt the worker refuses ends at
  * once with a turn_error carrying the refusal's code; otherwise its turn runs and ends with turn_end or turn_error.
+ * A permission's outcome takes the same path as a cancel, so the worker sees them in the order they were sent.
  */
-export type HostMessage = { type: "prompt"; turnId: string; text: string } | { type: "cancel"; turnId: string };
+export type HostMessage =
+  | { type: "prompt"; turnId: string; text: string }
+  | { type: "cancel"; turnId: string }
+  | { type: "permission"; requestId: string; outcome: PermissionOutcome };
 
 /** The worker's check of what arrives on its events port: no zod on the hot path, only the shape it relies on. */
 export function asHostMessage(data: unknown): HostMessage | null {
   if (typeof data !== "object" || data === null) return null;
   const message = data as Record<string, unknown>;
+  if (message.type === "permission") {
+    const outcome = PermissionOutcome.safeParse(message.outcome);
+    if (typeof message.requestId !== "string" || !outcome.success) return null;
+    return { type: "permission", requestId: message.requestId, outcome: outcome.data };
+  }
   if (typeof message.turnId !== "string" || message.turnId.length === 0) return null;
   if (message.type === "cancel") return { type: "cancel", turnId: message.turnId };
   if (message.type === "prompt" && typeof message.text === "string" && message.text.length > 0) {
@@ -185,7 +194,6 @@ export interface SessionWorkerApi {
   start(init: WorkerInit): Promise<void>;
   /** Answers once start has restored the session (log read and repaired, loop built), or why it could not. */
   open(): Promise<OpenAck>;
-  resolvePermission(requestId: string, outcome: PermissionOutcome): Promise<void>;
   setMode(mode: SessionModeId): Promise<void>;
   setModel(model: ModelConfig): Promise<void>;
   /**

@@ -22,6 +22,8 @@ export const LogHeader = z.object({
   mode: SessionModeId,
   model: ModelConfig,
   hostVersion: z.string(),
+  /** The tenant whose session it is (a listener with --tokens-file); absent: no tenant. */
+  tenant: z.optional(z.string().check(z.minLength(1))),
 });
 export type LogHeader = z.infer<typeof LogHeader>;
 
@@ -104,6 +106,8 @@ export const SessionSidecar = z.object({
   createdAt: z.iso.datetime(),
   updatedAt: z.iso.datetime(),
   turns: z.int().check(z.nonnegative()),
+  /** The header's tenant, so session/list filters without opening logs. */
+  tenant: z.optional(z.string().check(z.minLength(1))),
 });
 export type SessionSidecar = z.infer<typeof SessionSidecar>;
 

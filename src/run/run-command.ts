@@ -22,6 +22,10 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
   }
   const cwd = resolve(config.cwd ?? process.cwd());
   if (!isDirectory(cwd)) throw new ConfigError(`--cwd: not an existing directory: ${cwd}`);
+  if (config.connect) {
+    if (hostArgs.length > 0) throw new ConfigError("--connect: host flags after -- belong to the host you connect to, not to run");
+    return runConnected(config, config.connect, cwd);
+  }
 
   // The sessions of a run are throwaway: unless the host is given a state dir, their logs go to a temporary one.
   const ownStateDir = hostArgs.some((arg) => arg === "--state-dir" || arg.startsWith("--state-dir=")) ? null : mkdtempSync(join(tmpdir(), "ash-run-"));
@@ -46,6 +50,24 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
     await client?.dispose();
     removeStateDir();
     process.off("SIGINT", interrupted).off("SIGTERM", interrupted);
+  }
+}
+
+/** The sessions go to a host someone else started; it keeps their logs (its own state dir). */
+async function runConnected(config: RunConfig, url: string, cwd: string): Promise<number> {
+  const token = process.env.ACP_SESSION_HOST_TOKEN;
+  const connecting = performance.now();
+  let client: HostClient;
+  try {
+    client = await HostClient.connect(url, token ? { token } : {});
+  } catch (error) {
+    process.stderr.write(`acp-session-host run: cannot connect to ${url}: ${(error as Error).message.split("\n")[0]}\n`);
+    return 1;
+  }
+  try {
+    return await drive(client, config, { args: [url], pid: null, readyMs: performance.now() - connecting }, cwd);
+  } finally {
+    await client.dispose();
   }
 }
 

@@ -15,6 +15,10 @@ export const RunConfig = z.object({
   mode: z.enum(SessionModeId.options).optional().describe(`session mode, one of ${SessionModeId.options.join(", ")} (default: the host's)`),
   json: flag.default(false).describe("print one JSON document on stdout instead of the table"),
   "host-logs": flag.default(false).describe("pass the host's JSON logs through to stderr"),
+  connect: z
+    .url({ protocol: /^(https?|wss?)$/, error: "must be an http(s) or ws(s) URL, e.g. ws://127.0.0.1:8765/acp" })
+    .optional()
+    .describe("drive a host already listening there (token from ACP_SESSION_HOST_TOKEN) instead of spawning one"),
 });
 export type RunConfig = z.infer<typeof RunConfig>;
 

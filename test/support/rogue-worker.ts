@@ -17,7 +17,6 @@ export default function rogueSession(task: SessionTask): Promise<never> {
         init?.cwd.includes(MALFORMED_OPEN_CWD)
           ? { ok: "certainly", turns: -1 }
           : { ok: true, turns: 0, mode: init!.mode, model: init!.model, threadId: 0 },
-      resolvePermission: () => {},
       setMode: () => {},
       setModel: () => {},
       replay: () => ({ turns: 0 }),

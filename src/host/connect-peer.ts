@@ -1,0 +1,23 @@
+// Serves one ACP connection: its own agent app over the host's shared session table. When the connection closes,
+// the sessions attached to it are detached: their running turns finish and are journaled, then they hibernate by the
+// usual rules until a client resumes or loads them.
+import type { AgentConnection, Stream } from "@agentclientprotocol/sdk";
+import { createAgentApp } from "./acp-handlers.js";
+import type { HostContext } from "./host-context.js";
+import type { HostStatsMonitor } from "./host-stats.js";
+import type { Peer } from "./peer.js";
+
+export function connectPeer(host: HostContext, peer: Peer, stats: HostStatsMonitor, stream: Stream): AgentConnection {
+  const connection = createAgentApp(host, peer, stats).connect(stream);
+  peer.bind(connection);
+  void connection.closed.then(() => {
+    let detached = 0;
+    for (const session of host.sessions.values()) {
+      if (session.attachment !== peer) continue;
+      session.detach(peer);
+      detached++;
+    }
+    host.log.info({ connection: peer.label, tenant: peer.tenant, detached }, "connection closed");
+  });
+  return connection;
+}

@@ -1,0 +1,61 @@
+// Who a request is: the bearer token checked against the tokens file (re-read on SIGHUP). Without a tokens file
+// every caller is tenantless.
+import type { IncomingMessage } from "node:http";
+import type { Logger } from "../host/logger.js";
+import { readTokensFile } from "./token-file.js";
+import { bearerToken, matchToken, type TokenEntry } from "./tokens.js";
+
+/** Who a request authenticated as: the tenant and the hash of its token (both null without a tokens file). */
+export interface Caller {
+  tenant: string | null;
+  tokenHash: string | null;
+}
+
+export class TokenGate {
+  readonly #path: string | null;
+  readonly #log: Logger;
+  #tokens: TokenEntry[] | null;
+
+  /** tokens: the file as read at start (null: no tokens file). */
+  constructor(path: string | null, tokens: TokenEntry[] | null, log: Logger) {
+    this.#path = path;
+    this.#tokens = tokens;
+    this.#log = log;
+  }
+
+  /** The caller, or null (then 401 with no detail; the log says why, never the token). */
+  authenticate(req: IncomingMessage): Caller | null {
+    if (this.#tokens === null) return { tenant: null, tokenHash: null };
+    const token = bearerToken(req.headers.authorization);
+    const entry = token === null ? null : matchToken(this.#tokens, token);
+    if (entry) return { tenant: entry.tenant, tokenHash: entry.hash };
+    this.#log.warn(
+      { remote: req.socket.remoteAddress, method: req.method, reason: token === null ? "no bearer token" : "unknown token" },
+      "unauthorized request refused",
+    );
+    return null;
+  }
+
+  /**
+   * Re-reads the file; resolves to whether a caller is still valid, or null when the file could not be read (the
+   * previous tokens stay in force). A token moved to another tenant is no longer valid for the tenant it opened as.
+   */
+  async reload(): Promise<((caller: Caller) => boolean) | null> {
+    if (this.#path === null) return null;
+    let tokens: TokenEntry[];
+    try {
+      tokens = await readTokensFile(this.#path);
+    } catch (error) {
+      this.#log.error({ err: (error as Error).message }, "tokens file not reloaded: the previous tokens stay in force");
+      return null;
+    }
+    this.#tokens = tokens;
+    const kept = new Set(tokens.map((entry) => callerKey({ tenant: entry.tenant, tokenHash: entry.hash })));
+    return (caller) => caller.tokenHash === null || kept.has(callerKey(caller));
+  }
+}
+
+/** One key per (tenant, token): "" for the tenantless caller. */
+export function callerKey(caller: Caller): string {
+  return caller.tokenHash === null ? "" : `${caller.tenant} ${caller.tokenHash}`;
+}

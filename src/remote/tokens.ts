@@ -1,0 +1,66 @@
+// The tokens file: one tenant a line, `tenant-name sha256-hex-of-token` (a tenant may have several lines, one per
+// token). The file holds hashes only; a presented token is hashed and compared with every entry in constant time.
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+
+export interface TokenEntry {
+  tenant: string;
+  /** sha256 of the token, lowercase hex. */
+  hash: string;
+}
+
+const TENANT = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+const HASH = /^[0-9a-f]{64}$/;
+
+export class TokensFileError extends Error {}
+
+/** Parses the file's text; blank lines and lines starting with # are skipped. Throws TokensFileError naming the line. */
+export function parseTokens(text: string): TokenEntry[] {
+  const entries: TokenEntry[] = [];
+  const seen = new Set<string>();
+  text.split("\n").forEach((raw, index) => {
+    const line = raw.trim();
+    if (line === "" || line.startsWith("#")) return;
+    const fields = line.split(/\s+/);
+    const [tenant, hash] = fields;
+    if (fields.length !== 2 || !tenant || !hash) throw new TokensFileError(`line ${index + 1}: expected "tenant-name sha256-hex"`);
+    if (!TENANT.test(tenant)) throw new TokensFileError(`line ${index + 1}: tenant name must be 1-64 of A-Z a-z 0-9 . _ - (not starting with . _ -)`);
+    const lower = hash.toLowerCase();
+    if (!HASH.test(lower)) throw new TokensFileError(`line ${index + 1}: the hash must be 64 hex digits (sha256 of the token)`);
+    if (seen.has(lower)) throw new TokensFileError(`line ${index + 1}: this hash is already on another line`);
+    seen.add(lower);
+    entries.push({ tenant, hash: lower });
+  });
+  return entries;
+}
+
+export function hashToken(token: string): string {
+  return createHash("sha256").update(token, "utf8").digest("hex");
+}
+
+/** A fresh random token (256 bits, base64url). */
+export function newToken(): string {
+  return randomBytes(32).toString("base64url");
+}
+
+export function isTenantName(name: string): boolean {
+  return TENANT.test(name);
+}
+
+/** The token of an `Authorization: Bearer …` header, or null. */
+export function bearerToken(header: string | undefined): string | null {
+  const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header ?? "");
+  return match ? match[1]! : null;
+}
+
+/**
+ * The entry whose hash is the token's, or null. Every entry is compared, each in constant time, so how long this
+ * takes does not tell which entry (or how much of one) matched.
+ */
+export function matchToken(entries: readonly TokenEntry[], token: string): TokenEntry | null {
+  const presented = Buffer.from(hashToken(token), "hex");
+  let found: TokenEntry | null = null;
+  for (const entry of entries) {
+    if (timingSafeEqual(presented, Buffer.from(entry.hash, "hex")) && found === null) found = entry;
+  }
+  return found;
+}

@@ -1,0 +1,60 @@
+// The tokens file and token matching, in process: parsing, hashing, bearer headers, constant-time lookup.
+import { createHash } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { bearerToken, hashToken, matchToken, newToken, parseTokens, TokensFileError } from "../src/remote/tokens.js";
+
+const sha = (text: string) => createHash("sha256").update(text).digest("hex");
+
+describe("tokens file", () => {
+  it("parses tenant lines, skipping blanks and comments; a tenant may have several tokens", () => {
+    const text = `# team tokens\nalpha ${sha("a1")}\n\n  beta   ${sha("b").toUpperCase()}  \nalpha ${sha("a2")}\n`;
+    expect(parseTokens(text)).toEqual([
+      { tenant: "alpha", hash: sha("a1") },
+      { tenant: "beta", hash: sha("b") },
+      { tenant: "alpha", hash: sha("a2") },
+    ]);
+  });
+
+  it.each([
+    ["alpha", "line 1: expected"],
+    [`alpha ${sha("a")} extra`, "line 1: expected"],
+    [`alpha not-a-hash`, "line 1: the hash must be 64 hex digits"],
+    [`# ok\n-bad ${sha("a")}`, "line 2: tenant name"],
+    [`a ${sha("x")}\nb ${sha("x")}`, "line 2: this hash is already on another line"],
+  ])("refuses %j naming the line", (text, message) => {
+    expect(() => parseTokens(text)).toThrow(TokensFileError);
+    expect(() => parseTokens(text)).toThrow(message);
+  });
+});
+
+describe("token matching", () => {
+  const entries = parseTokens(`alpha ${hashToken("token-a")}\nbeta ${hashToken("token-b")}\n`);
+
+  it("finds the entry whose hash is the token's sha256, and nothing for another token", () => {
+    expect(hashToken("token-a")).toBe(sha("token-a"));
+    expect(matchToken(entries, "token-b")).toEqual({ tenant: "beta", hash: sha("token-b") });
+    expect(matchToken(entries, "token-a")?.tenant).toBe("alpha");
+    expect(matchToken(entries, "token-c")).toBeNull();
+    expect(matchToken(entries, "")).toBeNull();
+    expect(matchToken([], "token-a")).toBeNull();
+  });
+
+  it("never matches a hash presented as the token", () => {
+    expect(matchToken(entries, sha("token-a"))).toBeNull();
+  });
+
+  it("reads only Bearer authorization headers", () => {
+    expect(bearerToken("Bearer abc.DEF-123")).toBe("abc.DEF-123");
+    expect(bearerToken("bearer abc")).toBe("abc");
+    expect(bearerToken(undefined)).toBeNull();
+    expect(bearerToken("Basic abc")).toBeNull();
+    expect(bearerToken("Bearer")).toBeNull();
+    expect(bearerToken("Bearer a b")).toBeNull();
+  });
+
+  it("mints distinct 256-bit tokens", () => {
+    const a = newToken();
+    expect(Buffer.from(a, "base64url")).toHaveLength(32);
+    expect(newToken()).not.toBe(a);
+  });
+});

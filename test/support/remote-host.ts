@@ -1,0 +1,70 @@
+// Test support: a real host subprocess serving --listen on loopback (port 0), its URLs, and its tokens file.
+import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import { appendFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { hashToken, newToken } from "../../src/remote/tokens.js";
+import { tempDir } from "./host.js";
+
+const CLI = fileURLToPath(new URL("../../dist/src/cli.js", import.meta.url));
+
+export interface RemoteHost {
+  child: ChildProcess;
+  /** http://127.0.0.1:PORT/acp */
+  httpUrl: string;
+  /** ws://127.0.0.1:PORT/acp */
+  wsUrl: string;
+  stateDir: string;
+  stderr(): string;
+  /** Sends the signal and resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+export const transports = [
+  { name: "WebSocket", url: (host: RemoteHost) => host.wsUrl },
+  { name: "Streamable HTTP", url: (host: RemoteHost) => host.httpUrl },
+] as const;
+
+export async function startRemoteHost(hostArgs: string[] = []): Promise<RemoteHost> {
+  const stateDir = hostArgs.includes("--state-dir") ? "" : tempDir("ash-state-");
+  const args = [CLI, "serve", "--listen", "127.0.0.1:0", "--log-level", "debug", ...(stateDir ? ["--state-dir", stateDir] : []), ...hostArgs];
+  const child = spawn(process.execPath, args, { stdio: ["ignore", "ignore", "pipe"] });
+  let log = "";
+  child.stderr!.setEncoding("utf8");
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stderr!.on("data", (chunk: string) => {
+      log += chunk;
+      const match = /"url":"([^"]+)"/.exec(log);
+      if (match) resolve(match[1]!);
+    });
+    child.once("exit", (code) => reject(new Error(`host exited (${code}) before listening: ${log}`)));
+  });
+  const exited = once(child, "exit") as Promise<[number | null]>;
+  return {
+    child,
+    httpUrl: url,
+    wsUrl: url.replace(/^http/, "ws"),
+    stateDir,
+    stderr: () => log,
+    stop: async (signal = "SIGTERM") => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      const [code] = await exited;
+      return code;
+    },
+  };
+}
+
+/** A tokens file with one fresh token per tenant; returns the file and the tokens by tenant. */
+export function tokensFile(tenants: string[]): { path: string; tokens: Record<string, string>; add(tenant: string): string } {
+  const path = join(tempDir("ash-tokens-"), "tokens");
+  const tokens: Record<string, string> = {};
+  writeFileSync(path, "");
+  const add = (tenant: string) => {
+    const token = newToken();
+    appendFileSync(path, `${tenant} ${hashToken(token)}\n`);
+    return token;
+  };
+  for (const tenant of tenants) tokens[tenant] = add(tenant);
+  return { path, tokens, add };
+}

@@ -1,0 +1,110 @@
+// Test support: an ACP client over WebSocket on a bare TCP socket, so a test can make it stop reading (pause the
+// socket) the way a stuck or malicious client would: what the server sends then stays in the kernel's buffers.
+import { randomBytes } from "node:crypto";
+import { connect, type Socket } from "node:net";
+
+export interface StalledClient {
+  socket: Socket;
+  /** Sends a request and resolves with its response's result (while still reading). */
+  call(id: number, method: string, params: unknown): Promise<unknown>;
+  /** Sends without waiting for anything. */
+  send(message: unknown): void;
+  stopReading(): void;
+  /** Reads (and drops) everything again: a closed connection then shows as closed. */
+  resumeReading(): void;
+  /** Resolves when the connection has closed (seen only while reading). */
+  closed: Promise<void>;
+}
+
+/** Opens a WebSocket to ws://host:port/path. */
+export async function openStalledClient(url: string, headers: Record<string, string> = {}): Promise<StalledClient> {
+  const { hostname, port, pathname } = new URL(url);
+  const socket = connect(Number(port), hostname);
+  await new Promise<void>((resolve, reject) => socket.once("connect", resolve).once("error", reject));
+  socket.on("error", () => {});
+  const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+  const key = randomBytes(16).toString("base64");
+  const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join("");
+  socket.write(`GET ${pathname} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\n${extra}\r\n`);
+
+  let buffer = Buffer.alloc(0);
+  let upgraded = false;
+  const waiting = new Map<number, (result: unknown) => void>();
+  let upgradedNow: () => void = () => {};
+  const upgrade = new Promise<void>((resolve) => (upgradedNow = resolve));
+  socket.on("data", (chunk: Buffer) => {
+    buffer = Buffer.concat([buffer, chunk]);
+    if (!upgraded) {
+      const end = buffer.indexOf("\r\n\r\n");
+      if (end < 0) return;
+      if (!buffer.subarray(0, 12).toString("latin1").startsWith("HTTP/1.1 101")) throw new Error(`upgrade refused: ${buffer.toString("latin1", 0, end)}`);
+      upgraded = true;
+      buffer = buffer.subarray(end + 4);
+      upgradedNow();
+    }
+    for (;;) {
+      const next = readFrame(buffer);
+      if (!next) return;
+      buffer = buffer.subarray(next.size);
+      const message = JSON.parse(next.text) as { id?: number; result?: unknown };
+      if (typeof message.id === "number" && "result" in message) waiting.get(message.id)?.(message.result);
+    }
+  });
+  await upgrade;
+  const send = (message: unknown) => void socket.write(frame(JSON.stringify(message)));
+  return {
+    socket,
+    closed,
+    send,
+    call: (id, method, params) =>
+      new Promise((resolve) => {
+        waiting.set(id, resolve);
+        send({ jsonrpc: "2.0", id, method, params });
+      }),
+    stopReading: () => {
+      socket.removeAllListeners("data");
+      socket.pause();
+    },
+    resumeReading: () => {
+      socket.on("data", () => {});
+      socket.resume();
+    },
+  };
+}
+
+/** One unmasked server text frame from the start of the buffer, or null when it has not all arrived. */
+function readFrame(buffer: Buffer): { text: string; size: number } | null {
+  if (buffer.length < 2) return null;
+  let length = buffer[1]! & 0x7f;
+  let offset = 2;
+  if (length === 126) {
+    if (buffer.length < 4) return null;
+    length = buffer.readUInt16BE(2);
+    offset = 4;
+  } else if (length === 127) {
+    if (buffer.length < 10) return null;
+    length = Number(buffer.readBigUInt64BE(2));
+    offset = 10;
+  }
+  if (buffer.length < offset + length) return null;
+  return { text: buffer.toString("utf8", offset, offset + length), size: offset + length };
+}
+
+/** One masked text frame (RFC 6455 §5.2): clients must mask what they send. */
+function frame(text: string): Buffer {
+  const payload = Buffer.from(text, "utf8");
+  const length = payload.length;
+  let header: Buffer;
+  if (length < 126) header = Buffer.from([0x81, 0x80 | length]);
+  else if (length < 65536) {
+    header = Buffer.from([0x81, 0x80 | 126, 0, 0]);
+    header.writeUInt16BE(length, 2);
+  } else {
+    header = Buffer.from([0x81, 0x80 | 127, 0, 0, 0, 0, 0, 0, 0, 0]);
+    header.writeBigUInt64BE(BigInt(length), 2);
+  }
+  const mask = randomBytes(4);
+  const masked = Buffer.alloc(length);
+  for (let i = 0; i < length; i++) masked[i] = payload[i]! ^ mask[i % 4]!;
+  return Buffer.concat([header, mask, masked]);
+}
