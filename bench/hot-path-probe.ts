@@ -62,6 +62,7 @@ async function workerTurn(samples: number): Promise<number> {
     mode: "auto",
     cwd: tmpdir(),
     maxTurnRequests: 50,
+    maxTurnToolCalls: 200,
     compactAt: 0.8,
     streamChunks: false,
   });

@@ -20,6 +20,8 @@ export interface AgentLoopOptions {
   mode: SessionModeId;
   cwd: string;
   maxTurnRequests: number;
+  /** Tool calls one prompt may run; the calls past it are not run and the turn ends max_turn_requests. */
+  maxTurnToolCalls: number;
   /** Fraction of the model's context window above which the conversation is compacted before a request. */
   compactAt: number;
   /** Send message and thought text as it arrives (--stream-chunks). */
@@ -29,6 +31,8 @@ export interface AgentLoopOptions {
 interface Turn {
   id: string;
   abort: AbortController;
+  /** Tool calls run so far in this turn (--max-turn-tool-calls). */
+  toolCalls: number;
 }
 
 const FINISH_STOP: Record<ModelResponse["finish"], StopReason | null> = {
@@ -89,14 +93,15 @@ export class AgentLoop {
       if (error instanceof PromptRejected) return refuse(-32602, error.message);
       throw error;
     }
-    const turn: Turn = { id: turnId, abort: new AbortController() };
+    const turn: Turn = { id: turnId, abort: new AbortController(), toolCalls: 0 };
     this.#turn = turn;
     this.#running = this.#run(turn, text);
   }
 
-  cancel(turnId: string): void {
+  /** reason: why the host cancelled the turn (a timeout), recorded with its end; none for a client's cancel. */
+  cancel(turnId: string, reason?: string): void {
     if (this.#turn?.id !== turnId) return;
-    this.#turn.abort.abort();
+    this.#turn.abort.abort(reason === undefined ? undefined : new Error(reason));
     for (const settle of this.#permissions.values()) settle({ outcome: "cancelled" });
   }
 
@@ -127,7 +132,10 @@ export class AgentLoop {
     }
     this.#turn = null;
     if ("stopReason" in ending) {
-      journal.append({ type: "turn_end", turnId, stopReason: ending.stopReason });
+      // A turn the host cancelled (a timeout) says why in its log; a client's cancel has no reason to record.
+      const reason: unknown = ending.stopReason === "cancelled" ? signal.reason : undefined;
+      const why = reason instanceof Error && reason.name !== "AbortError" ? { error: reason.message } : {};
+      journal.append({ type: "turn_end", turnId, stopReason: ending.stopReason, ...why });
       journal.endTurn();
       events.post({ type: "turn_end", turnId, stopReason: ending.stopReason });
     } else {
@@ -161,11 +169,26 @@ export class AgentLoop {
       this.#commitAssistant(turn.id, response, relay);
       const stop = FINISH_STOP[response.finish];
       if (stop || response.toolCalls.length === 0) return stop ?? "end_turn";
+      let limitReached = false;
       for (const call of response.toolCalls) {
-        const result = signal.aborted ? { output: "tool call not run: the turn was cancelled", isError: true } : await this.#runTool(turn, call);
-        this.#history.push({ role: "tool", toolCallId: call.id, name: call.name, result: result.output, isError: result.isError });
+        limitReached ||= turn.toolCalls >= this.#options.maxTurnToolCalls;
+        if (signal.aborted) this.#notRun(turn, call, "tool call not run: the turn was cancelled");
+        else if (limitReached) this.#notRun(turn, call, `tool call not run: this turn reached --max-turn-tool-calls ${this.#options.maxTurnToolCalls}`);
+        else {
+          turn.toolCalls++;
+          const result = await this.#runTool(turn, call);
+          this.#history.push({ role: "tool", toolCallId: call.id, name: call.name, result: result.output, isError: result.isError });
+        }
       }
+      if (limitReached) return "max_turn_requests";
     }
+  }
+
+  /** A call of the model's answer that never ran: its result is journaled, so a restored history is the same. */
+  #notRun(turn: Turn, call: ToolCallRequest, why: string): void {
+    const entry = { toolCallId: crypto.randomUUID(), callId: call.id, name: call.name, result: why, isError: true };
+    this.#options.journal.append({ type: "tool_result", turnId: turn.id, ...entry });
+    this.#history.push({ role: "tool", toolCallId: call.id, name: call.name, result: why, isError: true });
   }
 
   #commitAssistant(turnId: string, response: Pick<ModelResponse, "blocks" | "toolCalls" | "usage" | "thought">, relay: ChunkRelay): void {

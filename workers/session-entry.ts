@@ -43,6 +43,7 @@ async function openSession(init: WorkerInit, events: EventSink): Promise<Session
     mode,
     cwd: init.cwd,
     maxTurnRequests: init.maxTurnRequests,
+    maxTurnToolCalls: init.maxTurnToolCalls,
     compactAt: init.compactAt,
     streamChunks: init.streamChunks,
   });
@@ -125,7 +126,7 @@ export default function runSession(task: SessionTask): Promise<never> {
     if (!message) return events.log("error", "malformed message from the main thread dropped");
     void bound.then((session) => {
       if (message.type === "prompt") session.loop.prompt(message.turnId, message.text);
-      else if (message.type === "cancel") session.loop.cancel(message.turnId);
+      else if (message.type === "cancel") session.loop.cancel(message.turnId, message.reason);
       else session.loop.resolvePermission(message.requestId, message.outcome);
     });
   });

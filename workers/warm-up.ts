@@ -20,6 +20,7 @@ export function scriptedSessionInit(sessionId: string, cwd: string, log: WorkerI
     mode: "auto",
     model: SCRIPTED,
     maxTurnRequests: 50,
+    maxTurnToolCalls: 200,
     compactAt: 0.8,
     streamChunks: false,
     allowFaultInjection: false,

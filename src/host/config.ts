@@ -34,6 +34,10 @@ export const HostConfig = z.object({
   "session-heap-mb": int(16).default(512).describe("old-generation heap limit of each session worker (MiB)"),
   "cancel-grace-ms": int(0).default(2000).describe("how long a cancelled turn may take before its worker is terminated"),
   "max-turn-requests": int(1).default(50).describe("model requests one prompt may make"),
+  "max-turn-tool-calls": int(1).default(200).describe("tool calls one prompt may run; past it the turn ends max_turn_requests"),
+  "turn-timeout-ms": int(0)
+    .default(30 * 60_000)
+    .describe("a turn running longer is cancelled as session/cancel would (then its worker is ended after --cancel-grace-ms); 0: none"),
   "allow-fault-injection": flag.default(false).describe("honour the scripted model's spin_ms, alloc_mb and crash steps"),
   "worker-entry": z
     .string()
@@ -63,6 +67,9 @@ export const HostConfig = z.object({
     .optional()
     .describe("environment variable holding the API key (OPENAI_API_KEY; deepseek: DEEPSEEK_API_KEY)"),
   "model-retries": int(0).default(3).describe("retries of a model request after a 429, a 5xx or a broken connection"),
+  "model-idle-timeout-ms": int(0)
+    .default(120_000)
+    .describe("a model stream that sends no byte this long is aborted and retried like a broken connection (0: no limit)"),
   "context-window": int(1)
     .optional()
     .describe("the model's context window (tokens): usage_update's size and the compaction threshold's base (known per model, else 128000)"),

@@ -62,6 +62,7 @@ function baseConfig(config: HostConfig): ModelConfig {
     baseUrl,
     apiKeyEnv: config["api-key-env"] ?? preset?.apiKeyEnv ?? DEFAULT_API_KEY_ENV,
     retries: config["model-retries"],
+    idleTimeoutMs: config["model-idle-timeout-ms"],
     ...(config["context-window"] !== undefined ? { contextWindow: config["context-window"] } : {}),
     ...(preset || isDeepSeek(baseUrl) ? { reasoningHistory: "current-turn" as const } : {}),
   };

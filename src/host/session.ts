@@ -38,6 +38,8 @@ export interface SessionDeps {
   pool: WorkerPool;
   log: Logger;
   cancelGraceMs: number;
+  /** A turn running longer is cancelled (0: never). */
+  turnTimeoutMs: number;
   /** Builds the worker's init from the session's current settings. */
   workerInit(id: string, settings: SessionSettings, restore: WorkerRestore): WorkerInit;
   slots: WorkerSlots;
@@ -62,6 +64,7 @@ interface Turn {
   reject(error: Error): void;
   cancelRequested: boolean;
   graceTimer: NodeJS.Timeout | null;
+  timeoutTimer: NodeJS.Timeout | null;
 }
 
 const PERMISSION_OPTIONS: PermissionOption[] = [
@@ -209,9 +212,16 @@ export class SessionRecord implements SlotHolder {
     if (this.#replay) throw invalidRequest("the session is being loaded: prompt it once session/load has answered");
     const turnId = randomUUID();
     const settled = new Promise<PromptResponse>((resolve, reject) => {
-      this.#turn = { id: turnId, resolve, reject, cancelRequested: false, graceTimer: null };
+      this.#turn = { id: turnId, resolve, reject, cancelRequested: false, graceTimer: null, timeoutTimer: null };
     });
     this.#used();
+    const timeoutMs = this.#deps.turnTimeoutMs;
+    if (timeoutMs > 0) {
+      this.#turn!.timeoutTimer = setTimeout(() => {
+        this.#log.warn({ turnTimeoutMs: timeoutMs }, "turn ran past --turn-timeout-ms: cancelled");
+        this.cancel(`the turn ran longer than --turn-timeout-ms ${timeoutMs}`);
+      }, timeoutMs);
+    }
     let lease: WorkerLease;
     try {
       lease = await this.#wake();
@@ -231,15 +241,18 @@ export class SessionRecord implements SlotHolder {
     return settled;
   }
 
-  /** Cooperative cancel; the worker is terminated if the turn has not ended within the grace period. */
-  cancel(): void {
+  /**
+   * Cooperative cancel; the worker is terminated if the turn has not ended within the grace period. reason: why the
+   * host cancels it (recorded in the log), none for the client's session/cancel.
+   */
+  cancel(reason?: string): void {
     const turn = this.#turn;
     if (!turn || turn.cancelRequested) return;
     turn.cancelRequested = true;
     for (const request of this.#permissionRequests.values()) request.abort();
     const lease = this.#lease;
     if (!lease) return;
-    lease.post({ type: "cancel", turnId: turn.id });
+    lease.post(reason === undefined ? { type: "cancel", turnId: turn.id } : { type: "cancel", turnId: turn.id, reason });
     turn.graceTimer = setTimeout(() => {
       if (this.#turn !== turn) return;
       this.#log.warn({ graceMs: this.#deps.cancelGraceMs }, "turn did not stop within the cancel grace: terminating its worker");
@@ -530,6 +543,7 @@ export class SessionRecord implements SlotHolder {
     const turn = this.#turn;
     if (!turn || turn.id !== turnId) return false;
     if (turn.graceTimer) clearTimeout(turn.graceTimer);
+    if (turn.timeoutTimer) clearTimeout(turn.timeoutTimer);
     this.#turn = null;
     this.#wentIdle();
     for (const resolve of this.#idleWaiters.splice(0)) resolve();

@@ -22,6 +22,8 @@ export const ModelConfig = z.object({
   retries: z._default(z.int().check(z.nonnegative()), 3),
   /** Context window (tokens) reported as usage_update's size; unset: known per model name, else a default. */
   contextWindow: z.optional(z.int().check(z.positive())),
+  /** A stream that sends no byte for this long is aborted and retried (0 or unset: no limit). */
+  idleTimeoutMs: z.optional(z.int().check(z.nonnegative())),
   /** Which earlier reasoning is sent back: DeepSeek wants the current turn's only; other servers get none. */
   reasoningHistory: z.optional(z.enum(["current-turn", "none"])),
 });
@@ -46,6 +48,7 @@ export const WorkerInit = z.object({
   mode: SessionModeId,
   model: ModelConfig,
   maxTurnRequests: z.int().check(z.positive()),
+  maxTurnToolCalls: z.int().check(z.positive()),
   /** Compact the conversation before a request estimated above this fraction of the context window. */
   compactAt: z._default(z.number().check(z.gt(0), z.maximum(1)), 0.8),
   /** Send message and thought text as it arrives (--stream-chunks), not only when the message is committed. */
@@ -145,7 +148,7 @@ export type WorkerEventBatch = z.infer<typeof WorkerEventBatch>;
  */
 export type HostMessage =
   | { type: "prompt"; turnId: string; text: string }
-  | { type: "cancel"; turnId: string }
+  | { type: "cancel"; turnId: string; reason?: string }
   | { type: "permission"; requestId: string; outcome: PermissionOutcome };
 
 /** The worker's check of what arrives on its events port: no zod on the hot path, only the shape it relies on. */
@@ -158,7 +161,9 @@ export function asHostMessage(data: unknown): HostMessage | null {
     return { type: "permission", requestId: message.requestId, outcome: outcome.data };
   }
   if (typeof message.turnId !== "string" || message.turnId.length === 0) return null;
-  if (message.type === "cancel") return { type: "cancel", turnId: message.turnId };
+  if (message.type === "cancel") {
+    return typeof message.reason === "string" ? { type: "cancel", turnId: message.turnId, reason: message.reason } : { type: "cancel", turnId: message.turnId };
+  }
   if (message.type === "prompt" && typeof message.text === "string" && message.text.length > 0) {
     return { type: "prompt", turnId: message.turnId, text: message.text };
   }

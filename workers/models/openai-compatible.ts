@@ -11,6 +11,7 @@ import { ContextOverflow, ModelError, type Model, type ModelRequest, type ModelR
 import { classify, fetchNormalizingErrors, isContextOverflow, type Failure } from "./openai-errors.js";
 import { toOpenAiMessages, toOpenAiTools, type ReasoningHistory } from "./openai-messages.js";
 import { ChunkAssembler, type AssembledUsage } from "./openai-stream.js";
+import { IdleWatch } from "./idle-watch.js";
 import { retryDelayMs, waitToRetry } from "./retry.js";
 
 export const DEFAULT_API_KEY_ENV = "OPENAI_API_KEY";
@@ -30,6 +31,7 @@ export class OpenAiCompatibleModel implements Model {
   readonly #apiKeyEnv: string;
   readonly #keyMissing: boolean;
   readonly #retries: number;
+  readonly #idleTimeoutMs: number;
   readonly contextWindow: number;
   readonly #reasoning: ReasoningHistory;
   readonly #system: string;
@@ -41,6 +43,7 @@ export class OpenAiCompatibleModel implements Model {
     this.#baseUrl = config.baseUrl ?? "";
     this.#apiKeyEnv = config.apiKeyEnv ?? DEFAULT_API_KEY_ENV;
     this.#retries = config.retries;
+    this.#idleTimeoutMs = config.idleTimeoutMs ?? 0;
     this.contextWindow = contextWindow(config.model, config.contextWindow);
     this.#reasoning = config.reasoningHistory ?? "none";
     this.#system = systemPrompt(options.cwd);
@@ -96,8 +99,21 @@ export class OpenAiCompatibleModel implements Model {
   }
 
   async #attempt(params: ChatCompletionCreateParamsStreaming, request: ModelRequest, shown: { text: number; thought: number }): Promise<ModelResponse> {
+    const watch = new IdleWatch(request.signal, this.#idleTimeoutMs);
+    try {
+      return await this.#stream(params, request, shown, watch);
+    } catch (error) {
+      watch.check();
+      throw error;
+    } finally {
+      watch.dispose();
+    }
+  }
+
+  async #stream(params: ChatCompletionCreateParamsStreaming, request: ModelRequest, shown: { text: number; thought: number }, watch: IdleWatch): Promise<ModelResponse> {
     const { signal } = request;
-    const stream = await this.#client.chat.completions.create(params, { signal });
+    const stream = await this.#client.chat.completions.create(params, { signal: watch.signal });
+    watch.touch();
     const assembler = new ChunkAssembler();
     const seen = { text: 0, thought: 0 };
     const pass = (key: "text" | "thought", added: string, to: ((text: string) => void) | undefined) => {
@@ -108,12 +124,14 @@ export class OpenAiCompatibleModel implements Model {
       to(fresh);
     };
     for await (const chunk of stream) {
+      watch.touch();
       const added = assembler.add(chunk);
       pass("thought", added.thought, request.onThought);
       pass("text", added.text, request.onDelta);
     }
     // The client's stream ends quietly when aborted.
     signal.throwIfAborted();
+    watch.check();
     const answer = assembler.finish();
     return {
       blocks: answer.text.length > 0 ? [answer.text] : [],

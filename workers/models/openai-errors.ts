@@ -1,5 +1,6 @@
 // What went wrong with a model request, in words for the prompt's JSON-RPC error, and whether to try again.
 import { APIConnectionError, APIConnectionTimeoutError, APIError } from "openai";
+import { ModelIdle } from "./idle-watch.js";
 import { StreamIncomplete } from "./openai-stream.js";
 
 export interface Failure {
@@ -28,6 +29,7 @@ const CONNECTION_CODES = new Set([
 ]);
 
 export function classify(error: unknown): Failure {
+  if (error instanceof ModelIdle) return failure(true, error.message);
   if (error instanceof APIConnectionTimeoutError) return failure(true, "the request timed out");
   if (error instanceof APIConnectionError) return failure(true, `connection failed: ${causeText(error.cause ?? error)}`);
   if (error instanceof APIError) {
