@@ -79,6 +79,7 @@ export const HostConfig = z.object({
   "tokens-file": z.string().min(1).optional().describe("tenants and their token hashes, one `name sha256-hex` a line (re-read on SIGHUP)"),
   "tls-cert": z.string().min(1).optional().describe("PEM certificate: serve HTTPS/WSS (with --tls-key)"),
   "tls-key": z.string().min(1).optional().describe("PEM private key of --tls-cert"),
+  "metrics-listen": ListenAddress.optional().describe("serve Prometheus metrics at http://HOST:PORT/metrics (port 0: any free port, logged)"),
   "max-connections": int(1).default(1024).describe("client connections open at once (--listen); beyond, new ones get 503"),
   "max-buffered-bytes": int(64 * 1024)
     .default(16 * 1024 * 1024)

@@ -1,6 +1,8 @@
 // Wires the host: worker pool, session table, one ACP connection on stdio or many on the remote listener, and
 // teardown on EOF (stdio) or signal.
+import type { Server } from "node:http";
 import { WorkerPool } from "../pool/worker-pool.js";
+import type { ListenAddress } from "../remote/listen-address.js";
 import { RemoteListener } from "../remote/listener.js";
 import { remoteOptions } from "../remote/remote-options.js";
 import type { HostConfig } from "./config.js";
@@ -8,6 +10,7 @@ import { connectPeer } from "./connect-peer.js";
 import { HostContext } from "./host-context.js";
 import { HostStatsMonitor } from "./host-stats.js";
 import { createLogger, type Logger } from "./logger.js";
+import { HostMetrics, serveMetrics } from "./metrics.js";
 import { findBwrap } from "./find-bwrap.js";
 import { Peer } from "./peer.js";
 import { SpawnerClient } from "./spawner-client.js";
@@ -32,12 +35,14 @@ export async function serve(config: HostConfig, version: string): Promise<void> 
   const spawner = await spawnerStarting;
   const host = new HostContext(config, log, pool, version, spawner, bwrapPath);
   const stats = new HostStatsMonitor(host);
+  const metrics = config["metrics-listen"] ? await startMetrics(host, config["metrics-listen"]) : null;
 
   let listener: RemoteListener | null = null;
   let drained = (): Promise<void> => Promise.resolve();
   const teardown = createTeardown(host, {
     drained: () => drained(),
     finish: async () => {
+      metrics?.close();
       await listener?.close();
       await spawner?.shutdown();
     },
@@ -67,6 +72,14 @@ export async function serve(config: HostConfig, version: string): Promise<void> 
   // The connection closes on its own only when stdout breaks: nobody is left to answer.
   void connection.closed.then(() => end("connection closed"));
   log.info({ version }, "acp-session-host serving on stdio");
+}
+
+async function startMetrics(host: HostContext, address: ListenAddress): Promise<Server> {
+  const metrics = new HostMetrics(host);
+  host.sessionDeps.observer = metrics;
+  const { url, server } = await serveMetrics(metrics, address);
+  host.log.info({ url }, "metrics listening");
+  return server;
 }
 
 async function startSpawner(config: HostConfig, bwrapPath: string | null, log: Logger): Promise<SpawnerClient | null> {

@@ -16,6 +16,7 @@ import {
   REPLAY_TURN_ID,
   type ModelConfig,
   type SessionModeId,
+  type ToolKind,
   type WorkerEvent,
   type WorkerInit,
 } from "../protocol/port.js";
@@ -23,6 +24,7 @@ import type { WorkerPool } from "../pool/worker-pool.js";
 import { WorkerGone, type WorkerLease } from "../pool/worker-lease.js";
 import { fromWorker, invalidRequest, promptInFlight, sessionClosed, workerFault } from "./errors.js";
 import { foreignFields, type Logger } from "./logger.js";
+import type { SessionObserver } from "./metrics.js";
 import type { Peer } from "./peer.js";
 import type { SessionStore } from "./session-store.js";
 import { toSessionUpdates } from "./updates.js";
@@ -40,6 +42,8 @@ export interface SessionDeps {
   cancelGraceMs: number;
   /** A turn running longer is cancelled (0: never). */
   turnTimeoutMs: number;
+  /** Told of turn ends, tool call ends and worker exits (the metrics); unset without --metrics-listen. */
+  observer?: SessionObserver;
   /** Builds the worker's init from the session's current settings. */
   workerInit(id: string, settings: SessionSettings, restore: WorkerRestore): WorkerInit;
   slots: WorkerSlots;
@@ -65,6 +69,7 @@ interface Turn {
   cancelRequested: boolean;
   graceTimer: NodeJS.Timeout | null;
   timeoutTimer: NodeJS.Timeout | null;
+  startedAt: number;
 }
 
 const PERMISSION_OPTIONS: PermissionOption[] = [
@@ -91,6 +96,7 @@ export class SessionRecord implements SlotHolder {
   #turn: Turn | null = null;
   #sent: Promise<void> = Promise.resolve();
   #workersStarted = 0;
+  readonly #toolStarts = new Map<string, { kind: ToolKind; at: number }>();
   /** The thread of the session's current worker, once it has opened (for log lines). */
   #threadId: number | null = null;
   #closed = false;
@@ -212,7 +218,7 @@ export class SessionRecord implements SlotHolder {
     if (this.#replay) throw invalidRequest("the session is being loaded: prompt it once session/load has answered");
     const turnId = randomUUID();
     const settled = new Promise<PromptResponse>((resolve, reject) => {
-      this.#turn = { id: turnId, resolve, reject, cancelRequested: false, graceTimer: null, timeoutTimer: null };
+      this.#turn = { id: turnId, resolve, reject, cancelRequested: false, graceTimer: null, timeoutTimer: null, startedAt: performance.now() };
     });
     this.#used();
     const timeoutMs = this.#deps.turnTimeoutMs;
@@ -436,6 +442,7 @@ export class SessionRecord implements SlotHolder {
       if (this.#lease !== lease) return;
       this.#lease = null;
       this.#clearIdleTimer();
+      this.#deps.observer?.workerExited(exit.kind);
       if (exit.kind === "crashed") this.#log.error({ cause: exit.cause }, "session worker died: the session's next prompt restores it from its log");
       this.#replay?.fail(workerFault(this.id, `session worker died: ${exit.cause}`));
       const turn = this.#turn;
@@ -493,7 +500,19 @@ export class SessionRecord implements SlotHolder {
         void this.#askClient(lease, event);
         return;
       default:
+        if (this.#deps.observer) this.#observeTool(event);
         for (const update of toSessionUpdates(event)) void this.send(update);
+    }
+  }
+
+  /** Tool call timings for the metrics: from the call's announcement to its final update. */
+  #observeTool(event: WorkerEvent): void {
+    if (event.type === "tool_call") this.#toolStarts.set(event.toolCallId, { kind: event.kind, at: performance.now() });
+    else if (event.type === "tool_call_update" && (event.status === "completed" || event.status === "failed")) {
+      const started = this.#toolStarts.get(event.toolCallId);
+      if (!started) return;
+      this.#toolStarts.delete(event.toolCallId);
+      this.#deps.observer?.toolCallEnded(started.kind, event.status === "failed", (performance.now() - started.at) / 1000);
     }
   }
 
@@ -530,12 +549,14 @@ export class SessionRecord implements SlotHolder {
 
   #settleTurn(turn: Turn, response: PromptResponse): void {
     if (!this.#endTurn(turn.id)) return;
+    this.#deps.observer?.turnEnded(response.stopReason, (performance.now() - turn.startedAt) / 1000);
     // All of a turn's updates go out before its response.
     void this.#sent.then(() => turn.resolve(response));
   }
 
   #failTurn(turn: Turn, error: Error): void {
     if (!this.#endTurn(turn.id)) return;
+    this.#deps.observer?.turnEnded("error", (performance.now() - turn.startedAt) / 1000);
     void this.#sent.then(() => turn.reject(error));
   }
 
