@@ -49,6 +49,7 @@ export function createAgentApp(host: HostContext, peer: Peer, stats: HostStatsMo
       }
       await assertDirectory(params.cwd);
       host.sessions.assertCapacity();
+      host.assertMemory();
       const mode = host.config["default-mode"];
       const settings = { cwd: params.cwd, mode, model: host.defaultModel };
       // The log (its header) exists and is locked to this process before the client learns the id.

@@ -1,5 +1,5 @@
 // The host's flags: one zod schema is the single source of names, defaults, validation and --help.
-import { homedir } from "node:os";
+import { homedir, totalmem } from "node:os";
 import { join, resolve } from "node:path";
 import { ConfigError, flagsHelp, parseFlags } from "../flags.js";
 import { z } from "zod";
@@ -16,6 +16,9 @@ export const HostConfig = z.object({
   "max-sessions": int(1)
     .default(10_000)
     .describe("sessions open in this host at once, with a worker or hibernated (the state dir may hold any number more)"),
+  "max-rss-mb": int(64)
+    .default(Math.floor((totalmem() * 0.8) / 2 ** 20))
+    .describe("memory the host may use (RSS, MiB; default 80% of the machine's): idle sessions hibernate to stay below it, then new workers are refused"),
   "max-live-workers": int(1).default(256).describe("session worker threads alive at once (beyond: least recently used idle session hibernates)"),
   "state-dir": z
     .string()

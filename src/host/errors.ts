@@ -29,6 +29,14 @@ export function internal(message: string, data?: Record<string, unknown>): Reque
   return RequestError.internalError(data, message);
 }
 
+export function atMemoryLimit(rssBytes: number, limitBytes: number): RequestError {
+  const mib = (bytes: number) => Math.round(bytes / 2 ** 20);
+  return RequestError.internalError(
+    { rssMiB: mib(rssBytes), limitMiB: mib(limitBytes) },
+    `host at memory limit: RSS ${mib(rssBytes)} MiB, limit ${mib(limitBytes)} MiB (--max-rss-mb), and no idle session left to hibernate`,
+  );
+}
+
 export function shuttingDown(): RequestError {
   return RequestError.internalError(undefined, "host is shutting down");
 }

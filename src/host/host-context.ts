@@ -1,5 +1,5 @@
 // What the handlers share: configuration, the session table, the worker pool, and the accepting flag.
-import { shuttingDown } from "./errors.js";
+import { atMemoryLimit, shuttingDown } from "./errors.js";
 import type { ModelConfig, WorkerInit } from "../protocol/port.js";
 import type { WorkerPool } from "../pool/worker-pool.js";
 import type { HostConfig } from "./config.js";
@@ -9,7 +9,10 @@ import { HostModels } from "./models.js";
 import { SessionStore } from "./session-store.js";
 import { SessionTable } from "./session-table.js";
 import type { SpawnerClient } from "./spawner-client.js";
-import { WorkerSlots } from "./worker-slots.js";
+import { WorkerSlots, type MemoryBudget } from "./worker-slots.js";
+
+/** What a live, idle session worker adds to the host's RSS (bench worker-start: about 9–10 MiB). */
+const WORKER_RSS_ESTIMATE_BYTES = 12 * 2 ** 20;
 
 export class HostContext {
   readonly config: HostConfig;
@@ -25,6 +28,8 @@ export class HostContext {
   readonly store: SessionStore;
   /** The budget of live session workers (--max-live-workers). */
   readonly slots: WorkerSlots;
+  /** --max-rss-mb: new workers only within it (idle sessions hibernate to make room), new sessions only below it. */
+  readonly memory: MemoryBudget;
   /** Runs every session command (null if it could not start: commands then fail with a clear error). */
   readonly spawner: SpawnerClient | null;
   readonly bwrapPath: string | null;
@@ -45,7 +50,14 @@ export class HostContext {
     this.models = new HostModels(config);
     this.defaultModel = this.models.default;
     this.store = new SessionStore(config["state-dir"], log);
-    this.slots = new WorkerSlots(config["max-live-workers"]);
+    const limitBytes = config["max-rss-mb"] * 2 ** 20;
+    this.memory = {
+      limitBytes,
+      perWorkerBytes: WORKER_RSS_ESTIMATE_BYTES,
+      rssBytes: () => process.memoryUsage.rss(),
+      exceeded: (rss) => atMemoryLimit(rss, limitBytes),
+    };
+    this.slots = new WorkerSlots(config["max-live-workers"], this.memory);
     this.sessionDeps = {
       pool,
       log,
@@ -70,6 +82,12 @@ export class HostContext {
 
   assertAccepting(): void {
     if (!this.#accepting) throw shuttingDown();
+  }
+
+  /** session/new is refused while the host is over its memory budget. */
+  assertMemory(): void {
+    const rss = this.memory.rssBytes();
+    if (rss > this.memory.limitBytes) throw this.memory.exceeded(rss);
   }
 
   /**

@@ -26,13 +26,25 @@ export class Slot {
   }
 }
 
+/** The host's memory budget (--max-rss-mb): a new worker is taken only while the host stays below it. */
+export interface MemoryBudget {
+  limitBytes: number;
+  /** What one more worker is expected to add. */
+  perWorkerBytes: number;
+  rssBytes(): number;
+  /** The error for a worker that cannot be had within the budget. */
+  exceeded(rssBytes: number): Error;
+}
+
 export class WorkerSlots {
   readonly max: number;
   readonly #taken = new Set<Slot>();
   readonly #waiting: Array<{ holder: SlotHolder; grant(slot: Slot): void }> = [];
+  readonly #memory: MemoryBudget | null;
 
-  constructor(max: number) {
+  constructor(max: number, memory: MemoryBudget | null = null) {
     this.max = max;
+    this.#memory = memory;
   }
 
   get live(): number {
@@ -46,6 +58,14 @@ export class WorkerSlots {
 
   async acquire(holder: SlotHolder): Promise<Slot> {
     for (;;) {
+      const rss = this.#memory?.rssBytes() ?? 0;
+      if (this.#memory && rss + this.#memory.perWorkerBytes > this.#memory.limitBytes) {
+        // Over the memory budget: idle sessions make room, least recently used first; with none left, a clear refusal.
+        const idle = this.#leastRecentlyUsedIdle(holder);
+        if (!idle) throw this.#memory.exceeded(rss);
+        await idle.hibernate("host at --max-rss-mb: least recently used idle session");
+        continue;
+      }
       if (this.free) return this.#take(holder);
       const victim = this.#leastRecentlyUsedIdle(holder);
       if (!victim) return new Promise<Slot>((grant) => this.#waiting.push({ holder, grant }));

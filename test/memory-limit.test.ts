@@ -1,0 +1,44 @@
+// --max-rss-mb: before the host would pass it, the least recently used idle session hibernates to make room; when no
+// idle session is left, session/new (and a prompt that needs a worker) get a clear -32603, and the host goes on.
+import type { ResumeSessionResponse } from "@agentclientprotocol/sdk";
+import { afterAll, describe, expect, it } from "vitest";
+import { removeTempDirs, startHost, tempDir } from "./support/host.js";
+import { script, waitFor } from "./support/tools.js";
+
+afterAll(removeTempDirs);
+
+describe("the host's memory limit", () => {
+  it("refuses session/new with a clear error when the host is over it, and keeps serving", async () => {
+    const host = await startHost(["--max-rss-mb", "64"]);
+    try {
+      await expect(host.client.newSession(tempDir())).rejects.toMatchObject({
+        code: -32603,
+        message: expect.stringMatching(/host at memory limit: RSS \d+ MiB, limit 64 MiB/),
+      });
+      expect((await host.client.stats()).pid).toBe(host.pid);
+    } finally {
+      await host.dispose();
+    }
+  });
+
+  it("hibernates the least recently used idle session to make room for a worker", async () => {
+    const host = await startHost(["--max-rss-mb", "300", "--warm-workers", "0", "--allow-fault-injection", "--hibernate-after-ms", "0"]);
+    try {
+      const cwdB = tempDir();
+      const b = (await host.client.newSession(cwdB)).sessionId;
+      expect((await host.client.prompt(b, "hi")).text).toBe("You said: hi");
+      await host.client.close(b);
+      const a = (await host.client.newSession(tempDir())).sessionId;
+      // A's worker now holds 300 MB of heap: the host is over its limit, A is idle.
+      expect((await host.client.prompt(a, script({ alloc_mb: 300 }, { say: "holding" }))).text).toBe("holding");
+      expect((await host.client.stats()).memory.rssBytes).toBeGreaterThan(300 * 2 ** 20);
+      await host.client.request<ResumeSessionResponse>("session/resume", { sessionId: b, cwd: cwdB, mcpServers: [] });
+      expect((await host.client.prompt(b, "after")).text).toBe("You said: after");
+      await waitFor("the hibernation", () => host.stderr().includes("host at --max-rss-mb: least recently used idle session"));
+      // A comes back from its log on its next prompt.
+      expect((await host.client.prompt(a, "back")).text).toBe("You said: back");
+    } finally {
+      await host.dispose();
+    }
+  });
+});
