@@ -124,10 +124,12 @@ export default function runSession(task: SessionTask): Promise<never> {
   events.onMessage((data) => {
     const message = asHostMessage(data);
     if (!message) return events.log("error", "malformed message from the main thread dropped");
+    // Answered at once, bound or not: it says this thread's event loop turns.
+    if (message.type === "ping") return events.post({ type: "pong", id: message.id });
     void bound.then((session) => {
       if (message.type === "prompt") session.loop.prompt(message.turnId, message.text);
       else if (message.type === "cancel") session.loop.cancel(message.turnId, message.reason);
-      else session.loop.resolvePermission(message.requestId, message.outcome);
+      else if (message.type === "permission") session.loop.resolvePermission(message.requestId, message.outcome);
     });
   });
   return new Promise<never>(() => {});

@@ -38,6 +38,9 @@ export const HostConfig = z.object({
   "cancel-grace-ms": int(0).default(2000).describe("how long a cancelled turn may take before its worker is terminated"),
   "max-turn-requests": int(1).default(50).describe("model requests one prompt may make"),
   "max-turn-tool-calls": int(1).default(200).describe("tool calls one prompt may run; past it the turn ends max_turn_requests"),
+  "worker-stall-ms": int(0)
+    .default(10_000)
+    .describe("end an idle session's worker that has not answered a ping for this long (its event loop is blocked); 0: no watchdog"),
   "turn-timeout-ms": int(0)
     .default(30 * 60_000)
     .describe("a turn running longer is cancelled as session/cancel would (then its worker is ended after --cancel-grace-ms); 0: none"),

@@ -16,6 +16,7 @@ import { Peer } from "./peer.js";
 import { SpawnerClient } from "./spawner-client.js";
 import { stdioStream } from "./stdio-stream.js";
 import { createTeardown } from "./teardown.js";
+import { startWorkerWatchdog } from "./worker-watchdog.js";
 
 export async function serve(config: HostConfig, version: string): Promise<void> {
   const log = createLogger(config["log-level"]);
@@ -36,12 +37,14 @@ export async function serve(config: HostConfig, version: string): Promise<void> 
   const host = new HostContext(config, log, pool, version, spawner, bwrapPath);
   const stats = new HostStatsMonitor(host);
   const metrics = config["metrics-listen"] ? await startMetrics(host, config["metrics-listen"]) : null;
+  const stopWatchdog = startWorkerWatchdog(host.sessions, config["worker-stall-ms"]);
 
   let listener: RemoteListener | null = null;
   let drained = (): Promise<void> => Promise.resolve();
   const teardown = createTeardown(host, {
     drained: () => drained(),
     finish: async () => {
+      stopWatchdog();
       metrics?.close();
       await listener?.close();
       await spawner?.shutdown();

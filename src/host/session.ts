@@ -96,6 +96,9 @@ export class SessionRecord implements SlotHolder {
   #turn: Turn | null = null;
   #sent: Promise<void> = Promise.resolve();
   #workersStarted = 0;
+  /** The watchdog's ping still unanswered, if any: its id and when it was sent. */
+  #ping: { id: number; sentAt: number } | null = null;
+  #pings = 0;
   readonly #toolStarts = new Map<string, { kind: ToolKind; at: number }>();
   /** The thread of the session's current worker, once it has opened (for log lines). */
   #threadId: number | null = null;
@@ -203,6 +206,28 @@ export class SessionRecord implements SlotHolder {
       this.#replay = null;
       this.#wentIdle();
     }
+  }
+
+  /**
+   * The watchdog's look at an idle session's worker: a ping unanswered for stallMs means its event loop is blocked
+   * (or the thread is gone astray); the worker is ended and the next prompt restores the session from its log.
+   * A session with a turn running is the cancel grace's business, not this.
+   */
+  checkAlive(stallMs: number, now: number): void {
+    const lease = this.#lease;
+    if (!lease?.alive || this.#turn || this.#opening || this.#waking || this.#releasing || this.#replay) {
+      this.#ping = null;
+      return;
+    }
+    if (this.#ping === null) {
+      this.#ping = { id: ++this.#pings, sentAt: now };
+      lease.post({ type: "ping", id: this.#ping.id });
+      return;
+    }
+    if (now - this.#ping.sentAt < stallMs) return;
+    this.#log.warn({ threadId: this.#threadId, stallMs }, "session worker did not answer a ping for --worker-stall-ms: terminated, the next prompt restores the session from its log");
+    this.#ping = null;
+    void this.#releaseWorker(0);
   }
 
   /** Releases the worker if nothing uses it; the next prompt restores the session from its log. */
@@ -476,6 +501,10 @@ export class SessionRecord implements SlotHolder {
 
   #onEvent(lease: WorkerLease, event: WorkerEvent): void {
     if (lease !== this.#lease) return;
+    if (event.type === "pong") {
+      if (this.#ping?.id === event.id) this.#ping = null;
+      return;
+    }
     if (event.type === "log") {
       this.#log[event.level](event.data ? foreignFields(event.data) : {}, event.msg);
       return;

@@ -130,6 +130,8 @@ export const WorkerEvent = z.discriminatedUnion("type", [
   }),
   /** The turn failed: the prompt gets a JSON-RPC error with this code and message. */
   z.object({ type: z.literal("turn_error"), turnId: TurnId, code: z.int(), message: z.string() }),
+  /** The answer to a ping: the worker's event loop is turning. */
+  z.object({ type: z.literal("pong"), id: z.int() }),
   z.object({
     type: z.literal("log"),
     level: z.enum(["debug", "info", "warn", "error"]),
@@ -149,12 +151,15 @@ export type WorkerEventBatch = z.infer<typeof WorkerEventBatch>;
 export type HostMessage =
   | { type: "prompt"; turnId: string; text: string }
   | { type: "cancel"; turnId: string; reason?: string }
-  | { type: "permission"; requestId: string; outcome: PermissionOutcome };
+  | { type: "permission"; requestId: string; outcome: PermissionOutcome }
+  /** Liveness: the worker answers with a pong event of the same id (the host's watchdog). */
+  | { type: "ping"; id: number };
 
 /** The worker's check of what arrives on its events port: no zod on the hot path, only the shape it relies on. */
 export function asHostMessage(data: unknown): HostMessage | null {
   if (typeof data !== "object" || data === null) return null;
   const message = data as Record<string, unknown>;
+  if (message.type === "ping") return typeof message.id === "number" ? { type: "ping", id: message.id } : null;
   if (message.type === "permission") {
     const outcome = PermissionOutcome.safeParse(message.outcome);
     if (typeof message.requestId !== "string" || !outcome.success) return null;

@@ -10,6 +10,7 @@ const Step = z.union([
   z.strictObject({ tool: z.string().check(z.minLength(1)), input: z._default(z.record(z.string(), z.unknown()), {}) }),
   z.strictObject({ sleep_ms: z.int().check(z.nonnegative()) }),
   z.strictObject({ spin_ms: z.int().check(z.nonnegative()) }),
+  z.strictObject({ freeze_after_ms: z.int().check(z.nonnegative()) }),
   z.strictObject({ alloc_mb: z.int().check(z.positive()) }),
   z.strictObject({ crash: z.string() }),
 ]);
@@ -17,7 +18,9 @@ type Step = z.infer<typeof Step>;
 const Script = z.array(Step).check(z.minLength(1));
 
 const SCRIPT_PREFIX = "/script ";
-const FAULT_STEPS = ["spin_ms", "alloc_mb", "crash"] as const;
+const FAULT_STEPS = ["spin_ms", "freeze_after_ms", "alloc_mb", "crash"] as const;
+/** How long after the turn's end a freeze_after_ms step blocks the worker: its turn is over by then. */
+const FREEZE_DELAY_MS = 100;
 
 /** Memory held by alloc_mb steps: it lives as long as the worker, which serves one session only. */
 const held: number[][] = [];
@@ -98,6 +101,10 @@ export class ScriptedModel implements Model {
       }
       if ("sleep_ms" in step) await sleep(step.sleep_ms, undefined, { signal });
       else if ("spin_ms" in step) spin(step.spin_ms);
+      else if ("freeze_after_ms" in step) {
+        const ms = step.freeze_after_ms;
+        setTimeout(() => spin(ms), FREEZE_DELAY_MS).unref();
+      }
       else if ("alloc_mb" in step) allocate(step.alloc_mb);
       else if ("crash" in step) {
         const message = step.crash;
