@@ -39,6 +39,7 @@ describe("metrics", () => {
       expect(value("acp_session_host_tool_calls_total", { kind: "execute", outcome: "completed" })).toBe(1);
       expect(value("acp_session_host_worker_exits_total", { cause: "crashed" })).toBe(1);
       expect(family("acp_session_host_workers")).toBeDefined();
+      expect(value("acp_session_host_spawner_restarts", {})).toBe(0);
       expect(family("acp_session_host_process_resident_memory_bytes")).toBeDefined();
       expect(family("acp_session_host_nodejs_eventloop_lag_seconds")).toBeDefined();
       // No series names a session.

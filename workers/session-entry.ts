@@ -10,6 +10,7 @@ import {
   REPLAY_TURN_ID,
   asHostMessage,
   SessionModeId,
+  SpawnerGrant,
   WorkerInit,
   type SessionTask,
   type SessionWorkerApi,
@@ -21,6 +22,7 @@ import { createModel } from "./models/create-model.js";
 import { replayEvents } from "./replay.js";
 import { restoreSession } from "./session-restore.js";
 import { createTools } from "./tools/create-tools.js";
+import type { SpawnerConnection } from "./tools/spawner-connection.js";
 import type { ToolRegistry } from "./tools/registry.js";
 
 interface Session {
@@ -30,11 +32,12 @@ interface Session {
   model: ModelConfig;
   turns: number;
   tools: ToolRegistry;
+  spawner: SpawnerConnection;
 }
 
 async function openSession(init: WorkerInit, events: EventSink): Promise<Session> {
   const { journal, mode, model, turns } = restoreSession(init, events);
-  const tools = createTools(init);
+  const { tools, spawner } = createTools(init);
   const loop = new AgentLoop({
     model: await createModel(model, { allowFaultInjection: init.allowFaultInjection, cwd: init.cwd, log: events.log.bind(events) }),
     tools,
@@ -47,7 +50,7 @@ async function openSession(init: WorkerInit, events: EventSink): Promise<Session
     compactAt: init.compactAt,
     streamChunks: init.streamChunks,
   });
-  return { init, loop, journal, model, turns, tools };
+  return { init, loop, journal, model, turns, tools, spawner };
 }
 
 // zod/mini leaves error messages to a locale: the model and the log get English ones, as on the main thread.
@@ -86,6 +89,9 @@ export default function runSession(task: SessionTask): Promise<never> {
       } catch (error) {
         return { ok: false, code: -32603, message: error instanceof Error ? error.message : String(error) };
       }
+    },
+    async regrant(grant) {
+      (await bound).spawner.regrant(SpawnerGrant.parse(grant));
     },
     async setMode(mode) {
       (await bound).loop.setMode(SessionModeId.parse(mode));

@@ -8,7 +8,7 @@ import type { SessionDeps, SessionRecord, SessionSettings, WorkerRestore } from 
 import { HostModels } from "./models.js";
 import { SessionStore } from "./session-store.js";
 import { SessionTable } from "./session-table.js";
-import type { SpawnerClient } from "./spawner-client.js";
+import type { SpawnerSupervisor } from "./spawner-supervisor.js";
 import { WorkerSlots, type MemoryBudget } from "./worker-slots.js";
 
 /** What a live, idle session worker adds to the host's RSS (bench worker-start: about 9–10 MiB). */
@@ -31,7 +31,7 @@ export class HostContext {
   /** --max-rss-mb: new workers only within it (idle sessions hibernate to make room), new sessions only below it. */
   readonly memory: MemoryBudget;
   /** Runs every session command (null if it could not start: commands then fail with a clear error). */
-  readonly spawner: SpawnerClient | null;
+  readonly spawner: SpawnerSupervisor | null;
   readonly bwrapPath: string | null;
   /** Every prompt not yet answered: teardown waits for their answers to be written. */
   readonly prompts = new Set<Promise<unknown>>();
@@ -39,7 +39,7 @@ export class HostContext {
   readonly #toStart: SessionRecord[] = [];
   #accepting = true;
 
-  constructor(config: HostConfig, log: Logger, pool: WorkerPool, version: string, spawner: SpawnerClient | null = null, bwrapPath: string | null = null) {
+  constructor(config: HostConfig, log: Logger, pool: WorkerPool, version: string, spawner: SpawnerSupervisor | null = null, bwrapPath: string | null = null) {
     this.config = config;
     this.spawner = spawner;
     this.bwrapPath = bwrapPath;
@@ -58,6 +58,9 @@ export class HostContext {
       exceeded: (rss) => atMemoryLimit(rss, limitBytes),
     };
     this.slots = new WorkerSlots(config["max-live-workers"], this.memory);
+    spawner?.onRestart(() => {
+      for (const session of this.sessions.values()) session.regrant();
+    });
     this.sessionDeps = {
       pool,
       log,
@@ -69,6 +72,7 @@ export class HostContext {
       hibernateAfterMs: config["hibernate-after-ms"],
       resolveModel: (model) => this.models.get(model.model) ?? this.defaultModel,
       endSession: (id) => this.#endSessionCommands(id),
+      grantFor: (id, cwd) => this.spawner?.grant(id, cwd, this.store.paths(id).outputDir) ?? null,
     };
   }
 

@@ -60,6 +60,14 @@ export class HostMetrics implements SessionObserver {
         this.set({ state: "live" }, Math.max(0, host.pool.liveThreads - standby));
       },
     });
+    new Gauge({
+      name: `${PREFIX}spawner_restarts`,
+      help: "Times the spawner process died and was started again since the host started",
+      registers,
+      collect() {
+        this.set(host.spawner?.restarts ?? 0);
+      },
+    });
     this.#prompts = new Counter({ name: `${PREFIX}prompts_total`, help: "Prompts answered, by stop reason (error: answered with an error)", labelNames: ["stop_reason"], registers });
     this.#promptSeconds = new Histogram({
       name: `${PREFIX}prompt_duration_seconds`,

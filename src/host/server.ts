@@ -13,7 +13,7 @@ import { createLogger, type Logger } from "./logger.js";
 import { HostMetrics, serveMetrics } from "./metrics.js";
 import { findBwrap } from "./find-bwrap.js";
 import { Peer } from "./peer.js";
-import { SpawnerClient } from "./spawner-client.js";
+import { SpawnerSupervisor } from "./spawner-supervisor.js";
 import { stdioStream } from "./stdio-stream.js";
 import { createTeardown } from "./teardown.js";
 import { startWorkerWatchdog } from "./worker-watchdog.js";
@@ -85,9 +85,9 @@ async function startMetrics(host: HostContext, address: ListenAddress): Promise<
   return server;
 }
 
-async function startSpawner(config: HostConfig, bwrapPath: string | null, log: Logger): Promise<SpawnerClient | null> {
+async function startSpawner(config: HostConfig, bwrapPath: string | null, log: Logger): Promise<SpawnerSupervisor | null> {
   try {
-    const spawner = await SpawnerClient.start(
+    const spawner = await SpawnerSupervisor.start(
       {
         bwrapPath,
         network: config["sandbox-network"],

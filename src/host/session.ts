@@ -16,6 +16,7 @@ import {
   REPLAY_TURN_ID,
   type ModelConfig,
   type SessionModeId,
+  type SpawnerGrant,
   type ToolKind,
   type WorkerEvent,
   type WorkerInit,
@@ -52,6 +53,8 @@ export interface SessionDeps {
   hibernateAfterMs: number;
   /** This host's configuration of a model a log names (the host's default model when it has none by that name). */
   resolveModel(model: ModelConfig): ModelConfig;
+  /** A fresh spawner grant for this session (after the host restarted its spawner); null when there is none. */
+  grantFor?(id: string, cwd: string): SpawnerGrant | null;
   /** Ends the session's commands in the spawner, background tasks included (they outlive its workers, not it). */
   endSession?(id: string): Promise<void>;
 }
@@ -228,6 +231,13 @@ export class SessionRecord implements SlotHolder {
     this.#log.warn({ threadId: this.#threadId, stallMs }, "session worker did not answer a ping for --worker-stall-ms: terminated, the next prompt restores the session from its log");
     this.#ping = null;
     void this.#releaseWorker(0);
+  }
+
+  /** The host restarted its spawner: the live worker gets a fresh grant (a later worker gets one when it is made). */
+  regrant(): void {
+    const lease = this.#lease;
+    const grant = lease?.alive ? this.#deps.grantFor?.(this.id, this.settings.cwd) : null;
+    if (lease && grant) lease.call((api) => api.regrant(grant)).catch(() => {});
   }
 
   /** Releases the worker if nothing uses it; the next prompt restores the session from its log. */

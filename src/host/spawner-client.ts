@@ -24,16 +24,16 @@ export class SpawnerClient {
   readonly sandbox: SandboxStatus;
   readonly pid: number;
   readonly #child: ChildProcess;
-  readonly #log: Logger;
   readonly #exited: Promise<void>;
+  /** Resolves when the process has exited, asked to or not. */
+  readonly exited: Promise<void>;
   readonly #pending = new Map<number, (killed: number) => void>();
   #nextId = 1;
   #alive = true;
   #stopping = false;
 
-  private constructor(child: ChildProcess, ready: Extract<ControlMessage, { type: "ready" }>, log: Logger, exited: Promise<void>) {
+  private constructor(child: ChildProcess, ready: Extract<ControlMessage, { type: "ready" }>, exited: Promise<void>) {
     this.#child = child;
-    this.#log = log;
     this.pid = child.pid!;
     this.socketPath = ready.socketPath;
     this.outputRoot = ready.outputRoot;
@@ -42,8 +42,8 @@ export class SpawnerClient {
       this.#alive = false;
       for (const settle of this.#pending.values()) settle(0);
       this.#pending.clear();
-      if (!this.#stopping) this.#log.error("spawner exited: commands can no longer run in this host");
     });
+    this.exited = this.#exited;
   }
 
   static async start(options: SpawnerOptionsInput, log: Logger): Promise<SpawnerClient> {
@@ -74,7 +74,7 @@ export class SpawnerClient {
       );
     });
     try {
-      client = new SpawnerClient(child, await ready, log, exited);
+      client = new SpawnerClient(child, await ready, exited);
     } catch (error) {
       child.kill("SIGKILL");
       throw error;
@@ -84,6 +84,11 @@ export class SpawnerClient {
 
   get alive(): boolean {
     return this.#alive;
+  }
+
+  /** Whether it is ending because it was asked to (shutdown). */
+  get stopping(): boolean {
+    return this.#stopping;
   }
 
   /**

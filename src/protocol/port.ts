@@ -205,6 +205,8 @@ export interface SessionWorkerApi {
   /** Answers once start has restored the session (log read and repaired, loop built), or why it could not. */
   open(): Promise<OpenAck>;
   setMode(mode: SessionModeId): Promise<void>;
+  /** The host restarted its spawner: commands from now on go through this grant. */
+  regrant(grant: SpawnerGrant): Promise<void>;
   setModel(model: ModelConfig): Promise<void>;
   /**
    * Posts the session's history as events (turnId "replay"), then a turn_end with turnId "replay" that marks the

@@ -18,6 +18,7 @@ export default function rogueSession(task: SessionTask): Promise<never> {
           ? { ok: "certainly", turns: -1 }
           : { ok: true, turns: 0, mode: init!.mode, model: init!.model, threadId: 0 },
       setMode: () => {},
+      regrant: () => {},
       setModel: () => {},
       replay: () => ({ turns: 0 }),
       dispose: () => {},

@@ -9,11 +9,12 @@ import { SpawnerConnection } from "./spawner-connection.js";
 import { Workspace } from "./workspace.js";
 import { writeFileTool } from "./write-file.js";
 
-export function createTools(init: WorkerInit): ToolRegistry {
+/** The session's tools, and its channel to the spawner (re-granted when the host restarts its spawner). */
+export function createTools(init: WorkerInit): { tools: ToolRegistry; spawner: SpawnerConnection } {
   const connection = new SpawnerConnection(init.spawner);
   const workspace = new Workspace(init.cwd);
   const cap = init.outputCapBytes;
-  return new ToolRegistry(
+  const tools = new ToolRegistry(
     [
       ...bashTools({ connection, outputCapBytes: cap }),
       readFileTool(workspace, cap),
@@ -23,4 +24,5 @@ export function createTools(init: WorkerInit): ToolRegistry {
     ],
     () => connection.close(),
   );
+  return { tools, spawner: connection };
 }

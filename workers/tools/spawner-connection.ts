@@ -28,7 +28,7 @@ type ReplyOf<T extends SpawnerReply["type"]> = Extract<SpawnerReply, { type: T }
 type Handler = (reply: Exclude<SpawnerReply, { type: "welcome" | "denied" }>) => void;
 
 export class SpawnerConnection {
-  readonly #grant: SpawnerGrant | null;
+  #grant: SpawnerGrant | null;
   readonly #handlers = new Map<string, Handler>();
   #socket: Socket | null = null;
   #ready: Promise<Socket> | null = null;
@@ -37,6 +37,15 @@ export class SpawnerConnection {
 
   constructor(grant: SpawnerGrant | null) {
     this.#grant = grant;
+  }
+
+  /** A restarted spawner's grant: the next command connects with it (the old connection died with the old one). */
+  regrant(grant: SpawnerGrant): void {
+    this.#socket?.destroy();
+    this.#grant = grant;
+    this.#socket = null;
+    this.#ready = null;
+    this.#closedWhy = null;
   }
 
   /** Runs a command; foreground runs resolve when the command's group is gone, background ones once started. */
@@ -142,6 +151,8 @@ export class SpawnerConnection {
   }
 
   #fail(socket: Socket, why: string): void {
+    // A connection already replaced by a regrant ends quietly: it speaks for a spawner that is gone.
+    if (socket !== this.#socket) return void socket.destroy();
     this.#closedWhy ??= why;
     socket.destroy();
     for (const [id, handler] of [...this.#handlers]) handler({ type: "error", id, message: `command aborted: ${this.#closedWhy}` });
