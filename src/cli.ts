@@ -6,6 +6,7 @@ import { ConfigError, configHelp, parseHostConfig } from "./host/config.js";
 import { serve } from "./host/server.js";
 import { runCommand } from "./run/run-command.js";
 import { runUsage } from "./run/run-config.js";
+import { statusCommand } from "./run/status-command.js";
 import { tokenCommand } from "./remote/token-command.js";
 
 const { version } = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
@@ -18,6 +19,10 @@ async function main(argv: string[]): Promise<void> {
     else process.exitCode = await runCommand(rest);
     return;
   }
+  if (command === "status") {
+    process.stdout.write(await statusCommand(rest));
+    return;
+  }
   if (command === "token") {
     process.stdout.write(await tokenCommand(rest));
     return;
@@ -25,7 +30,8 @@ async function main(argv: string[]): Promise<void> {
   if (rest.includes("--help") || command === "help") {
     process.stdout.write(
       `usage: acp-session-host [serve] [flags]\n       acp-session-host run [run flags] [-- host flags]   (see run --help)\n` +
-        `       acp-session-host token add NAME --tokens-file PATH   (prints a new token for tenant NAME once, appends its hash)\n\nflags:\n${configHelp()}\n`,
+        `       acp-session-host token add NAME --tokens-file PATH   (prints a new token for tenant NAME once, appends its hash)\n` +
+        `       acp-session-host status --connect URL [--json]   (a listening host's _host/status; token from ACP_SESSION_HOST_TOKEN)\n\nflags:\n${configHelp()}\n`,
     );
     return;
   }

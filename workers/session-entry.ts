@@ -1,6 +1,7 @@
 // The piscina task that is a session worker's whole life: it waits on standby until start(init) binds it to one
 // session, serves that session over the two transferred ports, and never returns. The main thread ends it by
 // aborting the task, which terminates the thread.
+import { getHeapStatistics } from "node:v8";
 import { threadId, type MessagePort } from "node:worker_threads";
 import * as Comlink from "comlink";
 import { config as zodConfig } from "zod/mini";
@@ -89,6 +90,9 @@ export default function runSession(task: SessionTask): Promise<never> {
       } catch (error) {
         return { ok: false, code: -32603, message: error instanceof Error ? error.message : String(error) };
       }
+    },
+    async stats() {
+      return { activeMs: performance.eventLoopUtilization().active, heapUsedBytes: getHeapStatistics().used_heap_size };
     },
     async regrant(grant) {
       (await bound).spawner.regrant(SpawnerGrant.parse(grant));

@@ -40,6 +40,7 @@ import {
   type ToolCallStatus,
 } from "@agentclientprotocol/sdk";
 import { HOST_STATS_METHOD, HostStats, type HostStatsRequest } from "../protocol/host-stats.js";
+import { HOST_STATUS_METHOD, HostStatus, type HostStatusRequest } from "../protocol/host-status.js";
 
 /**
  * How the client answers the host's `session/request_permission`:
@@ -305,6 +306,11 @@ export class HostClient {
    * The host's own `_host/stats` extension: main-thread event-loop lag, worker and process thread counts, session
    * counts and memory. `resetEventLoopDelay` starts a fresh lag window after this read.
    */
+  /** `_host/status`: the host's figures and one page of session rows (pass `cursor: nextCursor` for the next). */
+  async status(request: HostStatusRequest = {}): Promise<HostStatus> {
+    return HostStatus.parse(await this.#connection.agent.request(HOST_STATUS_METHOD, request ?? {}));
+  }
+
   async stats(request: HostStatsRequest = {}): Promise<HostStats> {
     return HostStats.parse(await this.#connection.agent.request(HOST_STATS_METHOD, request ?? {}));
   }

@@ -4,6 +4,8 @@ import { isAbsolute } from "node:path";
 import { agent, PROTOCOL_VERSION, RequestError, type AgentApp, type SessionModeState } from "@agentclientprotocol/sdk";
 import { SessionModeId } from "../protocol/port.js";
 import { HOST_STATS_METHOD, HostStatsRequest } from "../protocol/host-stats.js";
+import { HOST_STATUS_METHOD, HostStatusRequest } from "../protocol/host-status.js";
+import { hostStatus } from "./host-status.js";
 import { DURABLE_CAPABILITIES, withDurableSessions } from "./durable-handlers.js";
 import type { HostContext } from "./host-context.js";
 import type { HostStatsMonitor } from "./host-stats.js";
@@ -31,6 +33,7 @@ export function createAgentApp(host: HostContext, peer: Peer, stats: HostStatsMo
   const app = agent({ name: "acp-session-host" })
     // Extension for orchestrators and the benchmark: event-loop lag, thread and session counts, memory.
     .onRequest(HOST_STATS_METHOD, HostStatsRequest, ({ params }) => stats.snapshot(params))
+    .onRequest(HOST_STATUS_METHOD, HostStatusRequest, async ({ params }) => hostStatus(host, peer, stats, params))
     .onRequest("initialize", () => ({
       protocolVersion: PROTOCOL_VERSION,
       agentCapabilities: {

@@ -3,7 +3,8 @@
 import { RequestError } from "@agentclientprotocol/sdk";
 import type { Peer } from "./peer.js";
 import type { SessionRecord } from "./session.js";
-import { unknownSession, type SessionTable } from "./session-table.js";
+import { unknownSession } from "./errors.js";
+import type { SessionTable } from "./session-table.js";
 
 /** The live session if this peer may see it (any attachment). */
 export function findVisible(sessions: SessionTable, peer: Peer, id: string): SessionRecord | undefined {

@@ -1,5 +1,5 @@
 // The routing table: session id → record. Ids are random UUIDs and never handed out twice.
-import { RequestError } from "@agentclientprotocol/sdk";
+import { internal, unknownSession } from "./errors.js";
 import type { SessionRecord } from "./session.js";
 
 export class SessionTable {
@@ -35,7 +35,7 @@ export class SessionTable {
 
   assertCapacity(): void {
     if (this.#sessions.size >= this.#maxSessions) {
-      throw RequestError.internalError({ maxSessions: this.#maxSessions }, `host at capacity: ${this.#maxSessions} sessions`);
+      throw internal(`host at capacity: ${this.#maxSessions} sessions`, { maxSessions: this.#maxSessions });
     }
   }
 
@@ -49,6 +49,3 @@ export class SessionTable {
 }
 
 /** The answer to a request for a live session that does not exist (or, for a peer, is another tenant's). */
-export function unknownSession(id: string): RequestError {
-  return RequestError.invalidParams({ sessionId: id }, `unknown session: ${id}`);
-}

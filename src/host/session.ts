@@ -26,6 +26,7 @@ import { WorkerGone, type WorkerLease } from "../pool/worker-lease.js";
 import { fromWorker, invalidRequest, promptInFlight, sessionClosed, workerFault } from "./errors.js";
 import { foreignFields, type Logger } from "./logger.js";
 import type { SessionObserver } from "./metrics.js";
+import type { SessionStatus } from "../protocol/host-status.js";
 import type { Peer } from "./peer.js";
 import type { SessionStore } from "./session-store.js";
 import { toSessionUpdates } from "./updates.js";
@@ -61,6 +62,9 @@ export interface SessionDeps {
 
 /** Whose mode and model a restored worker takes: the log's (session/load, resume) or the record's. */
 export type WorkerRestore = NonNullable<WorkerInit["log"]>["restore"];
+
+/** How long a status row waits for its worker's figures. */
+const STATUS_WAIT_MS = 250;
 
 /** An idle worker has nothing to finish: its dispose is quick. */
 const HIBERNATE_GRACE_MS = 1000;
@@ -99,6 +103,9 @@ export class SessionRecord implements SlotHolder {
   #turn: Turn | null = null;
   #sent: Promise<void> = Promise.resolve();
   #workersStarted = 0;
+  /** Turns answered since the session was opened in this host, and its token sums (from its usage events). */
+  #turnsAnswered = 0;
+  #tokens: SessionStatus["tokens"] = null;
   /** The watchdog's ping still unanswered, if any: its id and when it was sent. */
   #ping: { id: number; sentAt: number } | null = null;
   #pings = 0;
@@ -231,6 +238,25 @@ export class SessionRecord implements SlotHolder {
     this.#log.warn({ threadId: this.#threadId, stallMs }, "session worker did not answer a ping for --worker-stall-ms: terminated, the next prompt restores the session from its log");
     this.#ping = null;
     void this.#releaseWorker(0);
+  }
+
+  /** The session's row in `_host/status`: its worker's own figures are asked for, and left out if it is slow. */
+  async status(now: number): Promise<SessionStatus> {
+    const lease = this.#lease;
+    const opened = lease?.alive && !this.#opening && this.#threadId !== null;
+    const figures = opened
+      ? await Promise.race([lease.call((api) => api.stats()).catch(() => null), new Promise<null>((resolve) => setTimeout(resolve, STATUS_WAIT_MS, null))])
+      : null;
+    return {
+      sessionId: this.id,
+      state: this.#turn ? "busy" : this.hibernated ? "hibernated" : "live",
+      threadId: opened ? this.#threadId : null,
+      workerActiveMs: figures ? figures.activeMs : null,
+      heapUsedMiB: figures ? figures.heapUsedBytes / 2 ** 20 : null,
+      turns: this.#turnsAnswered,
+      idleMs: Math.max(0, now - this.#lastUsed),
+      tokens: this.#tokens,
+    };
   }
 
   /** The host restarted its spawner: the live worker gets a fresh grant (a later worker gets one when it is made). */
@@ -539,6 +565,7 @@ export class SessionRecord implements SlotHolder {
         void this.#askClient(lease, event);
         return;
       default:
+        if (event.type === "usage" && event.session) this.#tokens = event.session;
         if (this.#deps.observer) this.#observeTool(event);
         for (const update of toSessionUpdates(event)) void this.send(update);
     }
@@ -588,6 +615,7 @@ export class SessionRecord implements SlotHolder {
 
   #settleTurn(turn: Turn, response: PromptResponse): void {
     if (!this.#endTurn(turn.id)) return;
+    this.#turnsAnswered++;
     this.#deps.observer?.turnEnded(response.stopReason, (performance.now() - turn.startedAt) / 1000);
     // All of a turn's updates go out before its response.
     void this.#sent.then(() => turn.resolve(response));
@@ -595,6 +623,7 @@ export class SessionRecord implements SlotHolder {
 
   #failTurn(turn: Turn, error: Error): void {
     if (!this.#endTurn(turn.id)) return;
+    this.#turnsAnswered++;
     this.#deps.observer?.turnEnded("error", (performance.now() - turn.startedAt) / 1000);
     void this.#sent.then(() => turn.reject(error));
   }

@@ -198,6 +198,9 @@ export const OpenAck = z.discriminatedUnion("ok", [
 ]);
 export type OpenAck = z.infer<typeof OpenAck>;
 
+export const WorkerStats = z.object({ activeMs: z.number().check(z.nonnegative()), heapUsedBytes: z.number().check(z.nonnegative()) });
+export type WorkerStats = z.infer<typeof WorkerStats>;
+
 /** Commands the main thread calls on a session worker (comlink). */
 export interface SessionWorkerApi {
   /** Binds a standby worker to its one session; every other command waits for it. */
@@ -205,6 +208,8 @@ export interface SessionWorkerApi {
   /** Answers once start has restored the session (log read and repaired, loop built), or why it could not. */
   open(): Promise<OpenAck>;
   setMode(mode: SessionModeId): Promise<void>;
+  /** The worker's own figures for `_host/status`. */
+  stats(): Promise<WorkerStats>;
   /** The host restarted its spawner: commands from now on go through this grant. */
   regrant(grant: SpawnerGrant): Promise<void>;
   setModel(model: ModelConfig): Promise<void>;

@@ -19,6 +19,7 @@ export default function rogueSession(task: SessionTask): Promise<never> {
           : { ok: true, turns: 0, mode: init!.mode, model: init!.model, threadId: 0 },
       setMode: () => {},
       regrant: () => {},
+      stats: () => ({ activeMs: 0, heapUsedBytes: 0 }),
       setModel: () => {},
       replay: () => ({ turns: 0 }),
       dispose: () => {},

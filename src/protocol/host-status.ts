@@ -1,0 +1,45 @@
+// The `_host/status` ACP extension method: the host's figures (as `_host/stats`) plus one row per open session, in
+// pages. Shared by the host (which answers it), the client library and `acp-session-host status`.
+import { z } from "zod";
+import { HostStats } from "./host-stats.js";
+
+export const HOST_STATUS_METHOD = "_host/status";
+
+export const HostStatusRequest = z
+  .object({
+    /** Rows per page (at most 500). */
+    pageSize: z.number().int().min(1).max(500).optional(),
+    /** The nextCursor of the previous page. */
+    cursor: z.string().optional(),
+  })
+  .nullish()
+  .transform((params) => ({ pageSize: params?.pageSize ?? 100, cursor: params?.cursor ?? null }));
+export type HostStatusRequest = z.input<typeof HostStatusRequest>;
+export type HostStatusParams = z.output<typeof HostStatusRequest>;
+
+const Count = z.number().int().nonnegative();
+const TokenCounts = z.object({ prompt: Count, completion: Count, cached: Count });
+
+export const SessionStatus = z.object({
+  sessionId: z.string(),
+  /** busy: a prompt in flight; live: a worker and nothing running; hibernated: no worker (restored on its next prompt). */
+  state: z.enum(["busy", "live", "hibernated"]),
+  /** The session's worker thread, while it has one. */
+  threadId: z.number().int().nullable(),
+  /** Time the worker's event loop has been busy (ms), and its JS heap in use (MiB); null without a worker. */
+  workerActiveMs: z.number().nonnegative().nullable(),
+  heapUsedMiB: z.number().nonnegative().nullable(),
+  /** Turns answered since it was opened in this host. */
+  turns: Count,
+  /** ms since its last prompt or load. */
+  idleMs: z.number().nonnegative(),
+  /** The cost inputs: the session's token sums since it was created, as its provider reported them (null: none yet). */
+  tokens: TokenCounts.nullable(),
+});
+export type SessionStatus = z.infer<typeof SessionStatus>;
+
+export const HostStatus = HostStats.extend({
+  sessionRows: z.array(SessionStatus),
+  nextCursor: z.string().optional(),
+});
+export type HostStatus = z.infer<typeof HostStatus>;
