@@ -56,7 +56,7 @@ function sessionStarter(): { start(): Promise<Started>; close(): Promise<void> }
         allowFaultInjection: false,
         outputCapBytes: 65536,
         maxBackgroundTasks: 8,
-        sandbox: { bwrapPath: null, network: false, allowFullAccess: false },
+        sandbox: { bwrapPath: null, network: false, allowFullAccess: false, hidden: [] },
         spawner: null,
         log: { path: paths.log, sidecarPath: paths.sidecar, outputDir: paths.outputDir, restore: "host" },
       };

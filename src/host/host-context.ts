@@ -1,4 +1,5 @@
 // What the handlers share: configuration, the session table, the worker pool, and the accepting flag.
+import { dirname } from "node:path";
 import type { AgentContext } from "@agentclientprotocol/sdk";
 import { shuttingDown } from "./errors.js";
 import type { ModelConfig, WorkerInit } from "../protocol/port.js";
@@ -106,12 +107,19 @@ export class HostContext {
       allowFaultInjection: config["allow-fault-injection"],
       outputCapBytes: config["output-cap-bytes"],
       maxBackgroundTasks: config["max-background-tasks"],
-      sandbox: { bwrapPath: this.bwrapPath, network: config["sandbox-network"], allowFullAccess: config["allow-full-access"] },
+      sandbox: { bwrapPath: this.bwrapPath, network: config["sandbox-network"], allowFullAccess: config["allow-full-access"], hidden: this.#hiddenFrom(sessionId) },
       // A fresh grant per worker: a session's next worker reaches the same session's background tasks. Full command
       // output goes next to a durable session's log, else to the spawner's own directory.
       spawner: this.spawner?.grant(sessionId, settings.cwd, log?.outputDir ?? null) ?? null,
       log,
     };
+  }
+
+  #hiddenFrom(sessionId: string): string[] {
+    const hidden = [this.config["state-dir"]];
+    if (this.spawner) hidden.push(dirname(this.spawner.socketPath));
+    for (const session of this.sessions.values()) if (session.id !== sessionId) hidden.push(session.settings.cwd);
+    return hidden;
   }
 
   #logFiles(sessionId: string, restore: WorkerRestore): WorkerInit["log"] {

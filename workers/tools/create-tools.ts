@@ -11,7 +11,7 @@ import { writeFileTool } from "./write-file.js";
 
 export function createTools(init: WorkerInit): ToolRegistry {
   const connection = new SpawnerConnection(init.spawner);
-  const workspace = new Workspace(init.cwd);
+  const workspace = new Workspace(init.cwd, init.sandbox.hidden);
   const cap = init.outputCapBytes;
   return new ToolRegistry(
     [
