@@ -466,7 +466,9 @@ export class SessionRecord implements SlotHolder {
     } finally {
       this.#permissionRequests.delete(event.requestId);
     }
-    if (abort.signal.aborted) outcome = { outcome: "cancelled" };
+    // Aborted by a cancel or a close: the worker settles its pending requests itself when the cancel (or stop) reaches
+    // it. Answering here, on the command port, could overtake the cancel on the events port and let the turn go on.
+    if (abort.signal.aborted) return;
     await lease.call((api) => api.resolvePermission(event.requestId, outcome)).catch(() => {});
   }
 
