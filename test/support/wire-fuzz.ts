@@ -56,6 +56,7 @@ export async function runWireFuzz(options: WireFuzzOptions): Promise<WireFuzzRep
   let requests = 0;
   let bytes = 0;
   let probes = 0;
+  let failed = false;
   const check = (condition: boolean, message: string): void => {
     if (!condition) throw new WireFuzzFailure(message);
   };
@@ -118,9 +119,13 @@ export async function runWireFuzz(options: WireFuzzOptions): Promise<WireFuzzRep
     check(host.invalid.length === 0, `stdout carried a line that is not JSON-RPC: ${host.invalid[0]} (seed ${seed})`);
     const sorted = [...latencies].sort((a, b) => a - b);
     return { seed, runs, lines, requests, bytes, probeLatencyMs: { median: sorted[Math.floor(sorted.length / 2)] ?? 0, max: sorted.at(-1) ?? 0 } };
+  } catch (error) {
+    failed = true;
+    throw error;
   } finally {
     const code = await host.close();
     rmSync(dir, { recursive: true, force: true });
-    if (code !== 0 && code !== null) throw new WireFuzzFailure(`the host exited with ${code} at the end (seed ${seed})`);
+    // A failure already on its way is the one to report.
+    if (!failed && code !== 0 && code !== null) throw new WireFuzzFailure(`the host exited with ${code} at the end (seed ${seed})`);
   }
 }
