@@ -28,6 +28,15 @@ describe("bad input never kills the host", () => {
     expect(await host.next((m) => m.id === null)).toMatchObject({ error: { code: -32600 } });
   });
 
+  it("answers a request nested too deeply to echo with -32600 and keeps its connection (found by the wire fuzz)", async () => {
+    const deep = `${'{"d":['.repeat(30_000)}${"]}".repeat(30_000)}`;
+    host.send(`{"jsonrpc":"2.0","id":7,"method":${deep},"params":{}}`);
+    expect(await host.next((m) => m.id === null && (m.error as { code?: number } | undefined)?.code === -32600)).toMatchObject({ error: { code: -32600 } });
+    host.send(JSON.stringify({ jsonrpc: "2.0", id: 8, method: "no/such_method", params: {} }));
+    expect(await host.next(byId(8))).toMatchObject({ error: { code: -32601 } });
+    expect(host.child.exitCode).toBeNull();
+  });
+
   it("answers an unknown method with -32601", async () => {
     host.send(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "no/such_method", params: {} }));
     expect(await host.next(byId(2))).toMatchObject({ error: { code: -32601 } });

@@ -105,7 +105,7 @@ describe("sessions outlive their workers", () => {
   });
 
   it("--max-live-workers 2 with five sessions: the least recently used idle one makes room, and live threads stay bounded", async () => {
-    const h = await host("--max-live-workers", "2", "--warm-workers", "0", "--hibernate-after-ms", "0");
+    const h = await host("--max-live-workers", "2", "--warm-workers", "0", "--max-warm-workers", "0", "--hibernate-after-ms", "0");
     const cwd = tempDir();
     const baseline = await idleThreads(h.pid);
     let most = baseline;

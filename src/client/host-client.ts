@@ -162,7 +162,10 @@ export class HostClient {
   static async spawn(options: SpawnOptions = {}): Promise<HostClient> {
     const command = options.command ?? process.execPath;
     const args = options.args ?? [CLI, "serve", ...(options.hostArgs ?? [])];
-    const child = spawn(command, args, { stdio: ["pipe", "pipe", options.stderr ?? "ignore"], env: options.env ?? process.env });
+    // glibc gives each thread that allocates an arena of its own and keeps it: a host that makes and ends worker
+    // threads all day grows by them. Two arenas bound that (measured: +14 MiB per 40 sessions made and closed → +7).
+    const env = { MALLOC_ARENA_MAX: "2", ...(options.env ?? process.env) };
+    const child = spawn(command, args, { stdio: ["pipe", "pipe", options.stderr ?? "ignore"], env });
     await once(child, "spawn");
     const stream = ndJsonStream(Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>);
     return HostClient.#open(child, stream, options.permission ?? "deny");

@@ -1,4 +1,5 @@
 // What the handlers share: configuration, the session table, the worker pool, and the accepting flag.
+import { dirname } from "node:path";
 import { atMemoryLimit, shuttingDown } from "./errors.js";
 import type { ModelConfig, WorkerInit } from "../protocol/port.js";
 import type { WorkerPool } from "../pool/worker-pool.js";
@@ -131,12 +132,29 @@ export class HostContext {
       allowFaultInjection: config["allow-fault-injection"],
       outputCapBytes: config["output-cap-bytes"],
       maxBackgroundTasks: config["max-background-tasks"],
-      sandbox: { bwrapPath: this.bwrapPath, network: config["sandbox-network"], allowFullAccess: config["allow-full-access"] },
+      sandbox: {
+        bwrapPath: this.bwrapPath,
+        network: config["sandbox-network"],
+        allowFullAccess: config["allow-full-access"],
+        hidden: this.#hiddenFrom(sessionId),
+      },
       // A fresh grant per worker: a session's next worker reaches the same session's background tasks. Full command
       // output goes next to a durable session's log, else to the spawner's own directory.
       spawner: this.spawner?.grant(sessionId, settings.cwd, log?.outputDir ?? null) ?? null,
       log,
     };
+  }
+
+  /**
+   * What the session's file tools must refuse, as bash's sandbox masks it: the state dir, the spawner's directory
+   * and other sessions' workspaces. The worker keeps those that really lie inside its workspace (by real path).
+   */
+  #hiddenFrom(sessionId: string): string[] {
+    const hidden = [this.config["state-dir"]];
+    const socketPath = this.spawner?.socketPath;
+    if (socketPath) hidden.push(dirname(socketPath));
+    for (const session of this.sessions.values()) if (session.id !== sessionId) hidden.push(session.settings.cwd);
+    return hidden;
   }
 
   #logFiles(sessionId: string, restore: WorkerRestore): WorkerInit["log"] {

@@ -610,6 +610,7 @@ export class SessionRecord implements SlotHolder {
       this.#permissionRequests.delete(event.requestId);
     }
     if (abort.signal.aborted) outcome = { outcome: "cancelled" };
+    // The same port as the cancel, after it: the worker sees the cancel first and the turn does not go on.
     lease.post({ type: "permission", requestId: event.requestId, outcome });
   }
 

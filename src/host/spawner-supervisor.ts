@@ -38,6 +38,11 @@ export class SpawnerSupervisor {
     return this.#current?.alive ? this.#current.pid : null;
   }
 
+  /** The running spawner's socket (its directory is hidden from every sandbox); null between a death and a restart. */
+  get socketPath(): string | null {
+    return this.#current?.socketPath ?? null;
+  }
+
   get sandbox(): SandboxStatus {
     return this.#current?.sandbox ?? { ok: false, detail: "the spawner is restarting" };
   }

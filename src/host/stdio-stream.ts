@@ -32,7 +32,7 @@ export function stdioStream(input: NodeJS.ReadableStream = process.stdin, output
   let lastWrite: Promise<void> = Promise.resolve();
   const writable = new WritableStream<AnyMessage>({
     write(message) {
-      const written = writer.write(message);
+      const written = writer.write(serializable(message));
       lastWrite = written.catch(() => {});
       return written;
     },
@@ -42,4 +42,19 @@ export function stdioStream(input: NodeJS.ReadableStream = process.stdin, output
     await new Promise<void>((resolve) => output.write("", () => resolve()));
   };
   return { stream: { readable, writable }, inputEnded, drained };
+}
+
+/**
+ * An error frame whose data cannot be serialized (the SDK echoes an invalid request as the data of its -32600, and
+ * a request nested deep enough overflows JSON.stringify) without that data: a write that throws would error the
+ * output stream and close the connection for every session.
+ */
+function serializable(message: AnyMessage): AnyMessage {
+  if (!("error" in message) || message.error.data === undefined) return message;
+  try {
+    JSON.stringify(message.error.data);
+    return message;
+  } catch {
+    return { ...message, error: { ...message.error, data: { omitted: "the request could not be echoed (nested too deeply)" } } };
+  }
 }

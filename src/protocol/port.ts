@@ -34,6 +34,11 @@ export const SandboxConfig = z.object({
   bwrapPath: z.nullable(z.string()),
   network: z.boolean(),
   allowFullAccess: z.boolean(),
+  /**
+   * Paths bash's sandbox masks and the file tools must refuse too: the state dir, the spawner's directory, and the
+   * other sessions' workspaces live when this worker started (a workspace may hold them).
+   */
+  hidden: z._default(z.array(z.string()), []),
 });
 export type SandboxConfig = z.infer<typeof SandboxConfig>;
 

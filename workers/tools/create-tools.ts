@@ -12,7 +12,7 @@ import { writeFileTool } from "./write-file.js";
 /** The session's tools, and its channel to the spawner (re-granted when the host restarts its spawner). */
 export function createTools(init: WorkerInit): { tools: ToolRegistry; spawner: SpawnerConnection } {
   const connection = new SpawnerConnection(init.spawner);
-  const workspace = new Workspace(init.cwd);
+  const workspace = new Workspace(init.cwd, init.sandbox.hidden);
   const cap = init.outputCapBytes;
   const tools = new ToolRegistry(
     [

@@ -25,7 +25,7 @@ export function editFileTool(workspace: Workspace): Tool<Input> {
       if (input.old_string === input.new_string) return { output: "old_string and new_string are the same: nothing would change", isError: true };
       const target = await workspace.resolve(input.path);
       if (!target.exists) return { output: `no such file: ${target.shown}`, isError: true };
-      const content = await readText(target.real);
+      const content = await readText(target);
       const at = content.indexOf(input.old_string);
       if (at < 0) return { output: `old_string was not found in ${target.shown}; it must match the file exactly, whitespace included`, isError: true };
       let count = 1;
@@ -33,7 +33,7 @@ export function editFileTool(workspace: Workspace): Tool<Input> {
       if (count > 1) {
         return { output: `old_string occurs ${count} times in ${target.shown}; include more surrounding text so that it matches exactly once`, isError: true };
       }
-      await writeText(target.real, content.slice(0, at) + input.new_string + content.slice(at + input.old_string.length));
+      await writeText(target, content.slice(0, at) + input.new_string + content.slice(at + input.old_string.length));
       const line = content.slice(0, at).split("\n").length;
       return { output: `edited ${target.shown}: replaced 1 occurrence at line ${line}`, isError: false };
     },

@@ -30,7 +30,7 @@ export function readFileTool(workspace: Workspace, outputCapBytes: number): Tool
       const info = await fs.stat(target.real);
       if (info.isDirectory()) return { output: `${target.shown} is a directory; use list_dir`, isError: true };
       if (!info.isFile()) return { output: `${target.shown} is not a regular file`, isError: true };
-      const { bytes, size } = await readHead(target.real, MAX_READ_BYTES);
+      const { bytes, size } = await readHead(target, MAX_READ_BYTES);
       if (looksBinary(bytes)) return { output: `${target.shown} looks binary (${size} bytes); not shown`, isError: true };
       const lines = bytes.toString("utf8").split("\n");
       if (lines.at(-1) === "") lines.pop();

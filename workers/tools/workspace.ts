@@ -12,19 +12,38 @@ export interface ResolvedPath {
   /** The path as shown to the model: relative to the workspace root. */
   shown: string;
   exists: boolean;
+  /** The workspace's real root, which file-io walks down from to open `real`. */
+  root: string;
 }
 
 export class Workspace {
   readonly root: string;
+  readonly #hidden: readonly string[];
   #realRoot: Promise<string> | null = null;
+  #realHidden: Promise<string[]> | null = null;
 
-  constructor(root: string) {
+  /** hidden: paths inside the workspace that bash's sandbox masks (the state dir, other sessions' workspaces). */
+  constructor(root: string, hidden: readonly string[] = []) {
     this.root = resolve(root);
+    this.#hidden = hidden;
   }
 
   realRoot(): Promise<string> {
     this.#realRoot ??= fs.realpath(this.root);
     return this.#realRoot;
+  }
+
+  /** The hidden paths strictly inside the workspace, real (one that holds the workspace hides nothing from it). */
+  #hiddenInside(realRoot: string): Promise<string[]> {
+    this.#realHidden ??= Promise.all(this.#hidden.map((path) => fs.realpath(path).catch(() => resolve(path)))).then((paths) =>
+      paths.filter((path) => path !== realRoot && within(realRoot, path)),
+    );
+    return this.#realHidden;
+  }
+
+  async #refuseHidden(input: string, real: string, realRoot: string): Promise<void> {
+    const hidden = (await this.#hiddenInside(realRoot)).find((path) => within(path, real));
+    if (hidden) throw new OutsideWorkspace(`${input} is hidden from this session (${hidden} is another session's workspace or the host's state); refused`);
   }
 
   async resolve(input: string): Promise<ResolvedPath> {
@@ -39,7 +58,8 @@ export class Workspace {
     try {
       const real = await fs.realpath(lexical);
       if (!within(realRoot, real)) throw new OutsideWorkspace(`${input} leads outside the workspace through a symlink (to ${real}); refused`);
-      return { real, shown: shown(real), exists: true };
+      await this.#refuseHidden(input, real, realRoot);
+      return { real, shown: shown(real), exists: true, root: realRoot };
     } catch (error) {
       if (error instanceof OutsideWorkspace) throw error;
       if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
@@ -53,7 +73,8 @@ export class Workspace {
         const realDir = await fs.realpath(dir);
         if (!within(realRoot, realDir)) throw new OutsideWorkspace(`${input} leads outside the workspace through a symlink (to ${realDir}); refused`);
         const real = join(realDir, ...missing.reverse());
-        return { real, shown: shown(real), exists: false };
+        await this.#refuseHidden(input, real, realRoot);
+        return { real, shown: shown(real), exists: false, root: realRoot };
       } catch (error) {
         if (error instanceof OutsideWorkspace) throw error;
         const code = (error as NodeJS.ErrnoException).code;

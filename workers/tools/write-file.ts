@@ -1,6 +1,5 @@
 // write_file: creates or replaces a file of the workspace (parent directories are created).
 import { promises as fs } from "node:fs";
-import { dirname } from "node:path";
 import * as z from "zod/mini";
 import { writeText } from "./file-io.js";
 import { writePolicy } from "./policy.js";
@@ -24,8 +23,7 @@ export function writeFileTool(workspace: Workspace): Tool<Input> {
     async run(input) {
       const target = await workspace.resolve(input.path);
       if (target.exists && (await fs.stat(target.real)).isDirectory()) return { output: `${target.shown} is a directory`, isError: true };
-      await fs.mkdir(dirname(target.real), { recursive: true });
-      const bytes = await writeText(target.real, input.content);
+      const bytes = await writeText(target, input.content, true);
       return { output: `${target.exists ? "replaced" : "created"} ${target.shown} (${bytes} bytes)`, isError: false };
     },
   };
