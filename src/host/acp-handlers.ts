@@ -1,7 +1,7 @@
 // The ACP methods the host answers. Handlers validate and route; sessions and workers do the rest.
 import { stat } from "node:fs/promises";
 import { isAbsolute } from "node:path";
-import { agent, PROTOCOL_VERSION, RequestError, type AgentApp, type SessionModeState } from "@agentclientprotocol/sdk";
+import { agent, PROTOCOL_VERSION, RequestError, type AgentApp, type NewSessionRequest, type NewSessionResponse, type SessionModeState } from "@agentclientprotocol/sdk";
 import { SessionModeId } from "../protocol/port.js";
 import { HOST_STATS_METHOD, HostStatsRequest } from "../protocol/host-stats.js";
 import { HOST_STATUS_METHOD, HostStatusRequest } from "../protocol/host-status.js";
@@ -30,6 +30,28 @@ export function createAgentApp(host: HostContext, peer: Peer, stats: HostStatsMo
       .map((id) => ({ id, ...MODE_NAMES[id] }));
   const modeState = (current: SessionModeId): SessionModeState => ({ currentModeId: current, availableModes: availableModes() });
 
+  const newSession = async (params: NewSessionRequest): Promise<NewSessionResponse> => {
+    host.assertAccepting();
+    if (params.mcpServers.length > 0) throw RequestError.invalidParams({ field: "mcpServers" }, "MCP servers are not supported yet");
+    if ((params.additionalDirectories ?? []).length > 0) {
+      throw RequestError.invalidParams({ field: "additionalDirectories" }, "additional directories are not supported yet");
+    }
+    await assertDirectory(params.cwd);
+    host.sessions.assertCapacity();
+    host.assertMemory();
+    const mode = host.config["default-mode"];
+    const settings = { cwd: params.cwd, mode, model: host.defaultModel };
+    // The log (its header) exists and is locked to this process before the client learns the id.
+    const id = await host.store.create(settings, host.version, peer.tenant);
+    const session = new SessionRecord(id, settings, host.sessionDeps, { tenant: peer.tenant });
+    session.attach(peer);
+    host.sessions.add(session);
+    // After the answer is on its way: session/new never waits for a worker thread to be made.
+    host.startSoon(session);
+    host.log.info({ sessionId: id, cwd: params.cwd, connection: peer.label, tenant: peer.tenant }, "session created");
+    return { sessionId: id, modes: modeState(mode), configOptions: host.models.configOptions(session.settings.model.model) };
+  };
+
   const app = agent({ name: "acp-session-host" })
     // Extension for orchestrators and the benchmark: event-loop lag, thread and session counts, memory.
     .onRequest(HOST_STATS_METHOD, HostStatsRequest, ({ params }) => stats.snapshot(params))
@@ -45,25 +67,12 @@ export function createAgentApp(host: HostContext, peer: Peer, stats: HostStatsMo
     }))
     .onRequest("authenticate", () => ({}))
     .onRequest("session/new", async ({ params }) => {
-      host.assertAccepting();
-      if (params.mcpServers.length > 0) throw RequestError.invalidParams({ field: "mcpServers" }, "MCP servers are not supported yet");
-      if ((params.additionalDirectories ?? []).length > 0) {
-        throw RequestError.invalidParams({ field: "additionalDirectories" }, "additional directories are not supported yet");
+      const done = host.creating();
+      try {
+        return await newSession(params);
+      } finally {
+        done();
       }
-      await assertDirectory(params.cwd);
-      host.sessions.assertCapacity();
-      host.assertMemory();
-      const mode = host.config["default-mode"];
-      const settings = { cwd: params.cwd, mode, model: host.defaultModel };
-      // The log (its header) exists and is locked to this process before the client learns the id.
-      const id = await host.store.create(settings, host.version, peer.tenant);
-      const session = new SessionRecord(id, settings, host.sessionDeps, { tenant: peer.tenant });
-      session.attach(peer);
-      host.sessions.add(session);
-      // After the answer is on its way: session/new never waits for a worker thread to be made.
-      host.startSoon(session);
-      host.log.info({ sessionId: id, cwd: params.cwd, connection: peer.label, tenant: peer.tenant }, "session created");
-      return { sessionId: id, modes: modeState(mode), configOptions: host.models.configOptions(session.settings.model.model) };
     })
     .onRequest("session/prompt", async ({ params }) => {
       host.assertAccepting();

@@ -14,6 +14,21 @@ import { WorkerSlots, type MemoryBudget } from "./worker-slots.js";
 
 /** What a live, idle session worker adds to the host's RSS (bench worker-start: about 9–10 MiB). */
 const WORKER_RSS_ESTIMATE_BYTES = 12 * 2 ** 20;
+/** Reading the RSS is a /proc read: a burst of leases shares one reading per this many ms. */
+const RSS_READ_EVERY_MS = 100;
+
+function rssEvery(ms: number): (fresh?: boolean) => number {
+  let at = -Infinity;
+  let bytes = 0;
+  return (fresh = false) => {
+    const now = performance.now();
+    if (fresh || now - at >= ms) {
+      bytes = process.memoryUsage.rss();
+      at = now;
+    }
+    return bytes;
+  };
+}
 
 export class HostContext {
   readonly config: HostConfig;
@@ -38,6 +53,9 @@ export class HostContext {
   readonly prompts = new Set<Promise<unknown>>();
   /** New sessions whose worker is still to be leased, one per turn of the event loop (startSoon). */
   readonly #toStart: SessionRecord[] = [];
+  /** session/new requests being answered: the workers of earlier ones wait until none is left (startSoon). */
+  #creating = 0;
+  #startScheduled = false;
   #accepting = true;
 
   constructor(config: HostConfig, log: Logger, pool: WorkerPool, version: string, spawner: SpawnerSupervisor | null = null, bwrapPath: string | null = null) {
@@ -55,7 +73,7 @@ export class HostContext {
     this.memory = {
       limitBytes,
       perWorkerBytes: WORKER_RSS_ESTIMATE_BYTES,
-      rssBytes: () => process.memoryUsage.rss(),
+      rssBytes: rssEvery(RSS_READ_EVERY_MS),
       exceeded: (rss) => atMemoryLimit(rss, limitBytes),
     };
     this.slots = new WorkerSlots(config["max-live-workers"], this.memory);
@@ -101,12 +119,32 @@ export class HostContext {
    */
   startSoon(session: SessionRecord): void {
     this.#toStart.push(session);
-    if (this.#toStart.length === 1) setImmediate(this.#startNext);
+    this.#scheduleStart();
+  }
+
+  /**
+   * Marks a session/new in progress; the returned function ends it. While any is, no worker is leased for
+   * startSoon: a burst of session/new is answered first (a prompt still wakes its own session at once).
+   */
+  creating(): () => void {
+    this.#creating++;
+    return () => {
+      this.#creating--;
+      this.#scheduleStart();
+    };
+  }
+
+  #scheduleStart(): void {
+    if (this.#startScheduled || this.#creating > 0 || this.#toStart.length === 0) return;
+    this.#startScheduled = true;
+    setImmediate(this.#startNext);
   }
 
   readonly #startNext = (): void => {
+    this.#startScheduled = false;
+    if (this.#creating > 0) return;
     this.#toStart.shift()?.start();
-    if (this.#toStart.length > 0) setImmediate(this.#startNext);
+    this.#scheduleStart();
   };
 
   /** Keeps a prompt's answer in `prompts` until it has settled. */

@@ -31,7 +31,8 @@ export interface MemoryBudget {
   limitBytes: number;
   /** What one more worker is expected to add. */
   perWorkerBytes: number;
-  rssBytes(): number;
+  /** The host's RSS; fresh: read now, not a reading shared by a burst of leases (after a hibernation). */
+  rssBytes(fresh?: boolean): number;
   /** The error for a worker that cannot be had within the budget. */
   exceeded(rssBytes: number): Error;
 }
@@ -57,13 +58,14 @@ export class WorkerSlots {
   }
 
   async acquire(holder: SlotHolder): Promise<Slot> {
-    for (;;) {
-      const rss = this.#memory?.rssBytes() ?? 0;
+    for (let hibernated = false; ; ) {
+      const rss = this.#memory?.rssBytes(hibernated) ?? 0;
       if (this.#memory && rss + this.#memory.perWorkerBytes > this.#memory.limitBytes) {
         // Over the memory budget: idle sessions make room, least recently used first; with none left, a clear refusal.
         const idle = this.#leastRecentlyUsedIdle(holder);
         if (!idle) throw this.#memory.exceeded(rss);
         await idle.hibernate("host at --max-rss-mb: least recently used idle session");
+        hibernated = true;
         continue;
       }
       if (this.free) return this.#take(holder);

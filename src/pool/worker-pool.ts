@@ -20,6 +20,8 @@ export interface WorkerPoolOptions {
 }
 
 const SHRINK_EVERY_MS = 1000;
+/** How long after a lease the standby pool is refilled: after the leased session's start and first answer. */
+const REPLENISH_DELAY_MS = 50;
 
 /** The session worker as one bundle (npm run build): a thread loads one file, not a module graph. */
 const SESSION_ENTRY = new URL("../../workers/bundle/session-loader.js", import.meta.url).href;
@@ -30,6 +32,7 @@ export class WorkerPool {
   readonly #standby: WorkerLease[] = [];
   readonly #shrinkTimer: NodeJS.Timeout;
   #closed = false;
+  #replenishing: NodeJS.Timeout | null = null;
 
   constructor(options: WorkerPoolOptions) {
     this.#target = new StandbyTarget(options.warmWorkers, options.maxWarmWorkers ?? options.warmWorkers);
@@ -65,7 +68,8 @@ export class WorkerPool {
   lease(init: WorkerInit): WorkerLease {
     this.#target.recordLease(performance.now());
     const lease = this.#standby.shift() ?? this.#spawn();
-    this.#replenish();
+    // Making a thread blocks the main thread for a while: not now, while this session is being opened and answered.
+    this.#replenishSoon();
     lease.call((api) => api.start(init)).catch(() => {});
     return lease;
   }
@@ -83,6 +87,7 @@ export class WorkerPool {
   async destroy(): Promise<void> {
     this.#closed = true;
     clearInterval(this.#shrinkTimer);
+    if (this.#replenishing) clearTimeout(this.#replenishing);
     await Promise.all(this.#standby.splice(0).map((lease) => lease.terminate()));
     await this.#piscina.destroy();
   }
@@ -94,6 +99,15 @@ export class WorkerPool {
     const task: SessionTask = { commands: commands.port2, events: events.port2 };
     const run = this.#piscina.run(task, { transferList: [commands.port2, events.port2], signal: abort.signal });
     return new WorkerLease(commands.port1, events.port1, run, abort);
+  }
+
+  #replenishSoon(): void {
+    if (this.#replenishing) return;
+    this.#replenishing = setTimeout(() => {
+      this.#replenishing = null;
+      this.#replenish();
+    }, REPLENISH_DELAY_MS);
+    this.#replenishing.unref();
   }
 
   #replenish(): void {
