@@ -16,15 +16,14 @@ console.log(`soak: seed ${seed}, ${sessions} sessions × ${prompts} prompts, ${c
 const report = await runSoak({ seed, sessions, prompts, concurrency, warmupSessions: Math.max(concurrency, Math.round(sessions / 10)), windowMs: 60_000, log: (line) => console.log(line) });
 const ratio = report.p99LastMs / report.p99FirstMs;
 const rows = [
-  "| | after warm-up | halfway | end | change from warm-up | change from halfway |",
-  "|---|---:|---:|---:|---:|---:|",
+  "| | after warm-up | end | change |",
+  "|---|---:|---:|---:|",
   ...(["rssMb", "fds", "threads", "children"] as const).map((key) => {
-    const [a, m, b] = [report.baseline[key], report.mid[key], report.end[key]];
-    const digits = key === "rssMb" ? 1 : 0;
-    const change = (from: number) => (from === 0 ? "–" : `${(((b - from) / from) * 100).toFixed(1)} %`);
-    return `| ${key} | ${a.toFixed(digits)} | ${m.toFixed(digits)} | ${b.toFixed(digits)} | ${change(a)} | ${change(m)} |`;
+    const a = report.baseline[key];
+    const b = report.end[key];
+    return `| ${key} | ${a.toFixed(key === "rssMb" ? 1 : 0)} | ${b.toFixed(key === "rssMb" ? 1 : 0)} | ${a === 0 ? "–" : `${(((b - a) / a) * 100).toFixed(1)} %`} |`;
   }),
-  `| echo p99 (ms), first vs last minute | ${report.p99FirstMs.toFixed(1)} | | ${report.p99LastMs.toFixed(1)} | ×${ratio.toFixed(2)} | |`,
+  `| echo p99 (ms), first vs last minute | ${report.p99FirstMs.toFixed(1)} | ${report.p99LastMs.toFixed(1)} | ×${ratio.toFixed(2)} |`,
 ];
 const table = `${rows.join("\n")}\n\n${sessions} sessions × ${prompts} prompts in ${(report.durationMs / 1000).toFixed(0)} s, seed ${seed}, failures ${report.failures.length}\n`;
 console.log(table);
