@@ -2,11 +2,6 @@
 // and its workers' faults are -32603. A worker's fault is never blamed on the client.
 import { RequestError } from "@agentclientprotocol/sdk";
 
-/** A parameter the client sent is wrong. */
-export function invalidParams(field: string, message: string, data: Record<string, unknown> = {}): RequestError {
-  return RequestError.invalidParams({ field, ...data }, message);
-}
-
 /** The request is valid but not now (a prompt in flight, a session being loaded). */
 export function invalidRequest(message: string, data?: Record<string, unknown>): RequestError {
   return RequestError.invalidRequest(data, message);
