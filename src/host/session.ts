@@ -181,7 +181,8 @@ export class SessionRecord implements SlotHolder {
 
   /** Leases a worker now, if one is free without hibernating anyone, so the first prompt finds it started. */
   start(): void {
-    if (!this.#deps.slots.free) return;
+    // A session closed before its turn to start (a burst of session/new, then close) needs no worker.
+    if (this.#closed || !this.#deps.slots.free) return;
     this.#wake().catch((error: unknown) => this.#log.warn({ err: error }, "session worker did not start"));
   }
 

@@ -2,7 +2,7 @@
 // Standby tasks are kept running ahead of demand (StandbyTarget: more during a burst of session/new, back to
 // --warm-workers after it), so a new session binds to a thread that has started instead of paying for one.
 import { pathToFileURL } from "node:url";
-import { MessageChannel } from "node:worker_threads";
+import { MessageChannel, type Worker } from "node:worker_threads";
 import { Piscina } from "piscina";
 import type { SessionTask, WorkerInit } from "../protocol/port.js";
 import { StandbyTarget } from "./standby-target.js";
@@ -33,6 +33,8 @@ export class WorkerPool {
   readonly #shrinkTimer: NodeJS.Timeout;
   #closed = false;
   #replenishing: NodeJS.Timeout | null = null;
+  /** Threads by id, as last read from piscina (threadExit). */
+  readonly #threads = new Map<number, Worker>();
 
   constructor(options: WorkerPoolOptions) {
     this.#target = new StandbyTarget(options.warmWorkers, options.maxWarmWorkers ?? options.warmWorkers);
@@ -79,8 +81,15 @@ export class WorkerPool {
    * settles before its thread is gone; whoever counts live threads waits for this.
    */
   threadExit(threadId: number): Promise<void> {
-    const thread = this.#piscina.threads.find((worker) => worker.threadId === threadId);
+    // piscina.threads builds a new array of every thread: read it only for an id not seen yet (a burst of opens
+    // then costs one pass, not one per session).
+    if (!this.#threads.has(threadId)) {
+      this.#threads.clear();
+      for (const worker of this.#piscina.threads) this.#threads.set(worker.threadId, worker);
+    }
+    const thread = this.#threads.get(threadId);
     if (!thread) return Promise.resolve();
+    this.#threads.delete(threadId);
     return new Promise((resolve) => thread.once("exit", () => resolve()));
   }
 
