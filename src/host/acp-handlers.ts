@@ -1,10 +1,11 @@
 // The ACP methods the host answers. Handlers validate and route; sessions and workers do the rest.
 import { stat } from "node:fs/promises";
-import { isAbsolute } from "node:path";
-import { agent, PROTOCOL_VERSION, RequestError, type AgentApp, type NewSessionRequest, type NewSessionResponse, type SessionModeState } from "@agentclientprotocol/sdk";
+import { agent, PROTOCOL_VERSION, type AgentApp, type NewSessionRequest, type NewSessionResponse, type SessionModeState } from "@agentclientprotocol/sdk";
 import { SessionModeId } from "../protocol/port.js";
 import { HOST_STATS_METHOD, HostStatsRequest } from "../protocol/host-stats.js";
 import { HOST_STATUS_METHOD, HostStatusRequest } from "../protocol/host-status.js";
+import { invalidParams } from "./errors.js";
+import { assertAbsolute, assertNoExtras } from "./request-checks.js";
 import { hostStatus } from "./host-status.js";
 import { DURABLE_CAPABILITIES, withDurableSessions } from "./durable-handlers.js";
 import type { HostContext } from "./host-context.js";
@@ -32,10 +33,7 @@ export function createAgentApp(host: HostContext, peer: Peer, stats: HostStatsMo
 
   const newSession = async (params: NewSessionRequest): Promise<NewSessionResponse> => {
     host.assertAccepting();
-    if (params.mcpServers.length > 0) throw RequestError.invalidParams({ field: "mcpServers" }, "MCP servers are not supported yet");
-    if ((params.additionalDirectories ?? []).length > 0) {
-      throw RequestError.invalidParams({ field: "additionalDirectories" }, "additional directories are not supported yet");
-    }
+    assertNoExtras(params);
     await assertDirectory(params.cwd);
     host.sessions.assertCapacity();
     host.assertMemory();
@@ -86,11 +84,11 @@ export function createAgentApp(host: HostContext, peer: Peer, stats: HostStatsMo
     .onRequest("session/set_config_option", async ({ params }) => {
       const session = attachedSession(host.sessions, peer, params.sessionId);
       if (params.configId !== MODEL_OPTION_ID) {
-        throw RequestError.invalidParams({ field: "configId" }, `unknown config option: ${params.configId} (this host has: ${MODEL_OPTION_ID})`);
+        throw invalidParams("configId", `unknown config option: ${params.configId} (this host has: ${MODEL_OPTION_ID})`);
       }
       const model = typeof params.value === "string" ? host.models.get(params.value) : undefined;
       if (!model) {
-        throw RequestError.invalidParams({ field: "value" }, `unknown model: ${String(params.value)} (this host has: ${host.models.names.join(", ")})`);
+        throw invalidParams("value", `unknown model: ${String(params.value)} (this host has: ${host.models.names.join(", ")})`);
       }
       await session.setModel(model);
       const configOptions = host.models.configOptions(model.model);
@@ -101,7 +99,7 @@ export function createAgentApp(host: HostContext, peer: Peer, stats: HostStatsMo
       const session = attachedSession(host.sessions, peer, params.sessionId);
       const mode = SessionModeId.safeParse(params.modeId);
       if (!mode.success || !availableModes().some((m) => m.id === mode.data)) {
-        throw RequestError.invalidParams({ field: "modeId" }, `unknown or unavailable mode: ${params.modeId}`);
+        throw invalidParams("modeId", `unknown or unavailable mode: ${params.modeId}`);
       }
       await session.setMode(mode.data);
       return {};
@@ -113,7 +111,7 @@ export function createAgentApp(host: HostContext, peer: Peer, stats: HostStatsMo
 }
 
 async function assertDirectory(cwd: string): Promise<void> {
-  if (!isAbsolute(cwd)) throw RequestError.invalidParams({ field: "cwd" }, `cwd must be an absolute path: ${cwd}`);
+  assertAbsolute(cwd);
   const info = await stat(cwd).catch(() => null);
-  if (!info?.isDirectory()) throw RequestError.invalidParams({ field: "cwd" }, `cwd is not an existing directory: ${cwd}`);
+  if (!info?.isDirectory()) throw invalidParams("cwd", `cwd is not an existing directory: ${cwd}`);
 }

@@ -1,8 +1,10 @@
 // The ACP methods of durable sessions: session/load, resume, list, close and delete. A session is its log in
 // the state dir; these open it in this host (restored in a fresh worker), list the stored ones, and end them.
 import { stat } from "node:fs/promises";
-import { isAbsolute, resolve } from "node:path";
-import { RequestError, type AgentApp, type AgentCapabilities, type LoadSessionResponse } from "@agentclientprotocol/sdk";
+import { resolve } from "node:path";
+import type { AgentApp, AgentCapabilities, LoadSessionResponse } from "@agentclientprotocol/sdk";
+import { invalidParams, invalidRequest } from "./errors.js";
+import { assertAbsolute, assertNoExtras } from "./request-checks.js";
 import type { HostContext } from "./host-context.js";
 import type { Peer } from "./peer.js";
 import { assertAttachable, findVisible } from "./session-access.js";
@@ -27,7 +29,7 @@ export function withDurableSessions(app: AgentApp, host: HostContext, peer: Peer
     .onRequest("session/load", async ({ params }) => describe(await open(host, peer, params, { replay: true })))
     .onRequest("session/resume", async ({ params }) => describe(await open(host, peer, params, { replay: false })))
     .onRequest("session/list", async ({ params }) => {
-      if (params.cwd != null && !isAbsolute(params.cwd)) throw RequestError.invalidParams({ field: "cwd" }, `cwd must be an absolute path: ${params.cwd}`);
+      if (params.cwd != null) assertAbsolute(params.cwd);
       return host.store.list({ cwd: params.cwd, cursor: params.cursor, pageSize: host.config["list-page-size"], tenant: peer.tenant });
     })
     .onRequest("session/close", async ({ params }) => {
@@ -50,11 +52,8 @@ export function withDurableSessions(app: AgentApp, host: HostContext, peer: Peer
  */
 async function open(host: HostContext, peer: Peer, params: OpenParams, options: { replay: boolean }): Promise<SessionRecord> {
   host.assertAccepting();
-  if ((params.mcpServers ?? []).length > 0) throw RequestError.invalidParams({ field: "mcpServers" }, "MCP servers are not supported yet");
-  if ((params.additionalDirectories ?? []).length > 0) {
-    throw RequestError.invalidParams({ field: "additionalDirectories" }, "additional directories are not supported yet");
-  }
-  if (!isAbsolute(params.cwd)) throw RequestError.invalidParams({ field: "cwd" }, `cwd must be an absolute path: ${params.cwd}`);
+  assertNoExtras(params);
+  assertAbsolute(params.cwd);
   const id = params.sessionId;
   const live = findVisible(host.sessions, peer, id);
   if (live) {
@@ -67,7 +66,7 @@ async function open(host: HostContext, peer: Peer, params: OpenParams, options: 
   if (!peer.sees(header.tenant ?? null)) throw host.store.unknownSession(id);
   assertSameCwd(header.cwd, params.cwd);
   const cwd = await stat(header.cwd).catch(() => null);
-  if (!cwd?.isDirectory()) throw RequestError.invalidParams({ field: "cwd" }, `the session's cwd is no longer a directory: ${header.cwd}`);
+  if (!cwd?.isDirectory()) throw invalidParams("cwd", `the session's cwd is no longer a directory: ${header.cwd}`);
   host.sessions.assertCapacity();
   await host.store.lock(id);
   const model = host.models.get(header.model.model) ?? host.defaultModel;
@@ -95,9 +94,9 @@ async function takeOver(host: HostContext, session: SessionRecord, peer: Peer): 
   if (holder === peer) return;
   if (session.busy) {
     if (holder && !holder.closed) {
-      throw RequestError.invalidRequest(
-        { sessionId: session.id },
+      throw invalidRequest(
         `a prompt is in flight for session ${session.id} on another connection: load or resume it here once the prompt has ended`,
+        { sessionId: session.id },
       );
     }
     // Its connection dropped mid-turn: the turn runs to its end (journaled), then this connection gets the session.
@@ -130,6 +129,6 @@ async function close(host: HostContext, peer: Peer, sessionId: string): Promise<
 
 function assertSameCwd(sessionCwd: string, requested: string): void {
   if (resolve(sessionCwd) !== resolve(requested)) {
-    throw RequestError.invalidParams({ field: "cwd", sessionCwd }, `the session's cwd is ${sessionCwd}, not ${requested}`);
+    throw invalidParams("cwd", `the session's cwd is ${sessionCwd}, not ${requested}`, { sessionCwd });
   }
 }

@@ -2,6 +2,16 @@
 // and its workers' faults are -32603. A worker's fault is never blamed on the client.
 import { RequestError } from "@agentclientprotocol/sdk";
 
+/** A parameter the client sent is wrong. */
+export function invalidParams(field: string, message: string, data: Record<string, unknown> = {}): RequestError {
+  return RequestError.invalidParams({ field, ...data }, message);
+}
+
+/** No stored session by that id (-32002, ACP's resource-not-found). */
+export function notFound(sessionId: string, message: string): RequestError {
+  return new RequestError(-32002, message, { sessionId });
+}
+
 /** The request is valid but not now (a prompt in flight, a session being loaded). */
 export function invalidRequest(message: string, data?: Record<string, unknown>): RequestError {
   return RequestError.invalidRequest(data, message);

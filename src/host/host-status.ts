@@ -1,7 +1,7 @@
 // `_host/status`: the host's figures and a page of session rows, ordered by session id (a cursor is the last id of
 // the previous page). A tenant sees only its own sessions.
-import { RequestError } from "@agentclientprotocol/sdk";
 import type { HostStatus, HostStatusParams } from "../protocol/host-status.js";
+import { invalidParams } from "./errors.js";
 import type { HostContext } from "./host-context.js";
 import type { HostStatsMonitor } from "./host-stats.js";
 import type { Peer } from "./peer.js";
@@ -20,6 +20,6 @@ export async function hostStatus(host: HostContext, peer: Peer, stats: HostStats
 
 function decodeCursor(cursor: string): string {
   const id = Buffer.from(cursor, "base64url").toString("utf8");
-  if (!/^[0-9a-f-]{36}$/.test(id)) throw RequestError.invalidParams({ field: "cursor" }, "invalid cursor: pass a nextCursor from a previous _host/status answer");
+  if (!/^[0-9a-f-]{36}$/.test(id)) throw invalidParams("cursor", "invalid cursor: pass a nextCursor from a previous _host/status answer");
   return id;
 }

@@ -1,5 +1,6 @@
 // session/prompt content → the one user message the worker receives.
-import { RequestError, type ContentBlock } from "@agentclientprotocol/sdk";
+import type { ContentBlock } from "@agentclientprotocol/sdk";
+import { invalidParams } from "./errors.js";
 
 /** Text blocks are concatenated; a resource_link becomes "[resource_link name=… uri=…]". Anything else is refused. */
 export function promptText(blocks: readonly ContentBlock[]): string {
@@ -13,13 +14,13 @@ export function promptText(blocks: readonly ContentBlock[]): string {
         parts.push(`[resource_link name=${block.name} uri=${block.uri}]`);
         break;
       default:
-        throw RequestError.invalidParams(
-          { field: `prompt[${index}].type` },
+        throw invalidParams(
+          `prompt[${index}].type`,
           `prompt content of type "${block.type}" is not supported by this host (it advertises text and resource_link only)`,
         );
     }
   }
   const text = parts.join("");
-  if (text.trim().length === 0) throw RequestError.invalidParams({ field: "prompt" }, "prompt is empty");
+  if (text.trim().length === 0) throw invalidParams("prompt", "prompt is empty");
   return text;
 }

@@ -1,9 +1,8 @@
 // Which live session a request from a peer may touch. Another tenant's session is answered exactly as one that does
 // not exist; a session of the peer's tenant attached to another connection is refused until that one lets it go.
-import { RequestError } from "@agentclientprotocol/sdk";
 import type { Peer } from "./peer.js";
 import type { SessionRecord } from "./session.js";
-import { unknownSession } from "./errors.js";
+import { invalidRequest, unknownSession } from "./errors.js";
 import type { SessionTable } from "./session-table.js";
 
 /** The live session if this peer may see it (any attachment). */
@@ -25,13 +24,13 @@ export function assertAttachable(session: SessionRecord, peer: Peer): void {
   const holder = session.attachment;
   if (holder === peer) return;
   if (holder && !holder.closed) {
-    throw RequestError.invalidRequest(
-      { sessionId: session.id },
+    throw invalidRequest(
       `session ${session.id} is attached to another connection: session/load or session/resume it here once its prompt has ended`,
+      { sessionId: session.id },
     );
   }
-  throw RequestError.invalidRequest(
-    { sessionId: session.id },
+  throw invalidRequest(
     `session ${session.id} is not attached to this connection (its connection closed): session/resume or session/load it first`,
+    { sessionId: session.id },
   );
 }

@@ -5,7 +5,7 @@ import { randomUUID } from "node:crypto";
 import { mkdirSync, readFileSync } from "node:fs";
 import { access, open, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
-import { RequestError, type ListSessionsResponse, type SessionInfo } from "@agentclientprotocol/sdk";
+import type { ListSessionsResponse, RequestError, SessionInfo } from "@agentclientprotocol/sdk";
 import { z } from "zod";
 import type { ModelConfig, SessionModeId } from "../protocol/port.js";
 import {
@@ -22,6 +22,7 @@ import {
   type LogHeader,
   type SessionPaths,
 } from "../protocol/session-log.js";
+import { internal, invalidParams, invalidRequest, notFound } from "./errors.js";
 import { ConfigError } from "./config.js";
 import { CreationSync } from "./creation-sync.js";
 import type { Logger } from "./logger.js";
@@ -98,7 +99,7 @@ export class SessionStore {
       } catch (error) {
         await this.unlock(id);
         if ((error as NodeJS.ErrnoException).code === "EEXIST") continue;
-        throw RequestError.internalError({ stateDir: this.stateDir }, `cannot create the session log: ${(error as Error).message}`);
+        throw internal(`cannot create the session log: ${(error as Error).message}`, { stateDir: this.stateDir });
       }
       this.#creations.schedule(paths.log);
       return id;
@@ -145,13 +146,13 @@ export class SessionStore {
         return;
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== "EEXIST") {
-          throw RequestError.internalError({ sessionId }, `cannot lock session ${sessionId}: ${(error as Error).message}`);
+          throw internal(`cannot lock session ${sessionId}: ${(error as Error).message}`, { sessionId });
         }
       }
       const owner = await readOwner(path);
       if (owner === "fresh") throw busy(sessionId, "another host process is opening it right now");
       if (owner && ownerAlive(owner, this.#me)) {
-        if (owner.pid === this.#me.pid) throw RequestError.invalidRequest({ sessionId }, `session ${sessionId} is being opened by another request in this host`);
+        if (owner.pid === this.#me.pid) throw invalidRequest(`session ${sessionId} is being opened by another request in this host`, { sessionId });
         throw busy(sessionId, `it is open in another acp-session-host process (pid ${owner.pid}); close it there first`);
       }
       this.#log.info({ sessionId, owner }, "stale session lock taken over: its owner is gone");
@@ -256,7 +257,7 @@ function decodeCursor(cursor: string): [string, string] {
   try {
     return Cursor.parse(JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")));
   } catch {
-    throw RequestError.invalidParams({ field: "cursor" }, "invalid cursor: pass a nextCursor from a previous session/list answer");
+    throw invalidParams("cursor", "invalid cursor: pass a nextCursor from a previous session/list answer");
   }
 }
 
@@ -335,16 +336,12 @@ function processStart(pid: number): string | null {
   }
 }
 
-function notFound(sessionId: string, message: string): RequestError {
-  return new RequestError(-32002, message, { sessionId });
-}
-
 function unusable(sessionId: string, path: string, reason: string): RequestError {
-  return RequestError.internalError({ sessionId, path, reason }, `session log ${path} cannot be used: ${reason}`);
+  return internal(`session log ${path} cannot be used: ${reason}`, { sessionId, path, reason });
 }
 
 function busy(sessionId: string, reason: string): RequestError {
-  return RequestError.internalError({ sessionId }, `session ${sessionId} cannot be opened: ${reason}`);
+  return internal(`session ${sessionId} cannot be opened: ${reason}`, { sessionId });
 }
 
 /** A worker rewrites its session's sidecar in place: a read that caught it mid-write is read again once. */
