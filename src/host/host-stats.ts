@@ -1,5 +1,5 @@
 // Answers `_host/stats`: main-thread event-loop delay, thread and session counts, memory.
-import { readdirSync } from "node:fs";
+import { readdir } from "node:fs/promises";
 import { monitorEventLoopDelay, type IntervalHistogram } from "node:perf_hooks";
 import type { HostStats, HostStatsParams } from "../protocol/host-stats.js";
 import type { HostContext } from "./host-context.js";
@@ -18,7 +18,11 @@ export class HostStatsMonitor {
     this.#delay.enable();
   }
 
-  snapshot(request: HostStatsParams): HostStats {
+  async snapshot(request: HostStatsParams): Promise<HostStats> {
+    const processThreads = await readdir("/proc/self/task").then(
+      (tasks) => tasks.length,
+      () => null,
+    );
     const h = this.#delay;
     // The histogram records whole timer intervals; the lag is what exceeds the sampling resolution.
     const ms = (ns: number) => (Number.isFinite(ns) ? Math.max(0, ns / 1e6 - RESOLUTION_MS) : 0);
@@ -32,7 +36,7 @@ export class HostStatsMonitor {
       pid: process.pid,
       uptimeMs: now - started,
       sessions: { live: this.#host.sessions.size, busy },
-      threads: { workers: this.#host.pool.liveThreads, standby: this.#host.pool.standby, process: processThreads() },
+      threads: { workers: this.#host.pool.liveThreads, standby: this.#host.pool.standby, process: processThreads },
       eventLoopDelayMs: {
         min: empty ? 0 : ms(h.min),
         mean: empty ? 0 : ms(h.mean),
@@ -49,13 +53,5 @@ export class HostStatsMonitor {
       this.#since = now;
     }
     return stats;
-  }
-}
-
-function processThreads(): number | null {
-  try {
-    return readdirSync("/proc/self/task").length;
-  } catch {
-    return null;
   }
 }

@@ -15,7 +15,7 @@ export async function hostStatus(host: HostContext, peer: Peer, stats: HostStats
   const sessionRows = await Promise.all(page.map((id) => host.sessions.get(id).status(now)));
   const last = page.at(-1);
   const more = start >= 0 && start + params.pageSize < ids.length;
-  return { ...stats.snapshot({ resetEventLoopDelay: false }), sessionRows, ...(more && last ? { nextCursor: Buffer.from(last).toString("base64url") } : {}) };
+  return { ...(await stats.snapshot({ resetEventLoopDelay: false })), sessionRows, ...(more && last ? { nextCursor: Buffer.from(last).toString("base64url") } : {}) };
 }
 
 function decodeCursor(cursor: string): string {

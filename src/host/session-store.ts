@@ -53,7 +53,7 @@ export interface NewSessionSettings {
 export class SessionStore {
   readonly stateDir: string;
   readonly #log: Logger;
-  readonly #me: LockOwner = { pid: process.pid, started: processStart(process.pid) };
+  readonly #me: LockOwner = { pid: process.pid, started: processStartAtBoot(process.pid) };
   readonly #creations: CreationSync;
 
   constructor(stateDir: string, log: Logger) {
@@ -151,7 +151,7 @@ export class SessionStore {
       }
       const owner = await readOwner(path);
       if (owner === "fresh") throw busy(sessionId, "another host process is opening it right now");
-      if (owner && ownerAlive(owner, this.#me)) {
+      if (owner && (await ownerAlive(owner, this.#me))) {
         if (owner.pid === this.#me.pid) throw invalidRequest(`session ${sessionId} is being opened by another request in this host`, { sessionId });
         throw busy(sessionId, `it is open in another acp-session-host process (pid ${owner.pid}); close it there first`);
       }
@@ -314,7 +314,7 @@ async function readOwner(path: string): Promise<LockOwner | "fresh" | null> {
   }
 }
 
-function ownerAlive(owner: LockOwner, me: LockOwner): boolean {
+async function ownerAlive(owner: LockOwner, me: LockOwner): Promise<boolean> {
   if (owner.pid === me.pid) return owner.started === me.started;
   try {
     process.kill(owner.pid, 0);
@@ -322,18 +322,22 @@ function ownerAlive(owner: LockOwner, me: LockOwner): boolean {
     if ((error as NodeJS.ErrnoException).code === "ESRCH") return false;
   }
   // The pid is taken; by the owner only if that process started when the owner did.
-  const started = processStart(owner.pid);
+  const started = startField(await readFile(`/proc/${owner.pid}/stat`, "utf8").catch(() => null));
   return owner.started === null || started === null || started === owner.started;
 }
 
-/** The start time of a process (clock ticks since boot, from /proc), or null where there is no /proc. */
-function processStart(pid: number): string | null {
+/** This process's start time, read once when the store is made (the host is booting, nothing waits on it). */
+function processStartAtBoot(pid: number): string | null {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19] ?? null;
+    return startField(readFileSync(`/proc/${pid}/stat`, "utf8"));
   } catch {
     return null;
   }
+}
+
+/** The start time field of a /proc/<pid>/stat line (clock ticks since boot), or null where there is none. */
+function startField(stat: string | null): string | null {
+  return stat === null ? null : (stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19] ?? null);
 }
 
 function unusable(sessionId: string, path: string, reason: string): RequestError {

@@ -295,7 +295,7 @@ export class SessionRecord implements SlotHolder {
       lease = await this.#wake();
     } catch (error) {
       // Unless the turn was settled meanwhile (closed; the worker died while opening), this error is its answer.
-      if (this.#endTurn(turnId)) throw error;
+      if (this.#endTurn(turnId, "error")) throw error;
       return settled;
     }
     const turn = this.#turn as Turn | null;
@@ -469,8 +469,7 @@ export class SessionRecord implements SlotHolder {
   /** A reply or event from the worker that breaks the port's contract: logged, the worker ended, the fault named. */
   #workerFault(lease: WorkerLease, what: "reply to open" | "event", detail: string): RequestError {
     this.#log.error({ threadId: this.#threadId, detail }, `session worker sent a malformed ${what}: worker replaced`);
-    if (this.#lease === lease) this.#lease = null;
-    void lease.terminate();
+    void this.#discard(lease);
     return workerFault(this.id, `session ${this.id}: its worker sent a malformed ${what}; the worker was replaced`);
   }
 
@@ -616,26 +615,25 @@ export class SessionRecord implements SlotHolder {
   }
 
   #settleTurn(turn: Turn, response: PromptResponse): void {
-    if (!this.#endTurn(turn.id)) return;
-    this.#turnsAnswered++;
-    this.#deps.observer?.turnEnded(response.stopReason, (performance.now() - turn.startedAt) / 1000);
+    if (!this.#endTurn(turn.id, response.stopReason)) return;
     // All of a turn's updates go out before its response.
     void this.#sent.then(() => turn.resolve(response));
   }
 
   #failTurn(turn: Turn, error: Error): void {
-    if (!this.#endTurn(turn.id)) return;
-    this.#turnsAnswered++;
-    this.#deps.observer?.turnEnded("error", (performance.now() - turn.startedAt) / 1000);
+    if (!this.#endTurn(turn.id, "error")) return;
     void this.#sent.then(() => turn.reject(error));
   }
 
-  #endTurn(turnId: string): boolean {
+  /** outcome: how the prompt is answered (a stop reason, or "error"); counted once, whoever ends the turn. */
+  #endTurn(turnId: string, outcome: string): boolean {
     const turn = this.#turn;
     if (!turn || turn.id !== turnId) return false;
     if (turn.graceTimer) clearTimeout(turn.graceTimer);
     if (turn.timeoutTimer) clearTimeout(turn.timeoutTimer);
     this.#turn = null;
+    this.#turnsAnswered++;
+    this.#deps.observer?.turnEnded(outcome, (performance.now() - turn.startedAt) / 1000);
     this.#wentIdle();
     for (const resolve of this.#idleWaiters.splice(0)) resolve();
     return true;
