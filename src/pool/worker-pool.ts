@@ -47,8 +47,8 @@ export class WorkerPool {
       idleTimeout: 1000,
       concurrentTasksPerWorker: 1,
       resourceLimits: { maxOldGenerationSizeMb: options.sessionHeapMb },
-      // piscina tries require() on the entry before import(); Node 20's require(esm) aborts the whole process
-      // (v8 IsGraphAsync fatal) when a thread is terminated mid-load. Forcing the import() path avoids it.
+      // The host's entry is CommonJS and is required. An ESM entry (--worker-entry) must go through import():
+      // Node 20's require(esm) aborts the whole process (v8 IsGraphAsync fatal) when a thread is ended mid-load.
       execArgv: [...process.execArgv, "--no-experimental-require-module"],
       // Every thread is a session's for life: queue leases beyond maxThreads rather than share a thread.
       maxQueue: Number.MAX_SAFE_INTEGER,
