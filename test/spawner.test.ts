@@ -5,7 +5,7 @@ import { createConnection } from "node:net";
 import { dirname } from "node:path";
 import { once } from "node:events";
 import { pino } from "pino";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { SpawnerClient } from "../src/host/spawner-client.js";
 import { SpawnerConnection } from "../workers/tools/spawner-connection.js";
 import { isAlive, removeTempDirs, tempDir } from "./support/host.js";
@@ -120,6 +120,13 @@ describe("spawner lifetime", () => {
   });
 
   it("a spawner killed outright leaves its directory, and the next one to start sweeps it away", async () => {
+    // Spawners started by other test files sweep the shared temp dir too; a private one keeps this test's directory its own.
+    const sharedTmp = process.env.TMPDIR;
+    process.env.TMPDIR = tempDir();
+    onTestFinished(() => {
+      if (sharedTmp === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = sharedTmp;
+    });
     const killed = await SpawnerClient.start({ bwrapPath: "/usr/bin/bwrap", network: false, allowFullAccess: false, maxBackgroundTasks: 1 }, log);
     const dir = dirname(killed.socketPath);
     process.kill(killed.pid, "SIGKILL");
