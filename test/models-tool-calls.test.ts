@@ -85,7 +85,7 @@ describe("broken tool calls and empty answers", () => {
     expect(server.requests.length - before).toBe(5);
   });
 
-  it("an empty answer ends the turn end_turn with nothing committed, logged as a warning", async () => {
+  it("an empty answer ends the turn end_turn with nothing committed, logged as a warning when it is the turn's first", async () => {
     const { sessionId } = await host.client.newSession(tempDir());
     server.enqueue({ text: "" });
     const result = await host.client.prompt(sessionId, "say nothing");
@@ -99,6 +99,8 @@ describe("broken tool calls and empty answers", () => {
     const afterTool = await host.client.prompt(sessionId, "look, then say nothing");
     expect(afterTool.stopReason).toBe("end_turn");
     expect(afterTool.toolCalls.map((call) => call.status)).toEqual(["completed"]);
+    // An empty answer after tool results is an ordinary end: still only the one warning.
+    expect(host.stderr().split("\n").filter((line) => line.includes(sessionId) && line.includes("answered with nothing"))).toHaveLength(1);
     server.enqueue({ text: "here" });
     await host.client.prompt(sessionId, "now talk");
     const messages = server.requests.at(-1)!.body.messages.filter((m) => m.role !== "system");

@@ -162,7 +162,9 @@ export class AgentLoop {
       });
       if (signal.aborted) return "cancelled";
       if (isEmpty(response)) {
-        this.#options.events.log("warn", "the model answered with nothing (no text, no tool calls): the turn ends", { model: this.#model.name });
+        // After tool results an empty answer is an ordinary way to end (scripts ending in a tool step, and real models,
+        // do it); only a turn whose first answer is empty is worth a warning.
+        if (requests === 0) this.#options.events.log("warn", "the model answered with nothing (no text, no tool calls): the turn ends", { model: this.#model.name });
         this.#reportUsage(turn.id, response.usage);
         return FINISH_STOP[response.finish] ?? "end_turn";
       }

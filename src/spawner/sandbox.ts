@@ -1,12 +1,11 @@
-// How a command is launched: bash under bubblewrap for the sandboxed kinds, plain bash for full-access.
+// How a command is confined: the bubblewrap arguments of a session's sandbox (sandboxed kinds), plain bash for
+// full-access, and the masks that keep other sessions' workspaces out of sight.
 import { spawn } from "node:child_process";
 import type { SandboxKind, SandboxStatus } from "../protocol/spawner-messages.js";
 
 export interface Launch {
   file: string;
   args: string[];
-  /** Sandboxed launches report through bwrap's --json-status-fd 3 whether the command itself started. */
-  statusFd: boolean;
 }
 
 export interface SandboxPlan {
@@ -21,35 +20,30 @@ export interface SandboxPlan {
 /**
  * Read-only root, fresh /dev and /proc, private pid/ipc/uts (and net unless allowed) namespaces, no capabilities
  * (the host may run as root, and a root with capabilities could remount / read-write). workspace-write adds a
- * private /tmp and binds the workspace read-write. No --new-session: the spawner already puts every command in a
- * session and process group of its own with no terminal, and the whole group must be reachable by one kill().
+ * private /tmp and binds the workspace read-write. `binds` are bound read-write over the masks (a mask made
+ * read-only does not reach a bind below it). No --new-session: the spawner puts the sandbox in a session and
+ * process group of its own with no terminal, and the whole group must be reachable by one kill().
  */
-export function bwrapArgs(plan: SandboxPlan, argv: readonly string[]): string[] {
+export function bwrapArgs(plan: SandboxPlan, argv: readonly string[], extra: { binds?: readonly string[]; statusFd?: boolean } = {}): string[] {
   const args = ["--die-with-parent", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--cap-drop", "ALL"];
   if (!plan.network) args.push("--unshare-net");
   args.push("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc");
   if (plan.kind === "workspace-write") args.push("--tmpfs", "/tmp", "--bind", plan.workspace, plan.workspace);
-  for (const mask of plan.masks) {
-    args.push("--tmpfs", mask);
-    if (plan.kind === "read-only") args.push("--remount-ro", mask);
-  }
-  args.push("--chdir", plan.workspace, "--json-status-fd", "3", "--", ...argv);
+  for (const mask of plan.masks) args.push("--tmpfs", mask);
+  for (const bind of extra.binds ?? []) args.push("--bind", bind, bind);
+  if (plan.kind === "read-only") for (const mask of plan.masks) args.push("--remount-ro", mask);
+  args.push("--chdir", plan.workspace);
+  if (extra.statusFd ?? true) args.push("--json-status-fd", "3");
+  args.push("--", ...argv);
   return args;
 }
 
 /**
  * bash -c with the command line untouched, its stderr on the same pipe as stdout, so combined output keeps the
- * order it was written in.
+ * order it was written in. Full-access commands only: sandboxed ones are started by the exec helper.
  */
-export function bashArgv(command: string): string[] {
-  return ["sh", "-c", 'exec bash -c "$1" 2>&1', "sh", command];
-}
-
-export function launchFor(bwrapPath: string | null, plan: SandboxPlan | null, command: string): Launch {
-  const [file, ...args] = bashArgv(command);
-  if (!plan) return { file: file!, args, statusFd: false };
-  if (!bwrapPath) throw new Error("bwrap path missing");
-  return { file: bwrapPath, args: bwrapArgs(plan, bashArgv(command)), statusFd: true };
+export function directLaunch(command: string): Launch {
+  return { file: "sh", args: ["-c", 'exec bash -c "$1" 2>&1', "sh", command] };
 }
 
 /**

@@ -1,6 +1,7 @@
 // What the spawner keeps per session: its workspace, where its output goes, and its background tasks.
 // Background tasks are keyed by session: a connection can only ever reach the tasks of the session it was granted.
 import { mkdir } from "node:fs/promises";
+import type { SessionSandbox } from "./session-sandbox.js";
 import type { Task } from "./task.js";
 
 /** Unread background output kept in memory; older unread output is let go of (the output file keeps all). */
@@ -50,6 +51,10 @@ export class SessionState {
   readonly outputDir: string;
   readonly background = new Map<string, BackgroundTask>();
   #outputDirReady: Promise<void> | null = null;
+  /** The sandbox new commands go to; retired ones run out their commands. */
+  #sandbox: SessionSandbox | null = null;
+  readonly #retired = new Set<SessionSandbox>();
+  #queue: Promise<unknown> = Promise.resolve();
 
   constructor(id: string, cwd: string, outputDir: string) {
     this.id = id;
@@ -66,6 +71,31 @@ export class SessionState {
   ensureOutputDir(): Promise<void> {
     this.#outputDirReady ??= mkdir(this.outputDir, { recursive: true, mode: 0o700 }).then(() => {});
     return this.#outputDirReady;
+  }
+
+  get sandbox(): SessionSandbox | null {
+    return this.#sandbox;
+  }
+
+  /** Makes sandbox the one new commands go to; the one before is kept until it has ended. */
+  adopt(sandbox: SessionSandbox): void {
+    const before = this.#sandbox;
+    if (before && !before.ended) {
+      this.#retired.add(before);
+      before.onEnded(() => this.#retired.delete(before));
+    }
+    this.#sandbox = sandbox;
+  }
+
+  sandboxes(): SessionSandbox[] {
+    return [...(this.#sandbox ? [this.#sandbox] : []), ...this.#retired];
+  }
+
+  /** Runs steps one at a time: two commands that arrive together must not each start a sandbox. */
+  serialize<T>(step: () => Promise<T>): Promise<T> {
+    const result = this.#queue.then(step);
+    this.#queue = result.catch(() => {});
+    return result;
   }
 
   /** Forgets the oldest finished tasks beyond the ones kept. */

@@ -5,12 +5,15 @@ import { realpathSync } from "node:fs";
 import { stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { Socket } from "node:net";
-import type { ControlRequest, SandboxStatus, SpawnerOptions, WorkerRequest } from "../protocol/spawner-messages.js";
+import type { ControlRequest, SandboxKind, SandboxStatus, SpawnerOptions, WorkerRequest } from "../protocol/spawner-messages.js";
 import { Connection } from "./connection.js";
 import type { SpawnerLog } from "./log.js";
-import { commandEnv, launchFor, masksFor, type SandboxPlan } from "./sandbox.js";
+import { DirectTask } from "./direct-task.js";
+import { commandEnv, directLaunch, masksFor, type SandboxPlan } from "./sandbox.js";
+import { SandboxedTask } from "./sandboxed-task.js";
+import { sandboxDir, SessionSandbox } from "./session-sandbox.js";
 import { SessionState, type UnreadOutput } from "./session-state.js";
-import { Task } from "./task.js";
+import type { Task } from "./task.js";
 
 export type RunRequest = Extract<WorkerRequest, { op: "run" }>;
 
@@ -27,6 +30,9 @@ export class Spawner {
   readonly #grantWaiters = new Map<string, Set<() => void>>();
   readonly #connections = new Set<Connection>();
   readonly #tasks = new Set<Task>();
+  readonly #sandboxes = new Set<SessionSandbox>();
+  /** Grows when a session with a new workspace appears: sandboxes started before may need to mask it. */
+  #maskGeneration = 0;
   #closing = false;
 
   constructor(options: SpawnerOptions, runtimeDir: string, outputRoot: string, sandbox: SandboxStatus, log: SpawnerLog) {
@@ -46,6 +52,7 @@ export class Spawner {
     if (!this.#sessions.has(request.sessionId)) {
       const cwd = realPathOf(request.cwd);
       const outputDir = request.outputDir ?? join(this.#outputRoot, request.sessionId);
+      if (![...this.#sessions.values()].some((known) => known.cwd === cwd)) this.#maskGeneration++;
       this.#sessions.set(request.sessionId, new SessionState(request.sessionId, cwd, outputDir));
     }
     this.#tokens.set(request.token, request.sessionId);
@@ -104,29 +111,26 @@ export class Spawner {
       return `cannot create the output directory ${session.outputDir}: ${(error as Error).message}`;
     }
     const kind = request.sandbox;
-    let plan: SandboxPlan | null = null;
-    if (kind !== "none") {
-      const others = [this.#runtimeDir, ...this.#options.hidden, ...[...this.#sessions.values()].map((s) => s.cwd)];
-      // bwrap cannot mount over a path that is gone (a workspace deleted since): mask only what exists.
-      const masks = await existingDirs(masksFor(kind, session.cwd, others));
-      plan = { kind, workspace: session.cwd, network: this.#options.network, masks };
+    const sandbox = kind === "none" ? null : await session.serialize(() => this.#sandboxFor(session, kind));
+    if (this.#closing || !this.isLive(session)) {
+      void sandbox?.end();
+      return "the session has ended";
     }
-    if (this.#closing || !this.isLive(session)) return "the session has ended";
     const max = this.#options.maxBackgroundTasks;
     if (request.background && session.runningBackground >= max) {
       return `at most ${max} background tasks may run per session; end one with bash_kill first`;
     }
     const id = `${request.background ? "bg" : "fg"}-${randomBytes(6).toString("hex")}`;
-    const task = new Task({
+    const common = {
       id,
-      launch: launchFor(this.#options.bwrapPath, plan, request.command),
-      cwd: session.cwd,
-      env: commandEnv(process.env),
       outputFile: join(session.outputDir, `${id}.log`),
       timeoutMs: request.background ? null : request.timeoutMs,
       onOutput,
-      onWarning: (message, data) => this.#log("warn", message, { sessionId: session.id, taskId: id, ...data }),
-    });
+      onWarning: (message: string, data: Record<string, unknown>) => this.#log("warn", message, { sessionId: session.id, taskId: id, ...data }),
+    };
+    const task: Task = sandbox
+      ? new SandboxedTask({ ...common, sandbox, command: request.command })
+      : new DirectTask({ ...common, launch: directLaunch(request.command), cwd: session.cwd, env: commandEnv(process.env) });
     this.#tasks.add(task);
     void task.done.then(() => this.#tasks.delete(task));
     if (unread) {
@@ -151,7 +155,7 @@ export class Spawner {
     }
     session.background.clear();
     const running = tasks.filter((task) => !task.end);
-    await Promise.all(running.map((task) => task.kill("killed")));
+    await Promise.all([...running.map((task) => task.kill("killed")), ...session.sandboxes().map((sandbox) => sandbox.end())]);
     if (running.length > 0) this.#log("info", "session commands ended", { sessionId, killed: running.length });
     return running.length;
   }
@@ -167,6 +171,39 @@ export class Spawner {
   /** Synchronous last resort when the spawner itself is failing. */
   killAllNow(): void {
     for (const task of this.#tasks) task.killNow();
+    for (const sandbox of this.#sandboxes) sandbox.killNow();
+  }
+
+  /**
+   * The session's sandbox for this kind of command: the one it has while its policy still holds, or a new one.
+   * A sandbox whose policy no longer holds (another kind, or a new workspace it would have to mask) is retired: it
+   * takes no new command and ends with its last one.
+   */
+  async #sandboxFor(session: SessionState, kind: Exclude<SandboxKind, "none">): Promise<SessionSandbox> {
+    const current = session.sandbox;
+    const generation = this.#maskGeneration;
+    if (current && !current.ended && current.plan.kind === kind && current.generation === generation) return current;
+    const others = [this.#runtimeDir, ...this.#options.hidden, ...[...this.#sessions.values()].map((s) => s.cwd)];
+    // bwrap cannot mount over a path that is gone (a workspace deleted since): mask only what exists.
+    const masks = await existingDirs(masksFor(kind, session.cwd, others));
+    if (current && !current.ended && current.plan.kind === kind && sameList(current.plan.masks, masks)) {
+      current.generation = generation;
+      return current;
+    }
+    current?.retire();
+    const plan: SandboxPlan = { kind, workspace: session.cwd, network: this.#options.network, masks };
+    const sandbox = new SessionSandbox({
+      bwrapPath: this.#options.bwrapPath!,
+      plan,
+      execDir: sandboxDir(this.#runtimeDir, `${session.id.replace(/[^A-Za-z0-9-]/g, "_").slice(0, 80)}-${randomBytes(4).toString("hex")}`),
+      generation,
+      sessionId: session.id,
+      log: this.#log,
+    });
+    this.#sandboxes.add(sandbox);
+    sandbox.onEnded(() => this.#sandboxes.delete(sandbox));
+    session.adopt(sandbox);
+    return sandbox;
   }
 
   #refusal(request: RunRequest): string | null {
@@ -187,6 +224,10 @@ function realPathOf(path: string): string {
   } catch {
     return resolve(path);
   }
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((item, i) => item === b[i]);
 }
 
 async function existingDirs(paths: string[]): Promise<string[]> {

@@ -1,193 +1,30 @@
-// One command the spawner runs: a process group of its own, its output (to a file and to a sink), and its end.
-// A task is over only when its whole group is gone: the leader has exited, stragglers were killed, and kill(-pgid, 0)
-// says no process is left.
-import { spawn, type ChildProcess } from "node:child_process";
-import { createWriteStream } from "node:fs";
-import type { Readable } from "node:stream";
-import { StringDecoder } from "node:string_decoder";
-import { setTimeout as sleep } from "node:timers/promises";
-import type { EndReason, TaskEnd } from "../protocol/spawner-messages.js";
-import { whenGroupGone } from "./group-watch.js";
-import type { Launch } from "./sandbox.js";
+// What the spawner and a session connection hold of a running command, however it was started: a process group of
+// its own, its output (to a file and to a sink), and its end. A task is over only when its whole group is gone.
+import type { TaskEnd } from "../protocol/spawner-messages.js";
 
 /** SIGTERM first; SIGKILL to the group if anything is still there after this long. */
 export const KILL_GRACE_MS = 1000;
-/** After the leader exits, how long its pipes may take to deliver the last output. */
-const DRAIN_MS = 2000;
-const GONE_WAIT_MS = 3000;
-/** For a sandbox that failed to start: the head of the output is bwrap's own message. */
-const DETAIL_CHARS = 2000;
+
+export interface Task {
+  readonly id: string;
+  readonly outputFile: string;
+  readonly done: Promise<TaskEnd>;
+  readonly totalBytes: number;
+  readonly end: TaskEnd | null;
+  /** Ends the whole group: SIGTERM, then SIGKILL after the grace. Resolves when the group is gone. */
+  kill(reason: "killed" | "timeout"): Promise<TaskEnd>;
+  /** Synchronous last resort (the spawner is dying): SIGKILL now. */
+  killNow(): void;
+  /** Backpressure from the reader of the output: stop reading it until resume(). */
+  pause(): void;
+  resume(): void;
+}
 
 export interface TaskOptions {
   id: string;
-  launch: Launch;
-  cwd: string;
-  env: NodeJS.ProcessEnv;
   outputFile: string;
   timeoutMs: number | null;
   /** Decoded output, stdout and stderr interleaved in arrival order. */
   onOutput(text: string): void;
   onWarning(message: string, data: Record<string, unknown>): void;
-}
-
-export class Task {
-  readonly id: string;
-  readonly outputFile: string;
-  readonly done: Promise<TaskEnd>;
-  totalBytes = 0;
-  end: TaskEnd | null = null;
-  #child: ChildProcess | null = null;
-  #pgid: number | null = null;
-  #groupGone = false;
-  #killing: "killed" | "timeout" | null = null;
-  #timers: NodeJS.Timeout[] = [];
-
-  constructor(options: TaskOptions) {
-    this.id = options.id;
-    this.outputFile = options.outputFile;
-    this.done = this.#run(options).then((end) => {
-      for (const timer of this.#timers) clearTimeout(timer);
-      this.end = end;
-      return end;
-    });
-  }
-
-  get pid(): number | null {
-    return this.#pgid;
-  }
-
-  /** Ends the whole group: SIGTERM, then SIGKILL after the grace. Resolves when the group is gone. */
-  kill(reason: "killed" | "timeout"): Promise<TaskEnd> {
-    if (!this.end && !this.#killing) {
-      this.#killing = reason;
-      this.#signalGroup("SIGTERM");
-      this.#timers.push(setTimeout(() => this.#signalGroup("SIGKILL"), KILL_GRACE_MS));
-    }
-    return this.done;
-  }
-
-  /** Synchronous last resort (the spawner is dying): SIGKILL to the group now. */
-  killNow(): void {
-    this.#killing ??= "killed";
-    this.#signalGroup("SIGKILL");
-  }
-
-  /** Backpressure from the reader of the output: stop reading the pipes (the command then blocks on write). */
-  pause(): void {
-    this.#child?.stdout?.pause();
-    this.#child?.stderr?.pause();
-  }
-
-  resume(): void {
-    this.#child?.stdout?.resume();
-    this.#child?.stderr?.resume();
-  }
-
-  async #run(options: TaskOptions): Promise<TaskEnd> {
-    const file = createWriteStream(options.outputFile, { flags: "w", mode: 0o600 });
-    let fileError: Error | null = null;
-    file.on("error", (error) => (fileError ??= error));
-    const closeFile = () =>
-      new Promise<void>((resolve) => {
-        file.end(() => resolve());
-        file.once("error", () => resolve());
-      });
-
-    let child: ChildProcess;
-    try {
-      child = spawn(options.launch.file, options.launch.args, {
-        cwd: options.cwd,
-        env: options.env,
-        detached: true, // setsid: a session and process group of its own, no controlling terminal
-        stdio: ["ignore", "pipe", "pipe", options.launch.statusFd ? "pipe" : "ignore"],
-      });
-    } catch (error) {
-      await closeFile();
-      return this.#startFailure(options, (error as Error).message);
-    }
-    this.#child = child;
-    this.#pgid = child.pid ?? null;
-    if (options.timeoutMs !== null) this.#timers.push(setTimeout(() => void this.kill("timeout"), options.timeoutMs));
-
-    let head = "";
-    const pipes = [child.stdout!, child.stderr!].map((stream) => {
-      const decoder = new StringDecoder("utf8");
-      stream.on("data", (chunk: Buffer) => {
-        this.totalBytes += chunk.length;
-        file.write(chunk);
-        const text = decoder.write(chunk);
-        if (head.length < DETAIL_CHARS) head += text.slice(0, DETAIL_CHARS - head.length);
-        if (text.length > 0) options.onOutput(text);
-      });
-      return new Promise<void>((resolve) =>
-        stream.once("close", () => {
-          const rest = decoder.end();
-          if (rest.length > 0) options.onOutput(rest);
-          resolve();
-        }),
-      );
-    });
-    let status = "";
-    const statusPipe = child.stdio[3] as Readable | null | undefined;
-    if (statusPipe) {
-      statusPipe.setEncoding("utf8");
-      statusPipe.on("data", (chunk: string) => (status += chunk));
-      // Its last word ({"exit-code": n}) may be read after the exit event: wait for it with the output.
-      pipes.push(new Promise<void>((resolve) => statusPipe.once("close", () => resolve())));
-    }
-
-    const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null } | { error: Error }>((resolve) => {
-      child.once("exit", (code, signal) => resolve({ code, signal }));
-      child.once("error", (error) => resolve({ error }));
-    });
-    if ("error" in exit) {
-      await closeFile();
-      return this.#startFailure(options, exit.error.message);
-    }
-    // Whatever the leader left behind in its group (a `cmd &`) ends with it.
-    this.#signalGroup("SIGKILL");
-    await Promise.race([Promise.all(pipes), sleep(DRAIN_MS)]);
-    // A process that left the group (setsid, full-access only) may still hold the pipes: stop listening to it.
-    child.stdout!.destroy();
-    child.stderr!.destroy();
-    statusPipe?.destroy();
-    await this.#waitGroupGone(options);
-    await closeFile();
-    if (fileError) options.onWarning("could not write the full output file", { file: options.outputFile, err: String(fileError) });
-
-    let reason: EndReason = this.#killing ?? "exited";
-    // bwrap reports {"exit-code": n} once the command inside has run; without it the sandbox never started.
-    if (!this.#killing && options.launch.statusFd && exit.signal === null && !status.includes('"exit-code"')) reason = "sandbox_failed";
-    return {
-      reason,
-      exitCode: exit.code,
-      signal: exit.signal,
-      detail: reason === "sandbox_failed" ? `the sandbox could not start: ${head.trim() || `bwrap exited with ${exit.code}`}` : null,
-    };
-  }
-
-  #startFailure(options: TaskOptions, message: string): TaskEnd {
-    const what = options.launch.statusFd ? "the sandbox could not start" : "bash could not start";
-    return { reason: options.launch.statusFd ? "sandbox_failed" : "spawn_failed", exitCode: null, signal: null, detail: `${what}: ${options.launch.file}: ${message}` };
-  }
-
-  async #waitGroupGone(options: TaskOptions): Promise<void> {
-    const pgid = this.#pgid;
-    if (pgid === null) return;
-    // Repeat the SIGKILL while waiting: it also catches a member forked while the first one was on its way.
-    const repeat = setInterval(() => this.#signalGroup("SIGKILL"), 50);
-    const gone = await whenGroupGone(pgid, GONE_WAIT_MS);
-    clearInterval(repeat);
-    if (gone) this.#groupGone = true; // never signal this pgid again: the number may be reused
-    else options.onWarning("process group still has members after SIGKILL", { pgid });
-  }
-
-  #signalGroup(signal: NodeJS.Signals): void {
-    if (this.#pgid === null || this.#groupGone) return;
-    try {
-      process.kill(-this.#pgid, signal);
-    } catch {
-      // ESRCH: nothing left in the group
-    }
-  }
 }

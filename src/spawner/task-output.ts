@@ -1,0 +1,43 @@
+// A task's output on its way out: every byte to the task's output file, decoded text to the sink.
+import { createWriteStream, type WriteStream } from "node:fs";
+import { StringDecoder } from "node:string_decoder";
+
+export class TaskOutput {
+  totalBytes = 0;
+  readonly #file: WriteStream;
+  readonly #onOutput: (text: string) => void;
+  #fileError: Error | null = null;
+
+  constructor(outputFile: string, onOutput: (text: string) => void) {
+    this.#file = createWriteStream(outputFile, { flags: "w", mode: 0o600 });
+    this.#file.on("error", (error) => (this.#fileError ??= error));
+    this.#onOutput = onOutput;
+  }
+
+  /** A decoder per source: two pipes may each split a character in their own place. */
+  decoder(): StringDecoder {
+    return new StringDecoder("utf8");
+  }
+
+  write(chunk: Buffer, decoder: StringDecoder): void {
+    this.totalBytes += chunk.length;
+    this.#file.write(chunk);
+    this.#emit(decoder.write(chunk));
+  }
+
+  endOf(decoder: StringDecoder): void {
+    this.#emit(decoder.end());
+  }
+
+  /** Closes the output file; resolves with what went wrong writing it, if anything did. */
+  close(): Promise<Error | null> {
+    return new Promise<Error | null>((resolve) => {
+      this.#file.end(() => resolve(this.#fileError));
+      this.#file.once("error", () => resolve(this.#fileError));
+    });
+  }
+
+  #emit(text: string): void {
+    if (text.length > 0) this.#onOutput(text);
+  }
+}
