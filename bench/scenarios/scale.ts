@@ -7,7 +7,7 @@ import { promisify } from "node:util";
 import type { BenchContext } from "../context.js";
 import { repeat } from "../context.js";
 import { cpuTicks, rssBytes, waitForIdle } from "../proc.js";
-import { figure, figures, summarize, type Figure } from "../stats.js";
+import { figures, summarize, type Figure } from "../stats.js";
 import { startHost, withSystem } from "../systems.js";
 
 const FLOOR = fileURLToPath(new URL("../scale-floor-probe.js", import.meta.url));
