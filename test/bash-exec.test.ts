@@ -123,6 +123,24 @@ describe("bash: foreground, background, kill, output", () => {
     expect(resultOf(call)).toMatch(/\[… \d+ bytes of output dropped here \(3000000 bytes in all\)/);
   });
 
+  it("an output far past what is streamed still gives the model its exact head and tail, and the file all of it", async () => {
+    const id = await session();
+    const result = await host.client.prompt(id, script(bash("seq 1 1000000")));
+    const full = Array.from({ length: 1_000_000 }, (_, i) => `${i + 1}\n`).join("");
+    const text = resultOf(result.toolCalls[0]);
+    const match = /\n\[… (\d+) bytes of output dropped here \((\d+) bytes in all\); the full output is in (\S+) …\]\n/.exec(text);
+    expect(match).not.toBeNull();
+    const [, dropped, total, file] = match!;
+    expect(Number(total)).toBe(full.length);
+    const kept = text.replace(match![0], "\0").replace("[exit code 0]", "");
+    const [head, tail] = kept.split("\0") as [string, string];
+    expect(full.startsWith(head)).toBe(true);
+    expect(full.endsWith(tail)).toBe(true);
+    expect(tail.endsWith("999999\n1000000\n")).toBe(true);
+    expect(Buffer.byteLength(head) + Buffer.byteLength(tail) + Number(dropped)).toBe(full.length);
+    expect(readFileSync(file!, "utf8")).toBe(full);
+  });
+
   it("each output update carries only what is new", async () => {
     const id = await session();
     const result = await host.client.prompt(id, script(bash("for i in 1 2 3 4; do echo line$i; sleep 0.2; done")));

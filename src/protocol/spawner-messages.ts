@@ -68,6 +68,12 @@ export const WorkerRequest = z.discriminatedUnion("op", [
     /** Foreground only: the command's group is killed after this long. */
     timeoutMs: z.nullable(z.int().check(z.positive())),
     background: z.boolean(),
+    /**
+     * Foreground only: how much output is sent as it comes, and how much of the end is kept after that. Output past
+     * the first `forwardBytes` is not sent (the output file has it); the last `tailBytes` of it come with `exited`.
+     */
+    forwardBytes: z._default(z.int().check(z.positive()), 1024 * 1024 + 1),
+    tailBytes: z._default(z.int().check(z.nonnegative()), 0),
   }),
   /** Ends a foreground run of this connection (the turn was cancelled). */
   z.object({ op: z.literal("cancel"), id: CallId }),
@@ -76,6 +82,8 @@ export const WorkerRequest = z.discriminatedUnion("op", [
   z.object({ op: z.literal("kill"), id: CallId, taskId: TaskId }),
 ]);
 export type WorkerRequest = z.infer<typeof WorkerRequest>;
+/** What a worker may send: fields with defaults may be left out. */
+export type WorkerRequestInput = z.input<typeof WorkerRequest>;
 
 export const EndReason = z.enum(["exited", "killed", "timeout", "sandbox_failed", "spawn_failed"]);
 export type EndReason = z.infer<typeof EndReason>;
@@ -96,7 +104,15 @@ export const SpawnerReply = z.discriminatedUnion("type", [
   z.object({ type: z.literal("started"), id: CallId, taskId: z.string(), outputFile: z.string() }),
   /** Foreground output produced since the previous output message. */
   z.object({ type: z.literal("output"), id: CallId, data: z.string() }),
-  z.object({ type: z.literal("exited"), id: CallId, end: TaskEnd, totalBytes: z.int().check(z.nonnegative()), outputFile: z.string() }),
+  z.object({
+    type: z.literal("exited"),
+    id: CallId,
+    end: TaskEnd,
+    totalBytes: z.int().check(z.nonnegative()),
+    outputFile: z.string(),
+    /** When output went unsent (past forwardBytes): its last characters, at most tailBytes of them. */
+    tail: z._default(z.nullable(z.string()), null),
+  }),
   z.object({
     type: z.literal("task_output"),
     id: CallId,

@@ -4,6 +4,7 @@
 import type { Socket } from "node:net";
 import { jsonLine, readJsonLines } from "../protocol/ndjson-lines.js";
 import { WorkerRequest, type SpawnerReply } from "../protocol/spawner-messages.js";
+import { OutputTail } from "./output-tail.js";
 import { UnreadOutput, type SessionState } from "./session-state.js";
 import type { RunRequest, Spawner } from "./spawner.js";
 import type { Task } from "./task.js";
@@ -19,6 +20,9 @@ interface Foreground {
   cancelled: boolean;
   pending: string;
   timer: NodeJS.Timeout | null;
+  /** Output that may still be sent as it comes; past it, only a tail is kept for the end. */
+  forwardLeft: number;
+  tail: OutputTail | null;
 }
 
 export class Connection {
@@ -143,10 +147,12 @@ export class Connection {
       this.#send({ type: "error", id: request.id, message: `duplicate call id ${request.id}` });
       return;
     }
-    const fg: Foreground | null = request.background ? null : { task: null, cancelled: false, pending: "", timer: null };
+    const fg: Foreground | null = request.background
+      ? null
+      : { task: null, cancelled: false, pending: "", timer: null, forwardLeft: request.forwardBytes, tail: null };
     const unread = new UnreadOutput();
     if (fg) this.#foreground.set(request.id, fg);
-    const onOutput = fg ? (text: string) => this.#stream(request.id, fg, text) : (text: string) => unread.append(text);
+    const onOutput = fg ? (text: string) => this.#stream(request.id, fg, text, request.tailBytes) : (text: string) => unread.append(text);
 
     const started = await this.#spawner.start(session, request, onOutput, fg ? null : unread);
     if (typeof started === "string") {
@@ -162,10 +168,16 @@ export class Connection {
     this.#flush(request.id, fg);
     this.#foreground.delete(request.id);
     this.#paused.delete(started);
-    this.#send({ type: "exited", id: request.id, end, totalBytes: started.totalBytes, outputFile: started.outputFile });
+    this.#send({ type: "exited", id: request.id, end, totalBytes: started.totalBytes, outputFile: started.outputFile, tail: fg.tail?.text() ?? null });
   }
 
-  #stream(id: string, fg: Foreground, text: string): void {
+  #stream(id: string, fg: Foreground, text: string, tailBytes: number): void {
+    if (fg.forwardLeft <= 0) {
+      (fg.tail ??= new OutputTail(tailBytes)).push(text);
+      return;
+    }
+    // Counted in characters: never fewer than the bytes they are, so at least forwardBytes are sent.
+    fg.forwardLeft -= text.length;
     fg.pending += text;
     if (fg.pending.length >= FLUSH_CHARS) this.#flush(id, fg);
     else fg.timer ??= setTimeout(() => this.#flush(id, fg), FLUSH_MS);

@@ -61,8 +61,11 @@ export function bashTools(deps: BashDeps): Tool[] {
       let outputFile = "";
       const where = () => (outputFile ? `the full output is in ${outputFile}` : "the full output is kept by the host");
       const stream = new DeltaStream(context.emitOutput, STREAM_LIMIT_BYTES);
+      // The spawner sends what can be streamed or kept (and one byte more, so the stream knows it was cut); of the
+      // rest, only the end the model keeps.
+      const half = Math.ceil(deps.outputCapBytes / 2);
       const outcome = await deps.connection.run(
-        { command: input.command, sandbox, timeoutMs, background: false },
+        { command: input.command, sandbox, timeoutMs, background: false, forwardBytes: Math.max(STREAM_LIMIT_BYTES + 1, half), tailBytes: half },
         {
           signal: context.signal,
           onStarted: (file) => (outputFile = file),
@@ -75,6 +78,7 @@ export function bashTools(deps: BashDeps): Tool[] {
       if (outcome.kind === "error") return { output: outcome.message, isError: true };
       if (outcome.kind !== "exited") return { output: "the command did not run in the foreground", isError: true };
       outputFile = outcome.outputFile;
+      if (outcome.tail !== null) capped.endWith(outcome.tail, outcome.totalBytes);
       const body = capped.render(where());
       const status = describeEnd(outcome.end, { timeoutMs });
       return {

@@ -36,6 +36,14 @@ export class CappedOutput {
     while (this.#tail.length > 1 && this.#tailBytes - this.#tail[0]!.length >= this.#half) this.#tailBytes -= this.#tail.shift()!.length;
   }
 
+  /** The output's end when what came between was never pushed: `tail` is its last part, `totalBytes` all of it. */
+  endWith(tail: string, totalBytes: number): void {
+    const bytes = Buffer.from(tail);
+    this.#tail = [bytes];
+    this.#tailBytes = bytes.length;
+    this.#total = Math.max(totalBytes, this.#headBytes + bytes.length);
+  }
+
   /** The text for the model; `where` says where the full output is, for the dropped-bytes line. */
   render(where: string): string {
     const head = Buffer.concat(this.#head);

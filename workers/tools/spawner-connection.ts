@@ -4,18 +4,21 @@
 import type { Socket } from "node:net";
 import { jsonLine, readJsonLines } from "../../src/protocol/ndjson-lines.js";
 import type { SpawnerGrant } from "../../src/protocol/port.js";
-import { SpawnerReply, type SandboxKind, type TaskEnd, type WorkerRequest } from "../../src/protocol/spawner-messages.js";
+import { SpawnerReply, type SandboxKind, type TaskEnd, type WorkerRequestInput } from "../../src/protocol/spawner-messages.js";
 
 export interface RunRequest {
   command: string;
   sandbox: SandboxKind;
   timeoutMs: number | null;
   background: boolean;
+  /** Foreground: output sent as it comes, and the end kept after it (see the run message). */
+  forwardBytes?: number;
+  tailBytes?: number;
 }
 
 export type RunOutcome =
   | { kind: "started"; taskId: string; outputFile: string }
-  | { kind: "exited"; end: TaskEnd; totalBytes: number; outputFile: string }
+  | { kind: "exited"; end: TaskEnd; totalBytes: number; outputFile: string; tail: string | null }
   | { kind: "error"; message: string };
 
 export interface RunHandlers {
@@ -69,7 +72,7 @@ export class SpawnerConnection {
             handlers.onOutput?.(reply.data);
             return;
           case "exited":
-            finish({ kind: "exited", end: reply.end, totalBytes: reply.totalBytes, outputFile: reply.outputFile });
+            finish({ kind: "exited", end: reply.end, totalBytes: reply.totalBytes, outputFile: reply.outputFile, tail: reply.tail });
             return;
           case "error":
             finish({ kind: "error", message: reply.message });
@@ -159,7 +162,7 @@ export class SpawnerConnection {
     this.#handlers.clear();
   }
 
-  #write(socket: Socket, request: WorkerRequest): void {
+  #write(socket: Socket, request: WorkerRequestInput): void {
     if (!socket.destroyed) socket.write(jsonLine(request));
   }
 }
