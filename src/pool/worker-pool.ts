@@ -1,11 +1,13 @@
 // Leases session workers from piscina: one long-running task per session, one session per thread.
 // Standby tasks are kept running ahead of demand (StandbyTarget: more during a burst of session/new, back to
 // --warm-workers after it), so a new session binds to a thread that has started instead of paying for one.
+import { availableParallelism } from "node:os";
 import { pathToFileURL } from "node:url";
 import { MessageChannel, type Worker } from "node:worker_threads";
 import { Piscina } from "piscina";
 import type { SessionTask, WorkerInit } from "../protocol/port.js";
 import { StandbyTarget } from "./standby-target.js";
+import { StartGate } from "./start-gate.js";
 import { WorkerLease } from "./worker-lease.js";
 
 export interface WorkerPoolOptions {
@@ -35,6 +37,7 @@ export class WorkerPool {
   #replenishing: NodeJS.Timeout | null = null;
   /** Threads by id, as last read from piscina (threadExit). */
   readonly #threads = new Map<number, Worker>();
+  readonly #starts = new StartGate(availableParallelism() * 2);
 
   constructor(options: WorkerPoolOptions) {
     this.#target = new StandbyTarget(options.warmWorkers, options.maxWarmWorkers ?? options.warmWorkers);
@@ -101,13 +104,24 @@ export class WorkerPool {
     await this.#piscina.destroy();
   }
 
+  /** A new thread, started once the gate lets it: its lease takes messages at once (the ports queue them). */
   #spawn(): WorkerLease {
     const commands = new MessageChannel();
     const events = new MessageChannel();
     const abort = new AbortController();
     const task: SessionTask = { commands: commands.port2, events: events.port2 };
-    const run = this.#piscina.run(task, { transferList: [commands.port2, events.port2], signal: abort.signal });
-    return new WorkerLease(commands.port1, events.port1, run, abort);
+    const run = this.#starts.acquire().then((release) => {
+      if (abort.signal.aborted) {
+        release();
+        throw new Error("ended before its thread started");
+      }
+      const running = this.#piscina.run(task, { transferList: [commands.port2, events.port2], signal: abort.signal });
+      // Loaded once it answers a call; the next start may begin then (or when this one failed).
+      void lease.call((api) => api.stats()).then(release, release);
+      return running;
+    });
+    const lease = new WorkerLease(commands.port1, events.port1, run, abort);
+    return lease;
   }
 
   #replenishSoon(): void {
