@@ -4,7 +4,7 @@ import type { PermissionOutcome, SessionModeId, StopReason, ToolKind } from "../
 import { ChunkRelay } from "./chunk-relay.js";
 import { ContextKeeper } from "./context-compaction.js";
 import type { EventSink } from "./event-sink.js";
-import type { Journal } from "./journal.js";
+import { LogWriteError, type Journal } from "./journal.js";
 import { alwaysAllowedFrom, historyFrom } from "./history.js";
 import { ModelError, PromptRejected, type ChatMessage, type Model, type ModelResponse, type ModelUsage, type ToolCallRequest } from "./models/model.js";
 import { checkToolInput } from "./tool-input.js";
@@ -115,7 +115,25 @@ export class AgentLoop {
     this.#permissions.get(requestId)?.(outcome);
   }
 
+  /**
+   * A log that cannot be written ends the turn with an error that says so; this worker's memory of the session may
+   * then hold what the log does not, so the worker ends (uncaught) and the next prompt restores from the log.
+   */
   async #run(turn: Turn, text: string): Promise<void> {
+    try {
+      await this.#runTurn(turn, text);
+    } catch (error) {
+      if (this.#turn === turn) this.#turn = null;
+      if (!(error instanceof LogWriteError)) throw error;
+      this.#options.events.post({ type: "turn_error", turnId: turn.id, code: -32603, message: error.message });
+      this.#options.events.flush();
+      setImmediate(() => {
+        throw error;
+      });
+    }
+  }
+
+  async #runTurn(turn: Turn, text: string): Promise<void> {
     const { journal, events } = this.#options;
     const turnId = turn.id;
     const signal = turn.abort.signal;
@@ -126,6 +144,7 @@ export class AgentLoop {
     try {
       ending = { stopReason: await this.#loop(turn) };
     } catch (error) {
+      if (error instanceof LogWriteError) throw error;
       if (signal.aborted) ending = { stopReason: "cancelled" };
       else if (error instanceof ModelError) ending = { code: -32603, message: error.message };
       else ending = { code: -32603, message: `agent loop failed: ${(error as Error).message ?? String(error)}` };

@@ -1,8 +1,8 @@
 // A session's journal as its append-only log file. Appends are synchronous (the write call has returned before
 // the agent loop posts the event that shows the entry); every turn end is fdatasynced and refreshes the sidecar.
-import { closeSync, fdatasyncSync, fsyncSync, ftruncateSync, openSync, readFileSync, statSync, writeSync } from "node:fs";
+import { closeSync, fdatasyncSync, fstatSync, fsyncSync, ftruncateSync, openSync, readFileSync, statSync, writeSync } from "node:fs";
 import { LogError, SessionSidecar, SIDECAR_FORMAT, titleFrom, type LogHeader } from "../src/protocol/session-log.js";
-import type { Journal, JournalEntry } from "./journal.js";
+import { LogWriteError, type Journal, type JournalEntry } from "./journal.js";
 import { restoreLog } from "./log-repair.js";
 
 export interface LogFiles {
@@ -23,6 +23,8 @@ export class FileJournal implements Journal {
   #sidecarFd: number | null = null;
   #sidecarLength = 0;
   #fd: number | null;
+  /** The log's length: where the next record starts, and where a failed append is cut back to. */
+  #size: number;
   #turns: number;
   #title: string | null;
 
@@ -51,6 +53,7 @@ export class FileJournal implements Journal {
 
   private constructor(fd: number, sidecarPath: string, header: LogHeader, entries: JournalEntry[], repair: RepairReport) {
     this.#fd = fd;
+    this.#size = fstatSync(fd).size;
     this.#sidecarPath = sidecarPath;
     this.header = header;
     this.#entries = entries;
@@ -68,7 +71,18 @@ export class FileJournal implements Journal {
     // After close nothing this worker does reaches the client any more, and the log may have a new writer.
     if (this.#fd === null) return;
     const bytes = Buffer.from(`${JSON.stringify(entry)}\n`);
-    for (let offset = 0; offset < bytes.length; ) offset += writeSync(this.#fd, bytes, offset, bytes.length - offset);
+    try {
+      for (let offset = 0; offset < bytes.length; ) offset += writeSync(this.#fd, bytes, offset, bytes.length - offset);
+    } catch (error) {
+      // No partial record may stay: the next append would follow it, and a damaged line mid-log costs every turn after it.
+      try {
+        ftruncateSync(this.#fd, this.#size);
+      } catch {
+        // the record's tail is then repaired away when the log is next opened
+      }
+      throw new LogWriteError("append", error);
+    }
+    this.#size += bytes.length;
     this.#entries.push(entry);
     if (entry.type === "turn_end") this.#turns++;
     if (entry.type === "user_message" && this.#title === null) this.#title = titleFrom(entry.text);
@@ -77,7 +91,11 @@ export class FileJournal implements Journal {
   endTurn(): void {
     if (this.#fd === null) return;
     // The appended data and the file's new size: all a later read of the log needs (no other metadata).
-    fdatasyncSync(this.#fd);
+    try {
+      fdatasyncSync(this.#fd);
+    } catch (error) {
+      throw new LogWriteError("fdatasync", error);
+    }
     this.#writeSidecar(new Date().toISOString());
   }
 

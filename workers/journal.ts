@@ -15,6 +15,18 @@ export interface Journal {
   close(): void;
 }
 
+/**
+ * The log could not be written (a full disk, an I/O error). The append left no partial record behind; the turn is
+ * not recorded past that point, and the session is restored from what its log holds.
+ */
+export class LogWriteError extends Error {
+  constructor(what: string, cause: unknown) {
+    const code = (cause as NodeJS.ErrnoException).code;
+    super(`the session's log could not be written (${what}: ${code ? `${code}, ` : ""}${(cause as Error).message ?? String(cause)}); the turn is not recorded past that point, and the session's next prompt restores it from its log`);
+    this.name = "LogWriteError";
+  }
+}
+
 /** A session that keeps its record in memory only. */
 export class MemoryJournal implements Journal {
   readonly #entries: JournalEntry[] = [];
