@@ -8,6 +8,7 @@ import { HostClient } from "../../src/client/index.js";
 import { LogError, sessionPaths } from "../../src/protocol/session-log.js";
 import { restoreLog } from "../../workers/log-repair.js";
 import { crashTurn } from "./crash-turns.js";
+import { whenInFsync } from "./fsync-watch.js";
 import { transcript } from "./durable.js";
 import { seeded } from "./prng.js";
 import { descendants, isAlive } from "./proc.js";
@@ -24,6 +25,8 @@ export interface CrashLoopOptions {
 export interface CrashLoopReport {
   seed: number;
   kills: number;
+  /** Kills that landed while a thread of the host was inside fsync/fdatasync. */
+  killsInFsync: number;
   turnsSeen: number;
   turnsChecked: number;
   turnsLost: number;
@@ -89,7 +92,7 @@ export async function runCrashLoop(options: CrashLoopOptions): Promise<CrashLoop
   const random = seeded(seed);
   const root = mkdtempSync(join(tmpdir(), "ash-crash-"));
   const state = join(root, "state");
-  const report: CrashLoopReport = { seed, kills: 0, turnsSeen: 0, turnsChecked: 0, turnsLost: 0, unreadableLogs: 0, orphans: 0, failures: [] };
+  const report: CrashLoopReport = { seed, kills: 0, killsInFsync: 0, turnsSeen: 0, turnsChecked: 0, turnsLost: 0, unreadableLogs: 0, orphans: 0, failures: [] };
   const tracked: Tracked[] = [];
   let turnNumber = 0;
   const spawnHost = () =>
@@ -135,6 +138,8 @@ export async function runCrashLoop(options: CrashLoopOptions): Promise<CrashLoop
         }
       });
       await sleep(random.int(killAfterMs[0], killAfterMs[1]));
+      // Every other kill waits (briefly) for a thread of the host to be inside fsync/fdatasync.
+      if (round % 2 === 1 && (await whenInFsync(pid, 500))) report.killsInFsync++;
       const family = descendants(pid);
       killed = true;
       const exited = new Promise((resolve) => client.child!.once("exit", resolve));
