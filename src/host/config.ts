@@ -29,6 +29,9 @@ export const HostConfig = z.object({
   "hibernate-after-ms": int(0)
     .default(60_000)
     .describe("release the worker of a session idle this long; its next prompt restores it from its log (0: never)"),
+  "detached-close-ms": int(0)
+    .default(60 * 60_000)
+    .describe("close a session whose connection went away and that no connection took over for this long (its log stays: resume or load it); 0: never"),
   "list-page-size": int(1).default(100).describe("sessions per session/list page"),
   "warm-workers": int(0).default(4).describe("started worker threads kept ready for session/new, at least"),
   "max-warm-workers": int(0)
