@@ -46,10 +46,15 @@ export function bashArgv(command: string): string[] {
 }
 
 export function launchFor(bwrapPath: string | null, plan: SandboxPlan | null, command: string): Launch {
-  const [file, ...args] = bashArgv(command);
+  return launchArgv(bwrapPath, plan, bashArgv(command));
+}
+
+/** A program and its arguments, as they are (an MCP server's command line), under bwrap unless plan is null. */
+export function launchArgv(bwrapPath: string | null, plan: SandboxPlan | null, argv: readonly string[]): Launch {
+  const [file, ...args] = argv;
   if (!plan) return { file: file!, args, statusFd: false };
   if (!bwrapPath) throw new Error("bwrap path missing");
-  return { file: bwrapPath, args: bwrapArgs(plan, bashArgv(command)), statusFd: true };
+  return { file: bwrapPath, args: bwrapArgs(plan, argv), statusFd: true };
 }
 
 /**

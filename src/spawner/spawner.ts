@@ -8,11 +8,12 @@ import type { Socket } from "node:net";
 import type { ControlRequest, SandboxStatus, SpawnerOptions, WorkerRequest } from "../protocol/spawner-messages.js";
 import { Connection } from "./connection.js";
 import type { SpawnerLog } from "./log.js";
-import { commandEnv, launchFor, masksFor, type SandboxPlan } from "./sandbox.js";
+import { commandEnv, launchArgv, launchFor, masksFor, type SandboxPlan } from "./sandbox.js";
 import { SessionState, type UnreadOutput } from "./session-state.js";
 import { Task } from "./task.js";
 
 export type RunRequest = Extract<WorkerRequest, { op: "run" }>;
+export type StdioRequest = Extract<WorkerRequest, { op: "open_stdio" }>;
 
 export class Spawner {
   readonly #options: SpawnerOptions;
@@ -94,7 +95,55 @@ export class Spawner {
   /** Starts a command for a session, or says why it cannot run. */
   /** Background runs pass the buffer their output goes to; they are filed under the session before this returns. */
   async start(session: SessionState, request: RunRequest, onOutput: (text: string) => void, unread: UnreadOutput | null): Promise<Task | string> {
-    const refusal = this.#refusal(request);
+    const prepared = await this.#prepare(session, request.sandbox);
+    if (typeof prepared === "string") return prepared;
+    const max = this.#options.maxBackgroundTasks;
+    if (request.background && session.runningBackground >= max) {
+      return `at most ${max} background tasks may run per session; end one with bash_kill first`;
+    }
+    const id = `${request.background ? "bg" : "fg"}-${randomBytes(6).toString("hex")}`;
+    const task = this.#track(new Task({
+      id,
+      launch: launchFor(this.#options.bwrapPath, prepared, request.command),
+      cwd: session.cwd,
+      env: commandEnv(process.env),
+      outputFile: join(session.outputDir, `${id}.log`),
+      timeoutMs: request.background ? null : request.timeoutMs,
+      onOutput,
+      onWarning: (message, data) => this.#log("warn", message, { sessionId: session.id, taskId: id, ...data }),
+    }));
+    if (unread) {
+      session.background.set(id, { task, unread });
+      void task.done.then(() => session.prune());
+    }
+    return task;
+  }
+
+  /**
+   * Starts a long-lived stdio program (an MCP server) for a session: its argv as given, in the session's workspace
+   * and sandbox, with the environment it was given over the minimal base commands get (never the host's secrets).
+   */
+  async startStdio(session: SessionState, request: StdioRequest, onStdout: (text: string) => void): Promise<Task | string> {
+    const prepared = await this.#prepare(session, request.sandbox);
+    if (typeof prepared === "string") return prepared;
+    const id = `mcp-${randomBytes(6).toString("hex")}`;
+    return this.#track(new Task({
+      id,
+      launch: launchArgv(this.#options.bwrapPath, prepared, [request.command, ...request.args]),
+      cwd: session.cwd,
+      env: { ...commandEnv(process.env), ...request.env },
+      outputFile: join(session.outputDir, `${id}.stderr.log`),
+      timeoutMs: null,
+      onOutput: onStdout,
+      onWarning: (message, data) => this.#log("warn", message, { sessionId: session.id, taskId: id, ...data }),
+      stdio: true,
+      label: request.command,
+    }));
+  }
+
+  /** The sandbox plan for a session's command (null: none), or why it cannot run. */
+  async #prepare(session: SessionState, kind: RunRequest["sandbox"]): Promise<SandboxPlan | null | string> {
+    const refusal = this.#refusal(kind);
     if (refusal) return refusal;
     const workspace = await stat(session.cwd).catch(() => null);
     if (!workspace?.isDirectory()) return `the workspace ${session.cwd} is not a directory any more`;
@@ -103,7 +152,6 @@ export class Spawner {
     } catch (error) {
       return `cannot create the output directory ${session.outputDir}: ${(error as Error).message}`;
     }
-    const kind = request.sandbox;
     let plan: SandboxPlan | null = null;
     if (kind !== "none") {
       const others = [this.#runtimeDir, ...this.#options.hidden, ...[...this.#sessions.values()].map((s) => s.cwd)];
@@ -112,27 +160,12 @@ export class Spawner {
       plan = { kind, workspace: session.cwd, network: this.#options.network, masks };
     }
     if (this.#closing || !this.isLive(session)) return "the session has ended";
-    const max = this.#options.maxBackgroundTasks;
-    if (request.background && session.runningBackground >= max) {
-      return `at most ${max} background tasks may run per session; end one with bash_kill first`;
-    }
-    const id = `${request.background ? "bg" : "fg"}-${randomBytes(6).toString("hex")}`;
-    const task = new Task({
-      id,
-      launch: launchFor(this.#options.bwrapPath, plan, request.command),
-      cwd: session.cwd,
-      env: commandEnv(process.env),
-      outputFile: join(session.outputDir, `${id}.log`),
-      timeoutMs: request.background ? null : request.timeoutMs,
-      onOutput,
-      onWarning: (message, data) => this.#log("warn", message, { sessionId: session.id, taskId: id, ...data }),
-    });
+    return plan;
+  }
+
+  #track(task: Task): Task {
     this.#tasks.add(task);
     void task.done.then(() => this.#tasks.delete(task));
-    if (unread) {
-      session.background.set(id, { task, unread });
-      void task.done.then(() => session.prune());
-    }
     return task;
   }
 
@@ -169,13 +202,13 @@ export class Spawner {
     for (const task of this.#tasks) task.killNow();
   }
 
-  #refusal(request: RunRequest): string | null {
+  #refusal(sandbox: RunRequest["sandbox"]): string | null {
     if (this.#closing) return "the host is shutting down";
-    if (request.sandbox === "none") {
+    if (sandbox === "none") {
       return this.#options.allowFullAccess ? null : "full-access (unsandboxed) commands need a host started with --allow-full-access";
     }
     if (!this.#sandbox.ok) {
-      return `sandbox unavailable: ${this.#sandbox.detail}. Commands in the ${request.sandbox} sandbox fail closed: they never run unsandboxed.`;
+      return `sandbox unavailable: ${this.#sandbox.detail}. Commands in the ${sandbox} sandbox fail closed: they never run unsandboxed.`;
     }
     return null;
   }

@@ -17,6 +17,9 @@ const DRAIN_MS = 2000;
 const GONE_WAIT_MS = 3000;
 /** For a sandbox that failed to start: the head of the output is bwrap's own message. */
 const DETAIL_CHARS = 2000;
+/** A stdio program's stderr kept in its file at most (the rest is counted, not kept), and in memory for errors. */
+const STDERR_FILE_BYTES = 1024 * 1024;
+const STDERR_TAIL_CHARS = 2000;
 
 export interface TaskOptions {
   id: string;
@@ -25,9 +28,16 @@ export interface TaskOptions {
   env: NodeJS.ProcessEnv;
   outputFile: string;
   timeoutMs: number | null;
-  /** Decoded output, stdout and stderr interleaved in arrival order. */
+  /** Decoded output, stdout and stderr interleaved in arrival order; for a stdio task, its stdout only. */
   onOutput(text: string): void;
   onWarning(message: string, data: Record<string, unknown>): void;
+  /**
+   * A long-lived program spoken to on stdin and stdout (an MCP server): stdin is a pipe (see write), stdout goes to
+   * onOutput only, stderr to the output file (bounded) and to stderrTail.
+   */
+  stdio?: boolean;
+  /** What a launch without a sandbox runs, for its start failure ("bash could not start"). */
+  label?: string;
 }
 
 export class Task {
@@ -41,6 +51,7 @@ export class Task {
   #groupGone = false;
   #killing: "killed" | "timeout" | null = null;
   #timers: NodeJS.Timeout[] = [];
+  #stderrTail = "";
 
   constructor(options: TaskOptions) {
     this.id = options.id;
@@ -72,6 +83,17 @@ export class Task {
     this.#signalGroup("SIGKILL");
   }
 
+  /** The last of what a stdio task wrote to stderr. */
+  get stderrTail(): string {
+    return this.#stderrTail;
+  }
+
+  /** Writes to a stdio task's stdin; nothing happens once it has exited. */
+  write(data: string): void {
+    const stdin = this.#child?.stdin;
+    if (stdin && !stdin.destroyed && !stdin.writableEnded) stdin.write(data);
+  }
+
   /** Backpressure from the reader of the output: stop reading the pipes (the command then blocks on write). */
   pause(): void {
     this.#child?.stdout?.pause();
@@ -99,7 +121,7 @@ export class Task {
         cwd: options.cwd,
         env: options.env,
         detached: true, // setsid: a session and process group of its own, no controlling terminal
-        stdio: ["ignore", "pipe", "pipe", options.launch.statusFd ? "pipe" : "ignore"],
+        stdio: [options.stdio ? "pipe" : "ignore", "pipe", "pipe", options.launch.statusFd ? "pipe" : "ignore"],
       });
     } catch (error) {
       await closeFile();
@@ -110,14 +132,27 @@ export class Task {
     if (options.timeoutMs !== null) this.#timers.push(setTimeout(() => void this.kill("timeout"), options.timeoutMs));
 
     let head = "";
+    let stderrBytes = 0;
+    // A stdio program that exits while being written to: its stdin's EPIPE is its exit's business, not an error here.
+    child.stdin?.on("error", () => {});
     const pipes = [child.stdout!, child.stderr!].map((stream) => {
       const decoder = new StringDecoder("utf8");
+      const isStderr = stream === child.stderr;
       stream.on("data", (chunk: Buffer) => {
         this.totalBytes += chunk.length;
-        file.write(chunk);
         const text = decoder.write(chunk);
+        if (options.stdio && !isStderr) {
+          if (text.length > 0) options.onOutput(text);
+          return;
+        }
+        if (!options.stdio) file.write(chunk);
+        else {
+          if (stderrBytes < STDERR_FILE_BYTES) file.write(chunk.subarray(0, STDERR_FILE_BYTES - stderrBytes));
+          stderrBytes += chunk.length;
+          this.#stderrTail = (this.#stderrTail + text).slice(-STDERR_TAIL_CHARS);
+        }
         if (head.length < DETAIL_CHARS) head += text.slice(0, DETAIL_CHARS - head.length);
-        if (text.length > 0) options.onOutput(text);
+        if (text.length > 0 && !options.stdio) options.onOutput(text);
       });
       return new Promise<void>((resolve) =>
         stream.once("close", () => {
@@ -148,6 +183,7 @@ export class Task {
     this.#signalGroup("SIGKILL");
     await Promise.race([Promise.all(pipes), sleep(DRAIN_MS)]);
     // A process that left the group (setsid, full-access only) may still hold the pipes: stop listening to it.
+    child.stdin?.destroy();
     child.stdout!.destroy();
     child.stderr!.destroy();
     statusPipe?.destroy();
@@ -167,7 +203,7 @@ export class Task {
   }
 
   #startFailure(options: TaskOptions, message: string): TaskEnd {
-    const what = options.launch.statusFd ? "the sandbox could not start" : "bash could not start";
+    const what = options.launch.statusFd ? "the sandbox could not start" : `${options.label ?? "bash"} could not start`;
     return { reason: options.launch.statusFd ? "sandbox_failed" : "spawn_failed", exitCode: null, signal: null, detail: `${what}: ${options.launch.file}: ${message}` };
   }
 
