@@ -22,6 +22,8 @@ import type { Journal } from "./journal.js";
 import { createModel } from "./models/create-model.js";
 import { replayEvents } from "./replay.js";
 import { restoreSession } from "./session-restore.js";
+import { recordMcpServers } from "./mcp/mcp-record.js";
+import { startMcp } from "./mcp/start-mcp.js";
 import { createTools } from "./tools/create-tools.js";
 import type { SpawnerConnection } from "./tools/spawner-connection.js";
 import type { ToolRegistry } from "./tools/registry.js";
@@ -39,6 +41,23 @@ interface Session {
 async function openSession(init: WorkerInit, events: EventSink): Promise<Session> {
   const { journal, mode, model, turns } = restoreSession(init, events);
   const { tools, spawner } = createTools(init);
+  recordMcpServers(journal, init.mcpServers);
+  // Servers connect in the background: open() does not wait for them; the first model request does (prepare).
+  if (init.mcpServers.length > 0) {
+    tools.addSource(
+      await startMcp({
+        servers: init.mcpServers,
+        connection: spawner,
+        mode,
+        startupTimeoutMs: init.mcpStartupTimeoutMs,
+        outputCapBytes: init.outputCapBytes,
+        report: (server, status, names, message) => {
+          events.post({ type: "mcp_status", server, status, tools: names, message });
+          events.log(status === "failed" ? "warn" : "debug", `MCP server ${server}: ${status}`, { server, ...(message ? { message } : {}) });
+        },
+      }),
+    );
+  }
   const loop = new AgentLoop({
     model: await createModel(model, { allowFaultInjection: init.allowFaultInjection, cwd: init.cwd, log: events.log.bind(events) }),
     tools,

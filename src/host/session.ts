@@ -22,6 +22,8 @@ import {
   type WorkerInit,
 } from "../protocol/port.js";
 import type { WorkerPool } from "../pool/worker-pool.js";
+import type { McpServerConfig } from "../protocol/mcp-servers.js";
+import { MCP_STATUS_METHOD, type McpStatusNotification } from "../protocol/mcp-status.js";
 import { WorkerGone, type WorkerLease } from "../pool/worker-lease.js";
 import { fromWorker, invalidRequest, promptInFlight, sessionClosed, workerFault } from "./errors.js";
 import { foreignFields, type Logger } from "./logger.js";
@@ -36,6 +38,8 @@ export interface SessionSettings {
   cwd: string;
   mode: SessionModeId;
   model: ModelConfig;
+  /** The MCP servers the client passed with session/new, load or resume (each worker connects them afresh). */
+  mcpServers: McpServerConfig[];
 }
 
 export interface SessionDeps {
@@ -393,6 +397,27 @@ export class SessionRecord implements SlotHolder {
     return this.#sent;
   }
 
+  /** An extension notification about this session, in order with its updates. */
+  #notify(method: string, params: Record<string, unknown>): Promise<void> {
+    const peer = this.#attachment;
+    if (!peer) return this.#sent;
+    const sent = this.#sent.then(() => peer.client.notify(method, params));
+    this.#sent = sent.catch((error: unknown) => {
+      if (!peer.closed) this.#log.warn({ err: error, method }, "notification not delivered");
+    });
+    return this.#sent;
+  }
+
+  /**
+   * load/resume passed other MCP servers than the session runs with: they are its servers from now on, and an idle
+   * worker is released so the next prompt connects them (a busy one keeps its servers until it goes idle).
+   */
+  async useMcpServers(servers: McpServerConfig[]): Promise<void> {
+    if (JSON.stringify(servers) === JSON.stringify(this.settings.mcpServers)) return;
+    this.settings.mcpServers = servers;
+    await this.hibernate("its MCP servers changed (session/load or resume)");
+  }
+
   /** The session's opened worker; when it has none, a fresh one restored from the log. */
   #wake(): Promise<WorkerLease> {
     if (this.#closed) return Promise.reject(sessionClosed());
@@ -543,6 +568,12 @@ export class SessionRecord implements SlotHolder {
     }
     if (event.type === "log") {
       this.#log[event.level](event.data ? foreignFields(event.data) : {}, event.msg);
+      return;
+    }
+    if (event.type === "mcp_status") {
+      const { server, status, tools, message } = event;
+      this.#log[status === "failed" ? "warn" : "info"]({ server, status, tools: tools.length, message }, "MCP server status");
+      void this.#notify(MCP_STATUS_METHOD, { sessionId: this.id, server, status, tools, message } satisfies McpStatusNotification);
       return;
     }
     if (event.turnId === REPLAY_TURN_ID) {
