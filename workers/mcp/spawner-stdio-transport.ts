@@ -98,8 +98,9 @@ export function describeExit(exit: StdioExit): string {
   const end = exit.end;
   let how = exit.message ?? "it ended";
   if (end) {
-    if (end.reason === "sandbox_failed" || end.reason === "spawn_failed") how = end.detail ?? "it could not start";
-    else if (end.reason === "killed") how = "it was stopped";
+    // The detail of a start failure is the head of its stderr already.
+    if (end.reason === "sandbox_failed" || end.reason === "spawn_failed") return end.detail ?? "it could not start";
+    if (end.reason === "killed") how = "it was stopped";
     else how = end.signal ? `killed by ${end.signal}` : `exit code ${end.exitCode}`;
   }
   const tail = exit.stderrTail.trim();
