@@ -59,4 +59,16 @@ describe("MCP servers per session", () => {
     expect(rwResult.toolCalls.map((call) => call.status)).toEqual(["completed", "completed"]);
     expect(readFileSync(join(writable, "new.txt"), "utf8")).toBe("written");
   });
+
+  it("switching to read-only restarts a session's stdio servers in the read-only sandbox", async () => {
+    const dir = tempDir();
+    const { sessionId } = await host.client.newSession(dir, { mcpServers: [filesystemStdio("fs", dir, marker())] });
+    const write = (name: string) => script(tool("mcp__fs__write_file", { path: join(dir, name), content: name }));
+    expect((await host.client.prompt(sessionId, write("before.txt"))).toolCalls[0]!.status).toBe("completed");
+    await host.client.setMode(sessionId, "read-only");
+    const after = await host.client.prompt(sessionId, write("after.txt"));
+    expect(after.toolCalls[0]!.status).toBe("failed");
+    expect(existsSync(join(dir, "before.txt"))).toBe(true);
+    expect(existsSync(join(dir, "after.txt"))).toBe(false);
+  });
 });

@@ -133,5 +133,9 @@ describe("MCP tools", () => {
     await host.client.close(sessionId);
     const entries = readFileSync(`${stateDir}/sessions/${sessionId}.jsonl`, "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line) as { type?: string });
     expect(entries.filter((entry) => entry.type === "mcp_servers").at(-1)).toEqual({ type: "mcp_servers", servers: [] });
+    // Resumed with another server: its tools are the session's now.
+    await host.client.resume(sessionId, cwd, { mcpServers: [everythingStdio("later", marker())] });
+    const resumed = await host.client.prompt(sessionId, script(tool("mcp__later__echo", { message: "resumed" })));
+    expect(resultOf(resumed.toolCalls[0])).toBe("Echo: resumed");
   });
 });

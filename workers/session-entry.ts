@@ -51,10 +51,8 @@ async function openSession(init: WorkerInit, events: EventSink): Promise<Session
         mode,
         startupTimeoutMs: init.mcpStartupTimeoutMs,
         outputCapBytes: init.outputCapBytes,
-        report: (server, status, names, message) => {
-          events.post({ type: "mcp_status", server, status, tools: names, message });
-          events.log(status === "failed" ? "warn" : "debug", `MCP server ${server}: ${status}`, { server, ...(message ? { message } : {}) });
-        },
+        // The main thread logs it and tells the client (_host/mcp_status).
+        report: (server, status, names, message) => events.post({ type: "mcp_status", server, status, tools: names, message }),
       }),
     );
   }
