@@ -141,7 +141,7 @@ export default function runSession(task: SessionTask): Promise<never> {
       if (!session) return;
       // The turn in flight ends as cancelled in the log rather than being cut off by the terminate that follows.
       await session.loop.stop();
-      session.tools.close();
+      await session.tools.close();
       session.journal.close();
       events.flush();
     },

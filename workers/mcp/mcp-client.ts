@@ -45,13 +45,13 @@ export class McpSource implements ToolSource {
     const sandbox = sandboxFor(mode);
     for (const [name, link] of this.#links) {
       if (link.config.type !== "stdio" || link.sandbox === sandbox) continue;
-      link.close();
+      void link.close();
       this.#links.set(name, this.#link(link.config, sandbox));
     }
   }
 
-  close(): void {
-    for (const link of this.#links.values()) link.close();
+  async close(): Promise<void> {
+    await Promise.all([...this.#links.values()].map((link) => link.close()));
   }
 
   #link(server: McpServerConfig, sandbox: ReturnType<typeof sandboxFor>): McpServerLink {

@@ -69,10 +69,13 @@ export class McpServerLink {
     return this.#refreshing;
   }
 
-  close(): void {
+  /** An http server is told its MCP session ended (DELETE), then the transport closes; a stdio server's group ends. */
+  async close(): Promise<void> {
     this.#closed = true;
     this.#settle();
-    void this.#transport?.close().catch(() => {});
+    const transport = this.#transport;
+    if (transport instanceof StreamableHTTPClientTransport && this.#status === "connected") await transport.terminateSession().catch(() => {});
+    await transport?.close().catch(() => {});
   }
 
   async #connect(): Promise<void> {

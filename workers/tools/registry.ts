@@ -4,6 +4,8 @@ import * as z from "zod/mini";
 import type { SessionModeId } from "../../src/protocol/port.js";
 import type { Tool, ToolSource, ToolSpec } from "./tool.js";
 
+const SOURCE_CLOSE_MS = 500;
+
 export class ToolRegistry {
   readonly #tools = new Map<string, Tool>();
   readonly #onClose: () => void;
@@ -30,8 +32,10 @@ export class ToolRegistry {
     this.#source?.setMode(mode);
   }
 
-  close(): void {
-    this.#source?.close();
+  /** The source gets a moment to close its connections; the spawner connection's end then ends what is left. */
+  async close(): Promise<void> {
+    const source = this.#source;
+    if (source) await Promise.race([source.close(), new Promise((resolve) => setTimeout(resolve, SOURCE_CLOSE_MS))]);
     this.#onClose();
   }
 

@@ -45,5 +45,6 @@ export interface ToolSource {
   tools(): readonly Tool[];
   /** The session's mode changed (a server's sandbox follows it). */
   setMode(mode: SessionModeId): void;
-  close(): void;
+  /** Resolves once its connections are closed (http servers told the session ended), or has given up on that. */
+  close(): Promise<void>;
 }
