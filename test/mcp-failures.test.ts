@@ -13,7 +13,7 @@ describe("MCP servers that fail", () => {
   let host: TestHost;
   let heard: ReturnType<typeof mcpStatuses>;
   beforeAll(async () => {
-    host = await startHost(["--default-mode", "auto", "--mcp-startup-timeout-ms", "3000"]);
+    host = await startHost(["--default-mode", "auto", "--mcp-startup-timeout-ms", "8000"]);
     heard = mcpStatuses(host.client);
   });
   afterAll(async () => {
@@ -38,7 +38,7 @@ describe("MCP servers that fail", () => {
     const missing = await statusOf(heard, sessionId, "missing", "failed");
     expect(missing.message).toContain("/no/such/mcp-server");
     const hung = await statusOf(heard, sessionId, "hang", "failed");
-    expect(hung.message).toContain("did not connect within --mcp-startup-timeout-ms 3000");
+    expect(hung.message).toContain("did not connect within --mcp-startup-timeout-ms 8000");
     // The hung server was ended when it was left out.
     await waitFor("the hung server's processes to end", () => processesWith(hang).length === 0);
     expect((await statusOf(heard, sessionId, "good", "connected")).tools).toContain("mcp__good__echo");

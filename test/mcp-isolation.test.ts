@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { removeTempDirs, startHost, tempDir, type TestHost } from "./support/host.js";
-import { everythingStdio, filesystemStdio, marker, mcpStatuses, processesWith, serverPids, statusOf } from "./support/mcp.js";
+import { PATIENT, everythingStdio, filesystemStdio, marker, mcpStatuses, processesWith, serverPids, statusOf } from "./support/mcp.js";
 import { resultOf, script, tool, waitFor } from "./support/tools.js";
 
 const FIXTURE = fileURLToPath(new URL("./fixtures/mcp-fixture-server.mjs", import.meta.url));
@@ -14,7 +14,7 @@ describe("MCP servers per session", () => {
   let host: TestHost;
   let heard: ReturnType<typeof mcpStatuses>;
   beforeAll(async () => {
-    host = await startHost(["--default-mode", "auto"], "allow");
+    host = await startHost(["--default-mode", "auto", ...PATIENT], "allow");
     heard = mcpStatuses(host.client);
   });
   afterAll(async () => {

@@ -2,7 +2,7 @@
 // cancel of a wedged worker, and host teardown. After hibernation and a crash, the next prompt reconnects them.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { removeTempDirs, startHost, tempDir, type TestHost } from "./support/host.js";
-import { everythingStdio, marker, mcpStatuses, processesWith, serverPids, statusOf } from "./support/mcp.js";
+import { PATIENT, everythingStdio, marker, mcpStatuses, processesWith, serverPids, statusOf } from "./support/mcp.js";
 import { resultOf, script, tool, waitFor } from "./support/tools.js";
 
 const echo = (message: string) => script(tool("mcp__everything__echo", { message }));
@@ -10,7 +10,7 @@ const echo = (message: string) => script(tool("mcp__everything__echo", { message
 describe("MCP server processes end with what ends them", () => {
   let host: TestHost;
   beforeAll(async () => {
-    host = await startHost(["--default-mode", "auto", "--allow-fault-injection", "--cancel-grace-ms", "300"]);
+    host = await startHost(["--default-mode", "auto", "--allow-fault-injection", "--cancel-grace-ms", "300", ...PATIENT]);
   });
   afterAll(async () => {
     await host.dispose();
@@ -66,14 +66,17 @@ describe("MCP server processes end with what ends them", () => {
   });
 
   it("hibernation; the next prompt reconnects before it runs", async () => {
-    const sleepy = await startHost(["--default-mode", "auto", "--hibernate-after-ms", "300"]);
+    const sleepy = await startHost(["--default-mode", "auto", "--hibernate-after-ms", "300", ...PATIENT]);
     try {
       const heard = mcpStatuses(sleepy.client);
       const { sessionId, mark } = await connected(sleepy.client);
+      const connecting = () => heard.filter((status) => status.sessionId === sessionId && status.status === "connecting").length;
+      await waitFor("the first connecting status", () => connecting() > 0);
+      const before = connecting();
       await gone(mark);
       const result = await sleepy.client.prompt(sessionId, echo("woken"));
       expect(resultOf(result.toolCalls[0])).toBe("Echo: woken");
-      expect(heard.filter((status) => status.sessionId === sessionId && status.status === "connecting").length).toBe(2);
+      expect(connecting()).toBe(before + 1);
       await statusOf(heard, sessionId, "everything", "connected");
     } finally {
       await sleepy.dispose();
@@ -81,7 +84,7 @@ describe("MCP server processes end with what ends them", () => {
   });
 
   it("host teardown", async () => {
-    const other = await startHost(["--default-mode", "auto"]);
+    const other = await startHost(["--default-mode", "auto", ...PATIENT]);
     const { mark } = await connected(other.client);
     await other.dispose();
     await gone(mark);

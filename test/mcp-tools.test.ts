@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import type { RequestPermissionRequest, RequestPermissionResponse } from "@agentclientprotocol/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { removeTempDirs, startHost, tempDir, type TestHost } from "./support/host.js";
-import { everythingHttp, everythingStdio, marker, mcpStatuses, statusOf, type HttpServer } from "./support/mcp.js";
+import { PATIENT, everythingHttp, everythingStdio, marker, mcpStatuses, statusOf, type HttpServer } from "./support/mcp.js";
 import { resultOf, results, script, tool } from "./support/tools.js";
 
 const FIXTURE = fileURLToPath(new URL("./fixtures/mcp-fixture-server.mjs", import.meta.url));
@@ -22,7 +22,7 @@ describe("MCP tools", () => {
   beforeAll(async () => {
     stateDir = tempDir("ash-state-");
     [host, http] = await Promise.all([
-      startHost(["--state-dir", stateDir, "--output-cap-bytes", "2048"], (request) => {
+      startHost(["--state-dir", stateDir, "--output-cap-bytes", "2048", ...PATIENT], (request) => {
         asked.push(request);
         return answers.get(request.sessionId)?.() ?? answer("allow_once");
       }, { ...process.env, HOST_SECRET_FOR_TEST: "do-not-leak" }),

@@ -16,6 +16,9 @@ const entryOf = (pkg: string) => join(dirname(require.resolve(`${pkg}/package.js
 export const EVERYTHING = entryOf("@modelcontextprotocol/server-everything");
 export const FILESYSTEM = entryOf("@modelcontextprotocol/server-filesystem");
 
+/** Servers on a machine busy with other tests may take long to start: hosts that do not test the timeout wait for them. */
+export const PATIENT = ["--mcp-startup-timeout-ms", "60000"];
+
 /** A marker no other process has on its command line, so a test finds exactly its own servers. */
 export const marker = (): string => `mcp-test-${randomUUID()}`;
 
