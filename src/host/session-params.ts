@@ -24,7 +24,8 @@ const Common = {
     .nullable()
     .transform((servers) => servers ?? []),
   additionalDirectories: z.array(z.string()).nullish(),
-  _meta: z.record(z.string(), z.unknown()).nullish(),
+  // Ignored, as the SDK's own schema ignores a malformed one.
+  _meta: z.unknown().optional(),
 };
 
 export const NewSessionParams = z.object(Common);
