@@ -3,9 +3,9 @@
 // sessions go on; session/new never waits for any server.
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { removeTempDirs, startHost, tempDir, type TestHost } from "./support/host.js";
-import { everythingStdio, hangingStdio, marker, mcpStatuses, processesWith, statusOf } from "./support/mcp.js";
-import { resultOf, script, tool, waitFor } from "./support/tools.js";
+import { descendants, removeTempDirs, startHost, tempDir, type TestHost } from "./support/host.js";
+import { PATIENT, everythingStdio, hangingStdio, marker, mcpStatuses, processesWith, serverPids, statusOf } from "./support/mcp.js";
+import { cmdline, resultOf, script, tool, waitFor } from "./support/tools.js";
 
 const FIXTURE = fileURLToPath(new URL("./fixtures/mcp-fixture-server.mjs", import.meta.url));
 
@@ -62,5 +62,24 @@ describe("MCP servers that fail", () => {
     expect(failed.message).toContain("exit code 3");
     const next = await host.client.prompt(sessionId, script(tool("mcp__good__echo", { message: "next turn" })));
     expect(resultOf(next.toolCalls[0])).toBe("Echo: next turn");
+  });
+
+  it("if the spawner dies, its servers die with it and fail; they start again through the new spawner", async () => {
+    const other = await startHost(["--default-mode", "auto", ...PATIENT]);
+    try {
+      const statuses = mcpStatuses(other.client);
+      const mark = marker();
+      const { sessionId } = await other.client.newSession(tempDir(), { mcpServers: [everythingStdio("everything", mark)] });
+      expect(resultOf((await other.client.prompt(sessionId, script(tool("mcp__everything__echo", { message: "one" })))).toolCalls[0])).toBe("Echo: one");
+      const [first] = serverPids(mark);
+      const [spawner] = descendants(other.pid).filter((pid) => cmdline(pid).includes("spawner/main.js"));
+      process.kill(spawner!, "SIGKILL");
+      expect((await statusOf(statuses, sessionId, "everything", "failed")).message).toContain("the connection to the command runner closed");
+      await waitFor("the new spawner", () => other.stderr().includes("spawner restarted"));
+      await waitFor("the server started again", () => serverPids(mark).some((pid) => pid !== first));
+      expect(resultOf((await other.client.prompt(sessionId, script(tool("mcp__everything__echo", { message: "two" })))).toolCalls[0])).toBe("Echo: two");
+    } finally {
+      await other.dispose();
+    }
   });
 });

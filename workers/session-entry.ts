@@ -112,7 +112,9 @@ export default function runSession(task: SessionTask): Promise<never> {
       return { activeMs: performance.eventLoopUtilization().active, heapUsedBytes: getHeapStatistics().used_heap_size };
     },
     async regrant(grant) {
-      (await bound).spawner.regrant(SpawnerGrant.parse(grant));
+      const session = await bound;
+      session.spawner.regrant(SpawnerGrant.parse(grant));
+      session.tools.spawnerRestarted();
     },
     async setMode(mode) {
       (await bound).loop.setMode(SessionModeId.parse(mode));

@@ -43,10 +43,19 @@ export class McpSource implements ToolSource {
   /** A stdio server runs in the sandbox of the mode it was started in: a mode with another sandbox restarts it. */
   setMode(mode: SessionModeId): void {
     const sandbox = sandboxFor(mode);
+    this.#restartStdio((link) => link.sandbox !== sandbox, sandbox);
+  }
+
+  spawnerRestarted(): void {
+    this.#restartStdio(() => true, null);
+  }
+
+  /** sandbox null: the one each had. */
+  #restartStdio(which: (link: McpServerLink) => boolean, sandbox: ReturnType<typeof sandboxFor> | null): void {
     for (const [name, link] of this.#links) {
-      if (link.config.type !== "stdio" || link.sandbox === sandbox) continue;
+      if (link.config.type !== "stdio" || !which(link)) continue;
       void link.close();
-      this.#links.set(name, this.#link(link.config, sandbox));
+      this.#links.set(name, this.#link(link.config, sandbox ?? link.sandbox));
     }
   }
 

@@ -32,6 +32,10 @@ export class ToolRegistry {
     this.#source?.setMode(mode);
   }
 
+  spawnerRestarted(): void {
+    this.#source?.spawnerRestarted();
+  }
+
   /** The source gets a moment to close its connections; the spawner connection's end then ends what is left. */
   async close(): Promise<void> {
     const source = this.#source;

@@ -45,6 +45,8 @@ export interface ToolSource {
   tools(): readonly Tool[];
   /** The session's mode changed (a server's sandbox follows it). */
   setMode(mode: SessionModeId): void;
+  /** The host restarted its spawner (the old one took its processes with it): start them again through the new one. */
+  spawnerRestarted(): void;
   /** Resolves once its connections are closed (http servers told the session ended), or has given up on that. */
   close(): Promise<void>;
 }
