@@ -138,4 +138,14 @@ describe("MCP tools", () => {
     const resumed = await host.client.prompt(sessionId, script(tool("mcp__later__echo", { message: "resumed" })));
     expect(resultOf(resumed.toolCalls[0])).toBe("Echo: resumed");
   });
+
+  it("a live session loaded with other servers runs with those from then on", async () => {
+    const cwd = tempDir();
+    const { sessionId } = await host.client.newSession(cwd, { mode: "auto", mcpServers: [everythingStdio("first", marker())] });
+    expect(resultOf((await host.client.prompt(sessionId, script(tool("mcp__first__echo", { message: "1" })))).toolCalls[0])).toBe("Echo: 1");
+    await host.client.load(sessionId, cwd, { mcpServers: [everythingStdio("second", marker())] });
+    const after = await host.client.prompt(sessionId, script(tool("mcp__second__echo", { message: "2" }), tool("mcp__first__echo", { message: "3" })));
+    expect(resultOf(after.toolCalls[0])).toBe("Echo: 2");
+    expect(resultOf(after.toolCalls[1])).toContain('unknown tool "mcp__first__echo"');
+  });
 });
