@@ -49,6 +49,8 @@ describe("session/new and session/prompt validation", () => {
     await expect(
       host.client.request("session/new", { cwd, mcpServers: [{ name: "twice", command: "/bin/true", args: [], env: [] }, { name: "twice", command: "/bin/true", args: [], env: [] }] }),
     ).rejects.toMatchObject({ code: -32602, message: expect.stringContaining("twice") });
+    const many = Array.from({ length: 33 }, (_, i) => ({ name: `s${i}`, command: "/bin/true", args: [], env: [] }));
+    await expect(host.client.request("session/new", { cwd, mcpServers: many })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining("at most 32") });
     await expect(host.client.request("session/new", { cwd, mcpServers: [], additionalDirectories: ["/tmp"] })).rejects.toMatchObject({
       code: -32602,
       message: expect.stringContaining("additional directories"),

@@ -7,7 +7,11 @@ import type { McpServerInput } from "./session-params.js";
 /** Server names become part of tool names (mcp__<server>__<tool>), which models accept in this alphabet only. */
 const NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
+/** Each stdio server is a process group (or more): a session gets at most this many servers. */
+const MAX_SERVERS = 32;
+
 export function mcpServersFrom(servers: readonly McpServerInput[]): McpServerConfig[] {
+  if (servers.length > MAX_SERVERS) throw invalidParams("mcpServers", `at most ${MAX_SERVERS} MCP servers per session (${servers.length} given)`);
   const configs: McpServerConfig[] = [];
   const seen = new Set<string>();
   for (const server of servers) {
