@@ -409,12 +409,15 @@ export class SessionRecord implements SlotHolder {
   }
 
   /**
-   * load/resume passed other MCP servers than the session runs with: they are its servers from now on, and an idle
-   * worker is released so the next prompt connects them (a busy one keeps its servers until it goes idle).
+   * load/resume passed other MCP servers than the session runs with: they are its servers from now on, and its worker
+   * is released so the next prompt (or the load's replay) connects them. Not while a prompt runs with the old ones.
    */
   async useMcpServers(servers: McpServerConfig[]): Promise<void> {
     if (JSON.stringify(servers) === JSON.stringify(this.settings.mcpServers)) return;
+    if (this.#turn) throw invalidRequest("a prompt is in flight for this session: pass it other MCP servers once the prompt has ended", { sessionId: this.id });
     this.settings.mcpServers = servers;
+    // A worker still being opened was given the old servers: it is released once open.
+    if (this.#waking) await this.#waking.catch(() => {});
     await this.hibernate("its MCP servers changed (session/load or resume)");
   }
 
