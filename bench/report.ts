@@ -228,6 +228,18 @@ export function markdownReport(results: BenchResults): string {
         ),
       ].join("\n"),
     ),
+    section("9. MCP servers", s.mcp, (m) =>
+      [
+        `${plural(m.runs, "run")}, ${m.samples} samples each, mode auto. session/new with no MCP server and with 3 stdio servers (the everything ` +
+          "server, run by the spawner in the session's sandbox); the first tool list is session/new until all 3 servers reported `_host/mcp_status`; " +
+          "an echo call through the host (tool_call to completion) against the same call from an MCP client in the benchmark process.",
+        "",
+        table(
+          ["session/new p50, 0 servers", "session/new p50, 3 servers", "first tool lists p50", "call via host p50", "direct call p50", "overhead p50"],
+          [[fmt(m.figures.newP50NoMcp), fmt(m.figures.newP50ThreeMcp), fmt(m.figures.toolListP50), fmt(m.figures.hostCallP50), fmt(m.figures.directCallP50), fmt(m.figures.overheadP50)]],
+        ),
+      ].join("\n"),
+    ),
     results.incidents.length === 0
       ? ""
       : `### Incidents\n\nFaults the run worked around:\n\n${results.incidents.map((i) => `- ${i.count} × ${i.message}`).join("\n")}`,

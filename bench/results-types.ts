@@ -1,6 +1,7 @@
 // The shape of bench/results/<timestamp>.json.
 import type { Skipped } from "./context.js";
 import type { BashSpawnResult } from "./scenarios/bash-spawn.js";
+import type { McpResult } from "./scenarios/mcp.js";
 import type { NoisyResult } from "./scenarios/noisy-neighbour.js";
 import type { OpenAiResult } from "./scenarios/openai.js";
 import type { RemoteResult } from "./scenarios/remote.js";
@@ -29,6 +30,7 @@ export interface ScenarioResults {
   teardown: Outcome<TeardownResult>;
   openAi: Outcome<OpenAiResult>;
   remote: Outcome<RemoteResult>;
+  mcp: Outcome<McpResult>;
 }
 
 export interface BenchResults {

@@ -14,6 +14,7 @@ import { incidents } from "./incidents.js";
 import { markdownReport } from "./report.js";
 import type { BenchResults, ScenarioResults } from "./results-types.js";
 import { bashSpawn } from "./scenarios/bash-spawn.js";
+import { mcp } from "./scenarios/mcp.js";
 import { noisyNeighbour } from "./scenarios/noisy-neighbour.js";
 import { openAi } from "./scenarios/openai.js";
 import { remote } from "./scenarios/remote.js";
@@ -37,6 +38,7 @@ const SCENARIOS: { [K in keyof ScenarioResults]: { flag: string; run: (ctx: Benc
   teardown: { flag: "teardown", run: teardown },
   openAi: { flag: "openai", run: openAi },
   remote: { flag: "remote", run: remote },
+  mcp: { flag: "mcp", run: mcp },
 };
 const NAMES = Object.values(SCENARIOS).map((s) => s.flag);
 

@@ -29,11 +29,28 @@ describe("session/new and session/prompt validation", () => {
     await expect(host.client.newSession(file)).rejects.toMatchObject({ code: -32602, message: expect.stringContaining("existing directory") });
   });
 
-  it("refuses MCP servers and additional directories for now", async () => {
+  it("refuses sse and unknown MCP transports naming the server, bad server names, and additional directories", async () => {
     const cwd = tempDir();
+    const refused = (server: Record<string, unknown>) => host.client.request("session/new", { cwd, mcpServers: [server] });
+    await expect(refused({ type: "sse", name: "old", url: "http://127.0.0.1:1/sse", headers: [] })).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringMatching(/"old".*sse/),
+    });
+    await expect(refused({ type: "websocket", name: "sock", url: "ws://127.0.0.1:1/", headers: [] })).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining("sock"),
+    });
+    await expect(refused({ type: "grpc", name: "rpc", command: "/bin/true", args: [], env: [] })).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining("rpc"),
+    });
+    await expect(refused({ type: "http", name: "web", url: "file:///etc/passwd", headers: [] })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining("web") });
+    await expect(refused({ name: "has space", command: "/bin/true", args: [], env: [] })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining("has space") });
     await expect(
-      host.client.request("session/new", { cwd, mcpServers: [{ name: "x", command: "/bin/true", args: [], env: [] }] }),
-    ).rejects.toMatchObject({ code: -32602, message: expect.stringContaining("MCP servers") });
+      host.client.request("session/new", { cwd, mcpServers: [{ name: "twice", command: "/bin/true", args: [], env: [] }, { name: "twice", command: "/bin/true", args: [], env: [] }] }),
+    ).rejects.toMatchObject({ code: -32602, message: expect.stringContaining("twice") });
+    const many = Array.from({ length: 33 }, (_, i) => ({ name: `s${i}`, command: "/bin/true", args: [], env: [] }));
+    await expect(host.client.request("session/new", { cwd, mcpServers: many })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining("at most 32") });
     await expect(host.client.request("session/new", { cwd, mcpServers: [], additionalDirectories: ["/tmp"] })).rejects.toMatchObject({
       code: -32602,
       message: expect.stringContaining("additional directories"),

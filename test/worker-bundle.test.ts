@@ -21,6 +21,15 @@ describe("the session worker bundle", () => {
     expect(bundle("openai-compatible.js")).toMatch(/\bvar OpenAI = class\b/);
   });
 
+  it("leaves the MCP client to a bundle of its own, required only by sessions with MCP servers", () => {
+    expect(worker).not.toContain("StreamableHTTPClientTransport");
+    expect(worker).not.toMatch(/\bvar Client = class\b/);
+    expect(worker).toContain('require("./mcp-client.js")');
+    const mcp = bundle("mcp-client.js");
+    expect(mcp).toContain("StreamableHTTPClientTransport");
+    expect(mcp).toMatch(/\bvar McpSource = class\b/);
+  });
+
   it("comes with the V8 code cache made at build time", () => {
     expect(readFileSync(fileURLToPath(new URL("../dist/workers/bundle/session-entry.js.cache", import.meta.url))).length).toBeGreaterThan(0);
   });

@@ -77,6 +77,7 @@ export class AgentLoop {
     if (mode === this.#mode) return;
     this.#mode = mode;
     this.#options.journal.append({ type: "mode", mode });
+    this.#options.tools.setMode(mode);
   }
 
   setModel(model: Model): void {
@@ -169,6 +170,9 @@ export class AgentLoop {
     for (let requests = 0; ; requests++) {
       if (signal.aborted) return "cancelled";
       if (requests >= this.#options.maxTurnRequests) return "max_turn_requests";
+      // MCP servers still starting are waited for (up to --mcp-startup-timeout-ms), changed tool lists re-read.
+      await this.#options.tools.prepare(signal);
+      if (signal.aborted) return "cancelled";
       const relay = new ChunkRelay(this.#options.events, turn.id, signal, this.#options.streamChunks);
       const response = await this.#context.complete({
         turnId: turn.id,

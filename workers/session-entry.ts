@@ -22,6 +22,8 @@ import type { Journal } from "./journal.js";
 import { createModel } from "./models/create-model.js";
 import { replayEvents } from "./replay.js";
 import { restoreSession } from "./session-restore.js";
+import { recordMcpServers } from "./mcp/mcp-record.js";
+import { startMcp } from "./mcp/start-mcp.js";
 import { createTools } from "./tools/create-tools.js";
 import type { SpawnerConnection } from "./tools/spawner-connection.js";
 import type { ToolRegistry } from "./tools/registry.js";
@@ -39,6 +41,21 @@ interface Session {
 async function openSession(init: WorkerInit, events: EventSink): Promise<Session> {
   const { journal, mode, model, turns } = restoreSession(init, events);
   const { tools, spawner } = createTools(init);
+  recordMcpServers(journal, init.mcpServers);
+  // Servers connect in the background: open() does not wait for them; the first model request does (prepare).
+  if (init.mcpServers.length > 0) {
+    tools.addSource(
+      await startMcp({
+        servers: init.mcpServers,
+        connection: spawner,
+        mode,
+        startupTimeoutMs: init.mcpStartupTimeoutMs,
+        outputCapBytes: init.outputCapBytes,
+        // The main thread logs it and tells the client (_host/mcp_status).
+        report: (server, status, names, message) => events.post({ type: "mcp_status", server, status, tools: names, message }),
+      }),
+    );
+  }
   const loop = new AgentLoop({
     model: await createModel(model, { allowFaultInjection: init.allowFaultInjection, cwd: init.cwd, log: events.log.bind(events) }),
     tools,
@@ -95,7 +112,9 @@ export default function runSession(task: SessionTask): Promise<never> {
       return { activeMs: performance.eventLoopUtilization().active, heapUsedBytes: getHeapStatistics().used_heap_size };
     },
     async regrant(grant) {
-      (await bound).spawner.regrant(SpawnerGrant.parse(grant));
+      const session = await bound;
+      session.spawner.regrant(SpawnerGrant.parse(grant));
+      session.tools.spawnerRestarted();
     },
     async setMode(mode) {
       (await bound).loop.setMode(SessionModeId.parse(mode));
@@ -124,7 +143,7 @@ export default function runSession(task: SessionTask): Promise<never> {
       if (!session) return;
       // The turn in flight ends as cancelled in the log rather than being cut off by the terminate that follows.
       await session.loop.stop();
-      session.tools.close();
+      await session.tools.close();
       session.journal.close();
       events.flush();
     },

@@ -28,6 +28,8 @@ export function scriptedSessionInit(sessionId: string, cwd: string, log: WorkerI
     maxBackgroundTasks: 8,
     sandbox: { bwrapPath: null, network: false, allowFullAccess: false, hidden: [] },
     spawner: null,
+    mcpServers: [],
+    mcpStartupTimeoutMs: 10_000,
     log,
   };
 }

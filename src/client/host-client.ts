@@ -28,6 +28,7 @@ import {
   type ClientConnection,
   type ContentBlock,
   type InitializeResponse,
+  type McpServer,
   type ListSessionsRequest,
   type ListSessionsResponse,
   type NewSessionResponse,
@@ -41,6 +42,7 @@ import {
 } from "@agentclientprotocol/sdk";
 import { HOST_STATS_METHOD, HostStats, type HostStatsRequest } from "../protocol/host-stats.js";
 import { HOST_STATUS_METHOD, HostStatus, type HostStatusRequest } from "../protocol/host-status.js";
+import { MCP_STATUS_METHOD, McpStatusNotification } from "../protocol/mcp-status.js";
 
 /**
  * How the client answers the host's `session/request_permission`:
@@ -128,6 +130,14 @@ export interface PromptOptions {
 export interface NewSessionOptions {
   /** A mode id ("ask", "auto", "read-only", "full-access"); set right after creation when it is not the default. */
   mode?: string;
+  /** The session's MCP servers (stdio or http); the host connects them in the background (see {@link HostClient.onMcpStatus}). */
+  mcpServers?: McpServer[];
+}
+
+/** Options of {@link HostClient.load} and {@link HostClient.resume}. */
+export interface OpenOptions {
+  /** The MCP servers the session runs with from now on (default: none). */
+  mcpServers?: McpServer[];
 }
 
 // The compiled CLI, whether this module runs compiled (dist/src/client) or from source under a test runner (src/client).
@@ -145,6 +155,7 @@ export class HostClient {
   readonly #connection: ClientConnection;
   readonly #listeners = new Map<string, Set<(update: SessionUpdate) => void>>();
   readonly #anyListeners = new Set<(notification: SessionNotification) => void>();
+  readonly #mcpListeners = new Set<(status: McpStatusNotification) => void>();
   readonly #holder: Holder;
 
   private constructor(child: ChildProcess | null, connection: ClientConnection, init: InitializeResponse, holder: Holder) {
@@ -194,6 +205,7 @@ export class HostClient {
     const holder: Holder = { client: null, permission };
     const app = client({ name: "acp-session-host-client" })
       .onNotification("session/update", ({ params }) => holder.client?.dispatch(params))
+      .onNotification(MCP_STATUS_METHOD, McpStatusNotification, ({ params }) => holder.client?.dispatchMcpStatus(params))
       .onRequest("session/request_permission", ({ params }) => answerPermission(holder.permission, params));
     const connection = app.connect(stream);
     const init = await connection.agent.request("initialize", {
@@ -225,7 +237,7 @@ export class HostClient {
 
   /** Creates a session whose tools work in `cwd` (an existing absolute directory), optionally in another mode. */
   async newSession(cwd: string, options: NewSessionOptions = {}): Promise<NewSessionResponse> {
-    const response = await this.#connection.agent.request("session/new", { cwd, mcpServers: [] });
+    const response = await this.#connection.agent.request("session/new", { cwd, mcpServers: options.mcpServers ?? [] });
     if (options.mode && options.mode !== response.modes?.currentModeId) await this.setMode(response.sessionId, options.mode);
     return response;
   }
@@ -271,14 +283,14 @@ export class HostClient {
   }
 
   /** `session/load`: reopens a stored session; returns the history the host replayed as updates. */
-  async load(sessionId: string, cwd: string, options: PromptOptions = {}): Promise<SessionUpdate[]> {
+  async load(sessionId: string, cwd: string, options: PromptOptions & OpenOptions = {}): Promise<SessionUpdate[]> {
     const updates: SessionUpdate[] = [];
     const off = this.onSessionUpdate(sessionId, (update) => {
       updates.push(update);
       options.onUpdate?.(update);
     });
     try {
-      await this.#connection.agent.request("session/load", { sessionId, cwd, mcpServers: [] });
+      await this.#connection.agent.request("session/load", { sessionId, cwd, mcpServers: options.mcpServers ?? [] });
       return updates;
     } finally {
       off();
@@ -286,8 +298,8 @@ export class HostClient {
   }
 
   /** `session/resume`: reopens a stored session without replaying its history. */
-  async resume(sessionId: string, cwd: string): Promise<void> {
-    await this.#connection.agent.request("session/resume", { sessionId, cwd, mcpServers: [] });
+  async resume(sessionId: string, cwd: string, options: OpenOptions = {}): Promise<void> {
+    await this.#connection.agent.request("session/resume", { sessionId, cwd, mcpServers: options.mcpServers ?? [] });
   }
 
   /** `session/list`: the sessions the host knows (live and stored), paginated with `cursor`. */
@@ -321,6 +333,17 @@ export class HostClient {
   /** A raw request, for methods this class does not wrap. */
   request<T = unknown>(method: string, params?: unknown): Promise<T> {
     return this.#connection.agent.request<T>(method, params);
+  }
+
+  /** Listens to the host's `_host/mcp_status` notifications (every session's); returns the function that stops listening. */
+  onMcpStatus(listener: (status: McpStatusNotification) => void): () => void {
+    this.#mcpListeners.add(listener);
+    return () => void this.#mcpListeners.delete(listener);
+  }
+
+  /** @internal */
+  dispatchMcpStatus(status: McpStatusNotification): void {
+    for (const listener of this.#mcpListeners) listener(status);
   }
 
   /** Listens to one session's updates; returns the function that stops listening. */

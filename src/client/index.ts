@@ -1,9 +1,12 @@
 export { HostClient } from "./host-client.js";
 export { HOST_STATS_METHOD } from "../protocol/host-stats.js";
 export type { HostStats, HostStatsRequest } from "../protocol/host-stats.js";
+export { MCP_STATUS_METHOD } from "../protocol/mcp-status.js";
+export type { McpStatusNotification } from "../protocol/mcp-status.js";
 export type {
   AttachOptions,
   NewSessionOptions,
+  OpenOptions,
   PermissionPolicy,
   PromptOptions,
   PromptResult,

@@ -1,11 +1,13 @@
 // The ACP methods the host answers. Handlers validate and route; sessions and workers do the rest.
 import { stat } from "node:fs/promises";
-import { agent, PROTOCOL_VERSION, type AgentApp, type NewSessionRequest, type NewSessionResponse, type SessionModeState } from "@agentclientprotocol/sdk";
+import { agent, PROTOCOL_VERSION, type AgentApp, type NewSessionResponse, type SessionModeState } from "@agentclientprotocol/sdk";
 import { SessionModeId } from "../protocol/port.js";
 import { HOST_STATS_METHOD, HostStatsRequest } from "../protocol/host-stats.js";
 import { HOST_STATUS_METHOD, HostStatusRequest } from "../protocol/host-status.js";
 import { invalidParams } from "./errors.js";
 import { assertAbsolute, assertNoExtras } from "./request-checks.js";
+import { mcpServersFrom } from "./mcp-servers.js";
+import { NewSessionParams } from "./session-params.js";
 import { hostStatus } from "./host-status.js";
 import { DURABLE_CAPABILITIES, withDurableSessions } from "./durable-handlers.js";
 import type { HostContext } from "./host-context.js";
@@ -31,14 +33,15 @@ export function createAgentApp(host: HostContext, peer: Peer, stats: HostStatsMo
       .map((id) => ({ id, ...MODE_NAMES[id] }));
   const modeState = (current: SessionModeId): SessionModeState => ({ currentModeId: current, availableModes: availableModes() });
 
-  const newSession = async (params: NewSessionRequest): Promise<NewSessionResponse> => {
+  const newSession = async (params: NewSessionParams): Promise<NewSessionResponse> => {
     host.assertAccepting();
     assertNoExtras(params);
+    const mcpServers = mcpServersFrom(params.mcpServers);
     await assertDirectory(params.cwd);
     host.sessions.assertCapacity();
     host.assertMemory();
     const mode = host.config["default-mode"];
-    const settings = { cwd: params.cwd, mode, model: host.defaultModel };
+    const settings = { cwd: params.cwd, mode, model: host.defaultModel, mcpServers };
     // The log (its header) exists and is locked to this process before the client learns the id.
     const id = await host.store.create(settings, host.version, peer.tenant);
     const session = new SessionRecord(id, settings, host.sessionDeps, { tenant: peer.tenant });
@@ -58,13 +61,15 @@ export function createAgentApp(host: HostContext, peer: Peer, stats: HostStatsMo
       protocolVersion: PROTOCOL_VERSION,
       agentCapabilities: {
         ...DURABLE_CAPABILITIES,
+        // stdio servers are a must for every ACP agent; http is advertised, sse (deprecated) is not supported.
+        mcpCapabilities: { http: true, sse: false },
         promptCapabilities: { image: false, audio: false, embeddedContext: false },
       },
       agentInfo: { name: "acp-session-host", version: host.version },
       authMethods: [],
     }))
     .onRequest("authenticate", () => ({}))
-    .onRequest("session/new", async ({ params }) => {
+    .onRequest("session/new", NewSessionParams, async ({ params }) => {
       const done = host.creating();
       try {
         return await newSession(params);

@@ -58,6 +58,9 @@ export const HostConfig = z.object({
   "allow-full-access": flag.default(false).describe("offer the unsandboxed full-access mode"),
   "sandbox-network": flag.default(false).describe("let sandboxed commands use the network"),
   "bwrap-path": z.string().optional().describe("bubblewrap binary for the sandbox (default: bwrap found on PATH)"),
+  "mcp-startup-timeout-ms": int(1)
+    .default(10_000)
+    .describe("a session's first prompt waits this long for its MCP servers still connecting; then it runs without them"),
   "max-background-tasks": int(1).default(8).describe("background bash tasks per session"),
   "output-cap-bytes": int(1024).default(64 * 1024).describe("tool output returned to the model (bytes)"),
   "model-provider": z

@@ -5,6 +5,8 @@ import { resolve } from "node:path";
 import type { AgentApp, AgentCapabilities, LoadSessionResponse } from "@agentclientprotocol/sdk";
 import { invalidParams, invalidRequest } from "./errors.js";
 import { assertAbsolute, assertNoExtras } from "./request-checks.js";
+import { mcpServersFrom } from "./mcp-servers.js";
+import { OpenSessionParams } from "./session-params.js";
 import type { HostContext } from "./host-context.js";
 import type { Peer } from "./peer.js";
 import { assertAttachable, findVisible } from "./session-access.js";
@@ -16,18 +18,11 @@ export const DURABLE_CAPABILITIES = {
   sessionCapabilities: { list: {}, resume: {}, close: {}, delete: {} },
 } satisfies AgentCapabilities;
 
-interface OpenParams {
-  sessionId: string;
-  cwd: string;
-  mcpServers?: unknown[] | undefined;
-  additionalDirectories?: string[] | undefined;
-}
-
 /** describe: the response of session/load and resume for a session (its modes and config options). */
 export function withDurableSessions(app: AgentApp, host: HostContext, peer: Peer, describe: (session: SessionRecord) => LoadSessionResponse): AgentApp {
   return app
-    .onRequest("session/load", async ({ params }) => describe(await open(host, peer, params, { replay: true })))
-    .onRequest("session/resume", async ({ params }) => describe(await open(host, peer, params, { replay: false })))
+    .onRequest("session/load", OpenSessionParams, async ({ params }) => describe(await open(host, peer, params, { replay: true })))
+    .onRequest("session/resume", OpenSessionParams, async ({ params }) => describe(await open(host, peer, params, { replay: false })))
     .onRequest("session/list", async ({ params }) => {
       if (params.cwd != null) assertAbsolute(params.cwd);
       return host.store.list({ cwd: params.cwd, cursor: params.cursor, pageSize: host.config["list-page-size"], tenant: peer.tenant });
@@ -50,15 +45,18 @@ export function withDurableSessions(app: AgentApp, host: HostContext, peer: Peer
  * session already open on this connection is answered from its live record (load replays it) rather than opened
  * twice; one open in another host process is refused by its lock.
  */
-async function open(host: HostContext, peer: Peer, params: OpenParams, options: { replay: boolean }): Promise<SessionRecord> {
+async function open(host: HostContext, peer: Peer, params: OpenSessionParams, options: { replay: boolean }): Promise<SessionRecord> {
   host.assertAccepting();
   assertNoExtras(params);
+  // The spec: load and resume use the servers the client passes now, not the ones the session had.
+  const mcpServers = mcpServersFrom(params.mcpServers);
   assertAbsolute(params.cwd);
   const id = params.sessionId;
   const live = findVisible(host.sessions, peer, id);
   if (live) {
     assertSameCwd(live.settings.cwd, params.cwd);
     await takeOver(host, live, peer);
+    await live.useMcpServers(mcpServers);
     if (options.replay) await live.replayHistory();
     return live;
   }
@@ -70,7 +68,7 @@ async function open(host: HostContext, peer: Peer, params: OpenParams, options: 
   host.sessions.assertCapacity();
   await host.store.lock(id);
   const model = host.models.get(header.model.model) ?? host.defaultModel;
-  const session = new SessionRecord(id, { cwd: header.cwd, mode: header.mode, model }, host.sessionDeps, { stored: true, tenant: header.tenant ?? null });
+  const session = new SessionRecord(id, { cwd: header.cwd, mode: header.mode, model, mcpServers }, host.sessionDeps, { stored: true, tenant: header.tenant ?? null });
   session.attach(peer);
   try {
     if (options.replay) await session.replayHistory();

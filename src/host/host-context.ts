@@ -179,6 +179,8 @@ export class HostContext {
       // A fresh grant per worker: a session's next worker reaches the same session's background tasks. Full command
       // output goes next to a durable session's log, else to the spawner's own directory.
       spawner: this.spawner?.grant(sessionId, settings.cwd, log?.outputDir ?? null) ?? null,
+      mcpServers: settings.mcpServers,
+      mcpStartupTimeoutMs: config["mcp-startup-timeout-ms"],
       log,
     };
   }

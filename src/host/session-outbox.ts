@@ -36,12 +36,17 @@ export class SessionOutbox {
   }
 
   send(update: SessionUpdate): Promise<void> {
+    return this.notify("session/update", { sessionId: this.#sessionId, update });
+  }
+
+  /** A notification about this session (an update, an extension's), in order with its updates. */
+  notify(method: string, params: Record<string, unknown>): Promise<void> {
     const peer = this.#attachment;
     if (!peer) return this.#sent;
-    const sent = this.#sent.then(() => peer.client.notify("session/update", { sessionId: this.#sessionId, update }));
+    const sent = this.#sent.then(() => peer.client.notify(method, params));
     this.#sent = sent.catch((error: unknown) => {
-      // A connection that closed took its undelivered updates with it; the log has them.
-      if (!peer.closed) this.#log.warn({ err: error }, "session/update not delivered");
+      // A connection that closed took its undelivered notifications with it; the log has what matters.
+      if (!peer.closed) this.#log.warn({ err: error, method }, `${method} not delivered`);
     });
     return this.#sent;
   }

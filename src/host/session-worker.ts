@@ -97,6 +97,14 @@ export class SessionWorker {
     return waking;
   }
 
+  /** Settles once a wake under way has, well or not (at once when none is). */
+  get woken(): Promise<void> {
+    return this.#waking?.then(
+      () => {},
+      () => {},
+    ) ?? Promise.resolve();
+  }
+
   /** Settles once a release under way has (at once when none is). */
   get released(): Promise<void> {
     return this.#releasing ?? Promise.resolve();

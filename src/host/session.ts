@@ -7,6 +7,8 @@ import type { PromptResponse, SessionUpdate } from "@agentclientprotocol/sdk";
 import { REPLAY_TURN_ID, type ModelConfig, type SessionModeId, type SpawnerGrant, type WorkerEvent, type WorkerInit } from "../protocol/port.js";
 import type { SessionStatus } from "../protocol/host-status.js";
 import type { WorkerPool } from "../pool/worker-pool.js";
+import type { McpServerConfig } from "../protocol/mcp-servers.js";
+import { MCP_STATUS_METHOD, type McpStatusNotification } from "../protocol/mcp-status.js";
 import { WorkerGone, type WorkerExit, type WorkerLease } from "../pool/worker-lease.js";
 import { fromWorker, invalidRequest, promptInFlight, sessionClosed, workerFault } from "./errors.js";
 import { foreignFields, type Logger } from "./logger.js";
@@ -26,6 +28,8 @@ export interface SessionSettings {
   cwd: string;
   mode: SessionModeId;
   model: ModelConfig;
+  /** The MCP servers the client passed with session/new, load or resume (each worker connects them afresh). */
+  mcpServers: McpServerConfig[];
 }
 
 export interface SessionDeps {
@@ -339,6 +343,19 @@ export class SessionRecord implements SlotHolder {
     return this.#outbox.send(update);
   }
 
+  /**
+   * load/resume passed other MCP servers than the session runs with: they are its servers from now on, and its worker
+   * is released so the next prompt (or the load's replay) connects them. Not while a prompt runs with the old ones.
+   */
+  async useMcpServers(servers: McpServerConfig[]): Promise<void> {
+    if (JSON.stringify(servers) === JSON.stringify(this.settings.mcpServers)) return;
+    if (this.#turns.current) throw invalidRequest("a prompt is in flight for this session: pass it other MCP servers once the prompt has ended", { sessionId: this.id });
+    this.settings.mcpServers = servers;
+    // A worker still being opened was given the old servers: it is released once open.
+    await this.#worker.woken;
+    await this.hibernate("its MCP servers changed (session/load or resume)");
+  }
+
   #release(graceMs: number): Promise<void> {
     this.#clearIdleTimer();
     return this.#worker.release(graceMs);
@@ -383,6 +400,12 @@ export class SessionRecord implements SlotHolder {
     }
     if (event.type === "log") {
       this.#log[event.level](event.data ? foreignFields(event.data) : {}, event.msg);
+      return;
+    }
+    if (event.type === "mcp_status") {
+      const { server, status, tools, message } = event;
+      this.#log[status === "failed" ? "warn" : "info"]({ server, status, tools: tools.length, message }, "MCP server status");
+      void this.#outbox.notify(MCP_STATUS_METHOD, { sessionId: this.id, server, status, tools, message } satisfies McpStatusNotification);
       return;
     }
     if (event.turnId === REPLAY_TURN_ID) {

@@ -5,6 +5,7 @@
 // attributes them to a session by the port they arrived on (no event carries a session id).
 // zod/mini: the worker loads only the validators it uses (a session worker must cost about a bare thread).
 import * as z from "zod/mini";
+import { McpServerConfig, McpServerStatus } from "./mcp-servers.js";
 
 export const StopReason = z.enum(["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"]);
 export type StopReason = z.infer<typeof StopReason>;
@@ -63,6 +64,10 @@ export const WorkerInit = z.object({
   maxBackgroundTasks: z.int().check(z.positive()),
   sandbox: SandboxConfig,
   spawner: z.nullable(SpawnerGrant),
+  /** The client's MCP servers for this session (connected in the background once the worker has opened). */
+  mcpServers: z._default(z.array(McpServerConfig), []),
+  /** How long the first request to the model waits for servers still connecting. */
+  mcpStartupTimeoutMs: z._default(z.int().check(z.positive()), 10_000),
   /**
    * Durable session state (see session-log.ts); null runs the session in memory only. The log exists (the main
    * thread wrote its header); the worker restores it with load-repair and appends to it. restore "log": the log's
@@ -135,6 +140,14 @@ export const WorkerEvent = z.discriminatedUnion("type", [
   }),
   /** The turn failed: the prompt gets a JSON-RPC error with this code and message. */
   z.object({ type: z.literal("turn_error"), turnId: TurnId, code: z.int(), message: z.string() }),
+  /** One of the session's MCP servers changed state (sent to the client as `_host/mcp_status`). */
+  z.object({
+    type: z.literal("mcp_status"),
+    server: z.string(),
+    status: McpServerStatus,
+    tools: z.array(z.string()),
+    message: z.nullable(z.string()),
+  }),
   /** The answer to a ping: the worker's event loop is turning. */
   z.object({ type: z.literal("pong"), id: z.int() }),
   z.object({

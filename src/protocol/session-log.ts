@@ -8,6 +8,7 @@
 // worker appends entries, repairs the log when it restores it, and rewrites the sidecar.
 import { join } from "node:path";
 import * as z from "zod/mini";
+import { McpServerRecord } from "./mcp-servers.js";
 import { ModelConfig, SessionModeId, StopReason, ToolKind } from "./port.js";
 
 export const LOG_FORMAT = "acp-session-host/session-log";
@@ -85,6 +86,8 @@ export const LogEntry = z.discriminatedUnion("type", [
   z.object({ type: z.literal("permission"), turnId: TurnId, toolCallId: ToolCallId, outcome: z.string() }),
   z.object({ type: z.literal("mode"), mode: SessionModeId }),
   z.object({ type: z.literal("model"), model: ModelConfig }),
+  /** The MCP servers the session runs with from here on (session/new, load, resume): no env or header values. */
+  z.object({ type: z.literal("mcp_servers"), servers: z.array(McpServerRecord) }),
   z.object({
     type: z.literal("turn_end"),
     turnId: TurnId,

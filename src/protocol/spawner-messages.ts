@@ -80,6 +80,21 @@ export const WorkerRequest = z.discriminatedUnion("op", [
   /** Output of a background task since the previous read, and its state. */
   z.object({ op: z.literal("read"), id: CallId, taskId: TaskId }),
   z.object({ op: z.literal("kill"), id: CallId, taskId: TaskId }),
+  /**
+   * Starts a long-lived program with its stdin and stdout streamed over this connection (an MCP stdio server):
+   * argv as given, env the given one over the spawner's minimal base, in the session's workspace and sandbox. It is
+   * this connection's: it ends with it, or with close_stdio, or with the session.
+   */
+  z.object({
+    op: z.literal("open_stdio"),
+    id: CallId,
+    command: z.string().check(z.minLength(1), z.maxLength(4096)),
+    args: z.array(z.string().check(z.maxLength(64 * 1024))).check(z.maxLength(1024)),
+    env: z.record(z.string().check(z.minLength(1), z.maxLength(1024)), z.string().check(z.maxLength(64 * 1024))),
+    sandbox: SandboxKind,
+  }),
+  z.object({ op: z.literal("stdin"), id: CallId, data: z.string().check(z.maxLength(64 * 1024 * 1024)) }),
+  z.object({ op: z.literal("close_stdio"), id: CallId }),
 ]);
 export type WorkerRequest = z.infer<typeof WorkerRequest>;
 /** What a worker may send: fields with defaults may be left out. */
@@ -125,5 +140,10 @@ export const SpawnerReply = z.discriminatedUnion("type", [
   }),
   z.object({ type: z.literal("task_killed"), id: CallId, taskId: z.string(), wasRunning: z.boolean(), end: TaskEnd }),
   z.object({ type: z.literal("error"), id: CallId, message: z.string() }),
+  /** An open_stdio program runs; its stderr goes to stderrFile (bounded). */
+  z.object({ type: z.literal("stdio_started"), id: CallId, taskId: z.string(), stderrFile: z.string() }),
+  z.object({ type: z.literal("stdout"), id: CallId, data: z.string() }),
+  /** It ended (its whole group is gone); stderrTail: the last of what it wrote to stderr, to say why. */
+  z.object({ type: z.literal("stdio_exited"), id: CallId, end: TaskEnd, stderrTail: z.string() }),
 ]);
 export type SpawnerReply = z.infer<typeof SpawnerReply>;

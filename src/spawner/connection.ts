@@ -6,7 +6,8 @@ import { jsonLine, readJsonLines } from "../protocol/ndjson-lines.js";
 import { WorkerRequest, type SpawnerReply } from "../protocol/spawner-messages.js";
 import { OutputTail } from "./output-tail.js";
 import { UnreadOutput, type SessionState } from "./session-state.js";
-import type { RunRequest, Spawner } from "./spawner.js";
+import type { RunRequest, Spawner, StdioRequest } from "./spawner.js";
+import type { DirectTask } from "./direct-task.js";
 import type { Task } from "./task.js";
 
 const HELLO_TIMEOUT_MS = 10_000;
@@ -31,6 +32,8 @@ export class Connection {
   readonly #socket: Socket;
   readonly #foreground = new Map<string, Foreground>();
   readonly #paused = new Set<Task>();
+  /** Long-lived stdio programs (MCP servers) of this connection, by call id; null while one is being started. */
+  readonly #stdio = new Map<string, DirectTask | null>();
   #hello: Promise<void> | null = null;
   #denied = false;
 
@@ -51,6 +54,7 @@ export class Connection {
         if (fg.timer) clearTimeout(fg.timer);
         void fg.task?.kill("killed");
       }
+      for (const task of this.#stdio.values()) void task?.kill("killed");
       // Nobody reads their output any more: let it drain (to the output file) so they can end.
       for (const task of this.#paused) task.resume();
       this.#paused.clear();
@@ -66,8 +70,10 @@ export class Connection {
     return this.#session;
   }
 
+  /** Its foreground commands and stdio programs: they are this connection's, and end with it. */
   foregroundTasks(): Task[] {
-    return [...this.#foreground.values()].flatMap((fg) => (fg.task ? [fg.task] : []));
+    const stdio = [...this.#stdio.values()].filter((task): task is DirectTask => task !== null);
+    return [...this.#foreground.values()].flatMap((fg) => (fg.task ? [fg.task] : [])).concat(stdio);
   }
 
   close(): void {
@@ -127,6 +133,15 @@ export class Connection {
         this.#send({ type: "task_output", id: request.id, taskId: request.taskId, output, droppedBytes, end: bg.task.end, outputFile: bg.task.outputFile });
         return;
       }
+      case "open_stdio":
+        void this.#openStdio(session, request);
+        return;
+      case "stdin":
+        this.#stdio.get(request.id)?.write(request.data);
+        return;
+      case "close_stdio":
+        void this.#stdio.get(request.id)?.kill("killed");
+        return;
       case "kill": {
         const bg = session.background.get(request.taskId);
         if (!bg) return this.#noSuchTask(request.id, request.taskId);
@@ -169,6 +184,35 @@ export class Connection {
     this.#foreground.delete(request.id);
     this.#paused.delete(started);
     this.#send({ type: "exited", id: request.id, end, totalBytes: started.totalBytes, outputFile: started.outputFile, tail: fg.tail?.text() ?? null });
+  }
+
+  async #openStdio(session: SessionState, request: StdioRequest): Promise<void> {
+    if (this.#stdio.has(request.id) || this.#foreground.has(request.id)) {
+      this.#send({ type: "error", id: request.id, message: `duplicate call id ${request.id}` });
+      return;
+    }
+    this.#stdio.set(request.id, null);
+    let task: DirectTask | null = null;
+    const started = await this.#spawner.startStdio(session, request, (data) => {
+      if (!this.#send({ type: "stdout", id: request.id, data }) && task && !this.#socket.destroyed) {
+        task.pause();
+        this.#paused.add(task);
+      }
+    });
+    if (typeof started === "string") {
+      this.#stdio.delete(request.id);
+      this.#send({ type: "error", id: request.id, message: started });
+      return;
+    }
+    task = started;
+    this.#stdio.set(request.id, task);
+    this.#send({ type: "stdio_started", id: request.id, taskId: task.id, stderrFile: task.outputFile });
+    // The connection closed (or close_stdio came) while it was being started.
+    if (this.#socket.destroyed) void task.kill("killed");
+    const end = await task.done;
+    this.#stdio.delete(request.id);
+    this.#paused.delete(task);
+    this.#send({ type: "stdio_exited", id: request.id, end, stderrTail: task.stderrTail });
   }
 
   #stream(id: string, fg: Foreground, text: string, tailBytes: number): void {

@@ -1,30 +1,52 @@
-// A full-access command: bash started by the spawner itself, unconfined, in a session and process group of its own.
-// A process that left the group (setsid) is beyond reach, which is what full-access means.
+// A process the spawner starts itself, in a session and process group of its own: a full-access command (bash,
+// unconfined), or a long-lived stdio program (an MCP server) under a bwrap of its own. Sandboxed commands are started
+// by their session's sandbox instead (SandboxedTask). It is over only when its whole group is gone: the leader has
+// exited, stragglers were killed, and kill(-pgid, 0) says no process is left.
 import { spawn, type ChildProcess } from "node:child_process";
+import { createWriteStream } from "node:fs";
+import type { Readable } from "node:stream";
+import { StringDecoder } from "node:string_decoder";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { TaskEnd } from "../protocol/spawner-messages.js";
+import type { EndReason, TaskEnd } from "../protocol/spawner-messages.js";
 import { whenGroupGone } from "./group-watch.js";
 import type { Launch } from "./sandbox.js";
 import { KILL_GRACE_MS, type Task, type TaskOptions } from "./task.js";
-import { TaskOutput } from "./task-output.js";
-
 /** After the leader exits, how long its pipes may take to deliver the last output. */
 const DRAIN_MS = 2000;
 const GONE_WAIT_MS = 3000;
+/** For a sandbox that failed to start: the head of the output is bwrap's own message. */
+const DETAIL_CHARS = 2000;
+/** A stdio program's stderr kept in its file at most (the rest is counted, not kept), and in memory for errors. */
+const STDERR_FILE_BYTES = 1024 * 1024;
+const STDERR_TAIL_CHARS = 2000;
+
+export interface DirectTaskOptions extends TaskOptions {
+  launch: Launch;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /**
+   * A long-lived program spoken to on stdin and stdout (an MCP server): stdin is a pipe (see write), stdout goes to
+   * onOutput only, stderr to the output file (bounded) and to stderrTail.
+   */
+  stdio?: boolean;
+  /** What a launch without a sandbox runs, for its start failure ("bash could not start"). */
+  label?: string;
+}
 
 export class DirectTask implements Task {
   readonly id: string;
   readonly outputFile: string;
   readonly done: Promise<TaskEnd>;
+  totalBytes = 0;
   end: TaskEnd | null = null;
-  #output: TaskOutput | null = null;
   #child: ChildProcess | null = null;
   #pgid: number | null = null;
   #groupGone = false;
   #killing: "killed" | "timeout" | null = null;
   #timers: NodeJS.Timeout[] = [];
+  #stderrTail = "";
 
-  constructor(options: TaskOptions & { launch: Launch; cwd: string; env: NodeJS.ProcessEnv }) {
+  constructor(options: DirectTaskOptions) {
     this.id = options.id;
     this.outputFile = options.outputFile;
     this.done = this.#run(options).then((end) => {
@@ -32,10 +54,6 @@ export class DirectTask implements Task {
       this.end = end;
       return end;
     });
-  }
-
-  get totalBytes(): number {
-    return this.#output?.totalBytes ?? 0;
   }
 
   kill(reason: "killed" | "timeout"): Promise<TaskEnd> {
@@ -52,6 +70,17 @@ export class DirectTask implements Task {
     this.#signalGroup("SIGKILL");
   }
 
+  /** The last of what a stdio task wrote to stderr. */
+  get stderrTail(): string {
+    return this.#stderrTail;
+  }
+
+  /** Writes to a stdio task's stdin; nothing happens once it has exited. */
+  write(data: string): void {
+    const stdin = this.#child?.stdin;
+    if (stdin && !stdin.destroyed && !stdin.writableEnded) stdin.write(data);
+  }
+
   pause(): void {
     this.#child?.stdout?.pause();
     this.#child?.stderr?.pause();
@@ -62,54 +91,106 @@ export class DirectTask implements Task {
     this.#child?.stderr?.resume();
   }
 
-  async #run(options: TaskOptions & { launch: Launch; cwd: string; env: NodeJS.ProcessEnv }): Promise<TaskEnd> {
-    const output = new TaskOutput(options.outputFile, options.onOutput);
-    this.#output = output;
+  async #run(options: DirectTaskOptions): Promise<TaskEnd> {
+    const file = createWriteStream(options.outputFile, { flags: "w", mode: 0o600 });
+    let fileError: Error | null = null;
+    file.on("error", (error) => (fileError ??= error));
+    const closeFile = () =>
+      new Promise<void>((resolve) => {
+        file.end(() => resolve());
+        file.once("error", () => resolve());
+      });
+
     let child: ChildProcess;
     try {
       child = spawn(options.launch.file, options.launch.args, {
         cwd: options.cwd,
         env: options.env,
         detached: true, // setsid: a session and process group of its own, no controlling terminal
-        stdio: ["ignore", "pipe", "pipe"],
+        stdio: [options.stdio ? "pipe" : "ignore", "pipe", "pipe", options.launch.statusFd ? "pipe" : "ignore"],
       });
     } catch (error) {
-      await output.close();
-      return spawnFailure(options.launch, (error as Error).message);
+      await closeFile();
+      return this.#startFailure(options, (error as Error).message);
     }
     this.#child = child;
     this.#pgid = child.pid ?? null;
     if (options.timeoutMs !== null) this.#timers.push(setTimeout(() => void this.kill("timeout"), options.timeoutMs));
 
+    let head = "";
+    let stderrBytes = 0;
+    // A stdio program that exits while being written to: its stdin's EPIPE is its exit's business, not an error here.
+    child.stdin?.on("error", () => {});
     const pipes = [child.stdout!, child.stderr!].map((stream) => {
-      const decoder = output.decoder();
-      stream.on("data", (chunk: Buffer) => output.write(chunk, decoder));
+      const decoder = new StringDecoder("utf8");
+      const isStderr = stream === child.stderr;
+      stream.on("data", (chunk: Buffer) => {
+        this.totalBytes += chunk.length;
+        const text = decoder.write(chunk);
+        if (options.stdio && !isStderr) {
+          if (text.length > 0) options.onOutput(text);
+          return;
+        }
+        if (!options.stdio) file.write(chunk);
+        else {
+          if (stderrBytes < STDERR_FILE_BYTES) file.write(chunk.subarray(0, STDERR_FILE_BYTES - stderrBytes));
+          stderrBytes += chunk.length;
+          this.#stderrTail = (this.#stderrTail + text).slice(-STDERR_TAIL_CHARS);
+        }
+        if (head.length < DETAIL_CHARS) head += text.slice(0, DETAIL_CHARS - head.length);
+        if (text.length > 0 && !options.stdio) options.onOutput(text);
+      });
       return new Promise<void>((resolve) =>
         stream.once("close", () => {
-          output.endOf(decoder);
+          const rest = decoder.end();
+          if (rest.length > 0) options.onOutput(rest);
           resolve();
         }),
       );
     });
+    let status = "";
+    const statusPipe = child.stdio[3] as Readable | null | undefined;
+    if (statusPipe) {
+      statusPipe.setEncoding("utf8");
+      statusPipe.on("data", (chunk: string) => (status += chunk));
+      // Its last word ({"exit-code": n}) may be read after the exit event: wait for it with the output.
+      pipes.push(new Promise<void>((resolve) => statusPipe.once("close", () => resolve())));
+    }
 
     const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null } | { error: Error }>((resolve) => {
       child.once("exit", (code, signal) => resolve({ code, signal }));
       child.once("error", (error) => resolve({ error }));
     });
     if ("error" in exit) {
-      await output.close();
-      return spawnFailure(options.launch, exit.error.message);
+      await closeFile();
+      return this.#startFailure(options, exit.error.message);
     }
     // Whatever the leader left behind in its group (a `cmd &`) ends with it.
     this.#signalGroup("SIGKILL");
     await Promise.race([Promise.all(pipes), sleep(DRAIN_MS)]);
-    // A process that left the group (setsid) may still hold the pipes: stop listening to it.
+    // A process that left the group (setsid, full-access only) may still hold the pipes: stop listening to it.
+    child.stdin?.destroy();
     child.stdout!.destroy();
     child.stderr!.destroy();
+    statusPipe?.destroy();
     await this.#waitGroupGone(options);
-    const fileError = await output.close();
+    await closeFile();
     if (fileError) options.onWarning("could not write the full output file", { file: options.outputFile, err: String(fileError) });
-    return { reason: this.#killing ?? "exited", exitCode: exit.code, signal: exit.signal, detail: null };
+
+    let reason: EndReason = this.#killing ?? "exited";
+    // bwrap reports {"exit-code": n} once the command inside has run; without it the sandbox never started.
+    if (!this.#killing && options.launch.statusFd && exit.signal === null && !status.includes('"exit-code"')) reason = "sandbox_failed";
+    return {
+      reason,
+      exitCode: exit.code,
+      signal: exit.signal,
+      detail: reason === "sandbox_failed" ? `the sandbox could not start: ${head.trim() || `bwrap exited with ${exit.code}`}` : null,
+    };
+  }
+
+  #startFailure(options: DirectTaskOptions, message: string): TaskEnd {
+    const what = options.launch.statusFd ? "the sandbox could not start" : `${options.label ?? "bash"} could not start`;
+    return { reason: options.launch.statusFd ? "sandbox_failed" : "spawn_failed", exitCode: null, signal: null, detail: `${what}: ${options.launch.file}: ${message}` };
   }
 
   async #waitGroupGone(options: TaskOptions): Promise<void> {
@@ -131,8 +212,4 @@ export class DirectTask implements Task {
       // ESRCH: nothing left in the group
     }
   }
-}
-
-function spawnFailure(launch: Launch, message: string): TaskEnd {
-  return { reason: "spawn_failed", exitCode: null, signal: null, detail: `bash could not start: ${launch.file}: ${message}` };
 }

@@ -6,6 +6,8 @@ import type { SandboxKind, SandboxStatus } from "../protocol/spawner-messages.js
 export interface Launch {
   file: string;
   args: string[];
+  /** Sandboxed launches report through bwrap's --json-status-fd 3 whether the program itself started. */
+  statusFd: boolean;
 }
 
 export interface SandboxPlan {
@@ -43,7 +45,15 @@ export function bwrapArgs(plan: SandboxPlan, argv: readonly string[], extra: { b
  * order it was written in. Full-access commands only: sandboxed ones are started by the exec helper.
  */
 export function directLaunch(command: string): Launch {
-  return { file: "sh", args: ["-c", 'exec bash -c "$1" 2>&1', "sh", command] };
+  return { file: "sh", args: ["-c", 'exec bash -c "$1" 2>&1', "sh", command], statusFd: false };
+}
+
+/** A program and its arguments, as they are (an MCP server's command line), under a bwrap of its own unless plan is null. */
+export function launchArgv(bwrapPath: string | null, plan: SandboxPlan | null, argv: readonly string[]): Launch {
+  const [file, ...args] = argv;
+  if (!plan) return { file: file!, args, statusFd: false };
+  if (!bwrapPath) throw new Error("bwrap path missing");
+  return { file: bwrapPath, args: bwrapArgs(plan, argv), statusFd: true };
 }
 
 /**

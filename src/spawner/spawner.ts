@@ -9,13 +9,14 @@ import type { ControlRequest, SandboxKind, SandboxStatus, SpawnerOptions, Worker
 import { Connection } from "./connection.js";
 import type { SpawnerLog } from "./log.js";
 import { DirectTask } from "./direct-task.js";
-import { commandEnv, directLaunch, masksFor, type SandboxPlan } from "./sandbox.js";
+import { commandEnv, directLaunch, launchArgv, masksFor, type SandboxPlan } from "./sandbox.js";
 import { SandboxedTask } from "./sandboxed-task.js";
 import { sandboxDir, SessionSandbox } from "./session-sandbox.js";
 import { SessionState, type UnreadOutput } from "./session-state.js";
 import type { Task } from "./task.js";
 
 export type RunRequest = Extract<WorkerRequest, { op: "run" }>;
+export type StdioRequest = Extract<WorkerRequest, { op: "open_stdio" }>;
 
 export class Spawner {
   readonly #options: SpawnerOptions;
@@ -101,15 +102,8 @@ export class Spawner {
   /** Starts a command for a session, or says why it cannot run. */
   /** Background runs pass the buffer their output goes to; they are filed under the session before this returns. */
   async start(session: SessionState, request: RunRequest, onOutput: (text: string) => void, unread: UnreadOutput | null): Promise<Task | string> {
-    const refusal = this.#refusal(request);
-    if (refusal) return refusal;
-    const workspace = await stat(session.cwd).catch(() => null);
-    if (!workspace?.isDirectory()) return `the workspace ${session.cwd} is not a directory any more`;
-    try {
-      await session.ensureOutputDir();
-    } catch (error) {
-      return `cannot create the output directory ${session.outputDir}: ${(error as Error).message}`;
-    }
+    const problem = await this.#prepare(session, request.sandbox);
+    if (problem) return problem;
     const kind = request.sandbox;
     const sandbox = kind === "none" ? null : await session.serialize(() => this.#sandboxFor(session, kind));
     if (this.#closing || !this.isLive(session)) {
@@ -128,15 +122,70 @@ export class Spawner {
       onOutput,
       onWarning: (message: string, data: Record<string, unknown>) => this.#log("warn", message, { sessionId: session.id, taskId: id, ...data }),
     };
-    const task: Task = sandbox
-      ? new SandboxedTask({ ...common, sandbox, command: request.command })
-      : new DirectTask({ ...common, launch: directLaunch(request.command), cwd: session.cwd, env: commandEnv(process.env) });
-    this.#tasks.add(task);
-    void task.done.then(() => this.#tasks.delete(task));
+    const task = this.#track(
+      sandbox
+        ? new SandboxedTask({ ...common, sandbox, command: request.command })
+        : new DirectTask({ ...common, launch: directLaunch(request.command), cwd: session.cwd, env: commandEnv(process.env) }),
+    );
     if (unread) {
       session.background.set(id, { task, unread });
       void task.done.then(() => session.prune());
     }
+    return task;
+  }
+
+  /**
+   * Starts a long-lived stdio program (an MCP server) for a session: its argv as given, in the session's workspace
+   * and under a bwrap of its own with the session's policy, with the environment it was given over the minimal base
+   * commands get (never the host's secrets).
+   */
+  async startStdio(session: SessionState, request: StdioRequest, onStdout: (text: string) => void): Promise<DirectTask | string> {
+    const problem = await this.#prepare(session, request.sandbox);
+    if (problem) return problem;
+    const plan = request.sandbox === "none" ? null : await this.#planFor(session, request.sandbox);
+    if (this.#closing || !this.isLive(session)) return "the session has ended";
+    const id = `mcp-${randomBytes(6).toString("hex")}`;
+    const task = new DirectTask({
+      id,
+      launch: launchArgv(this.#options.bwrapPath, plan, [request.command, ...request.args]),
+      cwd: session.cwd,
+      env: { ...commandEnv(process.env), ...request.env },
+      outputFile: join(session.outputDir, `${id}.stderr.log`),
+      timeoutMs: null,
+      onOutput: onStdout,
+      onWarning: (message, data) => this.#log("warn", message, { sessionId: session.id, taskId: id, ...data }),
+      stdio: true,
+      label: request.command,
+    });
+    this.#track(task);
+    return task;
+  }
+
+  /** Why a session's command cannot run now, or null. */
+  async #prepare(session: SessionState, kind: SandboxKind): Promise<string | null> {
+    const refusal = this.#refusal(kind);
+    if (refusal) return refusal;
+    const workspace = await stat(session.cwd).catch(() => null);
+    if (!workspace?.isDirectory()) return `the workspace ${session.cwd} is not a directory any more`;
+    try {
+      await session.ensureOutputDir();
+    } catch (error) {
+      return `cannot create the output directory ${session.outputDir}: ${(error as Error).message}`;
+    }
+    return null;
+  }
+
+  /** The policy of a sandbox for this session now: its kind, and every other workspace and hidden path masked. */
+  async #planFor(session: SessionState, kind: Exclude<SandboxKind, "none">): Promise<SandboxPlan> {
+    const others = [this.#runtimeDir, ...this.#options.hidden, ...[...this.#sessions.values()].map((s) => s.cwd)];
+    // bwrap cannot mount over a path that is gone (a workspace deleted since): mask only what exists.
+    const masks = await existingDirs(masksFor(kind, session.cwd, others));
+    return { kind, workspace: session.cwd, network: this.#options.network, masks };
+  }
+
+  #track<T extends Task>(task: T): T {
+    this.#tasks.add(task);
+    void task.done.then(() => this.#tasks.delete(task));
     return task;
   }
 
@@ -183,15 +232,12 @@ export class Spawner {
     const current = session.sandbox;
     const generation = this.#maskGeneration;
     if (current && !current.ended && current.plan.kind === kind && current.generation === generation) return current;
-    const others = [this.#runtimeDir, ...this.#options.hidden, ...[...this.#sessions.values()].map((s) => s.cwd)];
-    // bwrap cannot mount over a path that is gone (a workspace deleted since): mask only what exists.
-    const masks = await existingDirs(masksFor(kind, session.cwd, others));
-    if (current && !current.ended && current.plan.kind === kind && sameList(current.plan.masks, masks)) {
+    const plan = await this.#planFor(session, kind);
+    if (current && !current.ended && current.plan.kind === kind && sameList(current.plan.masks, plan.masks)) {
       current.generation = generation;
       return current;
     }
     current?.retire();
-    const plan: SandboxPlan = { kind, workspace: session.cwd, network: this.#options.network, masks };
     const sandbox = new SessionSandbox({
       bwrapPath: this.#options.bwrapPath!,
       plan,
@@ -206,13 +252,13 @@ export class Spawner {
     return sandbox;
   }
 
-  #refusal(request: RunRequest): string | null {
+  #refusal(sandbox: RunRequest["sandbox"]): string | null {
     if (this.#closing) return "the host is shutting down";
-    if (request.sandbox === "none") {
+    if (sandbox === "none") {
       return this.#options.allowFullAccess ? null : "full-access (unsandboxed) commands need a host started with --allow-full-access";
     }
     if (!this.#sandbox.ok) {
-      return `sandbox unavailable: ${this.#sandbox.detail}. Commands in the ${request.sandbox} sandbox fail closed: they never run unsandboxed.`;
+      return `sandbox unavailable: ${this.#sandbox.detail}. Commands in the ${sandbox} sandbox fail closed: they never run unsandboxed.`;
     }
     return null;
   }

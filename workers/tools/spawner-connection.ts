@@ -27,6 +27,35 @@ export interface RunHandlers {
   signal?: AbortSignal;
 }
 
+export interface StdioRequest {
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  sandbox: SandboxKind;
+}
+
+/** How a stdio program ended: its end as the spawner saw it (null: the connection to the spawner was lost). */
+export interface StdioExit {
+  end: TaskEnd | null;
+  stderrTail: string;
+  message: string | null;
+}
+
+export interface StdioHandlers {
+  onStdout(data: string): void;
+  onExit(exit: StdioExit): void;
+}
+
+/** A running stdio program of this session, reached through the spawner. */
+export interface StdioProcess {
+  readonly stderrFile: string;
+  write(data: string): void;
+  /** Ends its process group; onExit follows. */
+  close(): void;
+}
+
+export type StdioOutcome = { kind: "started"; process: StdioProcess } | { kind: "error"; message: string };
+
 type ReplyOf<T extends SpawnerReply["type"]> = Extract<SpawnerReply, { type: T }>;
 type Handler = (reply: Exclude<SpawnerReply, { type: "welcome" | "denied" }>) => void;
 
@@ -84,6 +113,52 @@ export class SpawnerConnection {
       this.#write(socket, { op: "run", id, ...request });
       if (!request.background) handlers.signal?.addEventListener("abort", onAbort, { once: true });
       if (handlers.signal?.aborted && !request.background) onAbort();
+    });
+  }
+
+  /** Starts a long-lived program with its stdin and stdout streamed over this connection (an MCP stdio server). */
+  async openStdio(request: StdioRequest, handlers: StdioHandlers): Promise<StdioOutcome> {
+    let socket: Socket;
+    try {
+      socket = await this.#open();
+    } catch (error) {
+      return { kind: "error", message: (error as Error).message };
+    }
+    const id = String(this.#nextId++);
+    return new Promise<StdioOutcome>((resolve) => {
+      let started = false;
+      this.#handlers.set(id, (reply) => {
+        switch (reply.type) {
+          case "stdio_started":
+            started = true;
+            resolve({
+              kind: "started",
+              process: {
+                stderrFile: reply.stderrFile,
+                write: (data) => this.#write(socket, { op: "stdin", id, data }),
+                close: () => this.#write(socket, { op: "close_stdio", id }),
+              },
+            });
+            return;
+          case "stdout":
+            handlers.onStdout(reply.data);
+            return;
+          case "stdio_exited":
+            this.#handlers.delete(id);
+            handlers.onExit({ end: reply.end, stderrTail: reply.stderrTail, message: null });
+            return;
+          case "error":
+            this.#handlers.delete(id);
+            if (started) handlers.onExit({ end: null, stderrTail: "", message: reply.message });
+            else resolve({ kind: "error", message: reply.message });
+            return;
+          default:
+            this.#handlers.delete(id);
+            if (started) handlers.onExit({ end: null, stderrTail: "", message: `unexpected reply from the command runner: ${reply.type}` });
+            else resolve({ kind: "error", message: `unexpected reply from the command runner: ${reply.type}` });
+        }
+      });
+      this.#write(socket, { op: "open_stdio", id, ...request });
     });
   }
 

@@ -31,7 +31,22 @@ export interface Tool<Input = unknown> {
   readonly description: string;
   readonly kind: ToolKind;
   readonly input: z.ZodMiniType<Input>;
+  /** The JSON Schema offered to the model when it is not made from `input` (an MCP server's own schema). */
+  readonly parameters?: Record<string, unknown>;
   title(input: Input): string;
   policy(mode: SessionModeId): ToolPolicy;
   run(input: Input, context: ToolContext): Promise<ToolResult>;
+}
+
+/** Tools that come and go while the session runs (its MCP servers'). */
+export interface ToolSource {
+  /** Resolves once the tools are current: servers still starting have connected or timed out, changed lists re-read. */
+  prepare(signal: AbortSignal): Promise<void>;
+  tools(): readonly Tool[];
+  /** The session's mode changed (a server's sandbox follows it). */
+  setMode(mode: SessionModeId): void;
+  /** The host restarted its spawner (the old one took its processes with it): start them again through the new one. */
+  spawnerRestarted(): void;
+  /** Resolves once its connections are closed (http servers told the session ended), or has given up on that. */
+  close(): Promise<void>;
 }
