@@ -1,6 +1,7 @@
 // One MCP server tool as the model sees it: mcp__<server>__<tool> with the server's JSON Schema. An MCP tool can do
 // anything and its annotations come from code the host does not control: calls are treated like commands (ask and
 // read-only modes ask the client), and annotations only choose the tool_call's kind.
+import { createHash } from "node:crypto";
 import * as z from "zod/mini";
 import type { CallToolResult, Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
 import { mcpToolName } from "../../src/protocol/mcp-servers.js";
@@ -17,9 +18,18 @@ export function mcpPolicy(mode: SessionModeId): ToolPolicy {
   return mode === "ask" || mode === "read-only" ? { decision: "ask" } : { decision: "allow" };
 }
 
-/** Model APIs take tool names of letters, digits, _ and - only. */
-function offeredName(server: string, tool: string): string {
-  return mcpToolName(server, tool.replace(/[^A-Za-z0-9_-]/g, "_"));
+/** The longest tool name OpenAI-style APIs take. */
+export const MAX_TOOL_NAME = 64;
+
+/**
+ * Model APIs take tool names of letters, digits, _ and - only, at most 64 of them: a longer name keeps its start and
+ * ends in a hash of the whole, so two long names stay apart.
+ */
+export function offeredName(server: string, tool: string): string {
+  const name = mcpToolName(server, tool.replace(/[^A-Za-z0-9_-]/g, "_"));
+  if (name.length <= MAX_TOOL_NAME) return name;
+  const hash = createHash("sha256").update(name).digest("hex").slice(0, 8);
+  return `${name.slice(0, MAX_TOOL_NAME - hash.length - 1)}_${hash}`;
 }
 
 export function toolsOf(server: string, listed: readonly McpTool[], call: CallTool): Tool[] {
