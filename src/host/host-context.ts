@@ -197,7 +197,14 @@ export class HostContext {
 
   #logFiles(sessionId: string, restore: WorkerRestore): WorkerInit["log"] {
     const paths = this.store.paths(sessionId);
-    return { path: paths.log, sidecarPath: paths.sidecar, outputDir: paths.outputDir, restore };
+    return {
+      path: paths.log,
+      sidecarPath: paths.sidecar,
+      outputDir: paths.outputDir,
+      restore,
+      compactingPath: paths.compacting,
+      compactBytes: this.config["log-compact-bytes"],
+    };
   }
 
   async #endSessionCommands(sessionId: string): Promise<void> {

@@ -189,7 +189,7 @@ export class SessionStore {
     await this.lock(sessionId);
     try {
       await writeFile(paths.tombstone, "");
-      await Promise.all([rm(paths.log, { force: true }), rm(paths.sidecar, { force: true }), rm(paths.outputDir, { recursive: true, force: true })]);
+      await Promise.all([rm(paths.log, { force: true }), rm(paths.compacting, { force: true }), rm(paths.sidecar, { force: true }), rm(paths.outputDir, { recursive: true, force: true })]);
     } finally {
       await this.unlock(sessionId);
     }
