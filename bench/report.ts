@@ -228,6 +228,18 @@ export function markdownReport(results: BenchResults): string {
         ),
       ].join("\n"),
     ),
+    section("9. Restore of a long session log, as appended and compacted", s.restore, (r) =>
+      [
+        `${plural(r.runs, "run")}. Logs written as a scripted session writes them (an echo, every fourth turn a bash call). ` +
+          `restore: a worker's restore in-process (read, check, fold the conversation; median of ${r.samples.restore}); ` +
+          `resume: session/resume through a host with a standby worker (median of ${r.samples.resume}); load: session/load with the replay of every message (median of ${r.samples.load}).`,
+        "",
+        table(
+          ["turns", "log", "log MiB", "restore ms", "resume ms", "load ms"],
+          r.rows.map((row) => [String(row.turns), row.compacted ? "compacted" : "as appended", (row.logBytes / 2 ** 20).toFixed(1), fmt(row.restoreMs), fmt(row.resumeMs), fmt(row.loadMs)]),
+        ),
+      ].join("\n"),
+    ),
     results.incidents.length === 0
       ? ""
       : `### Incidents\n\nFaults the run worked around:\n\n${results.incidents.map((i) => `- ${i.count} × ${i.message}`).join("\n")}`,

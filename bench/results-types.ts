@@ -4,6 +4,7 @@ import type { BashSpawnResult } from "./scenarios/bash-spawn.js";
 import type { NoisyResult } from "./scenarios/noisy-neighbour.js";
 import type { OpenAiResult } from "./scenarios/openai.js";
 import type { RemoteResult } from "./scenarios/remote.js";
+import type { RestoreResult } from "./scenarios/restore.js";
 import type { RssResult } from "./scenarios/rss.js";
 import type { ScaleResult } from "./scenarios/scale.js";
 import type { SessionNewResult } from "./scenarios/session-new.js";
@@ -29,6 +30,7 @@ export interface ScenarioResults {
   teardown: Outcome<TeardownResult>;
   openAi: Outcome<OpenAiResult>;
   remote: Outcome<RemoteResult>;
+  restore: Outcome<RestoreResult>;
 }
 
 export interface BenchResults {

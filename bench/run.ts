@@ -17,6 +17,7 @@ import { bashSpawn } from "./scenarios/bash-spawn.js";
 import { noisyNeighbour } from "./scenarios/noisy-neighbour.js";
 import { openAi } from "./scenarios/openai.js";
 import { remote } from "./scenarios/remote.js";
+import { restore } from "./scenarios/restore.js";
 import { rss } from "./scenarios/rss.js";
 import { scale } from "./scenarios/scale.js";
 import { sessionNew } from "./scenarios/session-new.js";
@@ -37,6 +38,7 @@ const SCENARIOS: { [K in keyof ScenarioResults]: { flag: string; run: (ctx: Benc
   teardown: { flag: "teardown", run: teardown },
   openAi: { flag: "openai", run: openAi },
   remote: { flag: "remote", run: remote },
+  restore: { flag: "restore", run: restore },
 };
 const NAMES = Object.values(SCENARIOS).map((s) => s.flag);
 
