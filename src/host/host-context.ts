@@ -69,6 +69,7 @@ export class HostContext {
     this.models = new HostModels(config);
     this.defaultModel = this.models.default;
     this.store = new SessionStore(config["state-dir"], log);
+    this.store.startIndex();
     const limitBytes = config["max-rss-mb"] * 2 ** 20;
     this.memory = {
       limitBytes,

@@ -356,6 +356,7 @@ export class SessionRecord implements SlotHolder {
         await this.#releaseWorker(this.#opening ? 0 : graceMs);
       } finally {
         await this.#deps.endSession?.(this.id).catch((error: unknown) => this.#log.warn({ err: error }, "ending the session's commands failed"));
+        this.#deps.store.touched(this.id);
         await this.#deps.store.unlock(this.id);
       }
     })();
@@ -458,6 +459,8 @@ export class SessionRecord implements SlotHolder {
       throw fromWorker(ack.code, ack.message, { sessionId: this.id });
     }
     this.#threadId = ack.threadId;
+    // The worker wrote the session's sidecar when it restored the log.
+    this.#deps.store.touched(this.id);
     if (this.#closed) {
       await this.#discard(lease);
       throw sessionClosed();
@@ -633,6 +636,8 @@ export class SessionRecord implements SlotHolder {
     if (turn.timeoutTimer) clearTimeout(turn.timeoutTimer);
     this.#turn = null;
     this.#turnsAnswered++;
+    // The worker refreshed the sidecar before it posted the turn's end.
+    this.#deps.store.touched(this.id);
     this.#deps.observer?.turnEnded(outcome, (performance.now() - turn.startedAt) / 1000);
     this.#wentIdle();
     for (const resolve of this.#idleWaiters.splice(0)) resolve();
