@@ -15,6 +15,9 @@ function decimals(value: number): number {
   return abs >= 100 ? 0 : abs >= 10 ? 1 : 2;
 }
 
+/** The list scenario's sessions are spread over this many cwds. */
+const CWDS_NOTE = 100;
+
 function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
@@ -237,6 +240,18 @@ export function markdownReport(results: BenchResults): string {
         table(
           ["turns", "log", "log MiB", "restore ms", "resume ms", "load ms"],
           r.rows.map((row) => [String(row.turns), row.compacted ? "compacted" : "as appended", (row.logBytes / 2 ** 20).toFixed(1), fmt(row.restoreMs), fmt(row.resumeMs), fmt(row.loadMs)]),
+        ),
+      ].join("\n"),
+    ),
+    section("10. session/list over many stored sessions", s.list, (l) =>
+      [
+        `${plural(l.runs, "run")} over ${l.sessions} stored sessions (a header and a sidecar each, written in ${l.writeS.toFixed(0)} s before the host starts), ${l.pageSize} a page. ` +
+          `First page: the first session/list after start (it waits for the index: every sidecar read once). Page: ${l.pagesWalked} pages walked with the cursor. ` +
+          `cwd page: filtered to a cwd 1 session in ${CWDS_NOTE} has. After a turn: the first page right after a prompt in a new session (listed first).`,
+        "",
+        table(
+          ["first page", "page p50", "page p99", "cwd page p50", "after a turn"],
+          [[fmt(l.figures.firstPageMs), fmt(l.figures.pageP50), fmt(l.figures.pageP99), fmt(l.figures.cwdPageP50), fmt(l.figures.afterTurnMs)]],
         ),
       ].join("\n"),
     ),

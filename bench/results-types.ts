@@ -1,6 +1,7 @@
 // The shape of bench/results/<timestamp>.json.
 import type { Skipped } from "./context.js";
 import type { BashSpawnResult } from "./scenarios/bash-spawn.js";
+import type { ListResult } from "./scenarios/list.js";
 import type { NoisyResult } from "./scenarios/noisy-neighbour.js";
 import type { OpenAiResult } from "./scenarios/openai.js";
 import type { RemoteResult } from "./scenarios/remote.js";
@@ -31,6 +32,7 @@ export interface ScenarioResults {
   openAi: Outcome<OpenAiResult>;
   remote: Outcome<RemoteResult>;
   restore: Outcome<RestoreResult>;
+  list: Outcome<ListResult>;
 }
 
 export interface BenchResults {

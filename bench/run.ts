@@ -14,6 +14,7 @@ import { incidents } from "./incidents.js";
 import { markdownReport } from "./report.js";
 import type { BenchResults, ScenarioResults } from "./results-types.js";
 import { bashSpawn } from "./scenarios/bash-spawn.js";
+import { list } from "./scenarios/list.js";
 import { noisyNeighbour } from "./scenarios/noisy-neighbour.js";
 import { openAi } from "./scenarios/openai.js";
 import { remote } from "./scenarios/remote.js";
@@ -39,6 +40,7 @@ const SCENARIOS: { [K in keyof ScenarioResults]: { flag: string; run: (ctx: Benc
   openAi: { flag: "openai", run: openAi },
   remote: { flag: "remote", run: remote },
   restore: { flag: "restore", run: restore },
+  list: { flag: "list", run: list },
 };
 const NAMES = Object.values(SCENARIOS).map((s) => s.flag);
 

@@ -20,8 +20,11 @@ export interface IndexSource {
   ids(): Promise<string[]>;
   /** Changes whenever a name is added to or removed from the directories ids() reads (their mtimes). */
   version(): Promise<string>;
-  /** A session's summary as its files say now; null when it is not (or no longer) a listable session. */
-  read(id: string): Promise<IndexedSession | null>;
+  /**
+   * A session's summary as its files say now; null when it is not (or no longer) a listable session. deleted: check
+   * for a tombstone too (ids() has not just left the deleted ones out).
+   */
+  read(id: string, deleted: boolean): Promise<IndexedSession | null>;
 }
 
 export interface PageRequest {
@@ -48,6 +51,7 @@ export class SessionIndex {
   /** Sessions whose files changed since they were read. */
   readonly #dirty = new Set<string>();
   #built: Promise<void> | null = null;
+  #ready = false;
   #refreshing: Promise<void> | null = null;
   #lastScan = 0;
   /** Sessions the last rescan (or build) found. */
@@ -94,7 +98,10 @@ export class SessionIndex {
     return { sessions, more: false };
   }
 
-  get size(): number {
+  /** Stored sessions, with what this host touched read again; null while the index is still being built. */
+  async size(): Promise<number | null> {
+    if (!this.#ready) return null;
+    await this.#refresh();
     return this.#sorted.length;
   }
 
@@ -104,9 +111,10 @@ export class SessionIndex {
     this.#scanned = await this.#source.version();
     const ids = await this.#source.ids();
     this.#scannedIds = ids.length;
-    const read = await mapLimit(ids, BUILD_CONCURRENCY, (id) => this.#source.read(id));
+    const read = await mapLimit(ids, BUILD_CONCURRENCY, (id) => this.#source.read(id, false));
     for (const session of read) if (session) this.#byId.set(session.info.sessionId, session);
     this.#sorted = [...this.#byId.values()].sort((a, b) => byRecency(a.info, b.info));
+    this.#ready = true;
     this.#log.debug({ sessions: this.#sorted.length, ms: Math.round(performance.now() - started) }, "session index built");
   }
 
@@ -116,7 +124,7 @@ export class SessionIndex {
       if (!this.#refreshing) {
         const ids = [...this.#dirty];
         this.#dirty.clear();
-        this.#refreshing = mapLimit(ids, REFRESH_CONCURRENCY, (id) => this.#source.read(id))
+        this.#refreshing = mapLimit(ids, REFRESH_CONCURRENCY, (id) => this.#source.read(id, true))
           .then((read) => ids.forEach((id, i) => this.#put(id, read[i]!)))
           .finally(() => (this.#refreshing = null));
       }

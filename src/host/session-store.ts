@@ -55,7 +55,7 @@ export class SessionStore {
     this.stateDir = stateDir;
     this.#log = log;
     this.#creations = new CreationSync(sessionsDir(stateDir), log);
-    this.#index = new SessionIndex({ ids: () => this.#storedIds(), version: () => this.#namesVersion(), read: (id) => this.#summary(id) }, log);
+    this.#index = new SessionIndex({ ids: () => this.#storedIds(), version: () => this.#namesVersion(), read: (id, deleted) => this.#summary(id, deleted) }, log);
     try {
       mkdirSync(sessionsDir(stateDir), { recursive: true });
       mkdirSync(deletedDir(stateDir), { recursive: true });
@@ -199,6 +199,11 @@ export class SessionStore {
     this.#index.touched(sessionId);
   }
 
+  /** Stored sessions as the listing index has them; null until it is built. */
+  storedSessions(): Promise<number | null> {
+    return this.#index.size();
+  }
+
   /** Reads every stored session's summary in the background, so the first session/list does not. */
   startIndex(): void {
     this.#index.build().catch((error: unknown) => this.#log.warn({ err: error }, "session index not built (session/list builds it)"));
@@ -236,9 +241,9 @@ export class SessionStore {
   }
 
   /** A session as its sidecar says (its header when the sidecar is missing or damaged); null: not listable. */
-  async #summary(id: string): Promise<IndexedSession | null> {
+  async #summary(id: string, deleted: boolean): Promise<IndexedSession | null> {
     const paths = this.paths(id);
-    if (await exists(paths.tombstone)) return null;
+    if (deleted && (await exists(paths.tombstone))) return null;
     try {
       const parsed = SessionSidecar.safeParse(await readSidecar(paths.sidecar));
       if (parsed.success && parsed.data.sessionId === id) {

@@ -26,7 +26,7 @@ export class FakeSource implements IndexSource {
     return String(this.#version);
   }
 
-  async read(id: string): Promise<IndexedSession | null> {
+  async read(id: string, _deleted: boolean): Promise<IndexedSession | null> {
     this.reads++;
     return this.sessions.get(id) ?? null;
   }
