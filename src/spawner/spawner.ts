@@ -1,6 +1,5 @@
 // The spawner's state: sessions (granted by the host main thread), one-time tokens, session connections, and every
 // live task. Which session a command belongs to comes from the grant a connection redeemed, never from a message.
-import { randomBytes } from "node:crypto";
 import { realpathSync } from "node:fs";
 import { stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
@@ -11,6 +10,7 @@ import type { SpawnerLog } from "./log.js";
 import { commandEnv, launchFor, masksFor, type SandboxPlan } from "./sandbox.js";
 import { SessionState, type UnreadOutput } from "./session-state.js";
 import { Task } from "./task.js";
+import { newInstance, newTaskId } from "./task-ids.js";
 
 export type RunRequest = Extract<WorkerRequest, { op: "run" }>;
 
@@ -27,6 +27,8 @@ export class Spawner {
   readonly #grantWaiters = new Map<string, Set<() => void>>();
   readonly #connections = new Set<Connection>();
   readonly #tasks = new Set<Task>();
+  /** In every task id this process makes (task-ids.ts). */
+  readonly instance = newInstance();
   #closing = false;
 
   constructor(options: SpawnerOptions, runtimeDir: string, outputRoot: string, sandbox: SandboxStatus, log: SpawnerLog) {
@@ -116,7 +118,7 @@ export class Spawner {
     if (request.background && session.runningBackground >= max) {
       return `at most ${max} background tasks may run per session; end one with bash_kill first`;
     }
-    const id = `${request.background ? "bg" : "fg"}-${randomBytes(6).toString("hex")}`;
+    const id = newTaskId(request.background, this.instance);
     const task = new Task({
       id,
       launch: launchFor(this.#options.bwrapPath, plan, request.command),
