@@ -3,7 +3,8 @@
 // "outcome unknown" result for each of its tool calls that has none. Anything else wrong is a LogError: the
 // log is refused, never rewritten. A compacted log's replayable history is skipped, not read: only its snapshot and
 // the entries after it are (a compaction happens between turns, so an open turn lies wholly after it).
-import { COMPACTED_LOG_FORMAT_VERSION, LogEntry, LogError, parseHeaderLine, type LogHeader } from "../src/protocol/session-log.js";
+import { COMPACTED_LOG_FORMAT_VERSION, LogError, parseHeaderLine, type LogEntry, type LogHeader } from "../src/protocol/session-log.js";
+import { asLogEntry } from "./log-entry-check.js";
 import { parseSnapshotLine, type Snapshot } from "./log-snapshot.js";
 
 export const OUTCOME_UNKNOWN = "outcome unknown: the session stopped while this tool call was running";
@@ -105,8 +106,7 @@ export function parseReplayed(data: Buffer, firstLine: number): LogEntry[] {
 
 function parseEntry(text: string): LogEntry | null {
   try {
-    const parsed = LogEntry.safeParse(JSON.parse(text));
-    return parsed.success ? parsed.data : null;
+    return asLogEntry(JSON.parse(text));
   } catch {
     return null;
   }
