@@ -5,7 +5,7 @@
 import { closeSync, constants, fdatasyncSync, fstatSync, fsyncSync, ftruncateSync, openSync, readFileSync, readSync, writeSync } from "node:fs";
 import { LogError, SessionSidecar, SIDECAR_FORMAT, titleFrom, type LogHeader } from "../src/protocol/session-log.js";
 import type { Journal, JournalEntry } from "./journal.js";
-import { writeCompactedLog } from "./log-compaction.js";
+import { syncDirOf, writeCompactedLog } from "./log-compaction.js";
 import { parseReplayed, restoreLogFrom } from "./log-repair.js";
 import { isReplayed } from "./log-snapshot.js";
 import { advanceBase, emptyBase, type SessionBase } from "./session-base.js";
@@ -161,20 +161,25 @@ export class FileJournal implements Journal {
     const bytesBefore = this.#replay.start + this.#replay.bytes + this.#tailBytes;
     const base = advanceBase(this.#base, this.#entries);
     const replayed = this.#entries.filter(isReplayed);
-    const written = writeCompactedLog(this.#files, {
+    const { log: written, fd: next } = writeCompactedLog(this.#files, {
       headerLine: this.#headerLine,
       base,
       replayed: this.#read(this.#replay.start, this.#replay.bytes),
       replayedLines: this.#replay.lines,
       added: replayed,
     });
-    const next = openSync(this.#files.path, READ_APPEND);
+    // From the rename on, the log is the new file, whatever fails after it.
     this.#fd = next;
-    closeSync(fd);
     this.#base = base;
     this.#replay = written.replay;
     this.#entries = [];
     this.#tailBytes = 0;
+    try {
+      closeSync(fd);
+      syncDirOf(this.#files.path);
+    } catch (error) {
+      this.#files.log("warn", "sessions directory not flushed after a compaction", { reason: (error as Error).message });
+    }
     this.#files.log("info", "session log compacted", { bytesBefore, bytesAfter: written.bytes, turns: this.#turns });
     return true;
   }

@@ -2,7 +2,7 @@
 // history (the old log's, byte for byte, then the entries added since), into a new file that is flushed and renamed
 // over the log, then the directory is flushed. A process killed at any moment leaves the old log or the new one,
 // each whole; a new file left unrenamed is ignored, and overwritten by the next compaction.
-import { closeSync, fsyncSync, openSync, renameSync, writeSync } from "node:fs";
+import { closeSync, constants, fsyncSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import { COMPACTED_LOG_FORMAT_VERSION } from "../src/protocol/session-log.js";
 import type { JournalEntry } from "./journal.js";
@@ -37,23 +37,36 @@ export function compactedLog(input: CompactionInput): CompactedLog {
   return { head, history: [input.replayed, added], replay: { start: head.length, ...replay }, bytes: head.length + replay.bytes };
 }
 
-export function writeCompactedLog(files: { path: string; compactingPath: string }, input: CompactionInput): CompactedLog {
+/**
+ * Writes the new log and renames it over the old one (the commit point); returns a descriptor open on it (read and
+ * append), opened before the rename so nothing can fail between the commit and the switch to the new file.
+ * syncDirOf then flushes the rename.
+ */
+export function writeCompactedLog(files: { path: string; compactingPath: string }, input: CompactionInput): { log: CompactedLog; fd: number } {
   const log = compactedLog(input);
-  const fd = openSync(files.compactingPath, "w");
+  let fd: number | null = null;
   try {
+    fd = openSync(files.compactingPath, constants.O_RDWR | constants.O_CREAT | constants.O_TRUNC | constants.O_APPEND, 0o644);
     for (const part of [log.head, ...log.history]) {
       for (let offset = 0; offset < part.length; ) offset += writeSync(fd, part, offset, part.length - offset);
     }
     fsyncSync(fd);
-  } finally {
-    closeSync(fd);
+    renameSync(files.compactingPath, files.path);
+    return { log, fd };
+  } catch (error) {
+    // Before the rename the log is untouched: the half-written file goes (a disk that is full gets its room back).
+    if (fd !== null) closeSync(fd);
+    rmSync(files.compactingPath, { force: true });
+    throw error;
   }
-  renameSync(files.compactingPath, files.path);
-  const dir = openSync(dirname(files.path), "r");
+}
+
+/** Makes the rename durable; the caller has already switched to the new file (the old one is gone either way). */
+export function syncDirOf(path: string): void {
+  const dir = openSync(dirname(path), "r");
   try {
     fsyncSync(dir);
   } finally {
     closeSync(dir);
   }
-  return log;
 }

@@ -216,11 +216,15 @@ export class SessionStore {
   async list(options: { cwd?: string | null; cursor?: string | null; pageSize: number; tenant: string | null }): Promise<ListSessionsResponse> {
     const after = options.cursor ? decodeCursor(options.cursor) : null;
     const wantedCwd = options.cwd ? resolve(options.cwd) : null;
-    const { sessions, more } = await this.#index.page({
-      after,
-      pageSize: options.pageSize,
-      matches: (session) => (options.tenant === null || session.tenant === options.tenant) && (wantedCwd === null || session.cwdKey === wantedCwd),
-    });
+    const { sessions, more } = await this.#index
+      .page({
+        after,
+        pageSize: options.pageSize,
+        matches: (session) => (options.tenant === null || session.tenant === options.tenant) && (wantedCwd === null || session.cwdKey === wantedCwd),
+      })
+      .catch((error: unknown) => {
+        throw internal(`cannot list the stored sessions: ${(error as Error).message}`, { stateDir: this.stateDir });
+      });
     const page = sessions.map((session) => session.info);
     const last = page.at(-1);
     return { sessions: page, ...(more && last ? { nextCursor: encodeCursor(last.updatedAt, last.sessionId) } : {}) };
