@@ -250,8 +250,8 @@ export function markdownReport(results: BenchResults): string {
           `cwd page: filtered to a cwd 1 session in ${CWDS_NOTE} has. After a turn: the first page right after a prompt in a new session (listed first).`,
         "",
         table(
-          ["first page", "page p50", "page p99", "cwd page p50", "after a turn"],
-          [[fmt(l.figures.firstPageMs), fmt(l.figures.pageP50), fmt(l.figures.pageP99), fmt(l.figures.cwdPageP50), fmt(l.figures.afterTurnMs)]],
+          ["first page", "host RSS MiB", "page p50", "page p99", "cwd page p50", "after a turn"],
+          [[fmt(l.figures.firstPageMs), fmt(l.figures.rssMiB), fmt(l.figures.pageP50), fmt(l.figures.pageP99), fmt(l.figures.cwdPageP50), fmt(l.figures.afterTurnMs)]],
         ),
       ].join("\n"),
     ),

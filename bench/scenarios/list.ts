@@ -2,6 +2,7 @@
 // sidecar each, as a host leaves them). "first page" is the first session/list after the host started: it waits
 // for the index to be built (every sidecar read once); then pages are timed while walking the listing with its
 // cursor, pages filtered to a cwd that 1 session in 100 has, and a page right after a turn ended in one session.
+// The host's RSS once the index is built says what holding it costs.
 import { randomUUID } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -9,12 +10,12 @@ import { join } from "node:path";
 import { SIDECAR_FORMAT, sessionPaths, sessionsDir, type SessionSidecar } from "../../src/protocol/session-log.js";
 import type { BenchContext } from "../context.js";
 import { repeat } from "../context.js";
-import { waitForIdle } from "../proc.js";
+import { rssBytes, waitForIdle } from "../proc.js";
 import { logHeader } from "../session-logs.js";
 import { figures, summarize, type Figure } from "../stats.js";
 import { startHost, withSystem } from "../systems.js";
 
-const KEYS = ["firstPageMs", "pageP50", "pageP99", "cwdPageP50", "afterTurnMs"] as const;
+const KEYS = ["firstPageMs", "rssMiB", "pageP50", "pageP99", "cwdPageP50", "afterTurnMs"] as const;
 
 export interface ListResult {
   runs: number;
@@ -47,6 +48,7 @@ export async function list(ctx: BenchContext): Promise<ListResult> {
         let page = await client.list({});
         const firstPageMs = performance.now() - sent;
         await waitForIdle(pid);
+        const rssMiB = rssBytes(pid) / 2 ** 20;
         const pages: number[] = [];
         for (let i = 0; i < pagesWalked && page.nextCursor; i++) {
           sent = performance.now();
@@ -66,7 +68,7 @@ export async function list(ctx: BenchContext): Promise<ListResult> {
         const afterTurnMs = performance.now() - sent;
         if (after.sessions[0]?.sessionId !== sessionId) throw new Error("the session prompted last is not listed first");
         await client.delete(sessionId);
-        return { firstPageMs, pageP50: summarize(pages).p50, pageP99: summarize(pages).p99, cwdPageP50: summarize(cwdPages).p50, afterTurnMs };
+        return { firstPageMs, rssMiB, pageP50: summarize(pages).p50, pageP99: summarize(pages).p99, cwdPageP50: summarize(cwdPages).p50, afterTurnMs };
       }),
     );
     return { runs, sessions, pageSize: PAGE_SIZE, pagesWalked, writeS, figures: figures(measured, KEYS) };

@@ -2,7 +2,7 @@
 // one state dir. After each kill: no process of the dead host survives, every log restores; after each restart,
 // session/load replays every turn whose end the client saw, in full and in order. Logs are compacted every few
 // turns (--log-compact-bytes at its minimum), so kills land before, during and after compactions too.
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { HostClient } from "../../src/client/index.js";
@@ -31,6 +31,8 @@ export interface CrashLoopReport {
   unreadableLogs: number;
   /** Session logs found compacted after a kill (their header says formatVersion 2). */
   compactedLogs: number;
+  /** Kills that landed mid-compaction: a session's new log was written but not yet renamed over its log. */
+  killsMidCompaction: number;
   orphans: number;
   failures: string[];
 }
@@ -92,7 +94,7 @@ export async function runCrashLoop(options: CrashLoopOptions): Promise<CrashLoop
   const random = seeded(seed);
   const root = mkdtempSync(join(tmpdir(), "ash-crash-"));
   const state = join(root, "state");
-  const report: CrashLoopReport = { seed, kills: 0, turnsSeen: 0, turnsChecked: 0, turnsLost: 0, unreadableLogs: 0, compactedLogs: 0, orphans: 0, failures: [] };
+  const report: CrashLoopReport = { seed, kills: 0, turnsSeen: 0, turnsChecked: 0, turnsLost: 0, unreadableLogs: 0, compactedLogs: 0, killsMidCompaction: 0, orphans: 0, failures: [] };
   const tracked: Tracked[] = [];
   let turnNumber = 0;
   const spawnHost = () =>
@@ -150,6 +152,7 @@ export async function runCrashLoop(options: CrashLoopOptions): Promise<CrashLoop
       report.orphans += survivors.length;
       if (survivors.length > 0) report.failures.push(`round ${round}: processes of the killed host survive: ${survivors.join(", ")}`);
       for (const session of tracked) {
+        if (existsSync(sessionPaths(state, session.id).compacting)) report.killsMidCompaction++;
         try {
           if (restoreLog(readFileSync(sessionPaths(state, session.id).log), session.id).snapshot) report.compactedLogs++;
         } catch (error) {
