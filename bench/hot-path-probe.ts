@@ -92,7 +92,7 @@ async function journal(samples: number): Promise<{ appendUs: number; syncUs: num
     const store = new SessionStore(stateDir, createLogger("silent"));
     const sessionId = await store.create({ cwd: stateDir, mode: "auto", model: { provider: "scripted", model: "scripted", retries: 0 } }, "probe", null);
     const paths = store.paths(sessionId);
-    const file = FileJournal.open({ path: paths.log, sidecarPath: paths.sidecar }, sessionId);
+    const file = FileJournal.open({ path: paths.log, sidecarPath: paths.sidecar, compactingPath: paths.compacting, compactBytes: 2 ** 40, log: () => {} }, sessionId);
     const appends: number[] = [];
     const syncs: number[] = [];
     for (let i = 0; i < samples; i++) {

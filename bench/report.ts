@@ -15,6 +15,9 @@ function decimals(value: number): number {
   return abs >= 100 ? 0 : abs >= 10 ? 1 : 2;
 }
 
+/** The list scenario's sessions are spread over this many cwds. */
+const CWDS_NOTE = 100;
+
 function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
@@ -237,6 +240,30 @@ export function markdownReport(results: BenchResults): string {
         table(
           ["session/new p50, 0 servers", "session/new p50, 3 servers", "first tool lists p50", "call via host p50", "direct call p50", "overhead p50"],
           [[fmt(m.figures.newP50NoMcp), fmt(m.figures.newP50ThreeMcp), fmt(m.figures.toolListP50), fmt(m.figures.hostCallP50), fmt(m.figures.directCallP50), fmt(m.figures.overheadP50)]],
+        ),
+      ].join("\n"),
+    ),
+    section("10. Restore of a long session log, as appended and compacted", s.restore, (r) =>
+      [
+        `${plural(r.runs, "run")}. Logs written as a scripted session writes them (an echo, every fourth turn a bash call). ` +
+          `restore: a worker's restore in-process (read, check, fold the conversation; median of ${r.samples.restore}); ` +
+          `resume: session/resume through a host with a standby worker (median of ${r.samples.resume}); load: session/load with the replay of every message (median of ${r.samples.load}).`,
+        "",
+        table(
+          ["turns", "log", "log MiB", "restore ms", "resume ms", "load ms"],
+          r.rows.map((row) => [String(row.turns), row.compacted ? "compacted" : "as appended", (row.logBytes / 2 ** 20).toFixed(1), fmt(row.restoreMs), fmt(row.resumeMs), fmt(row.loadMs)]),
+        ),
+      ].join("\n"),
+    ),
+    section("11. session/list over many stored sessions", s.list, (l) =>
+      [
+        `${plural(l.runs, "run")} over ${l.sessions} stored sessions (a header and a sidecar each, written in ${l.writeS.toFixed(0)} s before the host starts), ${l.pageSize} a page. ` +
+          `First page: the first session/list after start (it waits for the index: every sidecar read once). Page: ${l.pagesWalked} pages walked with the cursor. ` +
+          `cwd page: filtered to a cwd 1 session in ${CWDS_NOTE} has. After a turn: the first page right after a prompt in a new session (listed first).`,
+        "",
+        table(
+          ["first page", "host RSS MiB", "page p50", "page p99", "cwd page p50", "after a turn"],
+          [[fmt(l.figures.firstPageMs), fmt(l.figures.rssMiB), fmt(l.figures.pageP50), fmt(l.figures.pageP99), fmt(l.figures.cwdPageP50), fmt(l.figures.afterTurnMs)]],
         ),
       ].join("\n"),
     ),

@@ -2,9 +2,11 @@
 import type { Skipped } from "./context.js";
 import type { BashSpawnResult } from "./scenarios/bash-spawn.js";
 import type { McpResult } from "./scenarios/mcp.js";
+import type { ListResult } from "./scenarios/list.js";
 import type { NoisyResult } from "./scenarios/noisy-neighbour.js";
 import type { OpenAiResult } from "./scenarios/openai.js";
 import type { RemoteResult } from "./scenarios/remote.js";
+import type { RestoreResult } from "./scenarios/restore.js";
 import type { RssResult } from "./scenarios/rss.js";
 import type { ScaleResult } from "./scenarios/scale.js";
 import type { SessionNewResult } from "./scenarios/session-new.js";
@@ -31,6 +33,8 @@ export interface ScenarioResults {
   openAi: Outcome<OpenAiResult>;
   remote: Outcome<RemoteResult>;
   mcp: Outcome<McpResult>;
+  restore: Outcome<RestoreResult>;
+  list: Outcome<ListResult>;
 }
 
 export interface BenchResults {

@@ -15,9 +15,11 @@ import { markdownReport } from "./report.js";
 import type { BenchResults, ScenarioResults } from "./results-types.js";
 import { bashSpawn } from "./scenarios/bash-spawn.js";
 import { mcp } from "./scenarios/mcp.js";
+import { list } from "./scenarios/list.js";
 import { noisyNeighbour } from "./scenarios/noisy-neighbour.js";
 import { openAi } from "./scenarios/openai.js";
 import { remote } from "./scenarios/remote.js";
+import { restore } from "./scenarios/restore.js";
 import { rss } from "./scenarios/rss.js";
 import { scale } from "./scenarios/scale.js";
 import { sessionNew } from "./scenarios/session-new.js";
@@ -39,6 +41,8 @@ const SCENARIOS: { [K in keyof ScenarioResults]: { flag: string; run: (ctx: Benc
   openAi: { flag: "openai", run: openAi },
   remote: { flag: "remote", run: remote },
   mcp: { flag: "mcp", run: mcp },
+  restore: { flag: "restore", run: restore },
+  list: { flag: "list", run: list },
 };
 const NAMES = Object.values(SCENARIOS).map((s) => s.flag);
 

@@ -48,7 +48,7 @@ function sessionStarter(): { start(): Promise<Started>; close(): Promise<void> }
     async start() {
       const sessionId = await store.create(settings, "probe", null);
       const paths = store.paths(sessionId);
-      const lease = pool.lease(scriptedSessionInit(sessionId, stateDir, { path: paths.log, sidecarPath: paths.sidecar, outputDir: paths.outputDir, restore: "host" }));
+      const lease = pool.lease(scriptedSessionInit(sessionId, stateDir, { path: paths.log, sidecarPath: paths.sidecar, outputDir: paths.outputDir, restore: "host", compactingPath: paths.compacting, compactBytes: 8 * 1024 * 1024 }));
       const ack = await lease.call<OpenAck>((api) => api.open());
       if (!ack.ok) throw new Error(ack.message);
       return { stop: () => lease.terminate() };

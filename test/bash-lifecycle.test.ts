@@ -123,6 +123,35 @@ describe("with a host of their own", () => {
     await host.dispose();
   });
 
+  it("a background task that died with a killed spawner is read and killed as gone, naming the restart and its output", async () => {
+    const host = await startHost(["--default-mode", "auto"]);
+    try {
+      const { sessionId } = await host.client.newSession(tempDir());
+      const started = await host.client.prompt(sessionId, script(bash("echo before-the-restart; sleep 1045", { run_in_background: true })));
+      const taskId = taskIdIn(resultOf(started.toolCalls[0]));
+      const pid = await firstProcess(host.pid, "sleep 1045");
+      await waitFor("its first output", async () => {
+        const read = await host.client.prompt(sessionId, script(tool("bash_output", { task_id: taskId })));
+        return resultOf(read.toolCalls[0]).includes("before-the-restart");
+      });
+      const [spawner] = spawnerOf(host.pid);
+      process.kill(spawner!, "SIGKILL");
+      await waitGone([pid], "the background sleep to die with its spawner");
+      await waitFor("the new spawner", () => host.stderr().includes("spawner restarted"));
+
+      const after = await host.client.prompt(sessionId, script(tool("bash_output", { task_id: taskId }), tool("bash_kill", { task_id: taskId })));
+      for (const call of after.toolCalls) {
+        expect(call.status).toBe("failed");
+        expect(resultOf(call)).toMatch(new RegExp(`^background task ${taskId} is gone: the command runner that started it exited .* and the task ended with it\\. Its output until then is in \\S+${taskId}\\.log\\.$`));
+      }
+      // An id that was never given out is still just unknown.
+      const unknown = await host.client.prompt(sessionId, script(tool("bash_output", { task_id: "bg-000000000000" })));
+      expect(resultOf(unknown.toolCalls[0])).toBe("no such background task: bg-000000000000");
+    } finally {
+      await host.dispose();
+    }
+  });
+
   it("if the spawner itself is killed, its commands die with it and fail clearly; a new spawner runs the next ones", async () => {
     const host = await startHost(["--default-mode", "auto"]);
     try {

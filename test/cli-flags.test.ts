@@ -43,6 +43,7 @@ describe("CLI flags", () => {
     [["serve", "--max-sessions", "0"], "--max-sessions"],
     [["serve", "--compact-at", "5"], "--compact-at"],
     [["serve", "--compact-at", "101"], "--compact-at"],
+    [["serve", "--log-compact-bytes", "100"], "--log-compact-bytes"],
     [["serve", "--stream-chunks", "sometimes"], "sometimes"],
     [["--log-level", "loud"], "--log-level"],
     [["frobnicate"], "unknown command: frobnicate"],

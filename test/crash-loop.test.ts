@@ -19,5 +19,6 @@ describe("kill -9 loop", () => {
     expect(report.failures).toEqual([]);
     expect(report).toMatchObject({ kills: 3, turnsLost: 0, unreadableLogs: 0, orphans: 0 });
     expect(report.turnsChecked).toBeGreaterThan(0);
+    expect(report.compactedLogs).toBeGreaterThan(0);
   }, 180_000);
 });

@@ -1,6 +1,10 @@
+import { randomUUID } from "node:crypto";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import type { SessionInfo } from "@agentclientprotocol/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eventually, exists, logEntries, paths, transcript } from "./support/durable.js";
+import { SIDECAR_FORMAT } from "../src/protocol/session-log.js";
+import { eventually, exists, header, logEntries, paths, transcript, writeLog } from "./support/durable.js";
 import { removeTempDirs, startHost, tempDir, threadCount, type TestHost } from "./support/host.js";
 
 let h: TestHost;
@@ -130,5 +134,56 @@ describe("session/close and session/delete", () => {
     expect(exists(paths(state, never).tombstone)).toBe(false);
     expect((await h.client.list({ cwd })).sessions).toEqual([]);
     await eventually(() => expect(threadCount(h.pid)).toBeLessThanOrEqual(baseline));
+  });
+});
+
+describe("session/list over an index of the state dir", () => {
+  const stored = (dir: string, id: string, cwd: string, updatedAt: string, title: string) => {
+    writeLog(dir, id, [header(id, cwd)]);
+    const sidecar = { format: SIDECAR_FORMAT, sessionId: id, cwd, title, createdAt: "2026-01-02T03:04:05.000Z", updatedAt, turns: 1 };
+    writeFileSync(paths(dir, id).sidecar, JSON.stringify(sidecar));
+  };
+  const time = (n: number) => new Date(Date.UTC(2026, 1, 1) + n * 1000).toISOString();
+
+  it("lists what is on disk when the host starts, then what others write or delete, and a restart lists the same", async () => {
+    const dir = tempDir();
+    const cwd = tempDir();
+    mkdirSync(join(dir, "sessions"));
+    const ids = Array.from({ length: 300 }, (_, n) => {
+      const id = randomUUID();
+      stored(dir, id, cwd, time(n), `stored ${n}`);
+      return id;
+    });
+    const listAll = async (host: TestHost) => {
+      const sessions: SessionInfo[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await host.client.list({ ...(cursor ? { cursor } : {}) });
+        sessions.push(...page.sessions);
+        cursor = page.nextCursor ?? undefined;
+      } while (cursor);
+      return sessions.map((s) => s.sessionId);
+    };
+    const first = await startHost(["--state-dir", dir, "--list-page-size", "37"]);
+    try {
+      expect(await listAll(first)).toEqual([...ids].reverse());
+      // Another process (here: a hand) writes one session and deletes another's log.
+      const added = randomUUID();
+      stored(dir, added, cwd, time(1000), "written meanwhile");
+      rmSync(paths(dir, ids[5]!).log);
+      rmSync(paths(dir, ids[5]!).sidecar);
+      const expected = [added, ...[...ids].reverse().filter((id) => id !== ids[5])];
+      expect(await listAll(first)).toEqual(expected);
+      process.kill(first.pid, "SIGKILL");
+      await first.dispose().catch(() => null);
+      const second = await startHost(["--state-dir", dir, "--list-page-size", "37"]);
+      try {
+        expect(await listAll(second)).toEqual(expected);
+      } finally {
+        await second.dispose();
+      }
+    } finally {
+      await first.dispose().catch(() => null);
+    }
   });
 });

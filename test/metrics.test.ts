@@ -22,9 +22,14 @@ describe("metrics", () => {
       const crasher = (await host.client.newSession(tempDir())).sessionId;
       await expect(host.client.prompt(crasher, script({ crash: "boom" }))).rejects.toMatchObject({ code: -32603 });
 
-      const response = await fetch(url);
-      expect(response.status).toBe(200);
-      const families = parsePrometheusTextFormat(await response.text()) as Family[];
+      // The state dir's size is measured in the background: present once its first walk has ended.
+      const text = await waitFor("the state dir size", async () => {
+        const response = await fetch(url);
+        expect(response.status).toBe(200);
+        const body = await response.text();
+        return body.includes("acp_session_host_state_dir_bytes ") ? body : undefined;
+      });
+      const families = parsePrometheusTextFormat(text) as Family[];
       const family = (name: string) => families.find((f) => f.name === name);
       const value = (name: string, labels: Record<string, string>) =>
         Number(family(name)?.metrics.find((m) => Object.entries(labels).every(([k, v]) => m.labels?.[k] === v))?.value);
@@ -33,6 +38,9 @@ describe("metrics", () => {
       // The crashed session lost its worker: it is hibernated until its next prompt restores it.
       expect(value("acp_session_host_sessions", { state: "live" })).toBe(1);
       expect(value("acp_session_host_sessions", { state: "hibernated" })).toBe(1);
+      expect(value("acp_session_host_sessions", { state: "stored" })).toBe(2);
+      // Two logs, their sidecars, the directories: a few KiB at least.
+      expect(value("acp_session_host_state_dir_bytes", {})).toBeGreaterThan(4096);
       expect(value("acp_session_host_prompts_total", { stop_reason: "end_turn" })).toBe(2);
       expect(value("acp_session_host_prompts_total", { stop_reason: "error" })).toBe(1);
       expect(Number(family("acp_session_host_prompt_duration_seconds")?.metrics[0]?.count)).toBe(3);

@@ -58,9 +58,10 @@ export class AgentLoop {
     this.#options = options;
     this.#model = options.model;
     this.#mode = options.mode;
-    this.#history = historyFrom(options.journal.entries());
-    for (const name of alwaysAllowedFrom(options.journal.entries())) this.#alwaysAllowed.add(name);
-    this.#usage = new UsageTotals(options.journal.entries());
+    const base = options.journal.base();
+    this.#history = historyFrom(options.journal.entries(), base.history);
+    for (const name of alwaysAllowedFrom(options.journal.entries(), base.alwaysAllowed)) this.#alwaysAllowed.add(name);
+    this.#usage = new UsageTotals(options.journal.entries(), base.usage);
     this.#context = new ContextKeeper({
       journal: options.journal,
       events: options.events,

@@ -103,7 +103,8 @@ export class ContextKeeper {
     const tokensBefore = this.#estimate(request);
     // The compaction entry counts kept messages on the history rebuilt from the log; the live one can hold what the
     // log does not (the "not run" results of a cancelled turn), so the cut is made on the rebuilt one.
-    history.splice(0, history.length, ...historyFrom(this.#options.journal.entries()));
+    const journal = this.#options.journal;
+    history.splice(0, history.length, ...historyFrom(journal.entries(), journal.base().history));
     const plan = planCompaction(history, level, this.#budget(request));
     if (!plan) return false;
     const answer = await this.#summarise(request, history.slice(0, plan.cut)).catch((failure: unknown) => {

@@ -3,8 +3,9 @@ import type { ModelConfig, SessionModeId } from "../src/protocol/port.js";
 import type { JournalEntry } from "./journal.js";
 import type { ChatMessage } from "./models/model.js";
 
-export function historyFrom(entries: readonly JournalEntry[]): ChatMessage[] {
-  let history: ChatMessage[] = [];
+/** base: the history before the first entry (a compacted log's snapshot). */
+export function historyFrom(entries: readonly JournalEntry[], base: readonly ChatMessage[] = []): ChatMessage[] {
+  let history: ChatMessage[] = [...base];
   for (const entry of entries) {
     if (entry.type === "user_message") history.push({ role: "user", text: entry.text });
     else if (entry.type === "assistant_message")
@@ -27,9 +28,9 @@ export function settingsFrom(header: { mode: SessionModeId; model: ModelConfig }
 }
 
 /** Tools the user allowed always in this session: the grant outlives the worker it was given to. */
-export function alwaysAllowedFrom(entries: readonly JournalEntry[]): string[] {
+export function alwaysAllowedFrom(entries: readonly JournalEntry[], base: readonly string[] = []): string[] {
   const names = new Map<string, string>();
-  const allowed = new Set<string>();
+  const allowed = new Set<string>(base);
   for (const entry of entries) {
     if (entry.type === "tool_call") names.set(entry.toolCallId, entry.name);
     else if (entry.type === "permission" && entry.outcome === "allow_always") {

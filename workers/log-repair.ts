@@ -1,14 +1,24 @@
 // Load-repair: reads a session log as the last process left it and says what to cut and what to append so that
 // it is whole again. A torn last line is dropped; a turn with no end is closed as interrupted, after an
 // "outcome unknown" result for each of its tool calls that has none. Anything else wrong is a LogError: the
-// log is refused, never rewritten.
-import { LogEntry, LogError, parseHeaderLine, type LogHeader } from "../src/protocol/session-log.js";
+// log is refused, never rewritten. A compacted log's replayable history is skipped, not read: only its snapshot and
+// the entries after it are (a compaction happens between turns, so an open turn lies wholly after it).
+import { COMPACTED_LOG_FORMAT_VERSION, LogError, parseHeaderLine, type LogEntry, type LogHeader } from "../src/protocol/session-log.js";
+import { asLogEntry } from "./log-entry-check.js";
+import { parseSnapshotLine, type Snapshot } from "./log-snapshot.js";
 
 export const OUTCOME_UNKNOWN = "outcome unknown: the session stopped while this tool call was running";
 export const NOT_RUN = "tool call not run: the session stopped before it started";
 
 export interface RestoredLog {
   header: LogHeader;
+  /** The header line as written (a compaction keeps every field of it, known to this host or not). */
+  headerLine: string;
+  /** A compacted log's snapshot; null for a log never compacted. */
+  snapshot: Snapshot | null;
+  /** Where the replayable history starts (after the snapshot line); the entries start at replayStart + replayBytes. */
+  replayStart: number;
+  /** The entries after the snapshot's replayable history (all of them in a log never compacted). */
   entries: LogEntry[];
   /** Length of the part of the file made of whole, valid lines; the rest is a torn tail to truncate. */
   validLength: number;
@@ -17,38 +27,86 @@ export interface RestoredLog {
   repairs: LogEntry[];
 }
 
+/** Reads `length` bytes at `position` (fewer only at the end of the file). */
+export type ReadAt = (position: number, length: number) => Buffer;
+
+/** A whole log in memory. */
 export function restoreLog(data: Buffer, sessionId: string): RestoredLog {
-  const lines: Array<{ start: number; end: number }> = [];
+  return restoreLogFrom((position, length) => data.subarray(position, position + length), data.length, sessionId);
+}
+
+/** A log of `size` bytes read in parts: a compacted log's replayable history is never read. */
+export function restoreLogFrom(read: ReadAt, size: number, sessionId: string): RestoredLog {
+  const headerEnd = lineEnd(read, 0, size);
+  if (headerEnd < 0) throw new LogError(size === 0 ? "the file is empty (no header)" : "its header line is torn (no newline)");
+  const headerLine = read(0, headerEnd).toString("utf8");
+  const header = parseHeaderLine(headerLine, sessionId);
+  let snapshot: Snapshot | null = null;
+  let replayStart = headerEnd + 1;
+  let tailStart = replayStart;
+  // Lines before the tail: the header, the snapshot and the replayable history (for line numbers in errors).
+  let lineNumber = 1;
+  if (header.formatVersion === COMPACTED_LOG_FORMAT_VERSION) {
+    // The snapshot and history were written whole and flushed before the file was renamed into place.
+    const snapshotEnd = lineEnd(read, replayStart, size);
+    if (snapshotEnd < 0) throw new LogError("its snapshot line (line 2) is torn");
+    snapshot = parseSnapshotLine(read(replayStart, snapshotEnd - replayStart).toString("utf8"));
+    replayStart = snapshotEnd + 1;
+    tailStart = replayStart + snapshot.replayBytes;
+    if (tailStart > size || (snapshot.replayBytes > 0 && read(tailStart - 1, 1)[0] !== 0x0a)) {
+      throw new LogError("its replayable history is not the size its snapshot says (the log is damaged)");
+    }
+    lineNumber = 2 + snapshot.replayLines;
+  }
+
+  const data = read(tailStart, size - tailStart);
+  const entries: LogEntry[] = [];
+  let valid = 0;
   for (let start = 0; ; ) {
     const newline = data.indexOf(0x0a, start);
     if (newline < 0) break;
-    lines.push({ start, end: newline });
-    start = newline + 1;
-  }
-  const first = lines[0];
-  if (!first) throw new LogError(data.length === 0 ? "the file is empty (no header)" : "its header line is torn (no newline)");
-  const header = parseHeaderLine(data.toString("utf8", first.start, first.end), sessionId);
-
-  const entries: LogEntry[] = [];
-  let validLength = first.end + 1;
-  for (let i = 1; i < lines.length; i++) {
-    const line = lines[i]!;
-    const entry = parseEntry(data.toString("utf8", line.start, line.end));
+    lineNumber++;
+    const entry = parseEntry(data.toString("utf8", start, newline));
     if (!entry) {
       // A last line that is not an entry is the torn end of a write (a crash can leave zeros there too).
-      if (i === lines.length - 1) break;
-      throw new LogError(`line ${i + 1} is not a valid log entry (the log is damaged before its end)`);
+      if (data.indexOf(0x0a, newline + 1) < 0) break;
+      throw new LogError(`line ${lineNumber} is not a valid log entry (the log is damaged before its end)`);
     }
     entries.push(entry);
-    validLength = line.end + 1;
+    valid = newline + 1;
+    start = newline + 1;
   }
-  return { header, entries, validLength, droppedBytes: data.length - validLength, repairs: closeOpenTurn(entries) };
+  const validLength = tailStart + valid;
+  return { header, headerLine, snapshot, replayStart, entries, validLength, droppedBytes: size - validLength, repairs: closeOpenTurn(entries) };
+}
+
+/** The offset of the newline that ends the line starting at `start`, or -1: read in growing parts. */
+function lineEnd(read: ReadAt, start: number, size: number): number {
+  for (let length = 64 * 1024; ; length *= 4) {
+    const part = read(start, Math.min(length, size - start));
+    const newline = part.indexOf(0x0a);
+    if (newline >= 0) return start + newline;
+    if (start + part.length >= size) return -1;
+  }
+}
+
+/** The replayable history of a compacted log (its bytes), parsed: a LogError if any of it is not an entry. */
+export function parseReplayed(data: Buffer, firstLine: number): LogEntry[] {
+  const entries: LogEntry[] = [];
+  for (let start = 0, line = firstLine; start < data.length; line++) {
+    let newline = data.indexOf(0x0a, start);
+    if (newline < 0) newline = data.length;
+    const entry = parseEntry(data.toString("utf8", start, newline));
+    if (!entry) throw new LogError(`line ${line} (in its replayable history) is not a valid log entry`);
+    entries.push(entry);
+    start = newline + 1;
+  }
+  return entries;
 }
 
 function parseEntry(text: string): LogEntry | null {
   try {
-    const parsed = LogEntry.safeParse(JSON.parse(text));
-    return parsed.success ? parsed.data : null;
+    return asLogEntry(JSON.parse(text));
   } catch {
     return null;
   }

@@ -128,14 +128,14 @@ export default function runSession(task: SessionTask): Promise<never> {
     },
     async replay() {
       const session = await bound;
-      const history = replayEvents(session.journal.entries());
+      const history = replayEvents([...session.journal.replayed(), ...session.journal.entries()]);
       history.forEach((event, index) => {
         events.post(event);
         if ((index + 1) % REPLAY_BATCH === 0) events.flush();
       });
       events.post({ type: "turn_end", turnId: REPLAY_TURN_ID, stopReason: "end_turn" });
       events.flush();
-      return { turns: session.journal.entries().filter((entry) => entry.type === "turn_end").length };
+      return { turns: session.journal.turns };
     },
     async dispose() {
       if (!started) return;

@@ -19,7 +19,8 @@ export function restoreSession(init: WorkerInit, events: EventSink): RestoredSes
   if (!init.log) return { journal: new MemoryJournal(), mode: init.mode, model: init.model, turns: 0 };
   let journal: FileJournal;
   try {
-    journal = FileJournal.open({ path: init.log.path, sidecarPath: init.log.sidecarPath }, init.sessionId);
+    const { path, sidecarPath, compactingPath, compactBytes } = init.log;
+    journal = FileJournal.open({ path, sidecarPath, compactingPath, compactBytes, log: (level, msg, data) => events.log(level, msg, data) }, init.sessionId);
   } catch (error) {
     if (error instanceof LogError) throw new LogError(`session log ${init.log.path} cannot be used: ${error.message}`);
     throw error;
@@ -32,7 +33,7 @@ export function restoreSession(init: WorkerInit, events: EventSink): RestoredSes
       unansweredToolCalls: appended.filter((entry) => entry.type === "tool_result").length,
     });
   }
-  const fromLog = settingsFrom(journal.header, journal.entries());
+  const fromLog = settingsFrom(journal.base(), journal.entries());
   if (init.log.restore === "log") return { journal, ...fromLog, turns: journal.turns };
   // The main thread's settings may have moved on while no worker held the session: they win, and are logged.
   if (fromLog.mode !== init.mode) journal.append({ type: "mode", mode: init.mode });

@@ -16,7 +16,9 @@ export function tokenCounts(usage: ModelUsage): TokenCounts {
 export class UsageTotals {
   readonly #sums: TokenCounts = { prompt: 0, completion: 0, cached: 0 };
 
-  constructor(entries: readonly JournalEntry[]) {
+  /** base: the sums before the first entry (a compacted log's snapshot). */
+  constructor(entries: readonly JournalEntry[], base?: TokenCounts) {
+    if (base) this.add(base);
     for (const entry of entries) if (entry.type === "usage") this.add(entry.tokens);
   }
 

@@ -86,6 +86,9 @@ export const HostConfig = z.object({
     .optional()
     .describe("the model's context window (tokens): usage_update's size and the compaction threshold's base (known per model, else 128000)"),
   "compact-at": int(10).max(100).default(80).describe("compact the conversation before a request estimated above this % of the context window"),
+  "log-compact-bytes": int(1024)
+    .default(8 * 1024 * 1024)
+    .describe("compact a session's log (snapshot plus replayable history) once the entries since its last compaction take this many bytes"),
   "stream-chunks": flag.default(false).describe("send message and thought text as it arrives (default: each message when it is committed)"),
   listen: ListenAddress.optional().describe("serve ACP at /acp over Streamable HTTP and WebSocket on HOST:PORT instead of stdio"),
   "tokens-file": z.string().min(1).optional().describe("tenants and their token hashes, one `name sha256-hex` a line (re-read on SIGHUP)"),

@@ -69,6 +69,7 @@ export class HostContext {
     this.models = new HostModels(config);
     this.defaultModel = this.models.default;
     this.store = new SessionStore(config["state-dir"], log);
+    this.store.startIndex();
     const limitBytes = config["max-rss-mb"] * 2 ** 20;
     this.memory = {
       limitBytes,
@@ -199,7 +200,14 @@ export class HostContext {
 
   #logFiles(sessionId: string, restore: WorkerRestore): WorkerInit["log"] {
     const paths = this.store.paths(sessionId);
-    return { path: paths.log, sidecarPath: paths.sidecar, outputDir: paths.outputDir, restore };
+    return {
+      path: paths.log,
+      sidecarPath: paths.sidecar,
+      outputDir: paths.outputDir,
+      restore,
+      compactingPath: paths.compacting,
+      compactBytes: this.config["log-compact-bytes"],
+    };
   }
 
   async #endSessionCommands(sessionId: string): Promise<void> {

@@ -7,6 +7,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom
 import type { ToolKind } from "../protocol/port.js";
 import { urlHost, type ListenAddress } from "../remote/listen-address.js";
 import type { HostContext } from "./host-context.js";
+import { StateDirSize } from "./state-dir-size.js";
 
 const PREFIX = "acp_session_host_";
 
@@ -41,12 +42,25 @@ export class HostMetrics implements SessionObserver {
     };
     new Gauge({
       name: `${PREFIX}sessions`,
-      help: "Sessions open in this host, by state (live: with a worker or getting one; busy: a prompt in flight)",
+      help: "Sessions open in this host, by state (live: with a worker or getting one; busy: a prompt in flight); stored: every session in the state dir (as session/list's index has them)",
       labelNames: ["state"],
       registers,
-      collect() {
+      async collect() {
         const counts = sessionCounts();
         for (const [state, value] of Object.entries(counts)) this.set({ state }, value);
+        const stored = await host.store.storedSessions();
+        if (stored !== null) this.set({ state: "stored" }, stored);
+      },
+    });
+    const stateDir = new StateDirSize(host.store.stateDir, host.log);
+    void stateDir.refresh();
+    new Gauge({
+      name: `${PREFIX}state_dir_bytes`,
+      help: "Disk space the state dir's files take (measured in the background, at most once a minute; absent until the first measure)",
+      registers,
+      collect() {
+        const bytes = stateDir.bytes();
+        if (bytes !== null) this.set(bytes);
       },
     });
     new Gauge({

@@ -5,7 +5,7 @@ import { randomUUID } from "node:crypto";
 import { mkdirSync, readFileSync } from "node:fs";
 import { access, open, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
-import type { ListSessionsResponse, RequestError, SessionInfo } from "@agentclientprotocol/sdk";
+import type { ListSessionsResponse, RequestError } from "@agentclientprotocol/sdk";
 import { z } from "zod";
 import type { ModelConfig, SessionModeId } from "../protocol/port.js";
 import {
@@ -25,12 +25,11 @@ import {
 import { internal, invalidParams, invalidRequest, notFound } from "./errors.js";
 import { ConfigError } from "./config.js";
 import { CreationSync } from "./creation-sync.js";
+import { SessionIndex, type IndexedSession } from "./session-index.js";
 import type { Logger } from "./logger.js";
 
 /** A header longer than this is not one of ours. */
 const HEADER_MAX_BYTES = 64 * 1024;
-/** Sidecars read at once while listing. */
-const LIST_READ_CONCURRENCY = 64;
 /** A lock file that does not parse yet may be one another host is writing this instant. */
 const UNREADABLE_LOCK_STALE_MS = 2000;
 
@@ -38,11 +37,6 @@ const LockOwner = z.object({ pid: z.number().int().positive(), started: z.string
 type LockOwner = z.infer<typeof LockOwner>;
 
 const Cursor = z.tuple([z.string(), z.string()]);
-
-interface Summary {
-  tenant: string | null;
-  info: SessionInfo & { updatedAt: string };
-}
 
 export interface NewSessionSettings {
   cwd: string;
@@ -55,11 +49,13 @@ export class SessionStore {
   readonly #log: Logger;
   readonly #me: LockOwner = { pid: process.pid, started: processStartAtBoot(process.pid) };
   readonly #creations: CreationSync;
+  readonly #index: SessionIndex;
 
   constructor(stateDir: string, log: Logger) {
     this.stateDir = stateDir;
     this.#log = log;
     this.#creations = new CreationSync(sessionsDir(stateDir), log);
+    this.#index = new SessionIndex({ ids: () => this.#storedIds(), version: () => this.#namesVersion(), read: (id, deleted) => this.#summary(id, deleted) }, log);
     try {
       mkdirSync(sessionsDir(stateDir), { recursive: true });
       mkdirSync(deletedDir(stateDir), { recursive: true });
@@ -102,6 +98,7 @@ export class SessionStore {
         throw internal(`cannot create the session log: ${(error as Error).message}`, { stateDir: this.stateDir });
       }
       this.#creations.schedule(paths.log);
+      this.#index.touched(id);
       return id;
     }
   }
@@ -189,43 +186,73 @@ export class SessionStore {
     await this.lock(sessionId);
     try {
       await writeFile(paths.tombstone, "");
-      await Promise.all([rm(paths.log, { force: true }), rm(paths.sidecar, { force: true }), rm(paths.outputDir, { recursive: true, force: true })]);
+      await Promise.all([rm(paths.log, { force: true }), rm(paths.compacting, { force: true }), rm(paths.sidecar, { force: true }), rm(paths.outputDir, { recursive: true, force: true })]);
     } finally {
+      this.#index.touched(sessionId);
       await this.unlock(sessionId);
     }
     return true;
   }
 
-  /** Stored sessions, most recently updated first, by their sidecars (a log without one is listed from its header). */
-  /** tenant: only that tenant's sessions (null: every session). */
+  /** A session's files changed (its worker opened it, ended a turn, or let it go): it is listed as it is now. */
+  touched(sessionId: string): void {
+    this.#index.touched(sessionId);
+  }
+
+  /** Stored sessions as the listing index has them; null until it is built. */
+  storedSessions(): Promise<number | null> {
+    return this.#index.size();
+  }
+
+  /** Reads every stored session's summary in the background, so the first session/list does not. */
+  startIndex(): void {
+    this.#index.build().catch((error: unknown) => this.#log.warn({ err: error }, "session index not built (session/list builds it)"));
+  }
+
+  /**
+   * Stored sessions, most recently updated first, as the index has them (session-index.ts); tenant: only that
+   * tenant's sessions (null: every session).
+   */
   async list(options: { cwd?: string | null; cursor?: string | null; pageSize: number; tenant: string | null }): Promise<ListSessionsResponse> {
     const after = options.cursor ? decodeCursor(options.cursor) : null;
     const wantedCwd = options.cwd ? resolve(options.cwd) : null;
-    const [names, deleted] = await Promise.all([readdir(sessionsDir(this.stateDir)), readdir(deletedDir(this.stateDir))]);
-    const tombstones = new Set(deleted);
-    const ids = names
-      .filter((name) => name.endsWith(LOG_SUFFIX))
-      .map((name) => name.slice(0, -LOG_SUFFIX.length))
-      .filter((id) => isSessionId(id) && !tombstones.has(id));
-    const infos = (await mapLimit(ids, LIST_READ_CONCURRENCY, (id) => this.#summary(id)))
-      .filter((summary): summary is Summary => summary !== null && (options.tenant === null || summary.tenant === options.tenant))
-      .map((summary) => summary.info)
-      .filter((info) => wantedCwd === null || resolve(info.cwd) === wantedCwd);
-    infos.sort(byRecency);
-    const start = after ? infos.findIndex((info) => byRecency(info, { updatedAt: after[0], sessionId: after[1] }) > 0) : 0;
-    const page = start < 0 ? [] : infos.slice(start, start + options.pageSize);
+    const { sessions, more } = await this.#index
+      .page({
+        after,
+        pageSize: options.pageSize,
+        matches: (session) => (options.tenant === null || session.tenant === options.tenant) && (wantedCwd === null || session.cwdKey === wantedCwd),
+      })
+      .catch((error: unknown) => {
+        throw internal(`cannot list the stored sessions: ${(error as Error).message}`, { stateDir: this.stateDir });
+      });
+    const page = sessions.map((session) => session.info);
     const last = page.at(-1);
-    const more = start >= 0 && start + options.pageSize < infos.length;
     return { sessions: page, ...(more && last ? { nextCursor: encodeCursor(last.updatedAt, last.sessionId) } : {}) };
   }
 
-  async #summary(id: string): Promise<Summary | null> {
+  async #namesVersion(): Promise<string> {
+    const [sessions, deleted] = await Promise.all([stat(sessionsDir(this.stateDir)), stat(deletedDir(this.stateDir))]);
+    return `${sessions.mtimeMs}/${deleted.mtimeMs}`;
+  }
+
+  async #storedIds(): Promise<string[]> {
+    const [names, deleted] = await Promise.all([readdir(sessionsDir(this.stateDir)), readdir(deletedDir(this.stateDir))]);
+    const tombstones = new Set(deleted);
+    return names
+      .filter((name) => name.endsWith(LOG_SUFFIX))
+      .map((name) => name.slice(0, -LOG_SUFFIX.length))
+      .filter((id) => isSessionId(id) && !tombstones.has(id));
+  }
+
+  /** A session as its sidecar says (its header when the sidecar is missing or damaged); null: not listable. */
+  async #summary(id: string, deleted: boolean): Promise<IndexedSession | null> {
     const paths = this.paths(id);
+    if (deleted && (await exists(paths.tombstone))) return null;
     try {
       const parsed = SessionSidecar.safeParse(await readSidecar(paths.sidecar));
       if (parsed.success && parsed.data.sessionId === id) {
         const { cwd, title, updatedAt, turns, createdAt, tenant } = parsed.data;
-        return { tenant: tenant ?? null, info: { sessionId: id, cwd, title, updatedAt, _meta: { "acp-session-host": { turns, createdAt } } } };
+        return { tenant: tenant ?? null, cwdKey: resolve(cwd), info: { sessionId: id, cwd, title, updatedAt, _meta: { "acp-session-host": { turns, createdAt } } } };
       }
     } catch {
       // missing or unreadable: fall back to the header
@@ -234,6 +261,7 @@ export class SessionStore {
       const header = parseHeaderLine(await readFirstLine(paths.log), id);
       return {
         tenant: header.tenant ?? null,
+        cwdKey: resolve(header.cwd),
         info: { sessionId: id, cwd: header.cwd, title: null, updatedAt: header.createdAt, _meta: { "acp-session-host": { createdAt: header.createdAt } } },
       };
     } catch (error) {
@@ -241,12 +269,6 @@ export class SessionStore {
       return null;
     }
   }
-}
-
-/** Newest first; equal times by id, so the order (and a cursor into it) is total. */
-function byRecency(a: { updatedAt: string; sessionId: string }, b: { updatedAt: string; sessionId: string }): number {
-  if (a.updatedAt !== b.updatedAt) return a.updatedAt < b.updatedAt ? 1 : -1;
-  return a.sessionId < b.sessionId ? -1 : a.sessionId > b.sessionId ? 1 : 0;
 }
 
 function encodeCursor(updatedAt: string, sessionId: string): string {
@@ -279,19 +301,6 @@ async function exists(path: string): Promise<boolean> {
     () => true,
     () => false,
   );
-}
-
-async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const run = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await fn(items[index]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, run));
-  return results;
 }
 
 async function readOwner(path: string): Promise<LockOwner | "fresh" | null> {

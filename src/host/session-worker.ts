@@ -186,6 +186,8 @@ export class SessionWorker {
       throw fromWorker(ack.code, ack.message, { sessionId: this.#id });
     }
     this.#threadId = ack.threadId;
+    // The worker wrote the session's sidecar when it restored the log.
+    this.#deps.store.touched(this.#id);
     if (this.#hooks.closed()) {
       await this.#discard(lease);
       throw sessionClosed();

@@ -99,6 +99,8 @@ export class SessionRecord implements SlotHolder {
     this.#deps = deps;
     this.#log = deps.log.child({ sessionId: id });
     this.#turns = new TurnSlot((outcome, seconds) => {
+      // The worker refreshed the sidecar before it posted the turn's end.
+      this.#deps.store.touched(this.id);
       this.#deps.observer?.turnEnded(outcome, seconds);
       this.#wentIdle();
     });
@@ -332,6 +334,7 @@ export class SessionRecord implements SlotHolder {
         await this.#release(this.#worker.opening ? 0 : graceMs);
       } finally {
         await this.#deps.endSession?.(this.id).catch((error: unknown) => this.#log.warn({ err: error }, "ending the session's commands failed"));
+        this.#deps.store.touched(this.id);
         await this.#deps.store.unlock(this.id);
       }
     })();

@@ -1,7 +1,7 @@
 // Keeps a spawner process running for the host's whole life: if it dies, commands in flight fail (their workers'
 // connections close), and a new spawner is started within a second (backing off while it keeps dying); the
 // sessions' live workers are then given fresh grants, so the next command in every session runs. Background tasks
-// died with the old spawner; their sessions get "no such task" for them.
+// died with the old spawner; a session that reads or kills one is told it is gone with it (src/spawner/task-ids.ts).
 import type { SpawnerGrant } from "../protocol/port.js";
 import type { SandboxStatus, SpawnerOptionsInput } from "../protocol/spawner-messages.js";
 import type { Logger } from "./logger.js";

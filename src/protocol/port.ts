@@ -74,7 +74,18 @@ export const WorkerInit = z.object({
    * mode and model win (session/load, session/resume); "host": mode and model above win and are appended to the
    * log when they differ (a session restored after a crash or hibernation, whose settings may have moved on).
    */
-  log: z.nullable(z.object({ path: z.string(), sidecarPath: z.string(), outputDir: z.string(), restore: z.enum(["log", "host"]) })),
+  log: z.nullable(
+    z.object({
+      path: z.string(),
+      sidecarPath: z.string(),
+      outputDir: z.string(),
+      restore: z.enum(["log", "host"]),
+      /** Where a compaction writes the new log before it renames it over path. */
+      compactingPath: z.string(),
+      /** Compact the log once its entries since the last compaction take this many bytes (--log-compact-bytes). */
+      compactBytes: z.int().check(z.positive()),
+    }),
+  ),
 });
 export type WorkerInit = z.infer<typeof WorkerInit>;
 

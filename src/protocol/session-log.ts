@@ -1,5 +1,8 @@
 // The on-disk format of a durable session, the one module both threads import. Under --state-dir:
-//   sessions/<id>.jsonl      the log: an immutable header line, then one entry per line, append-only
+//   sessions/<id>.jsonl      the log: a header line, then one entry per line, append-only; compaction rewrites it
+//                            (header with formatVersion 2, a snapshot line, the replayable history, see
+//                            workers/log-snapshot.ts) into a new file renamed over it
+//   sessions/<id>.jsonl.compact  a compaction's new file before its rename (a crash can leave one; it is ignored)
 //   sessions/<id>.meta.json  the sidecar: what session/list shows, rewritten (atomically) at every turn end
 //   sessions/<id>.lock       the pid of the host process that has the session open
 //   sessions/<id>.out/       output files of the session's tool runs, if any
@@ -12,11 +15,14 @@ import { McpServerRecord } from "./mcp-servers.js";
 import { ModelConfig, SessionModeId, StopReason, ToolKind } from "./port.js";
 
 export const LOG_FORMAT = "acp-session-host/session-log";
+/** A log as the main thread creates it. */
 export const LOG_FORMAT_VERSION = 1;
+/** A compacted log: its second line is a snapshot, followed by the replayable history (workers/log-snapshot.ts). */
+export const COMPACTED_LOG_FORMAT_VERSION = 2;
 
 export const LogHeader = z.object({
   format: z.literal(LOG_FORMAT),
-  formatVersion: z.literal(LOG_FORMAT_VERSION),
+  formatVersion: z.union([z.literal(LOG_FORMAT_VERSION), z.literal(COMPACTED_LOG_FORMAT_VERSION)]),
   sessionId: z.uuid(),
   cwd: z.string().check(z.minLength(1)),
   createdAt: z.iso.datetime(),
@@ -116,6 +122,8 @@ export type SessionSidecar = z.infer<typeof SessionSidecar>;
 
 export interface SessionPaths {
   log: string;
+  /** A compaction's new log before it is renamed over the log. */
+  compacting: string;
   sidecar: string;
   lock: string;
   outputDir: string;
@@ -126,6 +134,7 @@ export function sessionPaths(stateDir: string, sessionId: string): SessionPaths 
   const sessions = sessionsDir(stateDir);
   return {
     log: join(sessions, `${sessionId}.jsonl`),
+    compacting: join(sessions, `${sessionId}.jsonl.compact`),
     sidecar: join(sessions, `${sessionId}.meta.json`),
     lock: join(sessions, `${sessionId}.lock`),
     outputDir: join(sessions, `${sessionId}.out`),
@@ -157,8 +166,8 @@ export function parseHeaderLine(line: string, sessionId: string): LogHeader {
     throw new LogError(`it is not an acp-session-host session log (its first line has no "format": "${LOG_FORMAT}")`);
   }
   const version = (json as { formatVersion?: unknown }).formatVersion;
-  if (typeof version === "number" && version > LOG_FORMAT_VERSION) {
-    throw new LogError(`it was written by a newer host (format version ${version}; this host reads ${LOG_FORMAT_VERSION})`);
+  if (typeof version === "number" && version > COMPACTED_LOG_FORMAT_VERSION) {
+    throw new LogError(`it was written by a newer host (format version ${version}; this host reads up to ${COMPACTED_LOG_FORMAT_VERSION})`);
   }
   const parsed = LogHeader.safeParse(json);
   if (!parsed.success) throw new LogError(`its header is corrupt: ${z.prettifyError(parsed.error).replaceAll("\n", " ")}`);

@@ -1,7 +1,9 @@
 // One session worker's connection to the spawner. It is nobody's until it presents a token the host granted; from
 // then on it reaches that session's tasks only. When it closes (the worker ended or died), its foreground commands
 // are killed; the session's background tasks stay with the session.
+import { access } from "node:fs/promises";
 import type { Socket } from "node:net";
+import { join } from "node:path";
 import { jsonLine, readJsonLines } from "../protocol/ndjson-lines.js";
 import { WorkerRequest, type SpawnerReply } from "../protocol/spawner-messages.js";
 import { OutputTail } from "./output-tail.js";
@@ -9,6 +11,7 @@ import { UnreadOutput, type SessionState } from "./session-state.js";
 import type { RunRequest, Spawner, StdioRequest } from "./spawner.js";
 import type { DirectTask } from "./direct-task.js";
 import type { Task } from "./task.js";
+import { instanceOf } from "./task-ids.js";
 
 const HELLO_TIMEOUT_MS = 10_000;
 /** Foreground output is sent in coalesced pieces: at most this often, or sooner once this much is waiting. */
@@ -128,7 +131,7 @@ export class Connection {
       }
       case "read": {
         const bg = session.background.get(request.taskId);
-        if (!bg) return this.#noSuchTask(request.id, request.taskId);
+        if (!bg) return this.#noSuchTask(session, request.id, request.taskId);
         const { output, droppedBytes } = bg.unread.take();
         this.#send({ type: "task_output", id: request.id, taskId: request.taskId, output, droppedBytes, end: bg.task.end, outputFile: bg.task.outputFile });
         return;
@@ -144,7 +147,7 @@ export class Connection {
         return;
       case "kill": {
         const bg = session.background.get(request.taskId);
-        if (!bg) return this.#noSuchTask(request.id, request.taskId);
+        if (!bg) return this.#noSuchTask(session, request.id, request.taskId);
         const wasRunning = !bg.task.end;
         void bg.task.kill("killed").then((end) => this.#send({ type: "task_killed", id: request.id, taskId: request.taskId, wasRunning, end }));
         return;
@@ -152,9 +155,27 @@ export class Connection {
     }
   }
 
-  /** The same answer whether the id never existed or belongs to another session. */
-  #noSuchTask(id: string, taskId: string): void {
-    this.#send({ type: "error", id, message: `no such background task: ${taskId}` });
+  /**
+   * The same answer whether the id never existed or belongs to another session; an id an earlier spawner made is
+   * a task that ended with it (said from the id alone, and the session's own output directory).
+   */
+  #noSuchTask(session: SessionState, id: string, taskId: string): void {
+    const instance = instanceOf(taskId);
+    if (instance === null || instance === this.#spawner.instance) {
+      this.#send({ type: "error", id, message: `no such background task: ${taskId}` });
+      return;
+    }
+    const outputFile = join(session.outputDir, `${taskId}.log`);
+    void access(outputFile).then(
+      () => ` Its output until then is in ${outputFile}.`,
+      () => "",
+    ).then((output) =>
+      this.#send({
+        type: "error",
+        id,
+        message: `background task ${taskId} is gone: the command runner that started it exited (it was restarted since, or the host was), and the task ended with it.${output}`,
+      }),
+    );
   }
 
   async #run(session: SessionState, request: RunRequest): Promise<void> {

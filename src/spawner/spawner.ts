@@ -14,6 +14,7 @@ import { SandboxedTask } from "./sandboxed-task.js";
 import { sandboxDir, SessionSandbox } from "./session-sandbox.js";
 import { SessionState, type UnreadOutput } from "./session-state.js";
 import type { Task } from "./task.js";
+import { newInstance, newTaskId } from "./task-ids.js";
 
 export type RunRequest = Extract<WorkerRequest, { op: "run" }>;
 export type StdioRequest = Extract<WorkerRequest, { op: "open_stdio" }>;
@@ -34,6 +35,8 @@ export class Spawner {
   readonly #sandboxes = new Set<SessionSandbox>();
   /** Grows when a session with a new workspace appears: sandboxes started before may need to mask it. */
   #maskGeneration = 0;
+  /** In every task id this process makes (task-ids.ts). */
+  readonly instance = newInstance();
   #closing = false;
 
   constructor(options: SpawnerOptions, runtimeDir: string, outputRoot: string, sandbox: SandboxStatus, log: SpawnerLog) {
@@ -114,7 +117,7 @@ export class Spawner {
     if (request.background && session.runningBackground >= max) {
       return `at most ${max} background tasks may run per session; end one with bash_kill first`;
     }
-    const id = `${request.background ? "bg" : "fg"}-${randomBytes(6).toString("hex")}`;
+    const id = newTaskId(request.background, this.instance);
     const common = {
       id,
       outputFile: join(session.outputDir, `${id}.log`),

@@ -1,7 +1,8 @@
 // The kill -9 loop: sessions run real turns while the host is SIGKILLed at a random moment, again and again, on
 // one state dir. After each kill: no process of the dead host survives, every log restores; after each restart,
-// session/load replays every turn whose end the client saw, in full and in order.
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+// session/load replays every turn whose end the client saw, in full and in order. Logs are compacted every few
+// turns (--log-compact-bytes at its minimum), so kills land before, during and after compactions too.
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { HostClient } from "../../src/client/index.js";
@@ -31,6 +32,10 @@ export interface CrashLoopReport {
   turnsChecked: number;
   turnsLost: number;
   unreadableLogs: number;
+  /** Session logs found compacted after a kill (their header says formatVersion 2). */
+  compactedLogs: number;
+  /** Kills that landed mid-compaction: a session's new log was written but not yet renamed over its log. */
+  killsMidCompaction: number;
   orphans: number;
   failures: string[];
 }
@@ -92,11 +97,11 @@ export async function runCrashLoop(options: CrashLoopOptions): Promise<CrashLoop
   const random = seeded(seed);
   const root = mkdtempSync(join(tmpdir(), "ash-crash-"));
   const state = join(root, "state");
-  const report: CrashLoopReport = { seed, kills: 0, killsInFsync: 0, turnsSeen: 0, turnsChecked: 0, turnsLost: 0, unreadableLogs: 0, orphans: 0, failures: [] };
+  const report: CrashLoopReport = { seed, kills: 0, killsInFsync: 0, turnsSeen: 0, turnsChecked: 0, turnsLost: 0, unreadableLogs: 0, compactedLogs: 0, killsMidCompaction: 0, orphans: 0, failures: [] };
   const tracked: Tracked[] = [];
   let turnNumber = 0;
   const spawnHost = () =>
-    HostClient.spawn({ hostArgs: ["--state-dir", state, "--default-mode", "auto", "--warm-workers", "1", "--log-level", "warn"], permission: "allow" });
+    HostClient.spawn({ hostArgs: ["--state-dir", state, "--default-mode", "auto", "--warm-workers", "1", "--log-level", "warn", "--log-compact-bytes", "1024"], permission: "allow" });
   try {
     for (let round = 0; round <= kills; round++) {
       const client = await spawnHost();
@@ -152,8 +157,9 @@ export async function runCrashLoop(options: CrashLoopOptions): Promise<CrashLoop
       report.orphans += survivors.length;
       if (survivors.length > 0) report.failures.push(`round ${round}: processes of the killed host survive: ${survivors.join(", ")}`);
       for (const session of tracked) {
+        if (existsSync(sessionPaths(state, session.id).compacting)) report.killsMidCompaction++;
         try {
-          restoreLog(readFileSync(sessionPaths(state, session.id).log), session.id);
+          if (restoreLog(readFileSync(sessionPaths(state, session.id).log), session.id).snapshot) report.compactedLogs++;
         } catch (error) {
           report.unreadableLogs++;
           report.failures.push(`round ${round}: log of ${session.id} unreadable: ${error instanceof LogError ? error.message : String(error)}`);

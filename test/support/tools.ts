@@ -67,7 +67,7 @@ export function waitGone(pids: number[], what = `pids ${pids.join(",")} to end`)
 }
 
 export function taskIdIn(text: string): string {
-  const match = /bg-[0-9a-f]+/.exec(text);
+  const match = /bg-[0-9a-f]+(?:-[0-9a-f]+)?/.exec(text);
   if (!match) throw new Error(`no task id in: ${text}`);
   return match[0];
 }

@@ -1,0 +1,102 @@
+// Scenario 9: restoring a session with a long log, before and after its compaction (--log-compact-bytes).
+// "restore" is what a session worker does before it answers open, measured in this process with the worker's own
+// code: read and check the log, fold it into the conversation, tools allowed and token sums. "resume" is the same
+// through a host (session/resume of a stored session: lock, header, a standby worker, the restore); "load" adds
+// the replay of every message to the client.
+import { randomUUID } from "node:crypto";
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { sessionPaths, sessionsDir } from "../../src/protocol/session-log.js";
+import { FileJournal, type LogFiles } from "../../workers/journal-file.js";
+import { advanceBase } from "../../workers/session-base.js";
+import type { BenchContext } from "../context.js";
+import { repeat } from "../context.js";
+import { waitForIdle } from "../proc.js";
+import { writeSessionLog } from "../session-logs.js";
+import { figure, figures, median, type Figure } from "../stats.js";
+import { startHost, withSystem } from "../systems.js";
+
+const NEVER = 2 ** 40;
+
+export interface RestoreRow {
+  turns: number;
+  compacted: boolean;
+  logBytes: number;
+  restoreMs: Figure;
+  resumeMs: Figure;
+  loadMs: Figure;
+}
+
+export interface RestoreResult {
+  runs: number;
+  /** Restores per run (their median is the run's figure); resumes and loads per run. */
+  samples: { restore: number; resume: number; load: number };
+  rows: RestoreRow[];
+}
+
+export async function restore(ctx: BenchContext): Promise<RestoreResult> {
+  const runs = ctx.quick ? 1 : 3;
+  const samples = { restore: ctx.quick ? 5 : 15, resume: ctx.quick ? 3 : 8, load: ctx.quick ? 1 : 3 };
+  const rows: RestoreRow[] = [];
+  for (const turns of [1_000, 10_000]) {
+    for (const compacted of [false, true]) {
+      const stateDir = mkdtempSync(join(tmpdir(), "ash-bench-restore-"));
+      try {
+        mkdirSync(sessionsDir(stateDir), { recursive: true });
+        const id = randomUUID();
+        const paths = sessionPaths(stateDir, id);
+        writeSessionLog(paths.log, id, ctx.cwd, turns);
+        const files = (path: string): LogFiles => ({ path, sidecarPath: `${path}.meta`, compactingPath: `${path}.compact`, compactBytes: NEVER, log: () => {} });
+        if (compacted) {
+          const journal = FileJournal.open(files(paths.log), id);
+          journal.compact();
+          journal.close();
+        }
+        const logBytes = statSync(paths.log).size;
+        const label = `${turns} turns ${compacted ? "compacted" : "as appended"}`;
+        const measured = await repeat(ctx, `restore ${label}`, runs, async () => {
+          // A copy: the in-process restores must not touch the log the host opens.
+          const copy = join(stateDir, "copy.jsonl");
+          copyFileSync(paths.log, copy);
+          const restores: number[] = [];
+          for (let i = 0; i < samples.restore; i++) restores.push(timeRestore(files(copy), id));
+          const host = await withSystem(startHost(["--state-dir", stateDir, "--warm-workers", "2", "--log-compact-bytes", String(NEVER)]), async ({ client, pid }) => {
+            await waitForIdle(pid);
+            const resumes: number[] = [];
+            for (let i = 0; i < samples.resume; i++) {
+              const sent = performance.now();
+              await client.resume(id, ctx.cwd);
+              resumes.push(performance.now() - sent);
+              await client.close(id);
+            }
+            const loads: number[] = [];
+            for (let i = 0; i < samples.load; i++) {
+              const sent = performance.now();
+              await client.load(id, ctx.cwd);
+              loads.push(performance.now() - sent);
+              await client.close(id);
+            }
+            return { resumeMs: median(resumes), loadMs: median(loads) };
+          });
+          return { restoreMs: median(restores), ...host };
+        });
+        rows.push({ turns, compacted, logBytes, ...figures(measured, ["restoreMs", "resumeMs", "loadMs"] as const) });
+        ctx.log(`restore ${label}: ${figure(measured.map((m) => m.restoreMs)).median.toFixed(1)} ms`);
+      } finally {
+        rmSync(stateDir, { recursive: true, force: true });
+      }
+    }
+  }
+  return { runs, samples, rows };
+}
+
+/** A worker's restore: open the log (load-repair), then fold it as the agent loop does. */
+function timeRestore(files: LogFiles, sessionId: string): number {
+  const started = performance.now();
+  const journal = FileJournal.open(files, sessionId);
+  advanceBase(journal.base(), journal.entries());
+  const elapsed = performance.now() - started;
+  journal.close();
+  return elapsed;
+}

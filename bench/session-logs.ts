@@ -1,0 +1,54 @@
+// Session logs written straight to a state dir, as a scripted session writes them: most turns an echo, every
+// fourth a bash call with its output. For the restore and list scenarios: thousands of turns, or of sessions,
+// without running them.
+import { randomUUID } from "node:crypto";
+import { writeFileSync } from "node:fs";
+import { LOG_FORMAT, LOG_FORMAT_VERSION, type LogEntry, type LogHeader } from "../src/protocol/session-log.js";
+
+export function logHeader(sessionId: string, cwd: string, createdAt: string): LogHeader {
+  return {
+    format: LOG_FORMAT,
+    formatVersion: LOG_FORMAT_VERSION,
+    sessionId,
+    cwd,
+    createdAt,
+    mode: "auto",
+    model: { provider: "scripted", model: "scripted", retries: 0 },
+    hostVersion: "bench",
+  };
+}
+
+function turn(n: number, at: string): LogEntry[] {
+  const turnId = randomUUID();
+  if (n % 4 !== 3) {
+    const text = `prompt number ${n}: what does this part of the build do?`;
+    return [
+      { type: "turn_start", turnId, at },
+      { type: "user_message", turnId, text },
+      { type: "assistant_message", turnId, blocks: [`You said: ${text}`], toolCalls: [] },
+      { type: "turn_end", turnId, stopReason: "end_turn" },
+    ];
+  }
+  const callId = `call_${n}`;
+  const toolCallId = randomUUID();
+  const input = { command: `make -C src/part${n % 17} all` };
+  return [
+    { type: "turn_start", turnId, at },
+    { type: "user_message", turnId, text: `build part ${n % 17}` },
+    { type: "assistant_message", turnId, blocks: ["running the build"], toolCalls: [{ id: callId, name: "bash", input }] },
+    { type: "tool_call", turnId, toolCallId, callId, name: "bash", title: input.command, kind: "execute", input },
+    { type: "tool_result", turnId, toolCallId, callId, name: "bash", result: `cc -O2 -c a.c\ncc -O2 -c b.c\nld -o part${n % 17} a.o b.o\n[exit 0]`, isError: false },
+    { type: "assistant_message", turnId, blocks: [`part ${n % 17} built`], toolCalls: [] },
+    { type: "turn_end", turnId, stopReason: "end_turn" },
+  ];
+}
+
+/** Writes a log of `turns` finished turns; returns its size in bytes. */
+export function writeSessionLog(path: string, sessionId: string, cwd: string, turns: number): number {
+  const at = new Date().toISOString();
+  const lines = [JSON.stringify(logHeader(sessionId, cwd, at))];
+  for (let n = 0; n < turns; n++) for (const entry of turn(n, at)) lines.push(JSON.stringify(entry));
+  const text = `${lines.join("\n")}\n`;
+  writeFileSync(path, text);
+  return Buffer.byteLength(text);
+}

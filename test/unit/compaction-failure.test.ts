@@ -1,0 +1,31 @@
+// A compaction that cannot write its new file leaves the log as it was, and the session goes on appending to it.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, expect, it } from "vitest";
+import { FileJournal } from "../../workers/journal-file.js";
+import { header } from "../support/durable.js";
+import { logTurns } from "../support/log-turns.js";
+
+const id = "6a1b2c3d-4e5f-4a1b-8c2d-3e4f5a6b7c8d";
+let dir: string;
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+it("throws, leaves the log byte for byte, and later appends land in it", () => {
+  dir = mkdtempSync(join(tmpdir(), "ash-compact-fail-"));
+  const path = join(dir, `${id}.jsonl`);
+  writeFileSync(path, [header(id, dir), ...logTurns(1, 5)].map((line) => `${JSON.stringify(line)}\n`).join(""));
+  const before = readFileSync(path);
+  const files = { path, sidecarPath: `${path}.meta`, compactingPath: join(dir, "no-such-dir", "new.jsonl"), compactBytes: 1024, log: () => {} };
+  const journal = FileJournal.open(files, id);
+  expect(() => journal.compact()).toThrow(/ENOENT/);
+  expect(readFileSync(path).equals(before)).toBe(true);
+
+  journal.append({ type: "turn_start", turnId: "t6", at: "2026-01-02T03:04:05.000Z" });
+  journal.append({ type: "turn_end", turnId: "t6", stopReason: "end_turn" });
+  journal.close();
+  const reopened = FileJournal.open({ ...files, compactBytes: 2 ** 40 }, id);
+  expect(reopened.entries()).toEqual([...logTurns(1, 5), { type: "turn_start", turnId: "t6", at: "2026-01-02T03:04:05.000Z" }, { type: "turn_end", turnId: "t6", stopReason: "end_turn" }]);
+  expect(reopened.turns).toBe(6);
+  reopened.close();
+});

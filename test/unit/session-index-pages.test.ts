@@ -1,0 +1,32 @@
+// The session index pages through stored sessions newest first (ties by id), each once, with a filter, and a
+// cursor stays valid while sessions are added and updated in between.
+import { expect, it } from "vitest";
+import { createLogger } from "../../src/host/logger.js";
+import { SessionIndex } from "../../src/host/session-index.js";
+import { at, FakeSource, id } from "../support/index-source.js";
+
+it("pages newest first, ties by id, filtered, each session once across pages", async () => {
+  const source = new FakeSource();
+  for (let n = 0; n < 25; n++) source.put(id(n), at(n % 10), n % 2 ? "/odd" : "/even");
+  const index = new SessionIndex(source, createLogger("silent"));
+  const seen: string[] = [];
+  let after: [string, string] | null = null;
+  for (;;) {
+    const { sessions, more } = await index.page({ after, pageSize: 4, matches: (s) => s.cwdKey === "/odd" });
+    seen.push(...sessions.map((s) => s.info.sessionId));
+    const last = sessions.at(-1);
+    if (!more || !last) break;
+    after = [last.info.updatedAt, last.info.sessionId];
+    // Between pages: a new session and an update of one already shown move ahead of the cursor; neither repeats
+    // nor hides the others.
+    if (seen.length === 4) {
+      source.put(id(99), at(59), "/odd");
+      index.touched(id(99));
+      source.put(id(9), at(58), "/odd");
+      index.touched(id(9));
+    }
+  }
+  const odd = [...Array(25).keys()].filter((n) => n % 2).map((n) => ({ n, t: at(n % 10) }));
+  const expected = odd.sort((a, b) => (a.t === b.t ? (id(a.n) < id(b.n) ? -1 : 1) : a.t < b.t ? 1 : -1)).map((o) => id(o.n));
+  expect(seen).toEqual(expected);
+});
