@@ -30,6 +30,9 @@ function rssEvery(ms: number): (fresh?: boolean) => number {
   };
 }
 
+/** How long thread starts stay throttled after the last session/new of a burst was answered. */
+const THROTTLE_LINGER_MS = 100;
+
 export class HostContext {
   readonly config: HostConfig;
   readonly log: Logger;
@@ -125,14 +128,22 @@ export class HostContext {
 
   /**
    * Marks a session/new in progress; the returned function ends it. While any is, no worker is leased for
-   * startSoon: a burst of session/new is answered first (a prompt still wakes its own session at once).
+   * startSoon, and thread starts are throttled: a burst of session/new is answered first (a prompt still wakes its
+   * own session at once).
    */
   creating(): () => void {
-    this.#creating++;
+    if (this.#creating++ === 0) this.pool.throttleStarts(true);
     return () => {
-      this.#creating--;
+      if (--this.#creating === 0) this.#unthrottleSoon();
       this.#scheduleStart();
     };
+  }
+
+  /** A burst's requests arrive spread out: the throttle is lifted once none has come for a moment. */
+  #unthrottleSoon(): void {
+    setTimeout(() => {
+      if (this.#creating === 0) this.pool.throttleStarts(false);
+    }, THROTTLE_LINGER_MS).unref();
   }
 
   #scheduleStart(): void {

@@ -1,9 +1,11 @@
-// How many session threads may be loading at once. A thread's start is CPU work (its isolate, its bundle); a hundred
-// of them at once share the machine's cores with the main thread, whose answers (session/new, every other session's
-// updates) then wait behind them. Starts beyond the limit wait their turn, in order.
+// How many session threads may be loading at once while the host is answering a burst of session/new. A thread's
+// start is CPU work (its isolate, its bundle); a hundred of them at once share the machine's cores with the main
+// thread, whose session/new answers then wait behind them. While throttled, starts beyond the limit wait their turn,
+// in order; otherwise (the usual case, where a start held back only delays the work it was meant for) they all go.
 export class StartGate {
   readonly #limit: number;
   #running = 0;
+  #throttled = false;
   readonly #waiting: Array<() => void> = [];
 
   constructor(limit: number) {
@@ -12,6 +14,12 @@ export class StartGate {
 
   get waiting(): number {
     return this.#waiting.length;
+  }
+
+  /** Throttled or not from now on; lifting it lets every waiting start go. */
+  throttle(on: boolean): void {
+    this.#throttled = on;
+    if (!on) for (const grant of this.#waiting.splice(0)) grant();
   }
 
   /** Resolves with the release of a permit once one is free. */
@@ -24,10 +32,10 @@ export class StartGate {
           if (released) return;
           released = true;
           this.#running--;
-          this.#waiting.shift()?.();
+          if (this.#running < this.#limit || !this.#throttled) this.#waiting.shift()?.();
         });
       };
-      if (this.#running < this.#limit) grant();
+      if (!this.#throttled || this.#running < this.#limit) grant();
       else this.#waiting.push(grant);
     });
   }

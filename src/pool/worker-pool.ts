@@ -60,6 +60,11 @@ export class WorkerPool {
     this.#shrinkTimer = setInterval(() => this.#shrink(), SHRINK_EVERY_MS).unref();
   }
 
+  /** While on (a burst of session/new is being answered), at most two thread starts per core run at once. */
+  throttleStarts(on: boolean): void {
+    this.#starts.throttle(on);
+  }
+
   /** Started workers waiting for a session. */
   get standby(): number {
     return this.#standby.length;
