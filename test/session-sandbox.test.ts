@@ -98,3 +98,20 @@ describe("a session's sandbox", () => {
     await waitFor("the sandbox to end", () => helpersOf(sessionId).length === 0);
   });
 });
+
+describe("a session's sandbox and the host user's shell files", () => {
+  it("never reads ~/.bashrc (its helper's stdin is a socket, which bash takes for rshd's)", async () => {
+    const home = tempDir("ash-home-");
+    writeFileSync(join(home, ".bashrc"), "echo bashrc-was-read\necho bashrc-was-read >&2\n");
+    // read-only: the host's /tmp, where this home is, is visible (workspace-write gives the sandbox a /tmp of its own).
+    const host = await startHost(["--default-mode", "read-only", "--state-dir", tempDir("ash-state-")], "deny", { ...process.env, HOME: home });
+    try {
+      const { sessionId } = await host.client.newSession(tempDir());
+      const result = await host.client.prompt(sessionId, script(bash("echo fine")));
+      expect(resultOf(result.toolCalls[0])).toBe("fine\n[exit code 0]");
+      expect(host.stderr()).not.toContain("bashrc-was-read");
+    } finally {
+      await host.dispose();
+    }
+  });
+});

@@ -104,7 +104,8 @@ export class SessionSandbox {
       return `the sandbox could not start: cannot create ${this.execDir}: ${(error as Error).message}`;
     }
     if (this.#ended) return "the session's sandbox was ended";
-    const argv = ["bash", "-c", EXEC_HELPER_SCRIPT, "exec-helper", this.execDir];
+    // --norc: bash reads ~/.bashrc when its stdin is a socket (it takes itself for rshd's), and the helper's is.
+    const argv = ["bash", "--norc", "-c", EXEC_HELPER_SCRIPT, "exec-helper", this.execDir];
     let child: ChildProcess;
     try {
       child = spawn(bwrapPath, bwrapArgs(this.plan, argv, { binds: [this.execDir], statusFd: false }), {
