@@ -1,13 +1,14 @@
 // MCP servers' tools through a real host: the everything server over stdio (started by the spawner in the session's
 // sandbox) and over streamable HTTP, a call round trip in ask mode (the client is asked, naming server and tool, and
 // its answer holds) and in auto mode; statuses, kinds, env, capped results, list changes, and what the log keeps.
-import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import type { RequestPermissionRequest, RequestPermissionResponse } from "@agentclientprotocol/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { removeTempDirs, startHost, tempDir, type TestHost } from "./support/host.js";
-import { PATIENT, everythingHttp, everythingStdio, marker, mcpStatuses, statusOf, type HttpServer } from "./support/mcp.js";
-import { resultOf, results, script, tool } from "./support/tools.js";
+import { EVERYTHING, PATIENT, everythingHttp, everythingStdio, marker, mcpStatuses, statusOf, type HttpServer } from "./support/mcp.js";
+import { bash, resultOf, results, script, tool } from "./support/tools.js";
 
 const FIXTURE = fileURLToPath(new URL("./fixtures/mcp-fixture-server.mjs", import.meta.url));
 const answer = (optionId: "allow_once" | "allow_always" | "reject_once"): RequestPermissionResponse => ({ outcome: { outcome: "selected", optionId } });
@@ -76,6 +77,16 @@ describe("MCP tools", () => {
     expect(askedBy(sessionId)).toEqual([]);
   });
 
+  it("a stdio server whose program lies under /tmp runs in a workspace-write session (its /tmp is the host's, read-only)", async () => {
+    const dir = tempDir();
+    const program = join(dir, "server.mjs");
+    writeFileSync(program, `await import(${JSON.stringify(pathToFileURL(EVERYTHING).href)});\n`);
+    const { sessionId } = await host.client.newSession(tempDir(), { mode: "auto", mcpServers: [{ name: "tmp", command: process.execPath, args: [program, "stdio", marker()], env: [] }] });
+    const result = await host.client.prompt(sessionId, script(tool("mcp__tmp__get-sum", { a: 1, b: 2 }), bash(`echo x > ${dir}/written`)));
+    expect(resultOf(result.toolCalls[0])).toContain("3");
+    expect(resultOf(result.toolCalls[1])).toContain("No such file or directory");
+  });
+
   it("allow always holds for that tool in that session only", async () => {
     const mark = marker();
     const { sessionId } = await host.client.newSession(tempDir(), { mcpServers: [everythingStdio("everything", mark)] });
@@ -91,7 +102,7 @@ describe("MCP tools", () => {
     const env = JSON.parse(resultOf(result.toolCalls[0])) as Record<string, string>;
     expect(env.GIVEN_BY_CLIENT).toBe("yes");
     expect(env.HOST_SECRET_FOR_TEST).toBeUndefined();
-    expect(Object.keys(env).filter((name) => !["PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LC_MESSAGES", "TZ", "TERM", "PAGER", "GIT_PAGER", "PWD", "GIVEN_BY_CLIENT"].includes(name))).toEqual([]);
+    expect(Object.keys(env).filter((name) => !["PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LC_MESSAGES", "TZ", "TERM", "PAGER", "GIT_PAGER", "SHLVL", "PWD", "GIVEN_BY_CLIENT"].includes(name))).toEqual([]);
   });
 
   it("results are capped like command output; a changed tool list is offered at the next model request", async () => {

@@ -12,6 +12,11 @@ export interface Launch {
 
 export interface SandboxPlan {
   kind: Exclude<SandboxKind, "none">;
+  /**
+   * workspace-write: an empty /tmp of the sandbox's own (commands). false: the host's /tmp, read-only and masked like
+   * the rest of the root (stdio programs: an MCP server's own files may lie under /tmp, as a checkout's node_modules do).
+   */
+  privateTmp: boolean;
   /** The session's workspace (real path). */
   workspace: string;
   network: boolean;
@@ -30,7 +35,8 @@ export function bwrapArgs(plan: SandboxPlan, argv: readonly string[], extra: { b
   const args = ["--die-with-parent", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--cap-drop", "ALL"];
   if (!plan.network) args.push("--unshare-net");
   args.push("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc");
-  if (plan.kind === "workspace-write") args.push("--tmpfs", "/tmp", "--bind", plan.workspace, plan.workspace);
+  if (plan.kind === "workspace-write" && plan.privateTmp) args.push("--tmpfs", "/tmp");
+  if (plan.kind === "workspace-write") args.push("--bind", plan.workspace, plan.workspace);
   for (const mask of plan.masks) args.push("--tmpfs", mask);
   for (const bind of extra.binds ?? []) args.push("--bind", bind, bind);
   if (plan.kind === "read-only") for (const mask of plan.masks) args.push("--remount-ro", mask);
@@ -60,11 +66,11 @@ export function launchArgv(bwrapPath: string | null, plan: SandboxPlan | null, a
  * Which of the other paths are visible inside this sandbox and must be masked: a path is visible when it lies in the
  * workspace, or (outside a private /tmp) anywhere but on the workspace's own path from the root.
  */
-export function masksFor(kind: Exclude<SandboxKind, "none">, workspace: string, others: Iterable<string>): string[] {
+export function masksFor(privateTmp: boolean, workspace: string, others: Iterable<string>): string[] {
   const masks = new Set<string>();
   for (const other of others) {
     if (other === workspace || isInside(other, workspace)) continue; // the workspace itself, or one of its ancestors
-    const visible = isInside(workspace, other) || !(kind === "workspace-write" && isInside("/tmp", other));
+    const visible = isInside(workspace, other) || !(privateTmp && isInside("/tmp", other));
     if (visible) masks.add(other);
   }
   return [...masks].sort();
@@ -95,7 +101,7 @@ export function commandEnv(source: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 /** Runs `true` in the strictest sandbox once: does bwrap exist, and can it make namespaces on this machine? */
 export function probeSandbox(bwrapPath: string | null, workspace: string): Promise<SandboxStatus> {
   if (!bwrapPath) return Promise.resolve({ ok: false, detail: "bubblewrap (bwrap) was not found on PATH" });
-  const plan: SandboxPlan = { kind: "read-only", workspace, network: false, masks: [] };
+  const plan: SandboxPlan = { kind: "read-only", privateTmp: false, workspace, network: false, masks: [] };
   return new Promise((resolve) => {
     let output = "";
     const child = spawn(bwrapPath, bwrapArgs(plan, ["true"]), { stdio: ["ignore", "ignore", "pipe", "pipe"], env: commandEnv(process.env) });

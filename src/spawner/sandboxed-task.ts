@@ -11,8 +11,11 @@ import { KILL_GRACE_MS, type Task, type TaskOptions } from "./task.js";
 import { TaskOutput } from "./task-output.js";
 
 const READ_BYTES = 64 * 1024;
-/** After SIGKILL, how long the helper may take to report the end before the sandbox is taken for broken. */
-const REPORT_WAIT_MS = 3000;
+/**
+ * After SIGKILL, how long the helper may take to report the end (its own wait for the group takes up to about 3 s)
+ * before the sandbox is taken for broken.
+ */
+const REPORT_WAIT_MS = 6000;
 
 type Outcome = { kind: "exit"; status: number; stuck: boolean } | { kind: "lost"; detail: string; started: boolean };
 
@@ -53,7 +56,8 @@ export class SandboxedTask implements Task {
       this.#killing = reason;
       this.#signal("TERM");
       this.#timers.push(setTimeout(() => this.#signal("KILL"), KILL_GRACE_MS));
-      this.#timers.push(setTimeout(() => this.#sandbox.retire(), KILL_GRACE_MS + REPORT_WAIT_MS));
+      // A helper that has not reported the end by then is broken: its sandbox ends, and everything in it.
+      this.#timers.push(setTimeout(() => void this.#sandbox.end(), KILL_GRACE_MS + REPORT_WAIT_MS));
     }
     return this.done;
   }

@@ -145,7 +145,7 @@ export class Spawner {
   async startStdio(session: SessionState, request: StdioRequest, onStdout: (text: string) => void): Promise<DirectTask | string> {
     const problem = await this.#prepare(session, request.sandbox);
     if (problem) return problem;
-    const plan = request.sandbox === "none" ? null : await this.#planFor(session, request.sandbox);
+    const plan = request.sandbox === "none" ? null : await this.#planFor(session, request.sandbox, "stdio");
     if (this.#closing || !this.isLive(session)) return "the session has ended";
     const id = `mcp-${randomBytes(6).toString("hex")}`;
     const task = new DirectTask({
@@ -179,11 +179,13 @@ export class Spawner {
   }
 
   /** The policy of a sandbox for this session now: its kind, and every other workspace and hidden path masked. */
-  async #planFor(session: SessionState, kind: Exclude<SandboxKind, "none">): Promise<SandboxPlan> {
+  /** commands: workspace-write gets a /tmp of its own; a stdio program sees the host's, read-only and masked. */
+  async #planFor(session: SessionState, kind: Exclude<SandboxKind, "none">, use: "commands" | "stdio"): Promise<SandboxPlan> {
+    const privateTmp = kind === "workspace-write" && use === "commands";
     const others = [this.#runtimeDir, ...this.#options.hidden, ...[...this.#sessions.values()].map((s) => s.cwd)];
     // bwrap cannot mount over a path that is gone (a workspace deleted since): mask only what exists.
-    const masks = await existingDirs(masksFor(kind, session.cwd, others));
-    return { kind, workspace: session.cwd, network: this.#options.network, masks };
+    const masks = await existingDirs(masksFor(privateTmp, session.cwd, others));
+    return { kind, privateTmp, workspace: session.cwd, network: this.#options.network, masks };
   }
 
   #track<T extends Task>(task: T): T {
@@ -235,7 +237,7 @@ export class Spawner {
     const current = session.sandbox;
     const generation = this.#maskGeneration;
     if (current && !current.ended && current.plan.kind === kind && current.generation === generation) return current;
-    const plan = await this.#planFor(session, kind);
+    const plan = await this.#planFor(session, kind, "commands");
     if (current && !current.ended && current.plan.kind === kind && sameList(current.plan.masks, plan.masks)) {
       current.generation = generation;
       return current;
