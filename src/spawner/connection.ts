@@ -6,7 +6,6 @@ import type { Socket } from "node:net";
 import { join } from "node:path";
 import { jsonLine, readJsonLines } from "../protocol/ndjson-lines.js";
 import { WorkerRequest, type SpawnerReply } from "../protocol/spawner-messages.js";
-import { OutputTail } from "./output-tail.js";
 import { UnreadOutput, type SessionState } from "./session-state.js";
 import type { RunRequest, Spawner, StdioRequest } from "./spawner.js";
 import type { DirectTask } from "./direct-task.js";
@@ -26,7 +25,7 @@ interface Foreground {
   timer: NodeJS.Timeout | null;
   /** Output that may still be sent as it comes; past it, only a tail is kept for the end. */
   forwardLeft: number;
-  tail: OutputTail | null;
+  tail: UnreadOutput | null;
 }
 
 export class Connection {
@@ -204,7 +203,7 @@ export class Connection {
     this.#flush(request.id, fg);
     this.#foreground.delete(request.id);
     this.#paused.delete(started);
-    this.#send({ type: "exited", id: request.id, end, totalBytes: started.totalBytes, outputFile: started.outputFile, tail: fg.tail?.text() ?? null });
+    this.#send({ type: "exited", id: request.id, end, totalBytes: started.totalBytes, outputFile: started.outputFile, tail: fg.tail?.take().output ?? null });
   }
 
   async #openStdio(session: SessionState, request: StdioRequest): Promise<void> {
@@ -238,7 +237,7 @@ export class Connection {
 
   #stream(id: string, fg: Foreground, text: string, tailBytes: number): void {
     if (fg.forwardLeft <= 0) {
-      (fg.tail ??= new OutputTail(tailBytes)).push(text);
+      (fg.tail ??= new UnreadOutput(tailBytes)).append(text);
       return;
     }
     // Counted in characters: never fewer than the bytes they are, so at least forwardBytes are sent.

@@ -9,18 +9,26 @@ export const UNREAD_LIMIT_CHARS = 1024 * 1024;
 /** Finished background tasks remembered per session, so their exit status and last output can still be read. */
 const FINISHED_KEPT = 32;
 
-/** Background output nobody has read yet, bounded: older unread output is let go of (the output file keeps all). */
+/**
+ * Output nobody has read yet, bounded to its last `limitChars`: older output is let go of (the output file keeps
+ * all). A background task's unread output, and the end of a foreground command's output past what was streamed.
+ */
 export class UnreadOutput {
+  readonly #limit: number;
   #chunks: string[] = [];
   #chars = 0;
   #dropped = 0;
 
+  constructor(limitChars = UNREAD_LIMIT_CHARS) {
+    this.#limit = limitChars;
+  }
+
   append(text: string): void {
     this.#chunks.push(text);
     this.#chars += text.length;
-    while (this.#chars > UNREAD_LIMIT_CHARS) {
+    while (this.#chars > this.#limit) {
       const first = this.#chunks[0]!;
-      const excess = this.#chars - UNREAD_LIMIT_CHARS;
+      const excess = this.#chars - this.#limit;
       const gone = first.length <= excess ? first : first.slice(0, excess);
       if (gone === first) this.#chunks.shift();
       else this.#chunks[0] = first.slice(excess);
