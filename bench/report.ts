@@ -177,12 +177,14 @@ export function markdownReport(results: BenchResults): string {
     ),
     section("5. bash spawn latency", s.bashSpawn, (b) =>
       [
-        `${plural(b.runs, "run")}, ${b.samples} sequential \`true\` calls through the bash tool (mode auto), timed from the tool_call update to its completion as the client sees them.`,
+        `${plural(b.runs, "run")}, ${b.samples} sequential \`true\` calls through the bash tool (mode auto), timed from the tool_call update to its completion as the client sees them. ` +
+          `A session's first command starts its sandbox: first commands are timed on ${b.samples} fresh sessions among the ${b.liveSessions}; every live session has run one before the live samples.`,
         "",
         table(
           ["live sessions", "tool p50", "tool p99", "whole prompt p50"],
           [
             ["1", fmt(b.oneLive.toolP50), fmt(b.oneLive.toolP99), ""],
+            [`${b.liveSessions}, first command`, fmt(b.firstCommand.toolP50), fmt(b.firstCommand.toolP99), ""],
             [String(b.liveSessions), fmt(b.manyLive.toolP50), fmt(b.manyLive.toolP99), fmt(b.manyLive.promptP50)],
           ],
         ),

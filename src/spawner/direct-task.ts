@@ -3,14 +3,13 @@
 // by their session's sandbox instead (SandboxedTask). It is over only when its whole group is gone: the leader has
 // exited, stragglers were killed, and kill(-pgid, 0) says no process is left.
 import { spawn, type ChildProcess } from "node:child_process";
-import { createWriteStream } from "node:fs";
 import type { Readable } from "node:stream";
-import { StringDecoder } from "node:string_decoder";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { EndReason, TaskEnd } from "../protocol/spawner-messages.js";
 import { whenGroupGone } from "./group-watch.js";
 import type { Launch } from "./sandbox.js";
 import { KILL_GRACE_MS, type Task, type TaskOptions } from "./task.js";
+import { TaskOutput } from "./task-output.js";
 /** After the leader exits, how long its pipes may take to deliver the last output. */
 const DRAIN_MS = 2000;
 const GONE_WAIT_MS = 3000;
@@ -92,14 +91,22 @@ export class DirectTask implements Task {
   }
 
   async #run(options: DirectTaskOptions): Promise<TaskEnd> {
-    const file = createWriteStream(options.outputFile, { flags: "w", mode: 0o600 });
-    let fileError: Error | null = null;
-    file.on("error", (error) => (fileError ??= error));
-    const closeFile = () =>
-      new Promise<void>((resolve) => {
-        file.end(() => resolve());
-        file.once("error", () => resolve());
-      });
+    let head = "";
+    // A stdio program's stdout is its protocol, passed on and never kept; its stderr goes to the (bounded) file and
+    // the tail.
+    const output = new TaskOutput(
+      options.outputFile,
+      (text) => {
+        if (head.length < DETAIL_CHARS) head += text.slice(0, DETAIL_CHARS - head.length);
+        if (options.stdio) this.#stderrTail = (this.#stderrTail + text).slice(-STDERR_TAIL_CHARS);
+        else options.onOutput(text);
+      },
+      options.stdio ? STDERR_FILE_BYTES : Number.POSITIVE_INFINITY,
+    );
+    const closeFile = async () => {
+      const fileError = await output.close();
+      if (fileError) options.onWarning("could not write the full output file", { file: options.outputFile, err: String(fileError) });
+    };
 
     let child: ChildProcess;
     try {
@@ -117,33 +124,21 @@ export class DirectTask implements Task {
     this.#pgid = child.pid ?? null;
     if (options.timeoutMs !== null) this.#timers.push(setTimeout(() => void this.kill("timeout"), options.timeoutMs));
 
-    let head = "";
-    let stderrBytes = 0;
     // A stdio program that exits while being written to: its stdin's EPIPE is its exit's business, not an error here.
     child.stdin?.on("error", () => {});
     const pipes = [child.stdout!, child.stderr!].map((stream) => {
-      const decoder = new StringDecoder("utf8");
-      const isStderr = stream === child.stderr;
+      const protocol = options.stdio === true && stream === child.stdout;
+      const decoder = output.decoder();
+      const pass = (text: string) => void (text.length > 0 && options.onOutput(text));
       stream.on("data", (chunk: Buffer) => {
         this.totalBytes += chunk.length;
-        const text = decoder.write(chunk);
-        if (options.stdio && !isStderr) {
-          if (text.length > 0) options.onOutput(text);
-          return;
-        }
-        if (!options.stdio) file.write(chunk);
-        else {
-          if (stderrBytes < STDERR_FILE_BYTES) file.write(chunk.subarray(0, STDERR_FILE_BYTES - stderrBytes));
-          stderrBytes += chunk.length;
-          this.#stderrTail = (this.#stderrTail + text).slice(-STDERR_TAIL_CHARS);
-        }
-        if (head.length < DETAIL_CHARS) head += text.slice(0, DETAIL_CHARS - head.length);
-        if (text.length > 0 && !options.stdio) options.onOutput(text);
+        if (protocol) pass(decoder.write(chunk));
+        else output.write(chunk, decoder);
       });
       return new Promise<void>((resolve) =>
         stream.once("close", () => {
-          const rest = decoder.end();
-          if (rest.length > 0) options.onOutput(rest);
+          if (protocol) pass(decoder.end());
+          else output.endOf(decoder);
           resolve();
         }),
       );
@@ -175,7 +170,6 @@ export class DirectTask implements Task {
     statusPipe?.destroy();
     await this.#waitGroupGone(options);
     await closeFile();
-    if (fileError) options.onWarning("could not write the full output file", { file: options.outputFile, err: String(fileError) });
 
     let reason: EndReason = this.#killing ?? "exited";
     // bwrap reports {"exit-code": n} once the command inside has run; without it the sandbox never started.

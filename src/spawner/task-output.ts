@@ -1,4 +1,5 @@
-// A task's output on its way out: every byte to the task's output file, decoded text to the sink.
+// A task's output on its way out: its bytes to the task's output file (all of them, or the first fileLimitBytes),
+// decoded text to the sink.
 import { createWriteStream, type WriteStream } from "node:fs";
 import { StringDecoder } from "node:string_decoder";
 
@@ -6,12 +7,14 @@ export class TaskOutput {
   totalBytes = 0;
   readonly #file: WriteStream;
   readonly #onOutput: (text: string) => void;
+  readonly #fileLimitBytes: number;
   #fileError: Error | null = null;
 
-  constructor(outputFile: string, onOutput: (text: string) => void) {
+  constructor(outputFile: string, onOutput: (text: string) => void, fileLimitBytes = Number.POSITIVE_INFINITY) {
     this.#file = createWriteStream(outputFile, { flags: "w", mode: 0o600 });
     this.#file.on("error", (error) => (this.#fileError ??= error));
     this.#onOutput = onOutput;
+    this.#fileLimitBytes = fileLimitBytes;
   }
 
   /** A decoder per source: two pipes may each split a character in their own place. */
@@ -20,8 +23,9 @@ export class TaskOutput {
   }
 
   write(chunk: Buffer, decoder: StringDecoder): void {
+    const room = this.#fileLimitBytes - this.totalBytes;
+    if (room > 0) this.#file.write(room >= chunk.length ? chunk : chunk.subarray(0, room));
     this.totalBytes += chunk.length;
-    this.#file.write(chunk);
     this.#emit(decoder.write(chunk));
   }
 
