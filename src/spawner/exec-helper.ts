@@ -2,10 +2,11 @@
 // a command costs a fork and an exec rather than a new set of namespaces and mounts.
 //
 // $1 is the sandbox's exec directory (bound read-write into the sandbox; the spawner creates ID.out there before it
-// asks). Orders on stdin, one per line:
-//   run ID TEXT     run TEXT (octal-escaped as printf %b reads it: see encodeCommand) with bash -c, stdout and
-//                   stderr into ID.out, stdin from /dev/null
-//   kill PGID SIG   signal the process group of a running command
+// asks). Orders on stdin (see frameRun):
+//   run ID N        then N bytes: the command, octal-escaped as printf %b reads it (see encodeCommand); it runs with
+//                   bash -c, stdout and stderr into ID.out, stdin from /dev/null. Read with -N, which reads in bulk
+//                   (a line is read one byte per read(2) from a socket: 5 ms for a 4 KB command)
+//   kill PGID SIG   signal the process group of a running command, one line
 // Reports on stdout, one per line (short lines: a pipe write of under PIPE_BUF bytes is atomic, so the wrappers of
 // concurrent commands never interleave):
 //   ready                       the sandbox is up
@@ -22,10 +23,12 @@ echo ready
 while read -r op a b; do
   case $op in
     run)
+      case $b in *[!0-9]*|'') exit 1 ;; esac
+      LC_ALL=C IFS= read -r -N "$b" encoded || exit 1
       case $a in *[!a-z0-9-]*|'') continue ;; esac
       (
         exec 2>/dev/null
-        printf -v cmd '%b' "$b"
+        printf -v cmd '%b' "$encoded"
         set -m
         bash -c "$cmd" </dev/null >"$dir/$a.out" 2>&1 &
         pid=$!
@@ -51,9 +54,16 @@ while read -r op a b; do
 done
 `;
 
+/** A run order: its line, then the encoded command (bytes counted as LC_ALL=C counts them). */
+export function frameRun(id: string, command: string): string {
+  const encoded = encodeCommand(command);
+  return `run ${id} ${Buffer.byteLength(encoded)}\n${encoded}`;
+}
+
 /**
- * The command as one word of a line: backslashes, whitespace and control characters as \0NNN octal escapes, which
- * the helper's `printf %b` turns back into the bytes they were (every other character passes through untouched).
+ * The command with backslashes, whitespace and control characters as \0NNN octal escapes, which the helper's
+ * `printf %b` turns back into the bytes they were (every other character passes through untouched): a NUL, which
+ * `read` drops, can never shift the framing.
  */
 export function encodeCommand(command: string): string {
   return command.replace(/[\\\x00-\x20\x7f]/g, (char) => `\\0${char.charCodeAt(0).toString(8).padStart(3, "0")}`);

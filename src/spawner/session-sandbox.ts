@@ -5,7 +5,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { encodeCommand, EXEC_HELPER_SCRIPT } from "./exec-helper.js";
+import { EXEC_HELPER_SCRIPT, frameRun } from "./exec-helper.js";
 import type { SpawnerLog } from "./log.js";
 import { bwrapArgs, commandEnv, type SandboxPlan } from "./sandbox.js";
 
@@ -71,7 +71,7 @@ export class SessionSandbox {
     }
     this.#clearIdle();
     this.#watchers.set(id, watcher);
-    this.#child!.stdin!.write(`run ${id} ${encodeCommand(command)}\n`);
+    this.#child!.stdin!.write(frameRun(id, command));
   }
 
   signal(pgid: number, signal: "TERM" | "KILL"): void {

@@ -1,13 +1,24 @@
-// A command reaches the exec helper as one word of a line; bash's printf %b must give back exactly the text sent.
+// A command reaches the exec helper as a framed run order (a line, then the escaped text read with -N); the real
+// helper must run exactly the text sent, and read the order after it as an order.
 import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import fc from "fast-check";
 import { expect, it } from "vitest";
-import { encodeCommand } from "../../src/spawner/exec-helper.js";
+import { EXEC_HELPER_SCRIPT, frameRun } from "../../src/spawner/exec-helper.js";
 
-it("printf %b in bash turns every encoded command back into the text it was", () => {
-  const commands = fc.sample(fc.string({ unit: fc.oneof(fc.constantFrom("\\", "\n", "\t", " ", "\r", "\x7f", "\x01", "c", "%", "'", '"'), fc.string({ unit: "grapheme", maxLength: 1 })), minLength: 1, maxLength: 40 }).filter((s) => !s.includes("\0")), { numRuns: 200, seed: 15 });
-  const input = commands.map((command) => `run id ${encodeCommand(command)}\n`).join("");
-  const decoded = spawnSync("bash", ["-c", `while read -r op a b; do printf -v cmd '%b' "$b"; printf '%s\\0' "$cmd"; done`], { input, encoding: "utf8" });
-  expect(decoded.status).toBe(0);
-  expect(decoded.stdout.split("\0").slice(0, -1)).toEqual(commands);
+it("every framed command reaches bash -c as the text it was", () => {
+  const texts = fc.sample(fc.string({ unit: fc.oneof(fc.constantFrom("\\", "\n", "\t", " ", "\r", "\x7f", "\x01", "c", "%", "'", '"', "$", "é", "𝄞"), fc.string({ unit: "grapheme", maxLength: 1 })), minLength: 1, maxLength: 40 }), { numRuns: 100, seed: 15 });
+  const dir = mkdtempSync(join(tmpdir(), "exec-helper-"));
+  try {
+    // A quoted here-document prints its body exactly as bash was given it.
+    const orders = texts.map((text, i) => frameRun(`c${i}`, `cat <<'END_OF_TEXT'\n${text}\nEND_OF_TEXT`)).join("");
+    const helper = spawnSync("bash", ["--norc", "-c", EXEC_HELPER_SCRIPT, "exec-helper", dir], { input: orders, encoding: "utf8", env: { PATH: process.env.PATH, LANG: "C.UTF-8" } });
+    expect(helper.status).toBe(0);
+    expect(helper.stdout.match(/^exit c\d+ 0$/gm)).toHaveLength(texts.length);
+    texts.forEach((text, i) => expect(readFileSync(join(dir, `c${i}.out`), "utf8")).toBe(`${text}\n`));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
