@@ -6,6 +6,7 @@ import type { WorkerPool } from "../pool/worker-pool.js";
 import type { HostConfig } from "./config.js";
 import type { Logger } from "./logger.js";
 import type { SessionDeps, SessionRecord, SessionSettings, WorkerRestore } from "./session.js";
+import { idleCollector, type IdleCollector } from "./idle-collect.js";
 import { HostModels } from "./models.js";
 import { SessionStore } from "./session-store.js";
 import { SessionTable } from "./session-table.js";
@@ -29,6 +30,9 @@ function rssEvery(ms: number): (fresh?: boolean) => number {
     return bytes;
   };
 }
+
+/** How long no prompt must be in flight before the main thread's heap is collected (idle-collect.ts). */
+const IDLE_COLLECT_AFTER_MS = 1000;
 
 /** How long thread starts stay throttled after the last session/new of a burst was answered. */
 const THROTTLE_LINGER_MS = 100;
@@ -54,6 +58,8 @@ export class HostContext {
   readonly bwrapPath: string | null;
   /** Every prompt not yet answered: teardown waits for their answers to be written. */
   readonly prompts = new Set<Promise<unknown>>();
+  /** Gives back the heap a burst of prompts grew once none is in flight. */
+  readonly idleCollector: IdleCollector = idleCollector(IDLE_COLLECT_AFTER_MS);
   /** New sessions whose worker is still to be leased, one per turn of the event loop (startSoon). */
   readonly #toStart: SessionRecord[] = [];
   /** session/new requests being answered: the workers of earlier ones wait until none is left (startSoon). */
@@ -162,7 +168,11 @@ export class HostContext {
   /** Keeps a prompt's answer in `prompts` until it has settled. */
   track<T>(answer: Promise<T>): Promise<T> {
     this.prompts.add(answer);
-    const forget = () => void this.prompts.delete(answer);
+    this.idleCollector.busy();
+    const forget = () => {
+      this.prompts.delete(answer);
+      if (this.prompts.size === 0) this.idleCollector.idle();
+    };
     answer.then(forget, forget);
     return answer;
   }

@@ -46,7 +46,14 @@ export class HostStatsMonitor {
         max: empty ? 0 : ms(h.max),
         windowMs: now - this.#since,
       },
-      memory: { rssBytes: memory.rss, heapUsedBytes: memory.heapUsed },
+      memory: {
+        rssBytes: memory.rss,
+        heapUsedBytes: memory.heapUsed,
+        heapTotalBytes: memory.heapTotal,
+        externalBytes: memory.external,
+        idleCollections: this.#host.idleCollector.count,
+        atRest: this.#host.idleCollector.settled,
+      },
     };
     if (request.resetEventLoopDelay) {
       h.reset();

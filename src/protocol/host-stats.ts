@@ -48,6 +48,17 @@ export const HostStats = z.object({
     /** Since when the histogram has been recording (ms ago). */
     windowMs: Millis,
   }),
-  memory: z.object({ rssBytes: z.number().int().nonnegative(), heapUsedBytes: z.number().int().nonnegative() }),
+  memory: z.object({
+    rssBytes: z.number().int().nonnegative(),
+    /** The main thread's V8 heap: in use (garbage not yet collected included), and reserved pages. */
+    heapUsedBytes: z.number().int().nonnegative(),
+    heapTotalBytes: z.number().int().nonnegative(),
+    /** Memory outside the main thread's V8 heap held by its JavaScript objects (buffers among them). */
+    externalBytes: z.number().int().nonnegative(),
+    /** Full collections run after prompts stopped (the heap a burst grew is given back once the host is idle). */
+    idleCollections: z.number().int().nonnegative(),
+    /** True when no prompt has run since the last idle check: the figures are those of a host at rest. */
+    atRest: z.boolean(),
+  }),
 });
 export type HostStats = z.infer<typeof HostStats>;

@@ -67,8 +67,15 @@ export function p99(values: readonly number[]): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.99) - 1)] ?? 0;
 }
 
-/** At rest: no prompt running, every worker settled; several readings, the smallest kept (a GC may be pending). */
-async function atRest(pid: number): Promise<Resources> {
+/**
+ * At rest: no prompt running, the host past its idle collection (it says so in `_host/stats`), every worker settled;
+ * several readings, the smallest kept.
+ */
+async function atRest(client: HostClient, pid: number): Promise<Resources> {
+  for (let polls = 0; !(await client.stats()).memory.atRest; polls++) {
+    if (polls === 600) throw new Error("the host never reported itself at rest (_host/stats memory.atRest) after its last prompt");
+    await sleep(100);
+  }
   await sleep(1_500);
   const readings: Resources[] = [];
   for (let i = 0; i < 3; i++) {
@@ -158,13 +165,13 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   }, 1_000);
   try {
     await runSessions(warmupSessions);
-    const baseline = await atRest(pid);
+    const baseline = await atRest(client, pid);
     log(`baseline after ${warmupSessions} sessions: ${JSON.stringify(baseline)}`);
     const mainStart = performance.now() - started;
     const progress = setInterval(() => log(`sessions ${next}/${sessions}, prompts ${n}, ${JSON.stringify(resourcesOf(pid))}`), 10_000);
     await runSessions(sessions - warmupSessions).finally(() => clearInterval(progress));
     const mainEnd = performance.now() - started;
-    const end = await atRest(pid);
+    const end = await atRest(client, pid);
     const first = echo.filter((e) => e.at >= mainStart && e.at < mainStart + windowMs).map((e) => e.ms);
     const last = echo.filter((e) => e.at > mainEnd - windowMs).map((e) => e.ms);
     return { seed, sessions, prompts, failures, baseline, end, p99FirstMs: p99(first), p99LastMs: p99(last), samples, durationMs: mainEnd };
