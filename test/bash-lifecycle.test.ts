@@ -95,7 +95,8 @@ describe("with a host of their own", () => {
     expect((await turn).stopReason).toBe("cancelled");
     expect((await exited)[0]).toBe(0);
     for (const pid of [...pids, ...spawner]) expect(isAlive(pid)).toBe(false);
-    // the background task was ended by its session's close, before the spawner shut down
+    // the background task was ended with its session's commands (by the spawner's shutdown, which ends every
+    // session's, beside the workers' end) before the spawner exited
     const log = host.stderr();
     expect(log).toMatch(new RegExp(`"sessionId":"${background}","killed":1,"msg":"session commands ended"`));
     expect(log.indexOf(`"sessionId":"${background}","killed":1`)).toBeLessThan(log.indexOf("spawner ending every command"));

@@ -1,7 +1,9 @@
 import { once } from "node:events";
 import { afterAll, describe, expect, it } from "vitest";
+import { OUTCOME_UNKNOWN } from "../workers/log-repair.js";
+import { exists, logEntries, paths } from "./support/durable.js";
 import { descendants, isAlive, removeTempDirs, startHost, tempDir, type TestHost } from "./support/host.js";
-import { bash, script } from "./support/tools.js";
+import { bash, processesRunning, script, waitFor } from "./support/tools.js";
 
 type Ending = "SIGTERM" | "stdin closed";
 
@@ -67,6 +69,39 @@ describe("teardown", () => {
     const results = await Promise.all(turns);
     for (const result of results) expect(result.stopReason).toBe("cancelled");
     expect(code).toBe(0);
+  });
+
+  // The end does not wait for a worker to dispose: a session's log holds every turn the client saw end (fsynced at
+  // its end), and the turn that was cut is closed as interrupted when the session is next opened, as after a crash.
+  it("leaves every log whole and unlocked: a next host loads sessions cut mid-turn and they take prompts", { timeout: 60_000 }, async () => {
+    const stateDir = tempDir("ash-state-");
+    const cwd = tempDir();
+    const first = await startHost(["--state-dir", stateDir, "--default-mode", "auto"]);
+    const [inModel, inBash] = (await Promise.all([0, 1].map(() => first.client.newSession(cwd)))).map((s) => s.sessionId) as [string, string];
+    for (const id of [inModel, inBash]) expect((await first.client.prompt(id, "before")).text).toBe("You said: before");
+    let saidIt: () => void = () => {};
+    const said = new Promise<void>((resolve) => (saidIt = resolve));
+    const turns = [first.client.prompt(inModel, sleepy, { onUpdate: () => saidIt() }), first.client.prompt(inBash, script(bash("sleep 30")))];
+    await said;
+    await waitFor("the command to start", () => processesRunning(first.pid, "sleep 30").length > 0);
+
+    const [code] = await end(first, "SIGTERM");
+    expect(code).toBe(0);
+    for (const result of await Promise.all(turns)) expect(result.stopReason).toBe("cancelled");
+    for (const id of [inModel, inBash]) expect(exists(paths(stateDir, id).lock)).toBe(false);
+
+    const second = await startHost(["--state-dir", stateDir, "--default-mode", "auto"]);
+    try {
+      for (const id of [inModel, inBash]) {
+        await second.client.load(id, cwd);
+        expect(logEntries(stateDir, id).filter((entry) => entry.type === "turn_end").map((entry) => entry.stopReason)).toEqual(["end_turn", "interrupted"]);
+        expect((await second.client.prompt(id, "after")).text).toBe("You said: after");
+      }
+      expect(logEntries(stateDir, inBash).find((entry) => entry.type === "tool_result" && entry.name === "bash")).toMatchObject({ result: OUTCOME_UNKNOWN });
+      expect(second.stderr()).not.toContain("stale session lock taken over");
+    } finally {
+      await second.dispose();
+    }
   });
 
   // Sessions hibernated, waking, waiting for a worker slot, mid-restore, mid-replay, in bash and in the model, all

@@ -43,11 +43,13 @@ export async function serve(config: HostConfig, version: string): Promise<void> 
   let drained = (): Promise<void> => Promise.resolve();
   const teardown = createTeardown(host, {
     drained: () => drained(),
+    endCommands: async () => {
+      await spawner?.shutdown();
+    },
     finish: async () => {
       stopWatchdog();
       metrics?.close();
       await listener?.close();
-      await spawner?.shutdown();
     },
   });
   const end = (reason: string) => {

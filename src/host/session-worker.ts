@@ -110,14 +110,20 @@ export class SessionWorker {
     return this.#releasing ?? Promise.resolve();
   }
 
-  /** Disposes the worker (graceful for graceMs, then terminated); resolves once its thread is gone. */
+  /**
+   * Disposes the worker (graceful for graceMs, then terminated; with 0 it is terminated at once, never asked to
+   * dispose: a worker nobody waits for would only spend the CPU its siblings need to end); resolves once its
+   * thread is gone.
+   */
   release(graceMs: number): Promise<void> {
     const lease = this.#lease;
     this.#lease = null;
     if (!lease) return this.#releasing ?? Promise.resolve();
     const releasing = (async () => {
-      const timeout = new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref());
-      await Promise.race([lease.call((api) => api.dispose()).catch(() => {}), timeout]);
+      if (graceMs > 0) {
+        const timeout = new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref());
+        await Promise.race([lease.call((api) => api.dispose()).catch(() => {}), timeout]);
+      }
       await lease.terminate();
       // Released means the thread is gone and its slot free again.
       await this.#threadExits.get(lease)?.threadExit;

@@ -101,9 +101,12 @@ export class SpawnerClient {
     return { socketPath: this.socketPath, token };
   }
 
-  /** Ends every command of the session (background tasks included); resolves with how many were running. */
+  /**
+   * Ends every command of the session (background tasks included); resolves with how many were running. Once the
+   * spawner is shutting down, at once: the shutdown ends every session's commands.
+   */
   endSession(sessionId: string): Promise<number> {
-    if (!this.#alive) return Promise.resolve(0);
+    if (!this.#alive || this.#stopping) return Promise.resolve(0);
     const id = this.#nextId++;
     const ended = new Promise<number>((resolve) => this.#pending.set(id, resolve));
     this.#send({ op: "end_session", id, sessionId });

@@ -1,22 +1,32 @@
 // The one way the host ends (stdin closed, SIGTERM, SIGINT, a broken stdout): refuse new work, answer every prompt
-// in flight as cancelled, release every worker, end every command, flush logs. Named phases, each with a deadline,
+// in flight as cancelled, end every worker, end every command, flush logs. Named phases, each with a deadline,
 // so no state a session can be in (waking, waiting for a slot, mid-restore, mid-replay) holds the exit.
 import type { HostContext } from "./host-context.js";
-
-const DISPOSE_GRACE_MS = 250;
 
 export interface TeardownPhases {
   /** Resolves once every frame handed to the client's connection has been written. */
   drained(): Promise<void>;
-  /** Ends what lives outside the session workers (the spawner and its process groups). */
+  /** Ends the spawner and every command and sandbox under it. */
+  endCommands(): Promise<void>;
+  /** Ends what else lives outside the session workers (listeners, timers). */
   finish(): Promise<void>;
 }
 
-const PHASES = [
-  { name: "answer", deadlineMs: 3000 },
-  { name: "release", deadlineMs: 3000 },
-  { name: "finish", deadlineMs: 3000 },
+/**
+ * Phases of one stage run at once: none needs another's end, and the host's exit waits for the slowest (ending two
+ * hundred threads), so running them one after another would add the others to it.
+ */
+const STAGES = [
+  [
+    { name: "answer", deadlineMs: 3000 },
+    { name: "release", deadlineMs: 3000 },
+    { name: "commands", deadlineMs: 3000 },
+  ],
+  // After the answers: a remote listener closes its connections here.
+  [{ name: "finish", deadlineMs: 3000 }],
 ] as const;
+
+type PhaseName = (typeof STAGES)[number][number]["name"];
 
 export function createTeardown(host: HostContext, phases: TeardownPhases): (reason: string) => Promise<void> {
   let running: Promise<void> | null = null;
@@ -25,9 +35,15 @@ export function createTeardown(host: HostContext, phases: TeardownPhases): (reas
       const started = performance.now();
       host.stopAccepting();
       host.log.info({ reason, sessions: host.sessions.size, prompts: host.prompts.size }, "teardown started");
-      // Closing settles each session's prompt as cancelled at once; the workers are released behind it.
-      const closed = Promise.allSettled([...host.sessions.values()].map((session) => session.close(DISPOSE_GRACE_MS)));
-      const work: Record<(typeof PHASES)[number]["name"], () => Promise<unknown>> = {
+      // Closing settles each session's prompt as cancelled at once and ends its worker without a dispose grace:
+      // its log holds every turn the client saw end (fsynced at turn end), and the turn in flight is closed as
+      // interrupted when the session is next opened. Asked to dispose, two hundred workers would spend the CPU their
+      // ending needs.
+      const closed = Promise.allSettled([...host.sessions.values()].map((session) => session.close(0)));
+      // The spawner ends beside the workers, not after them. Told after the workers: a worker that saw its
+      // sandbox go would wake to say so.
+      const commands = phases.endCommands();
+      const work: Record<PhaseName, () => Promise<unknown>> = {
         answer: async () => {
           await Promise.allSettled([...host.prompts]);
           await phases.drained();
@@ -36,15 +52,20 @@ export function createTeardown(host: HostContext, phases: TeardownPhases): (reas
           await closed;
           await host.pool.destroy();
         },
+        commands: () => commands,
         finish: () => Promise.all([phases.finish(), host.store.flushed()]),
       };
-      for (const phase of PHASES) {
-        const t0 = performance.now();
-        const outcome = await withDeadline(work[phase.name](), phase.deadlineMs);
-        const ms = Math.round(performance.now() - t0);
-        if (outcome === "late") host.log.warn({ phase: phase.name, ms }, "teardown phase passed its deadline: going on");
-        else if (outcome instanceof Error) host.log.warn({ phase: phase.name, err: outcome }, "teardown phase failed: going on");
-        else host.log.debug({ phase: phase.name, ms }, "teardown phase done");
+      for (const stage of STAGES) {
+        await Promise.all(
+          stage.map(async (phase) => {
+            const t0 = performance.now();
+            const outcome = await withDeadline(work[phase.name](), phase.deadlineMs);
+            const ms = Math.round(performance.now() - t0);
+            if (outcome === "late") host.log.warn({ phase: phase.name, ms }, "teardown phase passed its deadline: going on");
+            else if (outcome instanceof Error) host.log.warn({ phase: phase.name, err: outcome }, "teardown phase failed: going on");
+            else host.log.debug({ phase: phase.name, ms }, "teardown phase done");
+          }),
+        );
       }
       host.log.info({ reason, ms: Math.round(performance.now() - started) }, "teardown finished");
       host.log.flush();

@@ -150,6 +150,8 @@ export class SessionSandbox {
   }
 
   #report(line: string): void {
+    // Reports read after the sandbox was ended (its commands were told they are lost then) belong to nobody.
+    if (this.#ended) return;
     const [what, id, value, flag] = line.split(" ");
     const watcher = id === undefined ? undefined : this.#watchers.get(id);
     const number = Number(value);
