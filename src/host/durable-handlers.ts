@@ -21,8 +21,8 @@ export const DURABLE_CAPABILITIES = {
 /** describe: the response of session/load and resume for a session (its modes and config options). */
 export function withDurableSessions(app: AgentApp, host: HostContext, peer: Peer, describe: (session: SessionRecord) => LoadSessionResponse): AgentApp {
   return app
-    .onRequest("session/load", OpenSessionParams, async ({ params }) => describe(await open(host, peer, params, { replay: true })))
-    .onRequest("session/resume", OpenSessionParams, async ({ params }) => describe(await open(host, peer, params, { replay: false })))
+    .onRequest("session/load", OpenSessionParams, async ({ params }) => describe(await host.track(open(host, peer, params, { replay: true }))))
+    .onRequest("session/resume", OpenSessionParams, async ({ params }) => describe(await host.track(open(host, peer, params, { replay: false }))))
     .onRequest("session/list", async ({ params }) => {
       if (params.cwd != null) assertAbsolute(params.cwd);
       return host.store.list({ cwd: params.cwd, cursor: params.cursor, pageSize: host.config["list-page-size"], tenant: peer.tenant });

@@ -56,8 +56,8 @@ export class HostContext {
   /** Runs every session command (null if it could not start: commands then fail with a clear error). */
   readonly spawner: SpawnerSupervisor | null;
   readonly bwrapPath: string | null;
-  /** Every prompt not yet answered: teardown waits for their answers to be written. */
-  readonly prompts = new Set<Promise<unknown>>();
+  /** Every prompt, load and resume not yet answered: teardown waits for their answers to be written. */
+  readonly answersInFlight = new Set<Promise<unknown>>();
   /** Gives back the heap a burst of prompts grew once none is in flight. */
   readonly idleCollector: IdleCollector = idleCollector(IDLE_COLLECT_AFTER_MS);
   /** New sessions whose worker is still to be leased, one per turn of the event loop (startSoon). */
@@ -165,13 +165,13 @@ export class HostContext {
     this.#scheduleStart();
   };
 
-  /** Keeps a prompt's answer in `prompts` until it has settled. */
+  /** Keeps the answer to a prompt, load or resume in `answersInFlight` until it has settled: teardown waits for them. */
   track<T>(answer: Promise<T>): Promise<T> {
-    this.prompts.add(answer);
+    this.answersInFlight.add(answer);
     this.idleCollector.busy();
     const forget = () => {
-      this.prompts.delete(answer);
-      if (this.prompts.size === 0) this.idleCollector.idle();
+      this.answersInFlight.delete(answer);
+      if (this.answersInFlight.size === 0) this.idleCollector.idle();
     };
     answer.then(forget, forget);
     return answer;

@@ -34,7 +34,7 @@ export function createTeardown(host: HostContext, phases: TeardownPhases): (reas
     running ??= (async () => {
       const started = performance.now();
       host.stopAccepting();
-      host.log.info({ reason, sessions: host.sessions.size, prompts: host.prompts.size }, "teardown started");
+      host.log.info({ reason, sessions: host.sessions.size, answersInFlight: host.answersInFlight.size }, "teardown started");
       // Closing settles each session's prompt as cancelled at once and ends its worker without a dispose grace:
       // its log holds every turn the client saw end (fsynced at turn end), and the turn in flight is closed as
       // interrupted when the session is next opened. Asked to dispose, two hundred workers would spend the CPU their
@@ -45,7 +45,7 @@ export function createTeardown(host: HostContext, phases: TeardownPhases): (reas
       const commands = phases.endCommands();
       const work: Record<PhaseName, () => Promise<unknown>> = {
         answer: async () => {
-          await Promise.allSettled([...host.prompts]);
+          await Promise.allSettled([...host.answersInFlight]);
           await phases.drained();
         },
         release: async () => {
