@@ -165,7 +165,9 @@ export function markdownReport(results: BenchResults): string {
           ["window", "prompts", "p50", "p99", "event-loop lag p99", "lag max"],
           [
             ["quiet", fmt(n.quiet.prompts, 0), fmt(n.quiet.p50), fmt(n.quiet.p99), fmt(n.quiet.lagP99), fmt(n.quiet.lagMax)],
-            ["noisy", fmt(n.noisy.prompts, 0), fmt(n.noisy.p50), fmt(n.noisy.p99), fmt(n.noisy.lagP99), fmt(n.noisy.lagMax)],
+            ["spinning session only", fmt(n.spinOnly.prompts, 0), fmt(n.spinOnly.p50), fmt(n.spinOnly.p99), fmt(n.spinOnly.lagP99), fmt(n.spinOnly.lagMax)],
+            ["printing session only", fmt(n.printOnly.prompts, 0), fmt(n.printOnly.p50), fmt(n.printOnly.p99), fmt(n.printOnly.lagP99), fmt(n.printOnly.lagMax)],
+            ["noisy (both)", fmt(n.noisy.prompts, 0), fmt(n.noisy.p50), fmt(n.noisy.p99), fmt(n.noisy.lagP99), fmt(n.noisy.lagMax)],
           ],
         ),
         "",

@@ -28,6 +28,9 @@ export interface NoisyResult {
   paceMs: number;
   windowMs: number;
   quiet: Record<keyof Window, Figure>;
+  /** Only the spinning session, only the printing one, then both (the window the goal is about). */
+  spinOnly: Record<keyof Window, Figure>;
+  printOnly: Record<keyof Window, Figure>;
   noisy: Record<keyof Window, Figure>;
   spinner: { promptMs: Figure; stopReasons: string[] };
   /** Null when the bash tool is not available (see `printerSkipped`). */
@@ -49,18 +52,22 @@ export async function noisyNeighbour(ctx: BenchContext): Promise<NoisyResult> {
       await client.stats({ resetEventLoopDelay: true });
       const quiet = await window(client, victims);
 
-      await client.stats({ resetEventLoopDelay: true });
-      const spinStarted = performance.now();
-      const spinning = client
-        .prompt(spinner, `/script [{"say":"spinning"},{"spin_ms":${SPIN_MS}}]`)
-        .then((r) => ({ ms: performance.now() - spinStarted, stop: r.stopReason }));
-      const printing = printerSkipped === null ? print(client, printer) : Promise.resolve(null);
-      const noisy = await window(client, victims);
-      const [spin, printed] = await Promise.all([spinning, printing]);
-      return { quiet, noisy, spin, printed };
+      const spin = () => {
+        const started = performance.now();
+        return client
+          .prompt(spinner, `/script [{"say":"spinning"},{"spin_ms":${SPIN_MS}}]`)
+          .then((r) => ({ ms: performance.now() - started, stop: r.stopReason }));
+      };
+      const printing = () => (printerSkipped === null ? print(client, printer) : Promise.resolve(null));
+      // Each noise alone, then both: which of them costs the quiet sessions what.
+      const spinOnly = (await noisyWindow(client, victims, spin)).window;
+      const printOnly = (await noisyWindow(client, victims, printing)).window;
+      const both = await noisyWindow(client, victims, () => Promise.all([spin(), printing()]));
+      const [spun, printed] = both.made;
+      return { quiet, noisy: both.window, spinOnly, printOnly, spin: spun, printed };
     }),
   );
-  const windows = (pick: "quiet" | "noisy") => {
+  const windows = (pick: "quiet" | "spinOnly" | "printOnly" | "noisy") => {
     const list = results.map((r) => r[pick]);
     return {
       p50: figure(list.map((w) => w.p50)),
@@ -77,6 +84,8 @@ export async function noisyNeighbour(ctx: BenchContext): Promise<NoisyResult> {
     paceMs: PACE_MS,
     windowMs: SPIN_MS,
     quiet: windows("quiet"),
+    spinOnly: windows("spinOnly"),
+    printOnly: windows("printOnly"),
     noisy: windows("noisy"),
     spinner: { promptMs: figure(results.map((r) => r.spin.ms)), stopReasons: results.map((r) => r.spin.stop) },
     printer:
@@ -89,6 +98,14 @@ export async function noisyNeighbour(ctx: BenchContext): Promise<NoisyResult> {
           },
     printerSkipped,
   };
+}
+
+/** A window with noise made beside it; the noise's own end is awaited before the next window. */
+async function noisyWindow<T>(client: HostClient, victims: string[], noise: () => Promise<T>): Promise<{ window: Window; made: T }> {
+  await client.stats({ resetEventLoopDelay: true });
+  const making = noise();
+  const measured = await window(client, victims);
+  return { window: measured, made: await making };
 }
 
 /** Every victim prompts, then waits PACE_MS, until SPIN_MS have passed; the host's lag is read at the end. */
