@@ -177,6 +177,19 @@ describe.each(MODES)("escape catalogue, %s mode", (mode) => {
     expect(calls.slice(1).map((c) => c.status)).toEqual(["failed", "failed", "failed"]);
   });
 
+  it("a workspace made inside a live session's after its worker started: hidden from then on, from bash and the file tools", async () => {
+    const s = await session(mode, dir("holder"));
+    const later = join(s.cwd, "later-ws");
+    mkdirSync(later);
+    writeFileSync(join(later, "their-file"), `${SECRET}\n`);
+    // Its worker and sandbox are up, and the directory is still the session's own.
+    expect((await attempt(s.id, bash("true"), tool("read_file", { path: "later-ws/their-file" })))[1]!.out).toContain(SECRET);
+    await session("auto", later);
+    const calls = await attempt(s.id, bash("cat later-ws/their-file; ls -A later-ws"), tool("read_file", { path: "later-ws/their-file" }), tool("list_dir", { path: "later-ws" }));
+    expect(calls.map((c) => c.out).join("\n")).not.toContain(SECRET);
+    expect(calls.slice(1).map((c) => c.status)).toEqual(["failed", "failed"]);
+  });
+
   it("the spawner socket cannot be reached, so no grant can be presented on it", async () => {
     const spawner = descendants(host.pid).find((pid) => cmdline(pid).includes("spawner"));
     expect(spawner).toBeDefined();

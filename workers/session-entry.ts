@@ -10,6 +10,7 @@ import {
   ModelConfig,
   REPLAY_TURN_ID,
   asHostMessage,
+  HiddenPath,
   SessionModeId,
   SpawnerGrant,
   WorkerInit,
@@ -27,6 +28,7 @@ import { startMcp } from "./mcp/start-mcp.js";
 import { createTools } from "./tools/create-tools.js";
 import type { SpawnerConnection } from "./tools/spawner-connection.js";
 import type { ToolRegistry } from "./tools/registry.js";
+import type { Workspace } from "./tools/workspace.js";
 
 interface Session {
   init: WorkerInit;
@@ -36,11 +38,12 @@ interface Session {
   turns: number;
   tools: ToolRegistry;
   spawner: SpawnerConnection;
+  workspace: Workspace;
 }
 
 async function openSession(init: WorkerInit, events: EventSink): Promise<Session> {
   const { journal, mode, model, turns } = restoreSession(init, events);
-  const { tools, spawner } = createTools(init);
+  const { tools, spawner, workspace } = createTools(init);
   recordMcpServers(journal, init.mcpServers);
   // Servers connect in the background: open() does not wait for them; the first model request does (prepare).
   if (init.mcpServers.length > 0) {
@@ -68,7 +71,7 @@ async function openSession(init: WorkerInit, events: EventSink): Promise<Session
     compactAt: init.compactAt,
     streamChunks: init.streamChunks,
   });
-  return { init, loop, journal, model, turns, tools, spawner };
+  return { init, loop, journal, model, turns, tools, spawner, workspace };
 }
 
 // zod/mini leaves error messages to a locale: the model and the log get English ones, as on the main thread.
@@ -115,6 +118,9 @@ export default function runSession(task: SessionTask): Promise<never> {
       const session = await bound;
       session.spawner.regrant(SpawnerGrant.parse(grant));
       session.tools.spawnerRestarted();
+    },
+    async hide(path) {
+      (await bound).workspace.hide(HiddenPath.parse(path));
     },
     async setMode(mode) {
       (await bound).loop.setMode(SessionModeId.parse(mode));

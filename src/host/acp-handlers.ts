@@ -47,6 +47,7 @@ export function createAgentApp(host: HostContext, peer: Peer, stats: HostStatsMo
     const session = new SessionRecord(id, settings, host.sessionDeps, { tenant: peer.tenant });
     session.attach(peer);
     host.sessions.add(session);
+    await host.hideWorkspaceOf(session);
     // After the answer is on its way: session/new never waits for a worker thread to be made.
     host.startSoon(session);
     host.log.info({ sessionId: id, cwd: params.cwd, connection: peer.label, tenant: peer.tenant }, "session created");

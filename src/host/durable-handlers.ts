@@ -79,6 +79,7 @@ async function open(host: HostContext, peer: Peer, params: OpenSessionParams, op
   }
   // The record joins the table only now: a request racing the load finds no half-open session.
   host.sessions.add(session);
+  await host.hideWorkspaceOf(session);
   host.log.info({ sessionId: id, replayed: options.replay }, options.replay ? "session loaded" : "session resumed");
   return session;
 }

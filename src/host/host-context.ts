@@ -1,6 +1,7 @@
 // What the handlers share: configuration, the session table, the worker pool, and the accepting flag.
 import { dirname } from "node:path";
 import { atMemoryLimit, shuttingDown } from "./errors.js";
+import { isInside } from "../protocol/paths.js";
 import type { ModelConfig, WorkerInit } from "../protocol/port.js";
 import type { WorkerPool } from "../pool/worker-pool.js";
 import type { HostConfig } from "./config.js";
@@ -164,6 +165,19 @@ export class HostContext {
     this.#toStart.shift()?.start();
     this.#scheduleStart();
   };
+
+  /**
+   * A session joined the table: each one whose workspace holds the newcomer's gets it hidden from its worker's file
+   * tools (bash's sandboxes mask it already: the spawner retires those that would not).
+   */
+  async hideWorkspaceOf(joined: SessionRecord): Promise<void> {
+    const cwd = joined.settings.cwd;
+    const told: Array<Promise<void>> = [];
+    for (const session of this.sessions.values()) {
+      if (session !== joined && session.settings.cwd !== cwd && isInside(session.settings.cwd, cwd)) told.push(session.hide(cwd));
+    }
+    await Promise.all(told);
+  }
 
   /** Keeps the answer to a prompt, load or resume in `answersInFlight` until it has settled: teardown waits for them. */
   track<T>(answer: Promise<T>): Promise<T> {

@@ -249,6 +249,17 @@ export class SessionRecord implements SlotHolder {
     if (lease && grant) lease.call((api) => api.regrant(grant)).catch(() => {});
   }
 
+  /**
+   * Another session's workspace now lies inside this one: its worker's file tools refuse it, as bash's sandbox
+   * masks it. Resolves once a live worker has it; a worker being made as this is called gets it once it is up (its
+   * init may have been drawn before), and a later one lists it in its init.
+   */
+  async hide(path: string): Promise<void> {
+    const tell = (lease: WorkerLease | null) => lease?.call((api) => api.hide(path)).catch(() => {});
+    if (this.#worker.changing) void this.#worker.woken.then(() => tell(this.#worker.live));
+    await tell(this.#worker.live);
+  }
+
   /** Releases the worker if nothing uses it; the next prompt restores the session from its log. */
   hibernate(reason: string): Promise<void> {
     if (this.idleSince === null) return this.#worker.released;

@@ -227,6 +227,9 @@ export const OpenAck = z.discriminatedUnion("ok", [
 ]);
 export type OpenAck = z.infer<typeof OpenAck>;
 
+/** What hide() takes: an absolute path (as the main thread keeps a session's cwd). */
+export const HiddenPath = z.string().check(z.startsWith("/"));
+
 export const WorkerStats = z.object({ activeMs: z.number().check(z.nonnegative()), heapUsedBytes: z.number().check(z.nonnegative()) });
 export type WorkerStats = z.infer<typeof WorkerStats>;
 
@@ -241,6 +244,11 @@ export interface SessionWorkerApi {
   stats(): Promise<WorkerStats>;
   /** The host restarted its spawner: commands from now on go through this grant. */
   regrant(grant: SpawnerGrant): Promise<void>;
+  /**
+   * Another session's workspace now lies inside this one: the file tools refuse it from now on, as bash's sandbox
+   * masks it (the worker's init listed only the workspaces there were when it started).
+   */
+  hide(path: string): Promise<void>;
   setModel(model: ModelConfig): Promise<void>;
   /**
    * Posts the session's history as events (turnId "replay"), then a turn_end with turnId "replay" that marks the

@@ -2,6 +2,7 @@
 // full-access, and the masks that keep other sessions' workspaces out of sight.
 import { spawn } from "node:child_process";
 import type { SandboxKind, SandboxStatus } from "../protocol/spawner-messages.js";
+import { isInside } from "../protocol/paths.js";
 
 export interface Launch {
   file: string;
@@ -74,12 +75,6 @@ export function masksFor(privateTmp: boolean, workspace: string, others: Iterabl
     if (visible) masks.add(other);
   }
   return [...masks].sort();
-}
-
-/** true when child is parent or lies below it (both absolute, normalized). */
-export function isInside(parent: string, child: string): boolean {
-  if (parent === "/") return true;
-  return child === parent || child.startsWith(`${parent}/`);
 }
 
 /** The environment commands get: a small allowlist, so the host's secrets (API keys) never reach them. */

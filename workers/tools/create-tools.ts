@@ -10,7 +10,7 @@ import { Workspace } from "./workspace.js";
 import { writeFileTool } from "./write-file.js";
 
 /** The session's tools, and its channel to the spawner (re-granted when the host restarts its spawner). */
-export function createTools(init: WorkerInit): { tools: ToolRegistry; spawner: SpawnerConnection } {
+export function createTools(init: WorkerInit): { tools: ToolRegistry; spawner: SpawnerConnection; workspace: Workspace } {
   const connection = new SpawnerConnection(init.spawner);
   const workspace = new Workspace(init.cwd, init.sandbox.hidden);
   const cap = init.outputCapBytes;
@@ -24,5 +24,5 @@ export function createTools(init: WorkerInit): { tools: ToolRegistry; spawner: S
     ],
     () => connection.close(),
   );
-  return { tools, spawner: connection };
+  return { tools, spawner: connection, workspace };
 }

@@ -18,14 +18,21 @@ export interface ResolvedPath {
 
 export class Workspace {
   readonly root: string;
-  readonly #hidden: readonly string[];
+  readonly #hidden: string[];
   #realRoot: Promise<string> | null = null;
   #realHidden: Promise<string[]> | null = null;
 
   /** hidden: paths inside the workspace that bash's sandbox masks (the state dir, other sessions' workspaces). */
   constructor(root: string, hidden: readonly string[] = []) {
     this.root = resolve(root);
-    this.#hidden = hidden;
+    this.#hidden = [...hidden];
+  }
+
+  /** One more path to refuse (another session's workspace made after this worker started). */
+  hide(path: string): void {
+    if (this.#hidden.includes(path)) return;
+    this.#hidden.push(path);
+    this.#realHidden = null;
   }
 
   realRoot(): Promise<string> {
