@@ -6,11 +6,14 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { EXEC_HELPER_SCRIPT, frameRun } from "./exec-helper.js";
+import { whenGroupGone } from "./group-watch.js";
 import type { SpawnerLog } from "./log.js";
 import { bwrapArgs, commandEnv, type SandboxPlan } from "./sandbox.js";
 
 /** A sandbox with no command running for this long is ended; the next command starts a fresh one. */
 const IDLE_END_MS = 60_000;
+/** How long end() waits for the namespace's processes to be gone after bwrap has exited. */
+const NAMESPACE_GONE_MS = 3000;
 /** A report line longer than this is not the helper's: whatever wrote it ends the sandbox. */
 const MAX_REPORT_CHARS = 256;
 /** How much of bwrap's stderr is kept to say why a sandbox could not start. */
@@ -88,7 +91,11 @@ export class SessionSandbox {
   async end(): Promise<void> {
     if (!this.#ended) this.#finish("the session's sandbox was ended");
     const child = this.#child;
-    if (child && child.exitCode === null && child.signalCode === null) await new Promise<void>((resolve) => child.once("exit", () => resolve()));
+    if (!child?.pid) return;
+    if (child.exitCode === null && child.signalCode === null) await new Promise<void>((resolve) => child.once("exit", () => resolve()));
+    // bwrap's exit does not wait for its pid namespace. Its init, in bwrap's group, finishes exiting only once the
+    // kernel has ended every process in the namespace (the commands, in groups of their own, among them).
+    if (!(await whenGroupGone(child.pid, NAMESPACE_GONE_MS))) this.#log("warn", "sandbox's processes still there after its end", { sessionId: this.#sessionId });
   }
 
   /** Synchronous last resort (the spawner is dying). */
