@@ -87,12 +87,17 @@ export class SessionSandbox {
     if (this.#watchers.size === 0) void this.end();
   }
 
-  /** Ends the sandbox and everything in it; resolves when bwrap has exited. */
-  async end(): Promise<void> {
+  /**
+   * Ends the sandbox and everything in it; resolves when every process in it is gone, or, with untilEmpty false
+   * (the spawner is ending: nobody is told the commands ended), once bwrap has exited and its namespace is being
+   * emptied by the kernel.
+   */
+  async end(untilEmpty = true): Promise<void> {
     if (!this.#ended) this.#finish("the session's sandbox was ended");
     const child = this.#child;
     if (!child?.pid) return;
     if (child.exitCode === null && child.signalCode === null) await new Promise<void>((resolve) => child.once("exit", () => resolve()));
+    if (!untilEmpty) return;
     // bwrap's exit does not wait for its pid namespace. Its init, in bwrap's group, finishes exiting only once the
     // kernel has ended every process in the namespace (the commands, in groups of their own, among them).
     if (!(await whenGroupGone(child.pid, NAMESPACE_GONE_MS))) this.#log("warn", "sandbox's processes still there after its end", { sessionId: this.#sessionId });

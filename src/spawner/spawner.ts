@@ -194,8 +194,11 @@ export class Spawner {
     return task;
   }
 
-  /** Ends every command of a session and forgets it; resolves with how many were still running. */
-  async endSession(sessionId: string): Promise<number> {
+  /**
+   * Ends every command of a session and forgets it; resolves with how many were still running, once their processes
+   * are gone (with untilGone false, the spawner is ending: once they are killed).
+   */
+  async endSession(sessionId: string, untilGone = true): Promise<number> {
     for (const [token, owner] of this.#tokens) if (owner === sessionId) this.#tokens.delete(token);
     for (const [token, owner] of this.#spent) if (owner === sessionId) this.#spent.delete(token);
     const session = this.#sessions.get(sessionId);
@@ -209,7 +212,7 @@ export class Spawner {
     }
     session.background.clear();
     const running = tasks.filter((task) => !task.end);
-    await Promise.all([...running.map((task) => task.kill("killed")), ...session.sandboxes().map((sandbox) => sandbox.end())]);
+    await Promise.all([...running.map((task) => task.kill("killed")), ...session.sandboxes().map((sandbox) => sandbox.end(untilGone))]);
     if (running.length > 0) this.#log("info", "session commands ended", { sessionId, killed: running.length });
     return running.length;
   }
@@ -218,7 +221,8 @@ export class Spawner {
   async shutdown(): Promise<void> {
     this.#closing = true;
     for (const connection of this.#connections) connection.close();
-    await Promise.all([...this.#sessions.keys()].map((id) => this.endSession(id)));
+    // Every sandbox's namespace is killed with its init; the spawner does not stay to watch the kernel empty them.
+    await Promise.all([...this.#sessions.keys()].map((id) => this.endSession(id, false)));
     await Promise.all([...this.#tasks].map((task) => task.kill("killed")));
   }
 
