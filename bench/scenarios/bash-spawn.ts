@@ -11,6 +11,7 @@ import { openSessions, startHost, withSystem } from "../systems.js";
 
 /** Live sessions not sampled get their first command this many at a time, untimed, before the live samples. */
 const WARM_AT_ONCE = 8;
+
 export interface BashSpawnResult {
   runs: number;
   samples: number;
