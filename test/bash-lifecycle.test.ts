@@ -2,12 +2,10 @@
 // after host teardown, and after the host is SIGKILLed. Pids are checked in /proc.
 import { once } from "node:events";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { descendants, isAlive, removeTempDirs, startHost, tempDir, type TestHost } from "./support/host.js";
-import { bash, cmdline, firstProcess, processesRunning, resultOf, script, taskIdIn, tool, waitFor, waitGone } from "./support/tools.js";
+import { isAlive, removeTempDirs, startHost, tempDir, type TestHost } from "./support/host.js";
+import { bash, cmdline, firstProcess, processesRunning, resultOf, script, spawnerOf, taskIdIn, tool, waitFor, waitGone } from "./support/tools.js";
 
 afterAll(removeTempDirs);
-
-const spawnerOf = (hostPid: number) => descendants(hostPid).filter((pid) => cmdline(pid).includes("spawner/main.js"));
 
 describe("process groups end with their command and session", () => {
   let host: TestHost;

@@ -8,8 +8,7 @@ import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHost, type TestHost } from "./support/host.js";
-import { descendants } from "./support/proc.js";
-import { bash, cmdline, firstProcess, resultOf, script, tool, waitFor } from "./support/tools.js";
+import { bash, cmdline, firstProcess, resultOf, script, spawnerOf, tool, waitFor } from "./support/tools.js";
 
 const MODES = ["auto", "read-only"] as const;
 const SECRET = `secret-${randomBytes(6).toString("hex")}`;
@@ -191,7 +190,7 @@ describe.each(MODES)("escape catalogue, %s mode", (mode) => {
   });
 
   it("the spawner socket cannot be reached, so no grant can be presented on it", async () => {
-    const spawner = descendants(host.pid).find((pid) => cmdline(pid).includes("spawner"));
+    const [spawner] = spawnerOf(host.pid);
     expect(spawner).toBeDefined();
     const socket = readdirSync("/tmp")
       .filter((name) => name.startsWith("acp-spawner-"))

@@ -32,12 +32,15 @@ export class Spawner {
   readonly #grantWaiters = new Map<string, Set<() => void>>();
   readonly #connections = new Set<Connection>();
   readonly #tasks = new Set<Task>();
+  /** Session ends under way: the spawner's shutdown waits for them, so it never exits in the middle of one. */
+  readonly #endings = new Set<Promise<unknown>>();
   readonly #sandboxes = new Set<SessionSandbox>();
   /** Grows when a session with a new workspace appears: sandboxes started before may need to mask it. */
   #maskGeneration = 0;
   /** In every task id this process makes (task-ids.ts). */
   readonly instance = newInstance();
   #closing = false;
+  #shutdown: Promise<void> | null = null;
 
   constructor(options: SpawnerOptions, runtimeDir: string, outputRoot: string, sandbox: SandboxStatus, log: SpawnerLog) {
     this.#options = { ...options, hidden: options.hidden.map(realPathOf) };
@@ -212,17 +215,27 @@ export class Spawner {
     }
     session.background.clear();
     const running = tasks.filter((task) => !task.end);
-    await Promise.all([...running.map((task) => task.kill("killed")), ...session.sandboxes().map((sandbox) => sandbox.end(untilGone))]);
+    const sandboxes = session.sandboxes();
+    const killing = Promise.all([...running.map((task) => task.kill("killed")), ...sandboxes.map((sandbox) => sandbox.end(false))]);
+    this.#endings.add(killing);
+    await killing.finally(() => this.#endings.delete(killing));
     if (running.length > 0) this.#log("info", "session commands ended", { sessionId, killed: running.length });
+    if (untilGone) await Promise.all(sandboxes.map((sandbox) => sandbox.end()));
     return running.length;
   }
 
-  /** Ends every command of every session. */
-  async shutdown(): Promise<void> {
+  /** Ends every command of every session; once (the host's shutdown order and its stdin's end both ask). */
+  shutdown(): Promise<void> {
+    this.#shutdown ??= this.#endAll();
+    return this.#shutdown;
+  }
+
+  async #endAll(): Promise<void> {
     this.#closing = true;
     for (const connection of this.#connections) connection.close();
     // Every sandbox's namespace is killed with its init; the spawner does not stay to watch the kernel empty them.
     await Promise.all([...this.#sessions.keys()].map((id) => this.endSession(id, false)));
+    await Promise.allSettled(this.#endings);
     await Promise.all([...this.#tasks].map((task) => task.kill("killed")));
   }
 

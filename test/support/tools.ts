@@ -40,6 +40,11 @@ export function cmdline(pid: number): string {
   }
 }
 
+/** The host's spawner process (a bwrap's command line names the spawner's directory too, so match its script). */
+export function spawnerOf(hostPid: number): number[] {
+  return descendants(hostPid).filter((pid) => cmdline(pid).includes("spawner/main.js"));
+}
+
 /** Live descendants of root whose command line is exactly `command`. */
 export function processesRunning(root: number, command: string): number[] {
   return descendants(root).filter((pid) => isAlive(pid) && cmdline(pid) === command);
