@@ -93,7 +93,8 @@ describe("a session's sandbox", () => {
   it("is gone with its session", async () => {
     const { sessionId } = await host.client.newSession(tempDir());
     await host.client.prompt(sessionId, script(bash("exec sleep 3004", { run_in_background: true })));
-    expect(helpersOf(sessionId)).toHaveLength(1);
+    // A background task is reported started once the spawner has it, before its sandbox is necessarily up.
+    await waitFor("the sandbox to start", () => helpersOf(sessionId).length === 1);
     await host.client.close(sessionId);
     await waitFor("the sandbox to end", () => helpersOf(sessionId).length === 0);
   });

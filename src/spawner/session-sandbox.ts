@@ -5,7 +5,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { EXEC_HELPER_SCRIPT, frameRun } from "./exec-helper.js";
+import { execHelperArgv, frameRun } from "./exec-helper.js";
 import { whenGroupGone } from "./group-watch.js";
 import type { SpawnerLog } from "./log.js";
 import { bwrapArgs, commandEnv, type SandboxPlan } from "./sandbox.js";
@@ -116,8 +116,7 @@ export class SessionSandbox {
       return `the sandbox could not start: cannot create ${this.execDir}: ${(error as Error).message}`;
     }
     if (this.#ended) return "the session's sandbox was ended";
-    // --norc: bash reads ~/.bashrc when its stdin is a socket (it takes itself for rshd's), and the helper's is.
-    const argv = ["bash", "--norc", "-c", EXEC_HELPER_SCRIPT, "exec-helper", this.execDir];
+    const argv = execHelperArgv(this.execDir);
     let child: ChildProcess;
     try {
       child = spawn(bwrapPath, bwrapArgs(this.plan, argv, { binds: [this.execDir], statusFd: false }), {

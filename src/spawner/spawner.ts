@@ -108,10 +108,13 @@ export class Spawner {
   /** Starts a command for a session, or says why it cannot run. */
   /** Background runs pass the buffer their output goes to; they are filed under the session before this returns. */
   async start(session: SessionState, request: RunRequest, onOutput: (text: string) => void, unread: UnreadOutput | null): Promise<Task | string> {
-    const problem = await this.#prepare(session, request.sandbox);
-    if (problem) return problem;
     const kind = request.sandbox;
-    const sandbox = kind === "none" ? null : await session.serialize(() => this.#sandboxFor(session, kind));
+    // The workspace check and the sandbox lookup are independent: one wait for both, not two in a row.
+    const [problem, sandbox] = await Promise.all([
+      this.#prepare(session, kind),
+      kind === "none" || this.#refusal(kind) ? null : session.serialize(() => this.#sandboxFor(session, kind)),
+    ]);
+    if (problem) return problem;
     if (this.#closing || !this.isLive(session)) {
       void sandbox?.end();
       return "the session has ended";
