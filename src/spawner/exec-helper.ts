@@ -187,7 +187,7 @@ export const HELPER_ARGV = {
 export function execHelperArgv(execDir: string): string[] {
   const bash = HELPER_ARGV.bash(execDir);
   const pick = `if command -v perl >/dev/null 2>&1; then shift ${bash.length}; else set -- ${bash.map((_, i) => `"$${i + 1}"`).join(" ")}; fi; exec "$@"`;
-  return ["sh", "-c", pick, "exec-helper", ...bash, ...HELPER_ARGV.perl(execDir)];
+  return ["/bin/sh", "-c", pick, "exec-helper", ...bash, ...HELPER_ARGV.perl(execDir)];
 }
 
 /** A run order: its line, then the encoded command (bytes counted as LC_ALL=C counts them). */
