@@ -53,6 +53,8 @@ export class AgentLoop {
   #mode: SessionModeId;
   #turn: Turn | null = null;
   #running: Promise<void> = Promise.resolve();
+  /** The log could not be written: this worker takes no more turns. */
+  #logFailure: LogWriteError | null = null;
 
   constructor(options: AgentLoopOptions) {
     this.#options = options;
@@ -88,6 +90,7 @@ export class AgentLoop {
   /** Starts a turn; a prompt it cannot take ends at once with a turn_error that says why. */
   prompt(turnId: string, text: string): void {
     const refuse = (code: number, message: string) => this.#options.events.post({ type: "turn_error", turnId, code, message });
+    if (this.#logFailure) return this.#options.events.post({ type: "turn_error", turnId, code: -32603, message: this.#logFailure.message, workerEnds: true });
     if (this.#turn) return refuse(-32600, "a prompt is already in flight for this session");
     try {
       this.#model.check(text);
@@ -119,7 +122,8 @@ export class AgentLoop {
 
   /**
    * A log that cannot be written ends the turn with an error that says so; this worker's memory of the session may
-   * then hold what the log does not, so the worker ends (uncaught) and the next prompt restores from the log.
+   * then hold what the log does not, so it takes no other turn: the host ends it, and the next prompt restores the
+   * session from the log in a fresh worker. (Thrown uncaught instead, the error raced the host's terminate.)
    */
   async #run(turn: Turn, text: string): Promise<void> {
     try {
@@ -127,11 +131,9 @@ export class AgentLoop {
     } catch (error) {
       if (this.#turn === turn) this.#turn = null;
       if (!(error instanceof LogWriteError)) throw error;
-      this.#options.events.post({ type: "turn_error", turnId: turn.id, code: -32603, message: error.message });
+      this.#logFailure = error;
+      this.#options.events.post({ type: "turn_error", turnId: turn.id, code: -32603, message: error.message, workerEnds: true });
       this.#options.events.flush();
-      setImmediate(() => {
-        throw error;
-      });
     }
   }
 

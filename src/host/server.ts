@@ -32,6 +32,7 @@ export async function serve(config: HostConfig, version: string): Promise<void> 
     maxLiveWorkers: config["max-live-workers"],
     sessionHeapMb: config["session-heap-mb"],
     ...(config["worker-entry"] ? { entry: config["worker-entry"] } : {}),
+    onStrayError: (error) => log.warn({ err: error }, "a session worker failed after the host had ended it"),
   });
   const spawner = await spawnerStarting;
   const host = new HostContext(config, log, pool, version, spawner, bwrapPath);

@@ -435,6 +435,11 @@ export class SessionRecord implements SlotHolder {
         this.#settle(turn, { stopReason: turn.cancelRequested ? "cancelled" : event.stopReason });
         return;
       case "turn_error":
+        // Dropped before the answer goes out: a prompt sent on that answer must find no worker and wake a fresh one.
+        if (event.workerEnds) {
+          this.#log.warn({ cause: event.message }, "session worker ends: the session's next prompt restores it from its log");
+          void this.#release(0);
+        }
         if (turn.cancelRequested) this.#settle(turn, { stopReason: "cancelled" });
         else this.#turns.fail(turn.id, fromWorker(event.code, event.message), this.#outbox.drained);
         return;

@@ -19,6 +19,8 @@ export interface WorkerPoolOptions {
   sessionHeapMb: number;
   /** The worker module (default: the host's own session worker). */
   entry?: string;
+  /** A thread failed after its task had ended (the host ended the lease, then the thread threw): nobody's turn. */
+  onStrayError?: (error: unknown) => void;
 }
 
 const SHRINK_EVERY_MS = 1000;
@@ -56,6 +58,8 @@ export class WorkerPool {
       // Every thread is a session's for life: queue leases beyond maxThreads rather than share a thread.
       maxQueue: Number.MAX_SAFE_INTEGER,
     });
+    // piscina emits an error that no task owns on the pool, and an unheard one would end the host.
+    this.#piscina.on("error", (error: unknown) => options.onStrayError?.(error));
     this.#replenish();
     this.#shrinkTimer = setInterval(() => this.#shrink(), SHRINK_EVERY_MS).unref();
   }

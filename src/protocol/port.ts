@@ -149,8 +149,11 @@ export const WorkerEvent = z.discriminatedUnion("type", [
     turnId: TurnId,
     stopReason: StopReason,
   }),
-  /** The turn failed: the prompt gets a JSON-RPC error with this code and message. */
-  z.object({ type: z.literal("turn_error"), turnId: TurnId, code: z.int(), message: z.string() }),
+  /**
+   * The turn failed: the prompt gets a JSON-RPC error with this code and message. workerEnds: the worker's memory
+   * may hold what the log does not (the log could not be written), so it ends; the next prompt needs a fresh one.
+   */
+  z.object({ type: z.literal("turn_error"), turnId: TurnId, code: z.int(), message: z.string(), workerEnds: z.optional(z.literal(true)) }),
   /** One of the session's MCP servers changed state (sent to the client as `_host/mcp_status`). */
   z.object({
     type: z.literal("mcp_status"),
