@@ -74,7 +74,8 @@ export function markdownReport(results: BenchResults): string {
     section("1. Throughput: the host against the floor (bare SDK agent over stdio, same scripted model)", s.throughput, (t) =>
       [
         `${plural(t.runs, "run")}. Every session sends K echo prompts one after another, all S sessions at once; host/floor is the ratio of the medians. ` +
-          "The host journals every turn to its session log (fsync at the end of each turn); the floor keeps nothing.",
+          "The host journals every turn to its session log (fsync at the end of each turn); the floor keeps nothing. " +
+          '"host, log on tmpfs" is the host with its state dir on tmpfs, where fdatasync returns at once: the difference is what the turn-end fsync costs on this disk.',
         "",
         table(
           ["S × K", "system", "prompts/s", "p50", "p95", "p99"],
@@ -82,6 +83,12 @@ export function markdownReport(results: BenchResults): string {
             [`${r.sessions} × ${r.promptsPerSession}`, "host", fmt(r.host.promptsPerSecond), fmt(r.host.latencyMs.p50), fmt(r.host.latencyMs.p95), fmt(r.host.latencyMs.p99)],
             ["", "floor", fmt(r.floor.promptsPerSecond), fmt(r.floor.latencyMs.p50), fmt(r.floor.latencyMs.p95), fmt(r.floor.latencyMs.p99)],
             ["", "host/floor", x(r.ratio.promptsPerSecond), x(r.ratio.p50), "", x(r.ratio.p99)],
+            ...(r.hostOnTmpfs && r.tmpfsRatio
+              ? [
+                  ["", "host, log on tmpfs", fmt(r.hostOnTmpfs.promptsPerSecond), fmt(r.hostOnTmpfs.latencyMs.p50), fmt(r.hostOnTmpfs.latencyMs.p95), fmt(r.hostOnTmpfs.latencyMs.p99)],
+                  ["", "tmpfs host/floor", x(r.tmpfsRatio.promptsPerSecond), x(r.tmpfsRatio.p50), "", ""],
+                ]
+              : []),
           ]),
         ),
         "",

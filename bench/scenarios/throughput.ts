@@ -1,6 +1,7 @@
 // Scenario 1: S sessions × K prompts each, all sessions at once, on the host and on the floor (bare SDK agent);
 // then one echo prompt's hops measured one by one (bench/hot-path-probe.ts).
 import { execFile } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import type { BenchContext } from "../context.js";
@@ -11,7 +12,10 @@ import type { HotPathReport } from "../hot-path-probe.js";
 
 const HOT_PATH_PROBE = fileURLToPath(new URL("../hot-path-probe.js", import.meta.url));
 
-const SYSTEMS: SystemName[] = ["host", "floor"];
+/** The host again with its state dir on tmpfs, where fdatasync returns at once: what the turn-end fsync costs. */
+type Variant = SystemName | "hostOnTmpfs";
+const TMPFS = "/dev/shm";
+const VARIANTS: Variant[] = existsSync(TMPFS) ? ["host", "floor", "hostOnTmpfs"] : ["host", "floor"];
 const LATENCY_KEYS = ["p50", "p95", "p99"] as const;
 
 export interface ThroughputRow {
@@ -19,8 +23,12 @@ export interface ThroughputRow {
   promptsPerSession: number;
   host: SystemFigures;
   floor: SystemFigures;
+  /** null where the machine has no tmpfs at /dev/shm. */
+  hostOnTmpfs: SystemFigures | null;
   /** host ÷ floor of the medians: >1 means the host is slower (latency) or faster (prompts/s). */
   ratio: { promptsPerSecond: number; p50: number; p99: number };
+  /** The same for the host with its log on tmpfs. */
+  tmpfsRatio: { promptsPerSecond: number; p50: number } | null;
 }
 
 export interface SystemFigures {
@@ -58,27 +66,33 @@ export async function throughput(ctx: BenchContext): Promise<ThroughputResult> {
   const runs = ctx.quick ? 1 : 3;
   const rows: ThroughputRow[] = [];
   for (const { sessions, prompts } of plan) {
-    const measured: Record<SystemName, RunMeasure[]> = { host: [], floor: [] };
+    const measured: Record<Variant, RunMeasure[]> = { host: [], floor: [], hostOnTmpfs: [] };
     await repeat(ctx, `throughput S=${sessions} K=${prompts}`, runs, async (rep) => {
-      // Alternate which system goes first so slow drift of the machine does not favour one of them.
-      const order = rep % 2 === 0 ? SYSTEMS : [...SYSTEMS].reverse();
+      // Alternate the order so slow drift of the machine does not favour one of them.
+      const order = rep % 2 === 0 ? VARIANTS : [...VARIANTS].reverse();
       for (const name of order) measured[name].push(await measureOnce(ctx, name, sessions, prompts));
     });
-    const fig = (name: SystemName): SystemFigures => ({
+    const fig = (name: Variant): SystemFigures => ({
       promptsPerSecond: figure(measured[name].map((m) => m.promptsPerSecond)),
       latencyMs: figures(measured[name], LATENCY_KEYS),
     });
     const host = fig("host");
     const floor = fig("floor");
+    const hostOnTmpfs = measured.hostOnTmpfs.length > 0 ? fig("hostOnTmpfs") : null;
     rows.push({
       sessions,
       promptsPerSession: prompts,
       host,
       floor,
+      hostOnTmpfs,
       ratio: {
         promptsPerSecond: ratio(host.promptsPerSecond, floor.promptsPerSecond),
         p50: ratio(host.latencyMs.p50, floor.latencyMs.p50),
         p99: ratio(host.latencyMs.p99, floor.latencyMs.p99),
+      },
+      tmpfsRatio: hostOnTmpfs && {
+        promptsPerSecond: ratio(hostOnTmpfs.promptsPerSecond, floor.promptsPerSecond),
+        p50: ratio(hostOnTmpfs.latencyMs.p50, floor.latencyMs.p50),
       },
     });
   }
@@ -86,9 +100,16 @@ export async function throughput(ctx: BenchContext): Promise<ThroughputResult> {
   return { runs, rows, breakdown: JSON.parse(stdout) as HotPathReport };
 }
 
-async function measureOnce(ctx: BenchContext, name: SystemName, sessions: number, prompts: number): Promise<RunMeasure> {
-  return withSystem(startSystem(name, ["--max-live-workers", String(Math.max(256, sessions + 8))]), async ({ client }) => {
-    const ids = await openSessions(client, sessions, ctx.cwd);
-    return echoPrompts(client, ids, prompts, name);
-  });
+async function measureOnce(ctx: BenchContext, name: Variant, sessions: number, prompts: number): Promise<RunMeasure> {
+  const args = ["--max-live-workers", String(Math.max(256, sessions + 8))];
+  const stateDir = name === "hostOnTmpfs" ? mkdtempSync(`${TMPFS}/ash-bench-state-`) : null;
+  try {
+    const system = name === "hostOnTmpfs" ? startSystem("host", [...args, "--state-dir", stateDir!]) : startSystem(name, args);
+    return await withSystem(system, async ({ client }) => {
+      const ids = await openSessions(client, sessions, ctx.cwd);
+      return echoPrompts(client, ids, prompts, name);
+    });
+  } finally {
+    if (stateDir) rmSync(stateDir, { recursive: true, force: true });
+  }
 }
