@@ -141,6 +141,27 @@ describe("bash: foreground, background, kill, output", () => {
     expect(readFileSync(file!, "utf8")).toBe(full);
   });
 
+  it("an output cut anywhere in a multi-byte character: whole characters and exact byte counts for the model, every byte in the file", async () => {
+    const id = await session();
+    // The tail is cut a fixed number of bytes before the end: seven endings move that cut over every byte of a line.
+    for (let pad = 0; pad < 7; pad++) {
+      const result = await host.client.prompt(id, script(bash(`yes 'aé€' | head -n 500000; printf '%${pad}s' ''`)));
+      const full = Buffer.from("aé€\n".repeat(500_000) + " ".repeat(pad));
+      const text = resultOf(result.toolCalls[0]);
+      const match = /\n\[… (\d+) bytes of output dropped here \((\d+) bytes in all\); the full output is in (\S+) …\]\n/.exec(text);
+      expect(match).not.toBeNull();
+      const [, dropped, total, file] = match!;
+      expect(Number(total)).toBe(full.length);
+      // An output that does not end in a newline gets one before the exit code.
+      const [head, tail] = text.replace(match![0], "\0").replace(pad > 0 ? "\n[exit code 0]" : "[exit code 0]", "").split("\0") as [string, string];
+      expect(tail).not.toContain("\uFFFD");
+      expect(full.subarray(full.length - Buffer.byteLength(tail)).toString()).toBe(tail);
+      expect(full.subarray(0, Buffer.byteLength(head)).toString()).toBe(head);
+      expect(Buffer.byteLength(head) + Buffer.byteLength(tail) + Number(dropped)).toBe(full.length);
+      expect(readFileSync(file!).equals(full)).toBe(true);
+    }
+  });
+
   it("each output update carries only what is new", async () => {
     const id = await session();
     const result = await host.client.prompt(id, script(bash("for i in 1 2 3 4; do echo line$i; sleep 0.2; done")));

@@ -238,11 +238,13 @@ export class Connection {
   #stream(id: string, fg: Foreground, text: string, tailBytes: number): void {
     if (fg.forwardLeft <= 0) {
       (fg.tail ??= new UnreadOutput(tailBytes)).append(text);
+      fg.task?.skipToTail?.(tailBytes);
       return;
     }
     // Counted in characters: never fewer than the bytes they are, so at least forwardBytes are sent.
     fg.forwardLeft -= text.length;
     fg.pending += text;
+    if (fg.forwardLeft <= 0) fg.task?.skipToTail?.(tailBytes);
     if (fg.pending.length >= FLUSH_CHARS) this.#flush(id, fg);
     else fg.timer ??= setTimeout(() => this.#flush(id, fg), FLUSH_MS);
   }

@@ -2,9 +2,10 @@
 // spawner created and holds open (so whatever the command does to the path, the spawner reads only that file), and
 // is read as it grows; its group is signalled through the helper, which knows it by the sandbox's pid numbering.
 import { constants, watch, type FSWatcher } from "node:fs";
-import { open, unlink, type FileHandle } from "node:fs/promises";
+import { copyFile, open, unlink, type FileHandle } from "node:fs/promises";
 import { constants as osConstants } from "node:os";
 import { join } from "node:path";
+import type { StringDecoder } from "node:string_decoder";
 import type { TaskEnd } from "../protocol/spawner-messages.js";
 import type { SessionSandbox } from "./session-sandbox.js";
 import { KILL_GRACE_MS, type Task, type TaskOptions } from "./task.js";
@@ -35,6 +36,8 @@ export class SandboxedTask implements Task {
   #reading: Promise<void> | null = null;
   #grew = false;
   #position = 0;
+  /** Set once only the output's tail is wanted (skipToTail): its length in bytes. */
+  #tailOnly: number | null = null;
 
   constructor(options: TaskOptions & { sandbox: SessionSandbox; command: string }) {
     this.id = options.id;
@@ -78,6 +81,10 @@ export class SandboxedTask implements Task {
     this.#pump();
   }
 
+  skipToTail(tailBytes: number): void {
+    this.#tailOnly ??= tailBytes;
+  }
+
   async #run(options: TaskOptions & { command: string }): Promise<TaskEnd> {
     const notReady = await this.#sandbox.ready;
     if (notReady) return { reason: "sandbox_failed", exitCode: null, signal: null, detail: notReady };
@@ -97,6 +104,7 @@ export class SandboxedTask implements Task {
         this.#grew = false;
         for (;;) {
           if (this.#paused) await new Promise<void>((resolve) => (this.#resumed = resolve));
+          if (this.#tailOnly !== null) return;
           const buffer = Buffer.allocUnsafe(READ_BYTES);
           const { bytesRead } = await file.read(buffer, 0, READ_BYTES, this.#position);
           if (bytesRead === 0) break;
@@ -132,10 +140,16 @@ export class SandboxedTask implements Task {
     watcher?.close();
     this.#pump();
     await this.#reading;
-    output.endOf(decoder);
-    await file.close();
+    let fileError: Error | null;
+    if (this.#tailOnly === null) {
+      output.endOf(decoder);
+      await file.close();
+      fileError = await output.close();
+    } else {
+      fileError = await this.#finishTailOnly(file, output, decoder, options.outputFile, this.#tailOnly);
+      await file.close();
+    }
     void unlink(outPath).catch(() => {});
-    const fileError = await output.close();
     if (fileError) options.onWarning("could not write the full output file", { file: options.outputFile, err: String(fileError) });
 
     if (outcome.kind === "lost") {
@@ -148,6 +162,35 @@ export class SandboxedTask implements Task {
   }
 
   #pump: () => void = () => {};
+
+  /**
+   * Output read only in part: its last tailBytes are read from the end (from the first whole character), and the
+   * output file is copied from the held file in the kernel (/proc/self/fd names that file, whatever the command did
+   * to its path), so the bytes nobody reads cost no read, write or decode here.
+   */
+  async #finishTailOnly(file: FileHandle, output: TaskOutput, decoder: StringDecoder, outputFile: string, tailBytes: number): Promise<Error | null> {
+    const { size } = await file.stat();
+    const start = Math.max(this.#position, size - tailBytes);
+    const tail = Buffer.alloc(Math.max(0, size - start));
+    const { bytesRead } = await file.read(tail, 0, tail.length, start);
+    const bytes = tail.subarray(0, bytesRead);
+    let text: string;
+    // Straight on from what was read: the decoder holds the start of a character split there.
+    if (start === this.#position) text = decoder.write(bytes) + decoder.end();
+    else {
+      // Cut from the middle: from a character's first byte (UTF-8 continuation bytes are 10xxxxxx).
+      let first = 0;
+      while (first < bytes.length && (bytes[first]! & 0xc0) === 0x80) first++;
+      text = bytes.subarray(first).toString("utf8");
+    }
+    output.skipped(size, text);
+    const fileError = await output.close();
+    if (fileError) return fileError;
+    return copyFile(`/proc/self/fd/${file.fd}`, outputFile).then(
+      () => null,
+      (error: Error) => error,
+    );
+  }
 
   #signal(signal: "TERM" | "KILL"): void {
     if (this.end) return;

@@ -33,6 +33,15 @@ export class TaskOutput {
     this.#emit(decoder.end());
   }
 
+  /**
+   * The output was read up to some point only: it is `bytes` long in all, and `tail` is the text of its end. The
+   * caller fills the output file from the whole output, not from what was read.
+   */
+  skipped(bytes: number, tail: string): void {
+    this.totalBytes = Math.max(this.totalBytes, bytes);
+    this.#emit(tail);
+  }
+
   /** Closes the output file; resolves with what went wrong writing it, if anything did. */
   close(): Promise<Error | null> {
     return new Promise<Error | null>((resolve) => {

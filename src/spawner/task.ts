@@ -18,6 +18,11 @@ export interface Task {
   /** Backpressure from the reader of the output: stop reading it until resume(). */
   pause(): void;
   resume(): void;
+  /**
+   * Nobody needs the output as it comes any more, only its last tailBytes once the command has ended: a task that
+   * can stops reading it (its output file still gets all of it).
+   */
+  skipToTail?(tailBytes: number): void;
 }
 
 export interface TaskOptions {
