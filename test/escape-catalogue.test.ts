@@ -5,6 +5,7 @@ import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHost, type TestHost } from "./support/host.js";
@@ -192,9 +193,10 @@ describe.each(MODES)("escape catalogue, %s mode", (mode) => {
   it("the spawner socket cannot be reached, so no grant can be presented on it", async () => {
     const [spawner] = spawnerOf(host.pid);
     expect(spawner).toBeDefined();
-    const socket = readdirSync("/tmp")
-      .filter((name) => name.startsWith("acp-spawner-"))
-      .map((name) => join("/tmp", name))
+    // The spawner's runtime dir is in one of the places src/spawner/runtime-parent.ts picks from.
+    const socket = [process.env.XDG_RUNTIME_DIR, "/dev/shm", tmpdir()]
+      .filter((parent): parent is string => parent !== undefined && existsSync(parent))
+      .flatMap((parent) => readdirSync(parent).filter((name) => name.startsWith("acp-spawner-")).map((name) => join(parent, name)))
       .find((path) => existsSync(join(path, "pid")) && String(spawner) === readFileText(join(path, "pid")));
     expect(socket).toBeDefined();
     const s = await session(mode);

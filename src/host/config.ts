@@ -58,6 +58,12 @@ export const HostConfig = z.object({
   "allow-full-access": flag.default(false).describe("offer the unsandboxed full-access mode"),
   "sandbox-network": flag.default(false).describe("let sandboxed commands use the network"),
   "bwrap-path": z.string().optional().describe("bubblewrap binary for the sandbox (default: bwrap found on PATH)"),
+  "runtime-dir": z
+    .string()
+    .min(1)
+    .transform((dir) => resolve(dir))
+    .optional()
+    .describe("where the spawner keeps its socket and commands' output while they run (default: $XDG_RUNTIME_DIR or /dev/shm with 1 GiB free, else the temp dir)"),
   "mcp-startup-timeout-ms": int(1)
     .default(10_000)
     .describe("a session's first prompt waits this long for its MCP servers still connecting; then it runs without them"),

@@ -98,6 +98,7 @@ async function startSpawner(config: HostConfig, bwrapPath: string | null, log: L
         maxBackgroundTasks: config["max-background-tasks"],
         // Every session's log lives here: no sandboxed command sees it.
         hidden: [config["state-dir"]],
+        ...(config["runtime-dir"] ? { runtimeParent: config["runtime-dir"] } : {}),
       },
       log,
     );

@@ -19,6 +19,8 @@ export const SpawnerOptions = z.object({
   hidden: z._default(z.array(z.string()), []),
   /** How long a worker's hello may wait for its grant (the main thread sends the grant as the worker starts). */
   grantWaitMs: z._default(z.int().check(z.positive()), 2000),
+  /** Where the spawner makes its runtime directory (src/spawner/runtime-parent.ts chooses when unset). */
+  runtimeParent: z.optional(z.string().check(z.startsWith("/"))),
 });
 export type SpawnerOptions = z.infer<typeof SpawnerOptions>;
 export type SpawnerOptionsInput = z.input<typeof SpawnerOptions>;

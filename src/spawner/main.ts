@@ -5,21 +5,23 @@
 import { chmod, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { rmSync } from "node:fs";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { jsonLine, readJsonLines } from "../protocol/ndjson-lines.js";
 import { ControlRequest, SpawnerOptions, type ControlMessage } from "../protocol/spawner-messages.js";
 import { log } from "./log.js";
+import { runtimeParent } from "./runtime-parent.js";
 import { probeSandbox } from "./sandbox.js";
 import { Spawner } from "./spawner.js";
 
 async function main(): Promise<void> {
   const options = SpawnerOptions.parse(JSON.parse(process.argv[2] ?? "null"));
-  const runtimeDir = await mkdtemp(join(tmpdir(), RUNTIME_PREFIX)); // 0700
+  const parent = await runtimeParent(options.runtimeParent);
+  const runtimeDir = await mkdtemp(join(parent, RUNTIME_PREFIX)); // 0700
   await writeFile(join(runtimeDir, "pid"), String(process.pid));
   const socketPath = join(runtimeDir, "spawner.sock");
   const outputRoot = join(runtimeDir, "output");
-  const sandbox = await probeSandbox(options.bwrapPath, runtimeDir);
+  // Run from / : a runtime dir under /dev is not there in the sandbox's fresh /dev.
+  const sandbox = await probeSandbox(options.bwrapPath, "/");
   const spawner = new Spawner(options, runtimeDir, outputRoot, sandbox, log);
   const server = createServer((socket) => spawner.accept(socket));
 
@@ -79,16 +81,16 @@ async function main(): Promise<void> {
   process.stdin.once("end", () => void exit("host gone (stdin closed)"));
   process.stdin.once("close", () => void exit("host gone (stdin closed)"));
   send({ type: "ready", socketPath, outputRoot, sandbox });
-  void sweepStale(runtimeDir);
+  void sweepStale(parent, runtimeDir);
 }
 
 const RUNTIME_PREFIX = "acp-spawner-";
 
 /** Removes the directories of spawners that died without cleaning up (SIGKILL): their pid is gone. */
-async function sweepStale(mine: string): Promise<void> {
-  const names = await readdir(tmpdir()).catch(() => [] as string[]);
+async function sweepStale(parent: string, mine: string): Promise<void> {
+  const names = await readdir(parent).catch(() => [] as string[]);
   for (const name of names) {
-    const dir = join(tmpdir(), name);
+    const dir = join(parent, name);
     if (!name.startsWith(RUNTIME_PREFIX) || dir === mine) continue;
     const pid = Number(await readFile(join(dir, "pid"), "utf8").catch(() => ""));
     if (!Number.isInteger(pid) || pid <= 0 || alive(pid)) continue;
