@@ -26,6 +26,7 @@ export function scriptedSessionInit(sessionId: string, cwd: string, log: WorkerI
     allowFaultInjection: false,
     outputCapBytes: 65536,
     maxBackgroundTasks: 8,
+    nice: 0,
     sandbox: { bwrapPath: null, network: false, allowFullAccess: false, hidden: [] },
     spawner: null,
     mcpServers: [],

@@ -206,6 +206,7 @@ export class HostContext {
       allowFaultInjection: config["allow-fault-injection"],
       outputCapBytes: config["output-cap-bytes"],
       maxBackgroundTasks: config["max-background-tasks"],
+      nice: config["worker-nice"],
       sandbox: {
         bwrapPath: this.bwrapPath,
         network: config["sandbox-network"],
