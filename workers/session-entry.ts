@@ -1,7 +1,7 @@
 // The piscina task that is a session worker's whole life: it waits on standby until start(init) binds it to one
 // session, serves that session over the two transferred ports, and never returns. The main thread ends it by
 // aborting the task, which terminates the thread.
-import { setPriority } from "node:os";
+import { getPriority, setPriority } from "node:os";
 import { getHeapStatistics } from "node:v8";
 import { threadId, type MessagePort } from "node:worker_threads";
 import * as Comlink from "comlink";
@@ -173,11 +173,14 @@ export default function runSession(task: SessionTask): Promise<never> {
   return new Promise<never>(() => {});
 }
 
-/** Sets this thread's nice value (Linux keeps one per thread; 0 names the calling one). A refusal changes nothing. */
+/**
+ * Raises this thread's nice value by `nice` over the one it was made with (the main thread's; Linux keeps one per
+ * thread, and 0 names the calling one). A refusal changes nothing.
+ */
 function lowerPriority(nice: number): void {
   if (nice === 0) return;
   try {
-    setPriority(0, nice);
+    setPriority(0, Math.min(19, getPriority(0) + nice));
   } catch {
     // the thread runs at the host's priority
   }

@@ -41,7 +41,7 @@ export const HostConfig = z.object({
   "worker-nice": int(0)
     .max(19)
     .default(5)
-    .describe("nice value of session worker threads (the main thread keeps the host's): under a full CPU the main thread is served first; 0: the host's"),
+    .describe("how much higher session worker threads' nice value is than the main thread's: under a full CPU the main thread is served first; 0: the same"),
   "cancel-grace-ms": int(0).default(2000).describe("how long a cancelled turn may take before its worker is terminated"),
   "max-turn-requests": int(1).default(50).describe("model requests one prompt may make"),
   "max-turn-tool-calls": int(1).default(200).describe("tool calls one prompt may run; past it the turn ends max_turn_requests"),

@@ -63,8 +63,8 @@ export const WorkerInit = z.object({
   outputCapBytes: z.int().check(z.positive()),
   maxBackgroundTasks: z.int().check(z.positive()),
   /**
-   * The nice value the worker's thread takes once bound (--worker-nice): above the main thread's, so under a full CPU
-   * the main thread, which routes every session, is served before any one session's work.
+   * How much the worker's thread raises its nice value once bound (--worker-nice): above the main thread's, so under
+   * a full CPU the main thread, which routes every session, is served before any one session's work.
    */
   nice: z._default(z.int().check(z.gte(0), z.lte(19)), 0),
   sandbox: SandboxConfig,
