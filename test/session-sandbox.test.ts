@@ -33,8 +33,10 @@ describe("a session's sandbox", () => {
     const { sessionId } = await host.client.newSession(tempDir());
     const started = await host.client.prompt(sessionId, script(bash("exec sleep 3001", { run_in_background: true })));
     const taskId = taskIdIn(resultOf(started.toolCalls[0]));
-    const seen = await host.client.prompt(sessionId, script(bash("ps -eo args")));
-    expect(resultOf(seen.toolCalls[0])).toContain("sleep 3001");
+    // The task is reported started once its bash has its pid, which may be before that bash has exec'd the sleep.
+    await waitFor("the background task in a later command's ps", async () =>
+      resultOf((await host.client.prompt(sessionId, script(bash("ps -eo args")))).toolCalls[0]).includes("sleep 3001"),
+    );
     expect(helpersOf(sessionId)).toHaveLength(1);
     await host.client.prompt(sessionId, script(tool("bash_kill", { task_id: taskId })));
   });
