@@ -5,9 +5,9 @@ import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runtimeParent } from "../src/spawner/runtime-parent.js";
 import { startHost, type TestHost } from "./support/host.js";
 import { bash, cmdline, firstProcess, resultOf, script, spawnerOf, tool, waitFor } from "./support/tools.js";
 
@@ -193,10 +193,11 @@ describe.each(MODES)("escape catalogue, %s mode", (mode) => {
   it("the spawner socket cannot be reached, so no grant can be presented on it", async () => {
     const [spawner] = spawnerOf(host.pid);
     expect(spawner).toBeDefined();
-    // The spawner's runtime dir is in one of the places src/spawner/runtime-parent.ts picks from.
-    const socket = [process.env.XDG_RUNTIME_DIR, "/dev/shm", tmpdir()]
-      .filter((parent): parent is string => parent !== undefined && existsSync(parent))
-      .flatMap((parent) => readdirSync(parent).filter((name) => name.startsWith("acp-spawner-")).map((name) => join(parent, name)))
+    // The spawner picked its runtime dir's parent the same way, from the same environment.
+    const parent = await runtimeParent(undefined);
+    const socket = readdirSync(parent)
+      .filter((name) => name.startsWith("acp-spawner-"))
+      .map((name) => join(parent, name))
       .find((path) => existsSync(join(path, "pid")) && String(spawner) === readFileText(join(path, "pid")));
     expect(socket).toBeDefined();
     const s = await session(mode);

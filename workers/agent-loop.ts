@@ -90,7 +90,7 @@ export class AgentLoop {
   /** Starts a turn; a prompt it cannot take ends at once with a turn_error that says why. */
   prompt(turnId: string, text: string): void {
     const refuse = (code: number, message: string) => this.#options.events.post({ type: "turn_error", turnId, code, message });
-    if (this.#logFailure) return this.#options.events.post({ type: "turn_error", turnId, code: -32603, message: this.#logFailure.message, workerEnds: true });
+    if (this.#logFailure) return this.#endsForLog(turnId, this.#logFailure);
     if (this.#turn) return refuse(-32600, "a prompt is already in flight for this session");
     try {
       this.#model.check(text);
@@ -132,9 +132,14 @@ export class AgentLoop {
       if (this.#turn === turn) this.#turn = null;
       if (!(error instanceof LogWriteError)) throw error;
       this.#logFailure = error;
-      this.#options.events.post({ type: "turn_error", turnId: turn.id, code: -32603, message: error.message, workerEnds: true });
+      this.#endsForLog(turn.id, error);
       this.#options.events.flush();
     }
+  }
+
+  /** Fails a turn for the log that could not be written, saying this worker ends. */
+  #endsForLog(turnId: string, error: LogWriteError): void {
+    this.#options.events.post({ type: "turn_error", turnId, code: -32603, message: error.message, workerEnds: true });
   }
 
   async #runTurn(turn: Turn, text: string): Promise<void> {
