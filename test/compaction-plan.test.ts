@@ -1,6 +1,6 @@
 // Which part of a conversation a compaction summarises: cuts at message starts only, recent turns kept whole.
 import { describe, expect, it } from "vitest";
-import { KEEP_TURNS, planCompaction } from "../workers/compaction-plan.js";
+import { KEEP_TURNS, planCompaction } from "../workers/context/compaction-plan.js";
 import type { ChatMessage } from "../workers/models/model.js";
 
 function turn(n: number, withTool = false): ChatMessage[] {

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { NOT_RUN, OUTCOME_UNKNOWN } from "../workers/log-repair.js";
+import { NOT_RUN, OUTCOME_UNKNOWN } from "../workers/log/log-repair.js";
 import { exists, header, logEntries, paths, transcript, writeLog } from "./support/durable.js";
 import { removeTempDirs, startHost, tempDir, type TestHost } from "./support/host.js";
 

@@ -1,7 +1,7 @@
 import { once } from "node:events";
 import type { SessionUpdate } from "@agentclientprotocol/sdk";
 import { afterAll, describe, expect, it } from "vitest";
-import { OUTCOME_UNKNOWN } from "../workers/log-repair.js";
+import { OUTCOME_UNKNOWN } from "../workers/log/log-repair.js";
 import { eventually, exists, logEntries, paths, transcript } from "./support/durable.js";
 import { isAlive, removeTempDirs, startHost, tempDir, type TestHost } from "./support/host.js";
 

@@ -1,7 +1,7 @@
 // A session's history rebuilt from its log: a compaction entry replaces what came before its kept messages.
 import { describe, expect, it } from "vitest";
-import { historyFrom } from "../workers/history.js";
-import type { JournalEntry } from "../workers/journal.js";
+import { historyFrom } from "../workers/log/history.js";
+import type { JournalEntry } from "../workers/log/journal.js";
 
 const turn = (n: number): JournalEntry[] => [
   { type: "turn_start", turnId: `t${n}`, at: "2026-01-01T00:00:00.000Z" },

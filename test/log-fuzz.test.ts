@@ -7,7 +7,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LogError, type LogEntry } from "../src/protocol/session-log.js";
-import { restoreLog } from "../workers/log-repair.js";
+import { restoreLog } from "../workers/log/log-repair.js";
 import { paths, transcript } from "./support/durable.js";
 import { removeTempDirs, startHost, tempDir, type TestHost } from "./support/host.js";
 import { bash, script, tool } from "./support/tools.js";

@@ -6,7 +6,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SUMMARY_PROMPT } from "../workers/summary-request.js";
+import { SUMMARY_PROMPT } from "../workers/context/summary-request.js";
 import { logEntries, transcript } from "./support/durable.js";
 import { removeTempDirs, startHost, tempDir, type TestHost } from "./support/host.js";
 import { OpenAiTestServer, requestTokens, type RecordedRequest, type Reply } from "./support/openai-server.js";

@@ -3,7 +3,7 @@
 // stderr's tail on exit, and the process group ended by close_stdio, by the connection's end and by the session's.
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SpawnerClient } from "../src/host/spawner-client.js";
+import { SpawnerClient } from "../src/spawner/client/spawner-client.js";
 import { SpawnerConnection, type StdioExit, type StdioProcess } from "../workers/tools/spawner-connection.js";
 import { removeTempDirs, tempDir } from "./support/host.js";
 import { firstProcess, waitFor, waitGone } from "./support/tools.js";

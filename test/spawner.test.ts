@@ -6,7 +6,7 @@ import { dirname } from "node:path";
 import { once } from "node:events";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
-import { SpawnerClient } from "../src/host/spawner-client.js";
+import { SpawnerClient } from "../src/spawner/client/spawner-client.js";
 import { SpawnerConnection } from "../workers/tools/spawner-connection.js";
 import { isAlive, removeTempDirs, tempDir } from "./support/host.js";
 import { firstProcess, waitFor, waitGone } from "./support/tools.js";

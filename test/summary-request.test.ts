@@ -2,8 +2,8 @@
 // are clipped; the user's current request survives a hard compaction word for word.
 import { describe, expect, it } from "vitest";
 import type { ChatMessage } from "../workers/models/model.js";
-import { SUMMARY_PROMPT, summaryInput, summaryText } from "../workers/summary-request.js";
-import { estimateMessages } from "../workers/token-estimate.js";
+import { SUMMARY_PROMPT, summaryInput, summaryText } from "../workers/context/summary-request.js";
+import { estimateMessages } from "../workers/context/token-estimate.js";
 
 describe("summary request", () => {
   it("a prefix within budget goes whole, followed by the instruction", () => {

@@ -1,6 +1,6 @@
 import { once } from "node:events";
 import { afterAll, describe, expect, it } from "vitest";
-import { OUTCOME_UNKNOWN } from "../workers/log-repair.js";
+import { OUTCOME_UNKNOWN } from "../workers/log/log-repair.js";
 import { exists, logEntries, paths } from "./support/durable.js";
 import { descendants, isAlive, removeTempDirs, startHost, tempDir, type TestHost } from "./support/host.js";
 import { bash, processesRunning, script, waitFor } from "./support/tools.js";

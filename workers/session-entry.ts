@@ -18,12 +18,12 @@ import {
   type SessionTask,
   type SessionWorkerApi,
 } from "../src/protocol/port.js";
-import { AgentLoop } from "./agent-loop.js";
+import { AgentLoop } from "./loop/agent-loop.js";
 import { EventSink } from "./event-sink.js";
-import type { Journal } from "./journal.js";
+import type { Journal } from "./log/journal.js";
 import { createModel } from "./models/create-model.js";
-import { replayEvents } from "./replay.js";
-import { restoreSession } from "./session-restore.js";
+import { replayEvents } from "./log/replay.js";
+import { restoreSession } from "./log/session-restore.js";
 import { recordMcpServers } from "./mcp/mcp-record.js";
 import { startMcp } from "./mcp/start-mcp.js";
 import { createTools } from "./tools/create-tools.js";

@@ -8,8 +8,8 @@ import { copyFileSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs"
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sessionPaths, sessionsDir } from "../../src/protocol/session-log.js";
-import { FileJournal, type LogFiles } from "../../workers/journal-file.js";
-import { advanceBase } from "../../workers/session-base.js";
+import { FileJournal, type LogFiles } from "../../workers/log/journal-file.js";
+import { advanceBase } from "../../workers/log/session-base.js";
 import type { BenchContext } from "../context.js";
 import { repeat } from "../context.js";
 import { waitForIdle } from "../proc.js";

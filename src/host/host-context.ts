@@ -6,13 +6,13 @@ import type { ModelConfig, WorkerInit } from "../protocol/port.js";
 import type { WorkerPool } from "../pool/worker-pool.js";
 import type { HostConfig } from "./config.js";
 import type { Logger } from "./logger.js";
-import type { SessionDeps, SessionRecord, SessionSettings, WorkerRestore } from "./session.js";
-import { idleCollector, type IdleCollector } from "./idle-collect.js";
+import type { SessionDeps, SessionRecord, SessionSettings, WorkerRestore } from "./session/session.js";
+import { idleCollector, type IdleCollector } from "./ops/idle-collect.js";
 import { HostModels } from "./models.js";
-import { SessionStore } from "./session-store.js";
-import { SessionTable } from "./session-table.js";
-import type { SpawnerSupervisor } from "./spawner-supervisor.js";
-import { WorkerSlots, type MemoryBudget } from "./worker-slots.js";
+import { SessionStore } from "../store/dir/session-store.js";
+import { SessionTable } from "./session/session-table.js";
+import type { SpawnerSupervisor } from "../spawner/client/spawner-supervisor.js";
+import { WorkerSlots, type MemoryBudget } from "./session/worker-slots.js";
 
 /** What a live, idle session worker adds to the host's RSS (bench worker-start: about 9–10 MiB). */
 const WORKER_RSS_ESTIMATE_BYTES = 12 * 2 ** 20;

@@ -6,17 +6,17 @@ import type { ListenAddress } from "../remote/listen-address.js";
 import { RemoteListener } from "../remote/listener.js";
 import { remoteOptions } from "../remote/remote-options.js";
 import type { HostConfig } from "./config.js";
-import { connectPeer } from "./connect-peer.js";
+import { connectPeer } from "./connection/connect-peer.js";
 import { HostContext } from "./host-context.js";
-import { HostStatsMonitor } from "./host-stats.js";
+import { HostStatsMonitor } from "./ops/host-stats.js";
 import { createLogger, type Logger } from "./logger.js";
-import { HostMetrics, serveMetrics } from "./metrics.js";
-import { findBwrap } from "./find-bwrap.js";
-import { Peer } from "./peer.js";
-import { SpawnerSupervisor } from "./spawner-supervisor.js";
-import { stdioStream } from "./stdio-stream.js";
-import { createTeardown } from "./teardown.js";
-import { startWorkerWatchdog } from "./worker-watchdog.js";
+import { HostMetrics, serveMetrics } from "./ops/metrics.js";
+import { findBwrap } from "../spawner/client/find-bwrap.js";
+import { Peer } from "./connection/peer.js";
+import { SpawnerSupervisor } from "../spawner/client/spawner-supervisor.js";
+import { stdioStream } from "./connection/stdio-stream.js";
+import { createTeardown } from "./ops/teardown.js";
+import { startWorkerWatchdog } from "./ops/worker-watchdog.js";
 
 export async function serve(config: HostConfig, version: string): Promise<void> {
   const log = createLogger(config["log-level"]);

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { HostClient } from "../../src/client/index.js";
 import { LogError, sessionPaths } from "../../src/protocol/session-log.js";
-import { restoreLog } from "../../workers/log-repair.js";
+import { restoreLog } from "../../workers/log/log-repair.js";
 import { crashTurn } from "./crash-turns.js";
 import { whenInFsync } from "./fsync-watch.js";
 import { transcript } from "./durable.js";

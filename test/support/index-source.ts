@@ -1,5 +1,5 @@
 // An IndexSource over an in-memory "state dir" that counts what the index reads.
-import type { IndexedSession, IndexSource } from "../../src/host/session-index.js";
+import type { IndexedSession, IndexSource } from "../../src/store/dir/session-index.js";
 
 export class FakeSource implements IndexSource {
   readonly sessions = new Map<string, IndexedSession>();

@@ -2,11 +2,11 @@
 // appended after it; session/load's entries (the replayable history, then those) show what the whole log showed.
 import { expect, it } from "vitest";
 import { LogError, type LogEntry } from "../../src/protocol/session-log.js";
-import { compactedLog } from "../../workers/log-compaction.js";
-import { parseReplayed, restoreLog } from "../../workers/log-repair.js";
-import { isReplayed } from "../../workers/log-snapshot.js";
-import { replayEvents } from "../../workers/replay.js";
-import { advanceBase, emptyBase } from "../../workers/session-base.js";
+import { compactedLog } from "../../workers/log/log-compaction.js";
+import { parseReplayed, restoreLog } from "../../workers/log/log-repair.js";
+import { isReplayed } from "../../workers/log/log-snapshot.js";
+import { replayEvents } from "../../workers/log/replay.js";
+import { advanceBase, emptyBase } from "../../workers/log/session-base.js";
 import { header } from "../support/durable.js";
 import { logTurns } from "../support/log-turns.js";
 

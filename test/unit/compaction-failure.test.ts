@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
-import { FileJournal } from "../../workers/journal-file.js";
+import { FileJournal } from "../../workers/log/journal-file.js";
 import { header } from "../support/durable.js";
 import { logTurns } from "../support/log-turns.js";
 

@@ -1,6 +1,6 @@
 import { getHeapSpaceStatistics } from "node:v8";
 import { expect, it } from "vitest";
-import { idleCollector, type IdleCollector } from "../../src/host/idle-collect.js";
+import { idleCollector, type IdleCollector } from "../../src/host/ops/idle-collect.js";
 
 const youngBytes = () => getHeapSpaceStatistics().find((space) => space.space_name === "new_space")?.physical_space_size ?? 0;
 

@@ -3,7 +3,7 @@
 import fc from "fast-check";
 import { expect, it } from "vitest";
 import { LogEntry } from "../../src/protocol/session-log.js";
-import { asLogEntry } from "../../workers/log-entry-check.js";
+import { asLogEntry } from "../../workers/log/log-entry-check.js";
 import { logTurns } from "../support/log-turns.js";
 
 const samples: unknown[] = [

@@ -2,7 +2,7 @@
 // cursor stays valid while sessions are added and updated in between.
 import { expect, it } from "vitest";
 import { createLogger } from "../../src/host/logger.js";
-import { SessionIndex } from "../../src/host/session-index.js";
+import { SessionIndex } from "../../src/store/dir/session-index.js";
 import { at, FakeSource, id } from "../support/index-source.js";
 
 it("pages newest first, ties by id, filtered, each session once across pages", async () => {

@@ -2,7 +2,7 @@
 // directory's names finds new or gone. Never every session.
 import { expect, it } from "vitest";
 import { createLogger } from "../../src/host/logger.js";
-import { SessionIndex } from "../../src/host/session-index.js";
+import { SessionIndex } from "../../src/store/dir/session-index.js";
 import { at, FakeSource, id } from "../support/index-source.js";
 
 it("reads every session once to build, then only the touched ones and the ones a rescan finds new or gone", async () => {

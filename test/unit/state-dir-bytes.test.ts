@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, it } from "vitest";
-import { diskBytes } from "../../src/host/state-dir-size.js";
+import { diskBytes } from "../../src/store/dir/state-dir-size.js";
 
 it("counts what du counts, nested directories included", async () => {
   const root = mkdtempSync(join(tmpdir(), "ash-size-"));

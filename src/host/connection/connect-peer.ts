@@ -1,0 +1,25 @@
+// Serves one ACP connection: its own agent app over the host's shared session table. When the connection closes,
+// the sessions attached to it are detached: their running turns finish and are journaled, then they hibernate by the
+// usual rules until a client resumes or loads them, or --detached-close-ms closes them.
+import type { AgentConnection, Stream } from "@agentclientprotocol/sdk";
+import { createAgentApp } from "../handlers/acp-handlers.js";
+import { closeIfStillDetached } from "./detached-close.js";
+import type { HostContext } from "../host-context.js";
+import type { HostStatsMonitor } from "../ops/host-stats.js";
+import type { Peer } from "./peer.js";
+
+export function connectPeer(host: HostContext, peer: Peer, stats: HostStatsMonitor, stream: Stream): AgentConnection {
+  const connection = createAgentApp(host, peer, stats).connect(stream);
+  peer.bind(connection);
+  void connection.closed.then(() => {
+    let detached = 0;
+    for (const session of host.sessions.values()) {
+      if (session.attachment !== peer) continue;
+      session.detach(peer);
+      closeIfStillDetached(host, session);
+      detached++;
+    }
+    host.log.info({ connection: peer.label, tenant: peer.tenant, detached }, "connection closed");
+  });
+  return connection;
+}

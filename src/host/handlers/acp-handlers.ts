@@ -1,0 +1,123 @@
+// The ACP methods the host answers. Handlers validate and route; sessions and workers do the rest.
+import { stat } from "node:fs/promises";
+import { agent, PROTOCOL_VERSION, type AgentApp, type NewSessionResponse, type SessionModeState } from "@agentclientprotocol/sdk";
+import { SessionModeId } from "../../protocol/port.js";
+import { HOST_STATS_METHOD, HostStatsRequest } from "../../protocol/host-stats.js";
+import { HOST_STATUS_METHOD, HostStatusRequest } from "../../protocol/host-status.js";
+import { invalidParams } from "../errors.js";
+import { assertAbsolute, assertNoExtras } from "./request-checks.js";
+import { mcpServersFrom } from "./mcp-servers.js";
+import { NewSessionParams } from "./session-params.js";
+import { hostStatus } from "../ops/host-status.js";
+import { DURABLE_CAPABILITIES, withDurableSessions } from "./durable-handlers.js";
+import type { HostContext } from "../host-context.js";
+import type { HostStatsMonitor } from "../ops/host-stats.js";
+import { MODEL_OPTION_ID } from "../models.js";
+import type { Peer } from "../connection/peer.js";
+import { attachedSession, findVisible } from "./session-access.js";
+import { promptText } from "./prompt-content.js";
+import { SessionRecord } from "../session/session.js";
+
+const MODE_NAMES: Record<SessionModeId, { name: string; description: string }> = {
+  ask: { name: "Ask", description: "Workspace-write sandbox; asks before every command and file write" },
+  auto: { name: "Auto", description: "Workspace-write sandbox; no questions" },
+  "read-only": { name: "Read only", description: "Read-only sandbox; write tools refused" },
+  "full-access": { name: "Full access", description: "No sandbox" },
+};
+
+/** The app serving one connection (peer); every connection of the host shares its session table. */
+export function createAgentApp(host: HostContext, peer: Peer, stats: HostStatsMonitor): AgentApp {
+  const availableModes = (): SessionModeState["availableModes"] =>
+    SessionModeId.options
+      .filter((id) => id !== "full-access" || host.config["allow-full-access"])
+      .map((id) => ({ id, ...MODE_NAMES[id] }));
+  const modeState = (current: SessionModeId): SessionModeState => ({ currentModeId: current, availableModes: availableModes() });
+
+  const newSession = async (params: NewSessionParams): Promise<NewSessionResponse> => {
+    host.assertAccepting();
+    assertNoExtras(params);
+    const mcpServers = mcpServersFrom(params.mcpServers);
+    await assertDirectory(params.cwd);
+    host.sessions.assertCapacity();
+    host.assertMemory();
+    const mode = host.config["default-mode"];
+    const settings = { cwd: params.cwd, mode, model: host.defaultModel, mcpServers };
+    // The log (its header) exists and is locked to this process before the client learns the id.
+    const id = await host.store.create(settings, host.version, peer.tenant);
+    const session = new SessionRecord(id, settings, host.sessionDeps, { tenant: peer.tenant });
+    session.attach(peer);
+    host.sessions.add(session);
+    await host.hideWorkspaceOf(session);
+    // After the answer is on its way: session/new never waits for a worker thread to be made.
+    host.startSoon(session);
+    host.log.info({ sessionId: id, cwd: params.cwd, connection: peer.label, tenant: peer.tenant }, "session created");
+    return { sessionId: id, modes: modeState(mode), configOptions: host.models.configOptions(session.settings.model.model) };
+  };
+
+  const app = agent({ name: "acp-session-host" })
+    // Extension for orchestrators and the benchmark: event-loop lag, thread and session counts, memory.
+    .onRequest(HOST_STATS_METHOD, HostStatsRequest, ({ params }) => stats.snapshot(params))
+    .onRequest(HOST_STATUS_METHOD, HostStatusRequest, async ({ params }) => hostStatus(host, peer, stats, params))
+    .onRequest("initialize", () => ({
+      protocolVersion: PROTOCOL_VERSION,
+      agentCapabilities: {
+        ...DURABLE_CAPABILITIES,
+        // stdio servers are a must for every ACP agent; http is advertised, sse (deprecated) is not supported.
+        mcpCapabilities: { http: true, sse: false },
+        promptCapabilities: { image: false, audio: false, embeddedContext: false },
+      },
+      agentInfo: { name: "acp-session-host", version: host.version },
+      authMethods: [],
+    }))
+    .onRequest("authenticate", () => ({}))
+    .onRequest("session/new", NewSessionParams, async ({ params }) => {
+      const done = host.creating();
+      try {
+        return await newSession(params);
+      } finally {
+        done();
+      }
+    })
+    .onRequest("session/prompt", async ({ params }) => {
+      host.assertAccepting();
+      const session = attachedSession(host.sessions, peer, params.sessionId);
+      return host.track(session.prompt(promptText(params.prompt)));
+    })
+    .onNotification("session/cancel", ({ params }) => {
+      const session = findVisible(host.sessions, peer, params.sessionId);
+      if (session?.attachment === peer) session.cancel();
+    })
+    .onRequest("session/set_config_option", async ({ params }) => {
+      const session = attachedSession(host.sessions, peer, params.sessionId);
+      if (params.configId !== MODEL_OPTION_ID) {
+        throw invalidParams("configId", `unknown config option: ${params.configId} (this host has: ${MODEL_OPTION_ID})`);
+      }
+      const model = typeof params.value === "string" ? host.models.get(params.value) : undefined;
+      if (!model) {
+        throw invalidParams("value", `unknown model: ${String(params.value)} (this host has: ${host.models.names.join(", ")})`);
+      }
+      await session.setModel(model);
+      const configOptions = host.models.configOptions(model.model);
+      await session.send({ sessionUpdate: "config_option_update", configOptions });
+      return { configOptions };
+    })
+    .onRequest("session/set_mode", async ({ params }) => {
+      const session = attachedSession(host.sessions, peer, params.sessionId);
+      const mode = SessionModeId.safeParse(params.modeId);
+      if (!mode.success || !availableModes().some((m) => m.id === mode.data)) {
+        throw invalidParams("modeId", `unknown or unavailable mode: ${params.modeId}`);
+      }
+      await session.setMode(mode.data);
+      return {};
+    });
+  return withDurableSessions(app, host, peer, (session) => ({
+    modes: modeState(session.settings.mode),
+    configOptions: host.models.configOptions(session.settings.model.model),
+  }));
+}
+
+async function assertDirectory(cwd: string): Promise<void> {
+  assertAbsolute(cwd);
+  const info = await stat(cwd).catch(() => null);
+  if (!info?.isDirectory()) throw invalidParams("cwd", `cwd is not an existing directory: ${cwd}`);
+}

@@ -1,0 +1,133 @@
+// The ACP methods of durable sessions: session/load, resume, list, close and delete. A session is its log in
+// the state dir; these open it in this host (restored in a fresh worker), list the stored ones, and end them.
+import { stat } from "node:fs/promises";
+import { resolve } from "node:path";
+import type { AgentApp, AgentCapabilities, LoadSessionResponse } from "@agentclientprotocol/sdk";
+import { invalidParams, invalidRequest } from "../errors.js";
+import { assertAbsolute, assertNoExtras } from "./request-checks.js";
+import { mcpServersFrom } from "./mcp-servers.js";
+import { OpenSessionParams } from "./session-params.js";
+import type { HostContext } from "../host-context.js";
+import type { Peer } from "../connection/peer.js";
+import { assertAttachable, findVisible } from "./session-access.js";
+import { SessionRecord } from "../session/session.js";
+
+/** What initialize advertises for the methods below. */
+export const DURABLE_CAPABILITIES = {
+  loadSession: true,
+  sessionCapabilities: { list: {}, resume: {}, close: {}, delete: {} },
+} satisfies AgentCapabilities;
+
+/** describe: the response of session/load and resume for a session (its modes and config options). */
+export function withDurableSessions(app: AgentApp, host: HostContext, peer: Peer, describe: (session: SessionRecord) => LoadSessionResponse): AgentApp {
+  return app
+    .onRequest("session/load", OpenSessionParams, async ({ params }) => describe(await host.track(open(host, peer, params, { replay: true }))))
+    .onRequest("session/resume", OpenSessionParams, async ({ params }) => describe(await host.track(open(host, peer, params, { replay: false }))))
+    .onRequest("session/list", async ({ params }) => {
+      if (params.cwd != null) assertAbsolute(params.cwd);
+      return host.store.list({ cwd: params.cwd, cursor: params.cursor, pageSize: host.config["list-page-size"], tenant: peer.tenant });
+    })
+    .onRequest("session/close", async ({ params }) => {
+      await close(host, peer, params.sessionId);
+      return {};
+    })
+    .onRequest("session/delete", async ({ params }) => {
+      // Another tenant's session is answered as an unknown one: deleting it succeeds and changes nothing.
+      if (!(await ownsStored(host, peer, params.sessionId))) return {};
+      await close(host, peer, params.sessionId);
+      if (await host.store.remove(params.sessionId)) host.log.info({ sessionId: params.sessionId }, "session deleted");
+      return {};
+    });
+}
+
+/**
+ * A stored session, open in this host: restored in a fresh worker (and, for load, replayed to the client). A
+ * session already open on this connection is answered from its live record (load replays it) rather than opened
+ * twice; one open in another host process is refused by its lock.
+ */
+async function open(host: HostContext, peer: Peer, params: OpenSessionParams, options: { replay: boolean }): Promise<SessionRecord> {
+  host.assertAccepting();
+  assertNoExtras(params);
+  // The spec: load and resume use the servers the client passes now, not the ones the session had.
+  const mcpServers = mcpServersFrom(params.mcpServers);
+  assertAbsolute(params.cwd);
+  const id = params.sessionId;
+  const live = findVisible(host.sessions, peer, id);
+  if (live) {
+    assertSameCwd(live.settings.cwd, params.cwd);
+    await takeOver(host, live, peer);
+    await live.useMcpServers(mcpServers);
+    if (options.replay) await live.replayHistory();
+    return live;
+  }
+  const header = await host.store.readHeader(id);
+  if (!peer.sees(header.tenant ?? null)) throw host.store.unknownSession(id);
+  assertSameCwd(header.cwd, params.cwd);
+  const cwd = await stat(header.cwd).catch(() => null);
+  if (!cwd?.isDirectory()) throw invalidParams("cwd", `the session's cwd is no longer a directory: ${header.cwd}`);
+  host.sessions.assertCapacity();
+  await host.store.lock(id);
+  const model = host.models.get(header.model.model) ?? host.defaultModel;
+  const session = new SessionRecord(id, { cwd: header.cwd, mode: header.mode, model, mcpServers }, host.sessionDeps, { stored: true, tenant: header.tenant ?? null });
+  session.attach(peer);
+  try {
+    if (options.replay) await session.replayHistory();
+    else await session.restore();
+  } catch (error) {
+    await session.close(0);
+    throw error;
+  }
+  // The record joins the table only now: a request racing the load finds no half-open session.
+  host.sessions.add(session);
+  await host.hideWorkspaceOf(session);
+  host.log.info({ sessionId: id, replayed: options.replay }, options.replay ? "session loaded" : "session resumed");
+  return session;
+}
+
+/**
+ * load/resume from another connection takes a live session over, unless that connection is open and has a prompt in
+ * flight; its updates go to the new connection from then on.
+ */
+async function takeOver(host: HostContext, session: SessionRecord, peer: Peer): Promise<void> {
+  const holder = session.attachment;
+  if (holder === peer) return;
+  if (session.busy) {
+    if (holder && !holder.closed) {
+      throw invalidRequest(
+        `a prompt is in flight for session ${session.id} on another connection: load or resume it here once the prompt has ended`,
+        { sessionId: session.id },
+      );
+    }
+    // Its connection dropped mid-turn: the turn runs to its end (journaled), then this connection gets the session.
+    await session.whenIdle();
+  }
+  session.attach(peer);
+  host.log.info({ sessionId: session.id, connection: peer.label, from: holder?.label ?? null }, "session attached to another connection");
+}
+
+/** Whether the peer may delete this id: a live session it sees, or a stored one of its tenant (or of none it can see). */
+async function ownsStored(host: HostContext, peer: Peer, sessionId: string): Promise<boolean> {
+  if (peer.tenant === null) return true;
+  const live = host.sessions.find(sessionId);
+  if (live) return peer.sees(live.tenant);
+  try {
+    return peer.sees((await host.store.readHeader(sessionId)).tenant ?? null);
+  } catch {
+    return false;
+  }
+}
+
+async function close(host: HostContext, peer: Peer, sessionId: string): Promise<void> {
+  const session = findVisible(host.sessions, peer, sessionId);
+  if (!session) return;
+  if (session.attachment && !session.attachment.closed) assertAttachable(session, peer);
+  host.sessions.delete(sessionId);
+  await session.close(host.config["cancel-grace-ms"]);
+  host.log.info({ sessionId }, "session closed");
+}
+
+function assertSameCwd(sessionCwd: string, requested: string): void {
+  if (resolve(sessionCwd) !== resolve(requested)) {
+    throw invalidParams("cwd", `the session's cwd is ${sessionCwd}, not ${requested}`, { sessionCwd });
+  }
+}

@@ -1,0 +1,64 @@
+// Answers `_host/stats`: main-thread event-loop delay, thread and session counts, memory.
+import { readdir } from "node:fs/promises";
+import { monitorEventLoopDelay, type IntervalHistogram } from "node:perf_hooks";
+import type { HostStats, HostStatsParams } from "../../protocol/host-stats.js";
+import type { HostContext } from "../host-context.js";
+
+const RESOLUTION_MS = 10;
+const started = performance.now();
+
+export class HostStatsMonitor {
+  readonly #host: HostContext;
+  readonly #delay: IntervalHistogram;
+  #since = performance.now();
+
+  constructor(host: HostContext) {
+    this.#host = host;
+    this.#delay = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
+    this.#delay.enable();
+  }
+
+  async snapshot(request: HostStatsParams): Promise<HostStats> {
+    const processThreads = await readdir("/proc/self/task").then(
+      (tasks) => tasks.length,
+      () => null,
+    );
+    const h = this.#delay;
+    // The histogram records whole timer intervals; the lag is what exceeds the sampling resolution.
+    const ms = (ns: number) => (Number.isFinite(ns) ? Math.max(0, ns / 1e6 - RESOLUTION_MS) : 0);
+    // An empty histogram reports min as a huge sentinel: show zeros instead.
+    const empty = h.count === 0;
+    const now = performance.now();
+    let busy = 0;
+    for (const session of this.#host.sessions.values()) if (session.busy) busy++;
+    const memory = process.memoryUsage();
+    const stats: HostStats = {
+      pid: process.pid,
+      uptimeMs: now - started,
+      sessions: { live: this.#host.sessions.size, busy },
+      threads: { workers: this.#host.pool.liveThreads, standby: this.#host.pool.standby, process: processThreads },
+      eventLoopDelayMs: {
+        min: empty ? 0 : ms(h.min),
+        mean: empty ? 0 : ms(h.mean),
+        p50: empty ? 0 : ms(h.percentile(50)),
+        p90: empty ? 0 : ms(h.percentile(90)),
+        p99: empty ? 0 : ms(h.percentile(99)),
+        max: empty ? 0 : ms(h.max),
+        windowMs: now - this.#since,
+      },
+      memory: {
+        rssBytes: memory.rss,
+        heapUsedBytes: memory.heapUsed,
+        heapTotalBytes: memory.heapTotal,
+        externalBytes: memory.external,
+        idleCollections: this.#host.idleCollector.count,
+        atRest: this.#host.idleCollector.settled,
+      },
+    };
+    if (request.resetEventLoopDelay) {
+      h.reset();
+      this.#since = now;
+    }
+    return stats;
+  }
+}

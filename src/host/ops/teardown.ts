@@ -1,0 +1,85 @@
+// The one way the host ends (stdin closed, SIGTERM, SIGINT, a broken stdout): refuse new work, answer every prompt
+// in flight as cancelled, end every worker, end every command, flush logs. Named phases, each with a deadline,
+// so no state a session can be in (waking, waiting for a slot, mid-restore, mid-replay) holds the exit.
+import type { HostContext } from "../host-context.js";
+
+export interface TeardownPhases {
+  /** Resolves once every frame handed to the client's connection has been written. */
+  drained(): Promise<void>;
+  /** Ends the spawner and every command and sandbox under it. */
+  endCommands(): Promise<void>;
+  /** Ends what else lives outside the session workers (listeners, timers). */
+  finish(): Promise<void>;
+}
+
+/**
+ * Phases of one stage run at once: none needs another's end, and the host's exit waits for the slowest (ending two
+ * hundred threads), so running them one after another would add the others to it.
+ */
+const STAGES = [
+  [
+    { name: "answer", deadlineMs: 3000 },
+    { name: "release", deadlineMs: 3000 },
+    { name: "commands", deadlineMs: 3000 },
+  ],
+  // After the answers: a remote listener closes its connections here.
+  [{ name: "finish", deadlineMs: 3000 }],
+] as const;
+
+type PhaseName = (typeof STAGES)[number][number]["name"];
+
+export function createTeardown(host: HostContext, phases: TeardownPhases): (reason: string) => Promise<void> {
+  let running: Promise<void> | null = null;
+  return (reason) => {
+    running ??= (async () => {
+      const started = performance.now();
+      host.stopAccepting();
+      host.log.info({ reason, sessions: host.sessions.size, answersInFlight: host.answersInFlight.size }, "teardown started");
+      // Closing settles each session's prompt as cancelled at once and ends its worker without a dispose grace:
+      // its log holds every turn the client saw end (fsynced at turn end), and the turn in flight is closed as
+      // interrupted when the session is next opened. Asked to dispose, two hundred workers would spend the CPU their
+      // ending needs.
+      const closed = Promise.allSettled([...host.sessions.values()].map((session) => session.close(0)));
+      // The spawner ends beside the workers, not after them. Told after the workers: a worker that saw its
+      // sandbox go would wake to say so.
+      const commands = phases.endCommands();
+      const work: Record<PhaseName, () => Promise<unknown>> = {
+        answer: async () => {
+          await Promise.allSettled([...host.answersInFlight]);
+          await phases.drained();
+        },
+        release: async () => {
+          await closed;
+          await host.pool.destroy();
+        },
+        commands: () => commands,
+        finish: () => Promise.all([phases.finish(), host.store.flushed()]),
+      };
+      for (const stage of STAGES) {
+        await Promise.all(
+          stage.map(async (phase) => {
+            const t0 = performance.now();
+            const outcome = await withDeadline(work[phase.name](), phase.deadlineMs);
+            const ms = Math.round(performance.now() - t0);
+            if (outcome === "late") host.log.warn({ phase: phase.name, ms }, "teardown phase passed its deadline: going on");
+            else if (outcome instanceof Error) host.log.warn({ phase: phase.name, err: outcome }, "teardown phase failed: going on");
+            else host.log.debug({ phase: phase.name, ms }, "teardown phase done");
+          }),
+        );
+      }
+      host.log.info({ reason, ms: Math.round(performance.now() - started) }, "teardown finished");
+      host.log.flush();
+    })();
+    return running;
+  };
+}
+
+async function withDeadline(work: Promise<unknown>, ms: number): Promise<"done" | "late" | Error> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), ms)));
+  try {
+    return await Promise.race([work.then(() => "done" as const, (error: unknown) => (error instanceof Error ? error : new Error(String(error)))), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

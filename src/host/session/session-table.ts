@@ -1,0 +1,51 @@
+// The routing table: session id → record. Ids are random UUIDs and never handed out twice.
+import { internal, unknownSession } from "../errors.js";
+import type { SessionRecord } from "./session.js";
+
+export class SessionTable {
+  readonly #sessions = new Map<string, SessionRecord>();
+  readonly #maxSessions: number;
+
+  constructor(maxSessions: number) {
+    this.#maxSessions = maxSessions;
+  }
+
+  get size(): number {
+    return this.#sessions.size;
+  }
+
+  values(): IterableIterator<SessionRecord> {
+    return this.#sessions.values();
+  }
+
+  has(id: string): boolean {
+    return this.#sessions.has(id);
+  }
+
+  /** The live session with this id, or a -32602 "unknown session" error. */
+  get(id: string): SessionRecord {
+    const session = this.#sessions.get(id);
+    if (!session) throw unknownSession(id);
+    return session;
+  }
+
+  find(id: string): SessionRecord | undefined {
+    return this.#sessions.get(id);
+  }
+
+  assertCapacity(): void {
+    if (this.#sessions.size >= this.#maxSessions) {
+      throw internal(`host at capacity: ${this.#maxSessions} sessions`, { maxSessions: this.#maxSessions });
+    }
+  }
+
+  add(session: SessionRecord): void {
+    this.#sessions.set(session.id, session);
+  }
+
+  delete(id: string): void {
+    this.#sessions.delete(id);
+  }
+}
+
+/** The answer to a request for a live session that does not exist (or, for a peer, is another tenant's). */

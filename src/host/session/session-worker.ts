@@ -1,0 +1,240 @@
+// A session's worker, leased when needed: woken (a slot, a lease, the session opened from its log), released
+// (hibernation, close, the watchdog) and replaced after it died. Never two workers on one log: a new worker opens the
+// log only once the previous worker's thread is gone.
+import { RequestError } from "@agentclientprotocol/sdk";
+import { OpenAck, type ModelConfig, type WorkerEvent } from "../../protocol/port.js";
+import { WorkerGone, type WorkerExit, type WorkerLease } from "../../pool/worker-lease.js";
+import { fromWorker, sessionClosed, workerFault } from "../errors.js";
+import type { Logger } from "../logger.js";
+import type { SessionDeps, SessionSettings, WorkerRestore } from "./session.js";
+import type { Slot, SlotHolder } from "./worker-slots.js";
+
+export interface SessionWorkerHooks {
+  /** Takes the session's slot when a worker is needed. */
+  holder: SlotHolder;
+  closed(): boolean;
+  /** Events from the current worker, in the order it posted them. */
+  onEvents(lease: WorkerLease, events: WorkerEvent[]): void;
+  /** The current worker broke the port's contract: it is being replaced; fault is the error to answer with. */
+  onFault(fault: RequestError): void;
+  /** The current worker ended without being released (a crash, a hard cancel, a terminate). */
+  onExit(exit: WorkerExit): void;
+  /** A wake has finished, well or not. */
+  onWoken(): void;
+}
+
+export class SessionWorker {
+  readonly #id: string;
+  readonly #settings: SessionSettings;
+  readonly #deps: SessionDeps;
+  readonly #log: Logger;
+  readonly #hooks: SessionWorkerHooks;
+  #lease: WorkerLease | null = null;
+  /** Set while a worker is being leased and opened; #opening once it has a slot. */
+  #waking: Promise<WorkerLease> | null = null;
+  #opening: Promise<WorkerLease> | null = null;
+  #releasing: Promise<void> | null = null;
+  /** A stored session's first worker takes its mode and model from the log. */
+  #adoptLog: boolean;
+  #workersStarted = 0;
+  /** The thread of the current worker, once it has opened (for log lines and status rows). */
+  #threadId: number | null = null;
+  readonly #threadExits = new WeakMap<WorkerLease, { threadExit: Promise<void> }>();
+  /** The exit of the session's last worker thread: an ended task's thread may run a moment longer. */
+  #previousThread: Promise<void> = Promise.resolve();
+
+  constructor(id: string, settings: SessionSettings, deps: SessionDeps, log: Logger, hooks: SessionWorkerHooks, adoptLog: boolean) {
+    this.#id = id;
+    this.#settings = settings;
+    this.#deps = deps;
+    this.#log = log;
+    this.#hooks = hooks;
+    this.#adoptLog = adoptLog;
+  }
+
+  /** The current worker if it is alive. */
+  get live(): WorkerLease | null {
+    return this.#lease?.alive ? this.#lease : null;
+  }
+
+  /** The current worker, alive or not yet known to be dead. */
+  get current(): WorkerLease | null {
+    return this.#lease;
+  }
+
+  /** Being woken, opened or released: not a worker anyone may use or judge now. */
+  get changing(): boolean {
+    return this.#waking !== null || this.#opening !== null || this.#releasing !== null;
+  }
+
+  get opening(): boolean {
+    return this.#opening !== null;
+  }
+
+  get waking(): boolean {
+    return this.#waking !== null;
+  }
+
+  /** The thread of the opened worker; null while it opens. */
+  get threadId(): number | null {
+    return this.#lease?.alive && !this.#opening ? this.#threadId : null;
+  }
+
+  get lastThreadId(): number | null {
+    return this.#threadId;
+  }
+
+  /** The session's opened worker; when it has none, a fresh one restored from the log. */
+  wake(): Promise<WorkerLease> {
+    if (this.#hooks.closed()) return Promise.reject(sessionClosed());
+    if (this.#waking) return this.#waking;
+    if (this.#lease?.alive) return Promise.resolve(this.#lease);
+    const waking = this.#open().finally(() => {
+      this.#waking = null;
+      this.#hooks.onWoken();
+    });
+    this.#waking = waking;
+    return waking;
+  }
+
+  /** Settles once a wake under way has, well or not (at once when none is). */
+  get woken(): Promise<void> {
+    return this.#waking?.then(
+      () => {},
+      () => {},
+    ) ?? Promise.resolve();
+  }
+
+  /** Settles once a release under way has (at once when none is). */
+  get released(): Promise<void> {
+    return this.#releasing ?? Promise.resolve();
+  }
+
+  /**
+   * Disposes the worker (graceful for graceMs, then terminated; with 0 it is terminated at once, never asked to
+   * dispose: a worker nobody waits for would only spend the CPU its siblings need to end); resolves once its
+   * thread is gone.
+   */
+  release(graceMs: number): Promise<void> {
+    const lease = this.#lease;
+    this.#lease = null;
+    if (!lease) return this.#releasing ?? Promise.resolve();
+    const releasing = (async () => {
+      if (graceMs > 0) {
+        const timeout = new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref());
+        await Promise.race([lease.call((api) => api.dispose()).catch(() => {}), timeout]);
+      }
+      await lease.terminate();
+      // Released means the thread is gone and its slot free again.
+      await this.#threadExits.get(lease)?.threadExit;
+    })().finally(() => {
+      if (this.#releasing === releasing) this.#releasing = null;
+    });
+    this.#releasing = releasing;
+    return releasing;
+  }
+
+  /** A reply or event from the worker that breaks the port's contract: logged, the worker ended, the fault named. */
+  fault(lease: WorkerLease, what: "reply to open" | "event", detail: string): RequestError {
+    this.#log.error({ threadId: this.#threadId, detail }, `session worker sent a malformed ${what}: worker replaced`);
+    void this.#discard(lease);
+    return workerFault(this.#id, `session ${this.#id}: its worker sent a malformed ${what}; the worker was replaced`);
+  }
+
+  async #open(): Promise<WorkerLease> {
+    if (this.#releasing) await this.#releasing;
+    await this.#previousThread;
+    const slot = await this.#deps.slots.acquire(this.#hooks.holder);
+    if (this.#hooks.closed()) {
+      slot.release();
+      throw sessionClosed();
+    }
+    const opening = this.#openLease(slot);
+    this.#opening = opening;
+    try {
+      return await opening;
+    } finally {
+      this.#opening = null;
+    }
+  }
+
+  async #openLease(slot: Slot): Promise<WorkerLease> {
+    const restore: WorkerRestore = this.#adoptLog ? "log" : "host";
+    let lease: WorkerLease;
+    try {
+      lease = this.#deps.pool.lease(this.#deps.workerInit(this.#id, this.#settings, restore));
+    } catch (error) {
+      slot.release();
+      throw error;
+    }
+    const attached = this.#attach(lease, slot);
+    let ack: OpenAck;
+    try {
+      const reply = OpenAck.safeParse(await lease.call<unknown>((api) => api.open()));
+      if (!reply.success) throw this.fault(lease, "reply to open", reply.error.message);
+      ack = reply.data;
+      if (ack.ok) attached.threadExit = this.#deps.pool.threadExit(ack.threadId);
+      if (ack.ok && this.#adoptLog) {
+        this.#settings.mode = ack.mode;
+        const model = this.#deps.resolveModel(ack.model);
+        this.#settings.model = model;
+        if (!sameModel(model, ack.model)) await lease.call((api) => api.setModel(model));
+        this.#adoptLog = false;
+      }
+    } catch (error) {
+      await this.#discard(lease);
+      if (error instanceof WorkerGone) throw workerFault(this.#id, `session worker died while restoring the session: ${error.exit.cause}`);
+      if (error instanceof RequestError) throw error;
+      throw workerFault(this.#id, `session worker failed to open the session: ${(error as Error).message}`);
+    }
+    if (!ack.ok) {
+      await this.#discard(lease);
+      throw fromWorker(ack.code, ack.message, { sessionId: this.#id });
+    }
+    this.#threadId = ack.threadId;
+    // The worker wrote the session's sidecar when it restored the log.
+    this.#deps.store.touched(this.#id);
+    if (this.#hooks.closed()) {
+      await this.#discard(lease);
+      throw sessionClosed();
+    }
+    if (this.#workersStarted++ > 0 || restore === "log") this.#log.info({ turns: ack.turns }, "session restored from its log in a fresh worker");
+    return lease;
+  }
+
+  /** Ends a worker that failed to open: the caller reports why, not its exit handler. */
+  async #discard(lease: WorkerLease): Promise<void> {
+    if (this.#lease === lease) this.#lease = null;
+    await lease.terminate();
+  }
+
+  /** threadExit: set once the worker says which thread it is; its slot is free only when that thread is gone. */
+  #attach(lease: WorkerLease, slot: Slot): { threadExit: Promise<void> } {
+    const attached = { threadExit: Promise.resolve() };
+    this.#threadExits.set(lease, attached);
+    this.#lease = lease;
+    lease.listen(
+      (events) => {
+        if (lease === this.#lease) this.#hooks.onEvents(lease, events);
+      },
+      (error) => {
+        // A worker that sends what the contract does not allow is faulty: its turn fails and it is replaced.
+        if (lease === this.#lease) this.#hooks.onFault(this.fault(lease, "event", error));
+      },
+    );
+    void lease.exited.then((exit) => {
+      this.#previousThread = attached.threadExit;
+      void attached.threadExit.then(() => slot.release());
+      // A worker released on purpose (hibernation, close) is no longer the session's: its end changes nothing.
+      if (this.#lease !== lease) return;
+      this.#lease = null;
+      this.#hooks.onExit(exit);
+    });
+    return attached;
+  }
+}
+
+function sameModel(a: ModelConfig, b: ModelConfig): boolean {
+  const canonical = (model: ModelConfig) => JSON.stringify(model, Object.keys(model).sort());
+  return canonical(a) === canonical(b);
+}

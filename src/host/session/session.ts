@@ -1,0 +1,467 @@
+// One session as the main thread sees it, made of parts with one job each: its worker (SessionWorker), its prompt
+// in flight (TurnSlot), its permission requests, its replay, and where its updates go (SessionOutbox). Everything
+// that arrives on its worker's port belongs to this session and to no other. The session is its log: the worker is
+// leased when needed and restored from the log (after a crash, a hard cancel, or hibernation, which releases the
+// worker of an idle session), so a session outlives any one worker.
+import type { PromptResponse, SessionUpdate } from "@agentclientprotocol/sdk";
+import { REPLAY_TURN_ID, type ModelConfig, type SessionModeId, type SpawnerGrant, type WorkerEvent, type WorkerInit } from "../../protocol/port.js";
+import type { SessionStatus } from "../../protocol/host-status.js";
+import type { WorkerPool } from "../../pool/worker-pool.js";
+import type { McpServerConfig } from "../../protocol/mcp-servers.js";
+import { MCP_STATUS_METHOD, type McpStatusNotification } from "../../protocol/mcp-status.js";
+import { WorkerGone, type WorkerExit, type WorkerLease } from "../../pool/worker-lease.js";
+import { fromWorker, invalidRequest, promptInFlight, sessionClosed, workerFault } from "../errors.js";
+import { foreignFields, type Logger } from "../logger.js";
+import type { SessionObserver } from "../ops/metrics.js";
+import type { Peer } from "../connection/peer.js";
+import { SessionOutbox } from "./session-outbox.js";
+import { PermissionRequests, type PermissionRequestEvent } from "./session-permissions.js";
+import { Replay } from "./session-replay.js";
+import type { SessionStore } from "../../store/dir/session-store.js";
+import { TurnSlot, type Turn } from "./session-turn.js";
+import { SessionWorker } from "./session-worker.js";
+import { ToolTimings } from "./tool-timings.js";
+import { toSessionUpdates } from "./updates.js";
+import type { SlotHolder, WorkerSlots } from "./worker-slots.js";
+
+export interface SessionSettings {
+  cwd: string;
+  mode: SessionModeId;
+  model: ModelConfig;
+  /** The MCP servers the client passed with session/new, load or resume (each worker connects them afresh). */
+  mcpServers: McpServerConfig[];
+}
+
+export interface SessionDeps {
+  pool: WorkerPool;
+  log: Logger;
+  cancelGraceMs: number;
+  /** A turn running longer is cancelled (0: never). */
+  turnTimeoutMs: number;
+  /** Told of turn ends, tool call ends and worker exits (the metrics); unset without --metrics-listen. */
+  observer?: SessionObserver;
+  /** Builds the worker's init from the session's current settings. */
+  workerInit(id: string, settings: SessionSettings, restore: WorkerRestore): WorkerInit;
+  slots: WorkerSlots;
+  store: SessionStore;
+  /** Idle time after which the session's worker is released (0: never). */
+  hibernateAfterMs: number;
+  /** This host's configuration of a model a log names (the host's default model when it has none by that name). */
+  resolveModel(model: ModelConfig): ModelConfig;
+  /** A fresh spawner grant for this session (after the host restarted its spawner); null when there is none. */
+  grantFor?(id: string, cwd: string): SpawnerGrant | null;
+  /** Ends the session's commands in the spawner, background tasks included (they outlive its workers, not it). */
+  endSession?(id: string): Promise<void>;
+}
+
+/** Whose mode and model a restored worker takes: the log's (session/load, resume) or the record's. */
+export type WorkerRestore = NonNullable<WorkerInit["log"]>["restore"];
+
+/** How long a status row waits for its worker's figures. */
+const STATUS_WAIT_MS = 250;
+
+/** An idle worker has nothing to finish: its dispose is quick. */
+const HIBERNATE_GRACE_MS = 1000;
+
+export interface SessionOptions {
+  /** The session comes from the state dir (session/load, resume) rather than session/new. */
+  stored?: boolean;
+  /** Whose it is (from its log header); null: no tenant, only tenantless peers see it. */
+  tenant?: string | null;
+}
+
+export class SessionRecord implements SlotHolder {
+  readonly id: string;
+  readonly settings: SessionSettings;
+  readonly tenant: string | null;
+  readonly #deps: SessionDeps;
+  readonly #log: Logger;
+  readonly #worker: SessionWorker;
+  readonly #turns: TurnSlot;
+  readonly #permissions: PermissionRequests;
+  readonly #outbox: SessionOutbox;
+  readonly #toolTimings: ToolTimings | null;
+  #replay: Replay | null = null;
+  /** Its token sums (from its usage events). */
+  #tokens: SessionStatus["tokens"] = null;
+  /** The watchdog's ping still unanswered, if any: its id and when it was sent. */
+  #ping: { id: number; sentAt: number } | null = null;
+  #pings = 0;
+  #closed = false;
+  #closing: Promise<void> | null = null;
+  #idleTimer: NodeJS.Timeout | null = null;
+  #lastUsed = performance.now();
+
+  constructor(id: string, settings: SessionSettings, deps: SessionDeps, options: SessionOptions = {}) {
+    this.id = id;
+    this.settings = settings;
+    this.tenant = options.tenant ?? null;
+    this.#deps = deps;
+    this.#log = deps.log.child({ sessionId: id });
+    this.#turns = new TurnSlot((outcome, seconds) => {
+      // The worker refreshed the sidecar before it posted the turn's end.
+      this.#deps.store.touched(this.id);
+      this.#deps.observer?.turnEnded(outcome, seconds);
+      this.#wentIdle();
+    });
+    this.#permissions = new PermissionRequests(id, this.#log);
+    this.#outbox = new SessionOutbox(id, this.#log);
+    this.#toolTimings = deps.observer ? new ToolTimings(deps.observer) : null;
+    this.#worker = new SessionWorker(
+      id,
+      settings,
+      deps,
+      this.#log,
+      {
+        holder: this,
+        closed: () => this.#closed,
+        onEvents: (lease, events) => {
+          for (const event of events) if (lease === this.#worker.current) this.#onEvent(lease, event);
+        },
+        onFault: (fault) => {
+          const turn = this.#turns.current;
+          if (turn) this.#turns.fail(turn.id, fault, this.#outbox.drained);
+          this.#replay?.fail(fault);
+        },
+        onExit: (exit) => this.#workerExited(exit),
+        onWoken: () => this.#wentIdle(),
+      },
+      options.stored ?? false,
+    );
+  }
+
+  get busy(): boolean {
+    return this.#turns.current !== null;
+  }
+
+  get attachment(): Peer | null {
+    return this.#outbox.attachment;
+  }
+
+  /** Resolves once no prompt is in flight. */
+  whenIdle(): Promise<void> {
+    return this.#turns.whenIdle();
+  }
+
+  /** From now on the session's updates go to this peer (session/new, load, resume, a takeover). */
+  attach(peer: Peer): void {
+    this.#outbox.attach(peer);
+  }
+
+  /**
+   * Its connection is gone: a running turn goes on and is journaled, but what it sends reaches no one (the log
+   * has it), and a permission it asks for is answered cancelled.
+   */
+  detach(peer: Peer): void {
+    if (this.#outbox.detach(peer)) this.#permissions.abortAll();
+  }
+
+  /** When it was last used, while it holds a live worker that nothing is using (so it may hibernate); else null. */
+  get idleSince(): number | null {
+    if (!this.#worker.live || this.#worker.changing || this.#turns.current || this.#replay || this.#closed) return null;
+    return this.#lastUsed;
+  }
+
+  /** No worker: the next prompt restores the session from its log. */
+  get hibernated(): boolean {
+    return !this.#closed && !this.#worker.current && !this.#worker.waking;
+  }
+
+  /** Leases a worker now, if one is free without hibernating anyone, so the first prompt finds it started. */
+  start(): void {
+    // A session closed before its turn to start (a burst of session/new, then close) needs no worker.
+    if (this.#closed || !this.#deps.slots.free) return;
+    this.#worker.wake().catch((error: unknown) => this.#log.warn({ err: error }, "session worker did not start"));
+  }
+
+  /** Opens the session in a worker, restored from its log, without replaying it (session/resume). */
+  async restore(): Promise<void> {
+    await this.#worker.wake();
+  }
+
+  /** Sends the session's history as session/update notifications and resolves once all are out (session/load). */
+  async replayHistory(): Promise<void> {
+    if (this.#closed) throw sessionClosed();
+    if (this.#turns.current) throw invalidRequest("a prompt is in flight for this session: load it once the prompt has ended", { sessionId: this.id });
+    if (this.#replay) throw invalidRequest("this session is being loaded already", { sessionId: this.id });
+    const replay = new Replay();
+    this.#replay = replay;
+    this.#used();
+    try {
+      const lease = await this.#worker.wake();
+      await lease.call((api) => api.replay());
+      await replay.finished;
+      await this.#outbox.drained;
+    } catch (error) {
+      if (error instanceof WorkerGone) throw workerFault(this.id, `session worker died while replaying: ${error.exit.cause}`);
+      throw error;
+    } finally {
+      this.#replay = null;
+      this.#wentIdle();
+    }
+  }
+
+  /**
+   * The watchdog's look at an idle session's worker: a ping unanswered for stallMs means its event loop is blocked
+   * (or the thread is gone astray); the worker is ended and the next prompt restores the session from its log.
+   * A session with a turn running is the cancel grace's business, not this.
+   */
+  checkAlive(stallMs: number, now: number): void {
+    const lease = this.#worker.live;
+    if (!lease || this.#turns.current || this.#worker.changing || this.#replay) {
+      this.#ping = null;
+      return;
+    }
+    if (this.#ping === null) {
+      this.#ping = { id: ++this.#pings, sentAt: now };
+      lease.post({ type: "ping", id: this.#ping.id });
+      return;
+    }
+    if (now - this.#ping.sentAt < stallMs) return;
+    this.#log.warn({ threadId: this.#worker.lastThreadId, stallMs }, "session worker did not answer a ping for --worker-stall-ms: terminated, the next prompt restores the session from its log");
+    this.#ping = null;
+    void this.#release(0);
+  }
+
+  /** The session's row in `_host/status`: its worker's own figures are asked for, and left out if it is slow. */
+  async status(now: number): Promise<SessionStatus> {
+    const threadId = this.#worker.threadId;
+    const lease = threadId === null ? null : this.#worker.live;
+    const figures = lease
+      ? await Promise.race([lease.call((api) => api.stats()).catch(() => null), new Promise<null>((resolve) => setTimeout(resolve, STATUS_WAIT_MS, null))])
+      : null;
+    return {
+      sessionId: this.id,
+      state: this.#turns.current ? "busy" : this.hibernated ? "hibernated" : "live",
+      threadId: lease ? threadId : null,
+      workerActiveMs: figures ? figures.activeMs : null,
+      heapUsedMiB: figures ? figures.heapUsedBytes / 2 ** 20 : null,
+      turns: this.#turns.answered,
+      idleMs: Math.max(0, now - this.#lastUsed),
+      tokens: this.#tokens,
+    };
+  }
+
+  /** The host restarted its spawner: the live worker gets a fresh grant (a later worker gets one when it is made). */
+  regrant(): void {
+    const lease = this.#worker.live;
+    const grant = lease ? this.#deps.grantFor?.(this.id, this.settings.cwd) : null;
+    if (lease && grant) lease.call((api) => api.regrant(grant)).catch(() => {});
+  }
+
+  /**
+   * Another session's workspace now lies inside this one: its worker's file tools refuse it, as bash's sandbox
+   * masks it. Resolves once a live worker has it; a worker being made as this is called gets it once it is up (its
+   * init may have been drawn before), and a later one lists it in its init.
+   */
+  async hide(path: string): Promise<void> {
+    const tell = (lease: WorkerLease | null) => lease?.call((api) => api.hide(path)).catch(() => {});
+    if (this.#worker.changing) void this.#worker.woken.then(() => tell(this.#worker.live));
+    await tell(this.#worker.live);
+  }
+
+  /** Releases the worker if nothing uses it; the next prompt restores the session from its log. */
+  hibernate(reason: string): Promise<void> {
+    if (this.idleSince === null) return this.#worker.released;
+    this.#log.info({ reason }, "session hibernated: worker released, the next prompt restores it from its log");
+    return this.#release(HIBERNATE_GRACE_MS);
+  }
+
+  async prompt(text: string): Promise<PromptResponse> {
+    if (this.#closed) throw sessionClosed();
+    if (this.#turns.current) throw promptInFlight();
+    if (this.#replay) throw invalidRequest("the session is being loaded: prompt it once session/load has answered");
+    const { turn, answer } = this.#turns.begin();
+    this.#used();
+    const timeoutMs = this.#deps.turnTimeoutMs;
+    if (timeoutMs > 0) {
+      turn.timeoutTimer = setTimeout(() => {
+        this.#log.warn({ turnTimeoutMs: timeoutMs }, "turn ran past --turn-timeout-ms: cancelled");
+        this.cancel(`the turn ran longer than --turn-timeout-ms ${timeoutMs}`);
+      }, timeoutMs);
+    }
+    let lease: WorkerLease;
+    try {
+      lease = await this.#worker.wake();
+    } catch (error) {
+      // Unless the turn was settled meanwhile (closed; the worker died while opening), this error is its answer.
+      if (this.#turns.abandon(turn.id)) throw error;
+      return answer;
+    }
+    if (!this.#turns.holds(turn.id)) return answer;
+    if (turn.cancelRequested) {
+      this.#settle(turn, { stopReason: "cancelled" });
+      return answer;
+    }
+    // The worker answers with the turn's events: turn_end, or turn_error (a refusal among them).
+    lease.post({ type: "prompt", turnId: turn.id, text });
+    return answer;
+  }
+
+  /**
+   * Cooperative cancel; the worker is terminated if the turn has not ended within the grace period. reason: why the
+   * host cancels it (recorded in the log), none for the client's session/cancel.
+   */
+  cancel(reason?: string): void {
+    const turn = this.#turns.current;
+    if (!turn || turn.cancelRequested) return;
+    turn.cancelRequested = true;
+    this.#permissions.abortAll();
+    const lease = this.#worker.current;
+    if (!lease) return;
+    lease.post(reason === undefined ? { type: "cancel", turnId: turn.id } : { type: "cancel", turnId: turn.id, reason });
+    turn.graceTimer = setTimeout(() => {
+      if (!this.#turns.holds(turn.id)) return;
+      this.#log.warn({ graceMs: this.#deps.cancelGraceMs }, "turn did not stop within the cancel grace: terminating its worker");
+      void lease.terminate();
+    }, this.#deps.cancelGraceMs);
+  }
+
+  async setMode(mode: SessionModeId): Promise<void> {
+    this.settings.mode = mode;
+    await this.#worker.live?.call((api) => api.setMode(mode));
+    await this.send({ sessionUpdate: "current_mode_update", currentModeId: mode });
+  }
+
+  async setModel(model: ModelConfig): Promise<void> {
+    this.settings.model = model;
+    await this.#worker.live?.call((api) => api.setModel(model));
+  }
+
+  /**
+   * Settles a pending prompt as cancelled, releases the worker (graceful, then terminated) and this process's lock
+   * on the session; the log stays. Idempotent.
+   */
+  async close(graceMs: number): Promise<void> {
+    if (this.#closing) return this.#closing;
+    this.#closed = true;
+    const turn = this.#turns.current;
+    if (turn) this.#settle(turn, { stopReason: "cancelled" });
+    this.#permissions.abortAll();
+    this.#replay?.fail(sessionClosed());
+    this.#closing = (async () => {
+      try {
+        // A worker still being opened is ended now, not awaited: the opening sees the session closed and gives up.
+        await this.#release(this.#worker.opening ? 0 : graceMs);
+      } finally {
+        await this.#deps.endSession?.(this.id).catch((error: unknown) => this.#log.warn({ err: error }, "ending the session's commands failed"));
+        this.#deps.store.touched(this.id);
+        await this.#deps.store.unlock(this.id);
+      }
+    })();
+    return this.#closing;
+  }
+
+  /** Sends one update for this session; updates go out in the order they were sent. */
+  send(update: SessionUpdate): Promise<void> {
+    return this.#outbox.send(update);
+  }
+
+  /**
+   * load/resume passed other MCP servers than the session runs with: they are its servers from now on, and its worker
+   * is released so the next prompt (or the load's replay) connects them. Not while a prompt runs with the old ones.
+   */
+  async useMcpServers(servers: McpServerConfig[]): Promise<void> {
+    if (JSON.stringify(servers) === JSON.stringify(this.settings.mcpServers)) return;
+    if (this.#turns.current) throw invalidRequest("a prompt is in flight for this session: pass it other MCP servers once the prompt has ended", { sessionId: this.id });
+    this.settings.mcpServers = servers;
+    // A worker still being opened was given the old servers: it is released once open.
+    await this.#worker.woken;
+    await this.hibernate("its MCP servers changed (session/load or resume)");
+  }
+
+  #release(graceMs: number): Promise<void> {
+    this.#clearIdleTimer();
+    return this.#worker.release(graceMs);
+  }
+
+  #workerExited(exit: WorkerExit): void {
+    this.#clearIdleTimer();
+    this.#deps.observer?.workerExited(exit.kind);
+    if (exit.kind === "crashed") this.#log.error({ cause: exit.cause }, "session worker died: the session's next prompt restores it from its log");
+    this.#replay?.fail(workerFault(this.id, `session worker died: ${exit.cause}`));
+    const turn = this.#turns.current;
+    if (!turn) return;
+    if (turn.cancelRequested || this.#closed) this.#settle(turn, { stopReason: "cancelled" });
+    else this.#turns.fail(turn.id, workerFault(this.id, `session worker died: ${exit.cause}`), this.#outbox.drained);
+  }
+
+  /** Idle with a live worker: hand the slot over if a session waits for one, else hibernate after a while. */
+  #wentIdle(): void {
+    if (this.idleSince === null) return;
+    this.#used();
+    this.#deps.slots.idle(this);
+    const ms = this.#deps.hibernateAfterMs;
+    if (this.idleSince === null || ms === 0) return;
+    this.#idleTimer = setTimeout(() => void this.hibernate(`idle for --hibernate-after-ms ${ms}`), ms);
+    this.#idleTimer.unref();
+  }
+
+  #used(): void {
+    this.#lastUsed = performance.now();
+    this.#clearIdleTimer();
+  }
+
+  #clearIdleTimer(): void {
+    if (this.#idleTimer) clearTimeout(this.#idleTimer);
+    this.#idleTimer = null;
+  }
+
+  #onEvent(lease: WorkerLease, event: WorkerEvent): void {
+    if (event.type === "pong") {
+      if (this.#ping?.id === event.id) this.#ping = null;
+      return;
+    }
+    if (event.type === "log") {
+      this.#log[event.level](event.data ? foreignFields(event.data) : {}, event.msg);
+      return;
+    }
+    if (event.type === "mcp_status") {
+      const { server, status, tools, message } = event;
+      this.#log[status === "failed" ? "warn" : "info"]({ server, status, tools: tools.length, message }, "MCP server status");
+      void this.#outbox.notify(MCP_STATUS_METHOD, { sessionId: this.id, server, status, tools, message } satisfies McpStatusNotification);
+      return;
+    }
+    if (event.turnId === REPLAY_TURN_ID) {
+      if (!this.#replay) return;
+      if (event.type === "turn_end") this.#replay.done();
+      else for (const update of toSessionUpdates(event)) void this.send(update);
+      return;
+    }
+    const turn = this.#turns.current;
+    if (!turn || event.turnId !== turn.id) return;
+    switch (event.type) {
+      case "turn_end":
+        this.#settle(turn, { stopReason: turn.cancelRequested ? "cancelled" : event.stopReason });
+        return;
+      case "turn_error":
+        // Dropped before the answer goes out: a prompt sent on that answer must find no worker and wake a fresh one.
+        if (event.workerEnds) {
+          this.#log.warn({ cause: event.message }, "session worker ends: the session's next prompt restores it from its log");
+          void this.#release(0);
+        }
+        if (turn.cancelRequested) this.#settle(turn, { stopReason: "cancelled" });
+        else this.#turns.fail(turn.id, fromWorker(event.code, event.message), this.#outbox.drained);
+        return;
+      case "permission_request":
+        void this.#askClient(lease, event);
+        return;
+      default:
+        if (event.type === "usage" && event.session) this.#tokens = event.session;
+        this.#toolTimings?.see(event);
+        for (const update of toSessionUpdates(event)) void this.send(update);
+    }
+  }
+
+  async #askClient(lease: WorkerLease, event: PermissionRequestEvent): Promise<void> {
+    // A detached session has no one to ask: the call is refused as cancelled.
+    const outcome = await this.#permissions.ask(this.#outbox.attachment, event, this.#outbox.drained);
+    // The same port as the cancel, after it: the worker sees the cancel first and the turn does not go on.
+    lease.post({ type: "permission", requestId: event.requestId, outcome });
+  }
+
+  /** All of a turn's updates go out before its response. */
+  #settle(turn: Turn, response: PromptResponse): void {
+    this.#turns.settle(turn.id, response, this.#outbox.drained);
+  }
+}

@@ -1,0 +1,370 @@
+// The state dir as the main thread sees it: it creates a session's log (the header line), reads headers for
+// session/load and sidecars for session/list, holds the per-session lock files, and deletes. It never reads a
+// whole log and never appends to one: that is the session worker's (workers/log/journal-file.ts).
+import { randomUUID } from "node:crypto";
+import { mkdirSync, readFileSync } from "node:fs";
+import { access, open, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { resolve } from "node:path";
+import type { ListSessionsResponse, RequestError } from "@agentclientprotocol/sdk";
+import { z } from "zod";
+import type { ModelConfig, SessionModeId } from "../../protocol/port.js";
+import {
+  deletedDir,
+  isSessionId,
+  LOG_FORMAT,
+  LOG_FORMAT_VERSION,
+  LOG_SUFFIX,
+  LogError,
+  parseHeaderLine,
+  SessionSidecar,
+  sessionPaths,
+  sessionsDir,
+  type LogHeader,
+  type SessionPaths,
+} from "../../protocol/session-log.js";
+import { internal, invalidParams, invalidRequest, notFound } from "../../host/errors.js";
+import { ConfigError } from "../../host/config.js";
+import { CreationSync } from "./creation-sync.js";
+import { SessionIndex, type IndexedSession } from "./session-index.js";
+import type { Logger } from "../../host/logger.js";
+
+/** A header longer than this is not one of ours. */
+const HEADER_MAX_BYTES = 64 * 1024;
+/** A lock file that does not parse yet may be one another host is writing this instant. */
+const UNREADABLE_LOCK_STALE_MS = 2000;
+
+const LockOwner = z.object({ pid: z.number().int().positive(), started: z.string().nullable() });
+type LockOwner = z.infer<typeof LockOwner>;
+
+const Cursor = z.tuple([z.string(), z.string()]);
+
+export interface NewSessionSettings {
+  cwd: string;
+  mode: SessionModeId;
+  model: ModelConfig;
+}
+
+export class SessionStore {
+  readonly stateDir: string;
+  readonly #log: Logger;
+  readonly #me: LockOwner = { pid: process.pid, started: processStartAtBoot(process.pid) };
+  readonly #creations: CreationSync;
+  readonly #index: SessionIndex;
+
+  constructor(stateDir: string, log: Logger) {
+    this.stateDir = stateDir;
+    this.#log = log;
+    this.#creations = new CreationSync(sessionsDir(stateDir), log);
+    this.#index = new SessionIndex({ ids: () => this.#storedIds(), version: () => this.#namesVersion(), read: (id, deleted) => this.#summary(id, deleted) }, log);
+    try {
+      mkdirSync(sessionsDir(stateDir), { recursive: true });
+      mkdirSync(deletedDir(stateDir), { recursive: true });
+    } catch (error) {
+      throw new ConfigError(`--state-dir ${stateDir}: ${(error as Error).message}`);
+    }
+  }
+
+  paths(sessionId: string): SessionPaths {
+    return sessionPaths(this.stateDir, sessionId);
+  }
+
+  /**
+   * Mints a fresh id and creates the session's log: lock, then the header line. The file and its directory entry
+   * are flushed in the background (CreationSync); the worker writes the sidecar when it opens the log.
+   */
+  async create(settings: NewSessionSettings, hostVersion: string, tenant: string | null): Promise<string> {
+    for (;;) {
+      const id = randomUUID();
+      const paths = this.paths(id);
+      if (await exists(paths.tombstone)) continue;
+      await this.lock(id);
+      const createdAt = new Date().toISOString();
+      const header: LogHeader = {
+        format: LOG_FORMAT,
+        formatVersion: LOG_FORMAT_VERSION,
+        sessionId: id,
+        cwd: settings.cwd,
+        createdAt,
+        mode: settings.mode,
+        model: settings.model,
+        hostVersion,
+        ...(tenant ? { tenant } : {}),
+      };
+      try {
+        await writeFile(paths.log, `${JSON.stringify(header)}\n`, { flag: "wx" });
+      } catch (error) {
+        await this.unlock(id);
+        if ((error as NodeJS.ErrnoException).code === "EEXIST") continue;
+        throw internal(`cannot create the session log: ${(error as Error).message}`, { stateDir: this.stateDir });
+      }
+      this.#creations.schedule(paths.log);
+      this.#index.touched(id);
+      return id;
+    }
+  }
+
+  /**
+   * The header of a stored session, checked: -32002 when there is no such session (or it was deleted), -32603
+   * naming the file and the reason when the file is not a usable log of this session.
+   */
+  async readHeader(sessionId: string): Promise<LogHeader> {
+    if (!isSessionId(sessionId)) throw notFound(sessionId, `unknown session: ${sessionId}`);
+    const paths = this.paths(sessionId);
+    if (await exists(paths.tombstone)) throw notFound(sessionId, `session ${sessionId} was deleted`);
+    let line: string;
+    try {
+      line = await readFirstLine(paths.log);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") throw this.unknownSession(sessionId);
+      throw unusable(sessionId, paths.log, error instanceof LogError ? error.message : `it cannot be read (${(error as Error).message})`);
+    }
+    try {
+      return parseHeaderLine(line, sessionId);
+    } catch (error) {
+      if (error instanceof LogError) throw unusable(sessionId, paths.log, error.message);
+      throw error;
+    }
+  }
+
+  /** The answer for a session id with no log here (and, to a tenant, for another tenant's session). */
+  unknownSession(sessionId: string): RequestError {
+    return notFound(sessionId, `unknown session: ${sessionId} (no log in ${this.stateDir})`);
+  }
+
+  /**
+   * Takes this process's lock on a session, so no other host process opens it while this one has it. A lock
+   * whose owner is gone (its pid dead, or reused by a process that started at another time) is stale and taken.
+   */
+  async lock(sessionId: string): Promise<void> {
+    const path = this.paths(sessionId).lock;
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        await writeFile(path, JSON.stringify(this.#me), { flag: "wx" });
+        return;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") {
+          throw internal(`cannot lock session ${sessionId}: ${(error as Error).message}`, { sessionId });
+        }
+      }
+      const owner = await readOwner(path);
+      if (owner === "fresh") throw busy(sessionId, "another host process is opening it right now");
+      if (owner && (await ownerAlive(owner, this.#me))) {
+        if (owner.pid === this.#me.pid) throw invalidRequest(`session ${sessionId} is being opened by another request in this host`, { sessionId });
+        throw busy(sessionId, `it is open in another acp-session-host process (pid ${owner.pid}); close it there first`);
+      }
+      this.#log.info({ sessionId, owner }, "stale session lock taken over: its owner is gone");
+      await rm(path, { force: true });
+    }
+    throw busy(sessionId, "its lock keeps changing hands");
+  }
+
+  /** Drops this process's lock on a session (and only this process's). */
+  async unlock(sessionId: string): Promise<void> {
+    const path = this.paths(sessionId).lock;
+    const owner = await readOwner(path);
+    if (owner && owner !== "fresh" && owner.pid === this.#me.pid && owner.started === this.#me.started) await rm(path, { force: true });
+  }
+
+  /** Resolves once every session log created so far is on disk (teardown). */
+  flushed(): Promise<void> {
+    return this.#creations.flushed();
+  }
+
+  /**
+   * Deletes a stored session for good: a tombstone first (so a crash midway still leaves it deleted), then the
+   * log, sidecar, output files and lock. A session open in another host process is refused; an unknown one is
+   * a no-op (false). The caller has closed it on this connection.
+   */
+  async remove(sessionId: string): Promise<boolean> {
+    if (!isSessionId(sessionId)) return false;
+    const paths = this.paths(sessionId);
+    const stored = (await exists(paths.log)) || (await exists(paths.sidecar));
+    if (!stored) {
+      await this.unlock(sessionId);
+      return false;
+    }
+    await this.lock(sessionId);
+    try {
+      await writeFile(paths.tombstone, "");
+      await Promise.all([rm(paths.log, { force: true }), rm(paths.compacting, { force: true }), rm(paths.sidecar, { force: true }), rm(paths.outputDir, { recursive: true, force: true })]);
+    } finally {
+      this.#index.touched(sessionId);
+      await this.unlock(sessionId);
+    }
+    return true;
+  }
+
+  /** A session's files changed (its worker opened it, ended a turn, or let it go): it is listed as it is now. */
+  touched(sessionId: string): void {
+    this.#index.touched(sessionId);
+  }
+
+  /** Stored sessions as the listing index has them; null until it is built. */
+  storedSessions(): Promise<number | null> {
+    return this.#index.size();
+  }
+
+  /** Reads every stored session's summary in the background, so the first session/list does not. */
+  startIndex(): void {
+    this.#index.build().catch((error: unknown) => this.#log.warn({ err: error }, "session index not built (session/list builds it)"));
+  }
+
+  /**
+   * Stored sessions, most recently updated first, as the index has them (session-index.ts); tenant: only that
+   * tenant's sessions (null: every session).
+   */
+  async list(options: { cwd?: string | null; cursor?: string | null; pageSize: number; tenant: string | null }): Promise<ListSessionsResponse> {
+    const after = options.cursor ? decodeCursor(options.cursor) : null;
+    const wantedCwd = options.cwd ? resolve(options.cwd) : null;
+    const { sessions, more } = await this.#index
+      .page({
+        after,
+        pageSize: options.pageSize,
+        matches: (session) => (options.tenant === null || session.tenant === options.tenant) && (wantedCwd === null || session.cwdKey === wantedCwd),
+      })
+      .catch((error: unknown) => {
+        throw internal(`cannot list the stored sessions: ${(error as Error).message}`, { stateDir: this.stateDir });
+      });
+    const page = sessions.map((session) => session.info);
+    const last = page.at(-1);
+    return { sessions: page, ...(more && last ? { nextCursor: encodeCursor(last.updatedAt, last.sessionId) } : {}) };
+  }
+
+  async #namesVersion(): Promise<string> {
+    const [sessions, deleted] = await Promise.all([stat(sessionsDir(this.stateDir)), stat(deletedDir(this.stateDir))]);
+    return `${sessions.mtimeMs}/${deleted.mtimeMs}`;
+  }
+
+  async #storedIds(): Promise<string[]> {
+    const [names, deleted] = await Promise.all([readdir(sessionsDir(this.stateDir)), readdir(deletedDir(this.stateDir))]);
+    const tombstones = new Set(deleted);
+    return names
+      .filter((name) => name.endsWith(LOG_SUFFIX))
+      .map((name) => name.slice(0, -LOG_SUFFIX.length))
+      .filter((id) => isSessionId(id) && !tombstones.has(id));
+  }
+
+  /** A session as its sidecar says (its header when the sidecar is missing or damaged); null: not listable. */
+  async #summary(id: string, deleted: boolean): Promise<IndexedSession | null> {
+    const paths = this.paths(id);
+    if (deleted && (await exists(paths.tombstone))) return null;
+    try {
+      const parsed = SessionSidecar.safeParse(await readSidecar(paths.sidecar));
+      if (parsed.success && parsed.data.sessionId === id) {
+        const { cwd, title, updatedAt, turns, createdAt, tenant } = parsed.data;
+        return { tenant: tenant ?? null, cwdKey: resolve(cwd), info: { sessionId: id, cwd, title, updatedAt, _meta: { "acp-session-host": { turns, createdAt } } } };
+      }
+    } catch {
+      // missing or unreadable: fall back to the header
+    }
+    try {
+      const header = parseHeaderLine(await readFirstLine(paths.log), id);
+      return {
+        tenant: header.tenant ?? null,
+        cwdKey: resolve(header.cwd),
+        info: { sessionId: id, cwd: header.cwd, title: null, updatedAt: header.createdAt, _meta: { "acp-session-host": { createdAt: header.createdAt } } },
+      };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") this.#log.warn({ sessionId: id, reason: (error as Error).message }, "session not listed: its log is unusable");
+      return null;
+    }
+  }
+}
+
+function encodeCursor(updatedAt: string, sessionId: string): string {
+  return Buffer.from(JSON.stringify([updatedAt, sessionId])).toString("base64url");
+}
+
+function decodeCursor(cursor: string): [string, string] {
+  try {
+    return Cursor.parse(JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")));
+  } catch {
+    throw invalidParams("cursor", "invalid cursor: pass a nextCursor from a previous session/list answer");
+  }
+}
+
+async function readFirstLine(path: string): Promise<string> {
+  const file = await open(path, "r");
+  try {
+    const buffer = Buffer.alloc(HEADER_MAX_BYTES);
+    const { bytesRead } = await file.read(buffer, 0, buffer.length, 0);
+    const newline = buffer.subarray(0, bytesRead).indexOf(0x0a);
+    if (newline < 0) throw new LogError(bytesRead === 0 ? "the file is empty (no header)" : "its header line is torn or too long");
+    return buffer.toString("utf8", 0, newline);
+  } finally {
+    await file.close();
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  return access(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+async function readOwner(path: string): Promise<LockOwner | "fresh" | null> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch {
+    return null;
+  }
+  try {
+    return LockOwner.parse(JSON.parse(text));
+  } catch {
+    // An empty or torn lock: being written right now, or left by a crash between create and write.
+    try {
+      const age = Date.now() - (await stat(path)).mtimeMs;
+      return age < UNREADABLE_LOCK_STALE_MS ? "fresh" : null;
+    } catch {
+      return null;
+    }
+  }
+}
+
+async function ownerAlive(owner: LockOwner, me: LockOwner): Promise<boolean> {
+  if (owner.pid === me.pid) return owner.started === me.started;
+  try {
+    process.kill(owner.pid, 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ESRCH") return false;
+  }
+  // The pid is taken; by the owner only if that process started when the owner did.
+  const started = startField(await readFile(`/proc/${owner.pid}/stat`, "utf8").catch(() => null));
+  return owner.started === null || started === null || started === owner.started;
+}
+
+/** This process's start time, read once when the store is made (the host is booting, nothing waits on it). */
+function processStartAtBoot(pid: number): string | null {
+  try {
+    return startField(readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return null;
+  }
+}
+
+/** The start time field of a /proc/<pid>/stat line (clock ticks since boot), or null where there is none. */
+function startField(stat: string | null): string | null {
+  return stat === null ? null : (stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19] ?? null);
+}
+
+function unusable(sessionId: string, path: string, reason: string): RequestError {
+  return internal(`session log ${path} cannot be used: ${reason}`, { sessionId, path, reason });
+}
+
+function busy(sessionId: string, reason: string): RequestError {
+  return internal(`session ${sessionId} cannot be opened: ${reason}`, { sessionId });
+}
+
+/** A worker rewrites its session's sidecar in place: a read that caught it mid-write is read again once. */
+async function readSidecar(path: string): Promise<unknown> {
+  for (let attempt = 0; ; attempt++) {
+    const text = await readFile(path, "utf8");
+    try {
+      return JSON.parse(text) as unknown;
+    } catch (error) {
+      if (attempt > 0) throw error;
+    }
+  }
+}

@@ -1,0 +1,68 @@
+// What a session records of itself. The agent loop appends an entry before it posts the event that shows it,
+// so nothing the client has seen can be missing from the record.
+import type { LogEntry } from "../../src/protocol/session-log.js";
+import type { ChatMessage } from "../models/model.js";
+import type { TokenCounts } from "../loop/usage-totals.js";
+
+/** The entry kinds and their schema live with the log format (src/protocol/session-log.ts). */
+export type JournalEntry = LogEntry;
+
+/** What the session was before its first entry in entries(): a compacted log's snapshot, else nothing. */
+export interface JournalBase {
+  history: readonly ChatMessage[];
+  alwaysAllowed: readonly string[];
+  usage: TokenCounts;
+}
+
+export interface Journal {
+  /** Appends one entry; returns once the write call has returned. */
+  append(entry: JournalEntry): void;
+  /** Makes the turn durable (fsync) and refreshes the listing summary. */
+  endTurn(): void;
+  /** The entries recorded since the base, oldest first (after load-repair). */
+  entries(): readonly JournalEntry[];
+  base(): JournalBase;
+  /** The entries before the base that session/load shows (read on demand), oldest first. */
+  replayed(): readonly JournalEntry[];
+  /** Turns ended, before the base and since. */
+  readonly turns: number;
+  close(): void;
+}
+
+const EMPTY: JournalBase = { history: [], alwaysAllowed: [], usage: { prompt: 0, completion: 0, cached: 0 } };
+
+/**
+ * The log could not be written (a full disk, an I/O error). The append left no partial record behind; the turn is
+ * not recorded past that point, and the session is restored from what its log holds.
+ */
+export class LogWriteError extends Error {
+  constructor(what: string, cause: unknown) {
+    const code = (cause as NodeJS.ErrnoException).code;
+    super(`the session's log could not be written (${what}: ${code ? `${code}, ` : ""}${(cause as Error).message ?? String(cause)}); the turn is not recorded past that point, and the session's next prompt restores it from its log`);
+    this.name = "LogWriteError";
+  }
+}
+
+/** A session that keeps its record in memory only. */
+export class MemoryJournal implements Journal {
+  readonly #entries: JournalEntry[] = [];
+  #turns = 0;
+  append(entry: JournalEntry): void {
+    this.#entries.push(entry);
+    if (entry.type === "turn_end") this.#turns++;
+  }
+  endTurn(): void {}
+  entries(): readonly JournalEntry[] {
+    return this.#entries;
+  }
+  base(): JournalBase {
+    return EMPTY;
+  }
+  replayed(): readonly JournalEntry[] {
+    return [];
+  }
+  get turns(): number {
+    return this.#turns;
+  }
+  close(): void {}
+}

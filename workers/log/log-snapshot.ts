@@ -1,0 +1,96 @@
+// The second line of a compacted log: the session's base (what a restore needs, without reading the history) and
+// the size of the replayable history that follows it. A compacted log is
+//   header (formatVersion 2) \n snapshot \n replay entries (replayLines lines, replayBytes bytes) \n… then the
+//   entries appended since, which a restore folds onto the snapshot's base.
+// Checked by hand, field by field: a restore parses it on every open, and a schema for the whole conversation would
+// cost more than the parse (and the worker's bundle more bytes).
+import { ModelConfig, SessionModeId } from "../../src/protocol/port.js";
+import { LogError } from "../../src/protocol/session-log.js";
+import type { JournalEntry } from "./journal.js";
+import type { ChatMessage } from "../models/model.js";
+import type { SessionBase } from "./session-base.js";
+
+export interface Snapshot {
+  base: SessionBase;
+  replayLines: number;
+  replayBytes: number;
+}
+
+/** The entries session/load shows (workers/log/replay.ts): a compaction keeps these and drops the rest. */
+export function isReplayed(entry: JournalEntry): boolean {
+  const type = entry.type;
+  return type === "user_message" || type === "assistant_message" || type === "tool_call" || type === "tool_result" || type === "compaction";
+}
+
+export function snapshotLine(snapshot: Snapshot): string {
+  return JSON.stringify({ type: "snapshot", replayLines: snapshot.replayLines, replayBytes: snapshot.replayBytes, ...snapshot.base });
+}
+
+export function parseSnapshotLine(text: string): Snapshot {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new LogError("its snapshot line (line 2) is not JSON");
+  }
+  const fail = (what: string): never => {
+    throw new LogError(`its snapshot line (line 2) is corrupt: ${what}`);
+  };
+  if (!isRecord(json) || json.type !== "snapshot") return fail('no "type": "snapshot"');
+  const { replayLines, replayBytes, history, alwaysAllowed, usage, turns, title } = json;
+  if (!isCount(replayLines) || !isCount(replayBytes)) fail("replayLines and replayBytes must be counts");
+  if (!isCount(turns)) fail("turns must be a count");
+  if (title !== null && typeof title !== "string") fail("title must be a string or null");
+  if (!Array.isArray(alwaysAllowed) || !alwaysAllowed.every((name) => typeof name === "string")) fail("alwaysAllowed must be names");
+  if (!isRecord(usage) || !isCount(usage.prompt) || !isCount(usage.completion) || !isCount(usage.cached)) return fail("usage must be token counts");
+  if (!Array.isArray(history)) return fail("history must be an array");
+  for (let i = 0; i < history.length; i++) if (!isMessage(history[i])) fail(`history[${i}] is not a message`);
+  const mode = SessionModeId.safeParse(json.mode);
+  const model = ModelConfig.safeParse(json.model);
+  if (!mode.success) fail("mode is not a session mode");
+  if (!model.success) fail("model is not a model configuration");
+  return {
+    replayLines: replayLines as number,
+    replayBytes: replayBytes as number,
+    base: {
+      history: history as ChatMessage[],
+      alwaysAllowed: alwaysAllowed as string[],
+      usage: { prompt: usage.prompt as number, completion: usage.completion as number, cached: usage.cached as number },
+      mode: mode.data!,
+      model: model.data!,
+      turns: turns as number,
+      title: title as string | null,
+    },
+  };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function isCount(value: unknown): boolean {
+  return Number.isSafeInteger(value) && (value as number) >= 0;
+}
+
+const isString = (value: unknown): boolean => typeof value === "string";
+
+function isMessage(value: unknown): boolean {
+  if (!isRecord(value)) return false;
+  switch (value.role) {
+    case "user":
+    case "summary":
+      return isString(value.text);
+    case "assistant":
+      return (
+        Array.isArray(value.blocks) &&
+        value.blocks.every(isString) &&
+        Array.isArray(value.toolCalls) &&
+        value.toolCalls.every((call) => isRecord(call) && isString(call.id) && isString(call.name)) &&
+        (value.thought === undefined || isString(value.thought))
+      );
+    case "tool":
+      return isString(value.toolCallId) && isString(value.name) && isString(value.result) && typeof value.isError === "boolean";
+    default:
+      return false;
+  }
+}

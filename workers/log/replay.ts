@@ -1,0 +1,38 @@
+// A session's history as the events a client saw: its prompts, the committed assistant messages (their reasoning
+// first), each tool call and its final update, each compaction notice. session/load posts these (turnId "replay")
+// before it answers; a compaction changes what the model sees, never what is replayed.
+import { REPLAY_TURN_ID, type WorkerEvent } from "../../src/protocol/port.js";
+import { compactionNotice } from "../context/compaction-notice.js";
+import type { JournalEntry } from "./journal.js";
+
+export function replayEvents(entries: readonly JournalEntry[]): WorkerEvent[] {
+  const turnId = REPLAY_TURN_ID;
+  const shown = new Set<string>();
+  const events: WorkerEvent[] = [];
+  for (const entry of entries) {
+    switch (entry.type) {
+      case "user_message":
+        events.push({ type: "user_message", turnId, text: entry.text });
+        break;
+      case "assistant_message":
+        if (entry.thought) events.push({ type: "thought", turnId, text: entry.thought });
+        if (entry.blocks.some((block) => block.length > 0)) events.push({ type: "assistant_message", turnId, blocks: entry.blocks });
+        break;
+      case "tool_call":
+        shown.add(entry.toolCallId);
+        events.push({ type: "tool_call", turnId, toolCallId: entry.toolCallId, title: entry.title, kind: entry.kind, status: "pending", rawInput: entry.input });
+        break;
+      case "tool_result":
+        // A result load-repair gave a call that never started has no tool call to update.
+        if (!shown.has(entry.toolCallId)) break;
+        events.push({ type: "tool_call_update", turnId, toolCallId: entry.toolCallId, status: entry.isError ? "failed" : "completed", result: entry.result });
+        break;
+      case "compaction":
+        events.push({ type: "thought", turnId, text: compactionNotice(entry) });
+        break;
+      default:
+        break;
+    }
+  }
+  return events;
+}

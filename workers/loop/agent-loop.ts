@@ -1,0 +1,305 @@
+// The turn loop of one session: user message → model → tool calls → tool results → model … until the model
+// answers without tool calls, the turn is cancelled, or it runs out of model requests.
+import type { PermissionOutcome, SessionModeId, StopReason, ToolKind } from "../../src/protocol/port.js";
+import { ChunkRelay } from "./chunk-relay.js";
+import { ContextKeeper } from "../context/context-compaction.js";
+import type { EventSink } from "../event-sink.js";
+import { LogWriteError, type Journal } from "../log/journal.js";
+import { alwaysAllowedFrom, historyFrom } from "../log/history.js";
+import { ModelError, PromptRejected, type ChatMessage, type Model, type ModelResponse, type ModelUsage, type ToolCallRequest } from "../models/model.js";
+import { checkToolInput } from "./tool-input.js";
+import { tokenCounts, UsageTotals } from "./usage-totals.js";
+import type { ToolRegistry } from "../tools/registry.js";
+import type { ToolResult } from "../tools/tool.js";
+
+export interface AgentLoopOptions {
+  model: Model;
+  tools: ToolRegistry;
+  events: EventSink;
+  journal: Journal;
+  mode: SessionModeId;
+  cwd: string;
+  maxTurnRequests: number;
+  /** Tool calls one prompt may run; the calls past it are not run and the turn ends max_turn_requests. */
+  maxTurnToolCalls: number;
+  /** Fraction of the model's context window above which the conversation is compacted before a request. */
+  compactAt: number;
+  /** Send message and thought text as it arrives (--stream-chunks). */
+  streamChunks: boolean;
+}
+
+interface Turn {
+  id: string;
+  abort: AbortController;
+  /** Tool calls run so far in this turn (--max-turn-tool-calls). */
+  toolCalls: number;
+}
+
+const FINISH_STOP: Record<ModelResponse["finish"], StopReason | null> = {
+  stop: "end_turn",
+  tool_calls: null,
+  length: "max_tokens",
+  content_filter: "refusal",
+};
+
+export class AgentLoop {
+  readonly #options: AgentLoopOptions;
+  readonly #history: ChatMessage[];
+  readonly #permissions = new Map<string, (outcome: PermissionOutcome) => void>();
+  readonly #alwaysAllowed = new Set<string>();
+  readonly #context: ContextKeeper;
+  readonly #usage: UsageTotals;
+  #model: Model;
+  #mode: SessionModeId;
+  #turn: Turn | null = null;
+  #running: Promise<void> = Promise.resolve();
+  /** The log could not be written: this worker takes no more turns. */
+  #logFailure: LogWriteError | null = null;
+
+  constructor(options: AgentLoopOptions) {
+    this.#options = options;
+    this.#model = options.model;
+    this.#mode = options.mode;
+    const base = options.journal.base();
+    this.#history = historyFrom(options.journal.entries(), base.history);
+    for (const name of alwaysAllowedFrom(options.journal.entries(), base.alwaysAllowed)) this.#alwaysAllowed.add(name);
+    this.#usage = new UsageTotals(options.journal.entries(), base.usage);
+    this.#context = new ContextKeeper({
+      journal: options.journal,
+      events: options.events,
+      compactAt: options.compactAt,
+      reportUsage: (turnId, usage) => this.#reportUsage(turnId, usage),
+    });
+  }
+
+  get mode(): SessionModeId {
+    return this.#mode;
+  }
+
+  setMode(mode: SessionModeId): void {
+    if (mode === this.#mode) return;
+    this.#mode = mode;
+    this.#options.journal.append({ type: "mode", mode });
+    this.#options.tools.setMode(mode);
+  }
+
+  setModel(model: Model): void {
+    this.#model = model;
+  }
+
+  /** Starts a turn; a prompt it cannot take ends at once with a turn_error that says why. */
+  prompt(turnId: string, text: string): void {
+    const refuse = (code: number, message: string) => this.#options.events.post({ type: "turn_error", turnId, code, message });
+    if (this.#logFailure) return this.#endsForLog(turnId, this.#logFailure);
+    if (this.#turn) return refuse(-32600, "a prompt is already in flight for this session");
+    try {
+      this.#model.check(text);
+    } catch (error) {
+      if (error instanceof PromptRejected) return refuse(-32602, error.message);
+      throw error;
+    }
+    const turn: Turn = { id: turnId, abort: new AbortController(), toolCalls: 0 };
+    this.#turn = turn;
+    this.#running = this.#run(turn, text);
+  }
+
+  /** reason: why the host cancelled the turn (a timeout), recorded with its end; none for a client's cancel. */
+  cancel(turnId: string, reason?: string): void {
+    if (this.#turn?.id !== turnId) return;
+    this.#turn.abort.abort(reason === undefined ? undefined : new Error(reason));
+    for (const settle of this.#permissions.values()) settle({ outcome: "cancelled" });
+  }
+
+  /** Cancels the turn in flight, if any, and resolves once it has ended (its end is in the journal). */
+  async stop(): Promise<void> {
+    if (this.#turn) this.cancel(this.#turn.id);
+    await this.#running;
+  }
+
+  resolvePermission(requestId: string, outcome: PermissionOutcome): void {
+    this.#permissions.get(requestId)?.(outcome);
+  }
+
+  /**
+   * A log that cannot be written ends the turn with an error that says so; this worker's memory of the session may
+   * then hold what the log does not, so it takes no other turn: the host ends it, and the next prompt restores the
+   * session from the log in a fresh worker. (Thrown uncaught instead, the error raced the host's terminate.)
+   */
+  async #run(turn: Turn, text: string): Promise<void> {
+    try {
+      await this.#runTurn(turn, text);
+    } catch (error) {
+      if (this.#turn === turn) this.#turn = null;
+      if (!(error instanceof LogWriteError)) throw error;
+      this.#logFailure = error;
+      this.#endsForLog(turn.id, error);
+      this.#options.events.flush();
+    }
+  }
+
+  /** Fails a turn for the log that could not be written, saying this worker ends. */
+  #endsForLog(turnId: string, error: LogWriteError): void {
+    this.#options.events.post({ type: "turn_error", turnId, code: -32603, message: error.message, workerEnds: true });
+  }
+
+  async #runTurn(turn: Turn, text: string): Promise<void> {
+    const { journal, events } = this.#options;
+    const turnId = turn.id;
+    const signal = turn.abort.signal;
+    journal.append({ type: "turn_start", turnId, at: new Date().toISOString() });
+    journal.append({ type: "user_message", turnId, text });
+    this.#history.push({ role: "user", text });
+    let ending: { stopReason: StopReason } | { code: number; message: string };
+    try {
+      ending = { stopReason: await this.#loop(turn) };
+    } catch (error) {
+      if (error instanceof LogWriteError) throw error;
+      if (signal.aborted) ending = { stopReason: "cancelled" };
+      else if (error instanceof ModelError) ending = { code: -32603, message: error.message };
+      else ending = { code: -32603, message: `agent loop failed: ${(error as Error).message ?? String(error)}` };
+    }
+    this.#turn = null;
+    if ("stopReason" in ending) {
+      // A turn the host cancelled (a timeout) says why in its log; a client's cancel has no reason to record.
+      const reason: unknown = ending.stopReason === "cancelled" ? signal.reason : undefined;
+      const why = reason instanceof Error && reason.name !== "AbortError" ? { error: reason.message } : {};
+      journal.append({ type: "turn_end", turnId, stopReason: ending.stopReason, ...why });
+      journal.endTurn();
+      events.post({ type: "turn_end", turnId, stopReason: ending.stopReason });
+    } else {
+      journal.append({ type: "turn_end", turnId, stopReason: "error", error: ending.message });
+      journal.endTurn();
+      events.post({ type: "turn_error", turnId, code: ending.code, message: ending.message });
+    }
+  }
+
+  async #loop(turn: Turn): Promise<StopReason> {
+    const signal = turn.abort.signal;
+    for (let requests = 0; ; requests++) {
+      if (signal.aborted) return "cancelled";
+      if (requests >= this.#options.maxTurnRequests) return "max_turn_requests";
+      // MCP servers still starting are waited for (up to --mcp-startup-timeout-ms), changed tool lists re-read.
+      await this.#options.tools.prepare(signal);
+      if (signal.aborted) return "cancelled";
+      const relay = new ChunkRelay(this.#options.events, turn.id, signal, this.#options.streamChunks);
+      const response = await this.#context.complete({
+        turnId: turn.id,
+        model: this.#model,
+        history: this.#history,
+        tools: this.#options.tools.specs(),
+        signal,
+        ...relay.callbacks(),
+        commit: (blocks) => this.#commitAssistant(turn.id, { blocks, toolCalls: [] }, relay),
+      });
+      if (signal.aborted) return "cancelled";
+      if (isEmpty(response)) {
+        // After tool results an empty answer is an ordinary way to end (scripts ending in a tool step, and real models,
+        // do it); only a turn whose first answer is empty is worth a warning.
+        if (requests === 0) this.#options.events.log("warn", "the model answered with nothing (no text, no tool calls): the turn ends", { model: this.#model.name });
+        this.#reportUsage(turn.id, response.usage);
+        return FINISH_STOP[response.finish] ?? "end_turn";
+      }
+      this.#commitAssistant(turn.id, response, relay);
+      const stop = FINISH_STOP[response.finish];
+      if (stop || response.toolCalls.length === 0) return stop ?? "end_turn";
+      let limitReached = false;
+      for (const call of response.toolCalls) {
+        limitReached ||= turn.toolCalls >= this.#options.maxTurnToolCalls;
+        if (signal.aborted) this.#notRun(turn, call, "tool call not run: the turn was cancelled");
+        else if (limitReached) this.#notRun(turn, call, `tool call not run: this turn reached --max-turn-tool-calls ${this.#options.maxTurnToolCalls}`);
+        else {
+          turn.toolCalls++;
+          const result = await this.#runTool(turn, call);
+          this.#history.push({ role: "tool", toolCallId: call.id, name: call.name, result: result.output, isError: result.isError });
+        }
+      }
+      if (limitReached) return "max_turn_requests";
+    }
+  }
+
+  /** A call of the model's answer that never ran: its result is journaled, so a restored history is the same. */
+  #notRun(turn: Turn, call: ToolCallRequest, why: string): void {
+    const entry = { toolCallId: crypto.randomUUID(), callId: call.id, name: call.name, result: why, isError: true };
+    this.#options.journal.append({ type: "tool_result", turnId: turn.id, ...entry });
+    this.#history.push({ role: "tool", toolCallId: call.id, name: call.name, result: why, isError: true });
+  }
+
+  #commitAssistant(turnId: string, response: Pick<ModelResponse, "blocks" | "toolCalls" | "usage" | "thought">, relay: ChunkRelay): void {
+    const thought = response.thought ? { thought: response.thought } : {};
+    this.#options.journal.append({ type: "assistant_message", turnId, blocks: response.blocks, toolCalls: response.toolCalls, ...thought });
+    this.#history.push({ role: "assistant", blocks: response.blocks, toolCalls: response.toolCalls, ...thought });
+    relay.commit(response);
+    this.#reportUsage(turnId, response.usage);
+  }
+
+  #reportUsage(turnId: string, usage: ModelUsage | undefined): void {
+    if (!usage) return;
+    const tokens = tokenCounts(usage);
+    this.#options.journal.append({ type: "usage", turnId, tokens });
+    const session = this.#usage.add(tokens);
+    this.#options.events.post({ type: "usage", turnId, used: usage.used, size: usage.size, tokens, session });
+  }
+
+  async #runTool(turn: Turn, call: ToolCallRequest): Promise<ToolResult> {
+    const { journal, events, tools, cwd } = this.#options;
+    const turnId = turn.id;
+    const toolCallId = crypto.randomUUID();
+    const checked = checkToolInput(call, tools.get(call.name), tools.names());
+    const title = checked.ok ? checked.tool.title(checked.input) : call.name;
+    const kind = checked.ok ? checked.tool.kind : "other";
+    journal.append({ type: "tool_call", turnId, toolCallId, callId: call.id, name: call.name, title, kind, input: call.input });
+    events.post({ type: "tool_call", turnId, toolCallId, title, kind, status: "pending", rawInput: call.input });
+
+    const finish = (result: ToolResult): ToolResult => {
+      journal.append({ type: "tool_result", turnId, toolCallId, callId: call.id, name: call.name, result: result.output, isError: result.isError });
+      events.post({ type: "tool_call_update", turnId, toolCallId, status: result.isError ? "failed" : "completed", result: result.output });
+      return result;
+    };
+    if (!checked.ok) return finish({ output: checked.error, isError: true });
+    const { tool } = checked;
+
+    const policy = tool.policy(this.#mode);
+    if (policy.decision === "refuse") return finish({ output: policy.reason, isError: true });
+    if (policy.decision === "ask" && !this.#alwaysAllowed.has(tool.name)) {
+      const outcome = await this.#askPermission(turn, toolCallId, title, kind, call.input);
+      journal.append({ type: "permission", turnId, toolCallId, outcome: outcome.outcome === "selected" ? outcome.optionId : "cancelled" });
+      if (outcome.outcome === "cancelled") return finish({ output: "the user cancelled this tool call", isError: true });
+      if (outcome.optionId === "reject_once") return finish({ output: "the user refused this tool call", isError: true });
+      if (outcome.optionId === "allow_always") this.#alwaysAllowed.add(tool.name);
+    }
+    if (turn.abort.signal.aborted) return finish({ output: "tool call not run: the turn was cancelled", isError: true });
+
+    events.post({ type: "tool_call_update", turnId, toolCallId, status: "in_progress" });
+    try {
+      const result = await tool.run(checked.input, {
+        cwd,
+        mode: this.#mode,
+        signal: turn.abort.signal,
+        toolCallId,
+        emitOutput: (delta) => {
+          if (delta.length > 0) events.post({ type: "tool_call_update", turnId, toolCallId, outputDelta: delta });
+        },
+      });
+      return finish(result);
+    } catch (error) {
+      return finish({ output: `${call.name} failed: ${(error as Error).message}`, isError: true });
+    }
+  }
+
+  #askPermission(turn: Turn, toolCallId: string, title: string, kind: ToolKind, rawInput: unknown): Promise<PermissionOutcome> {
+    if (turn.abort.signal.aborted) return Promise.resolve({ outcome: "cancelled" });
+    const requestId = crypto.randomUUID();
+    return new Promise<PermissionOutcome>((resolve) => {
+      this.#permissions.set(requestId, (outcome) => {
+        this.#permissions.delete(requestId);
+        resolve(outcome);
+      });
+      this.#options.events.post({ type: "permission_request", turnId: turn.id, requestId, toolCallId, title, kind, rawInput });
+    });
+  }
+}
+
+/** An answer with no text and no tool calls (its reasoning, if any, is not an answer). */
+function isEmpty(response: ModelResponse): boolean {
+  return response.toolCalls.length === 0 && response.blocks.every((block) => block.length === 0);
+}
