@@ -2,7 +2,7 @@
 // so nothing the client has seen can be missing from the record.
 import type { LogEntry } from "../../src/protocol/session-log.js";
 import type { ChatMessage } from "../models/model.js";
-import type { TokenCounts } from "../loop/usage-totals.js";
+import type { TokenCounts } from "./usage-totals.js";
 
 /** The entry kinds and their schema live with the log format (src/protocol/session-log.ts). */
 export type JournalEntry = LogEntry;

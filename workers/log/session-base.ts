@@ -6,7 +6,7 @@ import { titleFrom } from "../../src/protocol/session-log.js";
 import { alwaysAllowedFrom, historyFrom, settingsFrom } from "./history.js";
 import type { JournalEntry } from "./journal.js";
 import type { ChatMessage } from "../models/model.js";
-import type { TokenCounts } from "../loop/usage-totals.js";
+import type { TokenCounts } from "./usage-totals.js";
 
 export interface SessionBase {
   history: ChatMessage[];

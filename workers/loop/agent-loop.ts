@@ -8,7 +8,7 @@ import { LogWriteError, type Journal } from "../log/journal.js";
 import { alwaysAllowedFrom, historyFrom } from "../log/history.js";
 import { ModelError, PromptRejected, type ChatMessage, type Model, type ModelResponse, type ModelUsage, type ToolCallRequest } from "../models/model.js";
 import { checkToolInput } from "./tool-input.js";
-import { tokenCounts, UsageTotals } from "./usage-totals.js";
+import { tokenCounts, UsageTotals } from "../log/usage-totals.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { ToolResult } from "../tools/tool.js";
 

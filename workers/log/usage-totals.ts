@@ -1,6 +1,6 @@
 // A session's token sums since it was created (the inputs of its cost): from its log when it is restored, then
 // from every response, summary requests included.
-import type { JournalEntry } from "../log/journal.js";
+import type { JournalEntry } from "./journal.js";
 import type { ModelUsage } from "../models/model.js";
 
 export interface TokenCounts {
