@@ -1,6 +1,6 @@
 // Flags from a zod object schema: node's parseArgs for the syntax, zod for the values, one line per error.
 import { parseArgs } from "node:util";
-import { z } from "zod";
+import { type z } from "zod";
 
 type Shape = Record<string, z.ZodType>;
 

@@ -3,7 +3,7 @@
 import { once } from "node:events";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isAlive, removeTempDirs, startHost, tempDir, type TestHost } from "./support/host.js";
-import { bash, cmdline, firstProcess, processesRunning, resultOf, script, spawnerOf, taskIdIn, tool, waitFor, waitGone } from "./support/tools.js";
+import { bash, firstProcess, processesRunning, resultOf, script, spawnerOf, taskIdIn, tool, waitFor, waitGone } from "./support/tools.js";
 
 afterAll(removeTempDirs);
 

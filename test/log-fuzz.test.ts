@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LogError, type LogEntry } from "../src/protocol/session-log.js";
 import { restoreLog } from "../workers/log/log-repair.js";
 import { paths, transcript } from "./support/durable.js";
-import { removeTempDirs, startHost, tempDir, type TestHost } from "./support/host.js";
+import { removeTempDirs, startHost, tempDir } from "./support/host.js";
 import { bash, script, tool } from "./support/tools.js";
 
 const seed = Number(process.env.FUZZ_SEED ?? 15);

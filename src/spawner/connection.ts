@@ -7,10 +7,22 @@ import { join } from "node:path";
 import { jsonLine, readJsonLines } from "../protocol/ndjson-lines.js";
 import { WorkerRequest, type SpawnerReply } from "../protocol/spawner-messages.js";
 import { UnreadOutput, type SessionState } from "./session-state.js";
-import type { RunRequest, Spawner, StdioRequest } from "./spawner.js";
+import type { SpawnerLog } from "./log.js";
 import type { DirectTask } from "./direct-task.js";
 import type { Task } from "./task.js";
 import { instanceOf } from "./task-ids.js";
+
+export type RunRequest = Extract<WorkerRequest, { op: "run" }>;
+export type StdioRequest = Extract<WorkerRequest, { op: "open_stdio" }>;
+
+/** What a connection asks of the spawner that accepted it (spawner.ts). */
+export interface ConnectionOwner {
+  readonly instance: string;
+  readonly log: SpawnerLog;
+  redeem(token: string): Promise<SessionState | null>;
+  start(session: SessionState, request: RunRequest, onOutput: (text: string) => void, unread: UnreadOutput | null): Promise<Task | string>;
+  startStdio(session: SessionState, request: StdioRequest, onStdout: (text: string) => void): Promise<DirectTask | string>;
+}
 
 const HELLO_TIMEOUT_MS = 10_000;
 /** Foreground output is sent in coalesced pieces: at most this often, or sooner once this much is waiting. */
@@ -30,7 +42,7 @@ interface Foreground {
 
 export class Connection {
   #session: SessionState | null = null;
-  readonly #spawner: Spawner;
+  readonly #spawner: ConnectionOwner;
   readonly #socket: Socket;
   readonly #foreground = new Map<string, Foreground>();
   readonly #paused = new Set<Task>();
@@ -39,7 +51,7 @@ export class Connection {
   #hello: Promise<void> | null = null;
   #denied = false;
 
-  constructor(spawner: Spawner, socket: Socket) {
+  constructor(spawner: ConnectionOwner, socket: Socket) {
     this.#spawner = spawner;
     this.#socket = socket;
     const helloTimer = setTimeout(() => {

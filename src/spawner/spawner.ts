@@ -5,8 +5,8 @@ import { realpathSync } from "node:fs";
 import { stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { Socket } from "node:net";
-import type { ControlRequest, SandboxKind, SandboxStatus, SpawnerOptions, WorkerRequest } from "../protocol/spawner-messages.js";
-import { Connection } from "./connection.js";
+import type { ControlRequest, SandboxKind, SandboxStatus, SpawnerOptions } from "../protocol/spawner-messages.js";
+import { Connection, type ConnectionOwner, type RunRequest, type StdioRequest } from "./connection.js";
 import type { SpawnerLog } from "./log.js";
 import { DirectTask } from "./direct-task.js";
 import { commandEnv, directLaunch, launchArgv, masksFor, type SandboxPlan } from "./sandbox.js";
@@ -16,10 +16,8 @@ import { SessionState, type UnreadOutput } from "./session-state.js";
 import type { Task } from "./task.js";
 import { newInstance, newTaskId } from "./task-ids.js";
 
-export type RunRequest = Extract<WorkerRequest, { op: "run" }>;
-export type StdioRequest = Extract<WorkerRequest, { op: "open_stdio" }>;
 
-export class Spawner {
+export class Spawner implements ConnectionOwner {
   readonly #options: SpawnerOptions;
   readonly #runtimeDir: string;
   readonly #outputRoot: string;

@@ -1,6 +1,6 @@
 // A session's token sums since it was created (the inputs of its cost): from its log when it is restored, then
 // from every response, summary requests included.
-import type { JournalEntry } from "./journal.js";
+import type { LogEntry } from "../../src/protocol/session-log.js";
 import type { ModelUsage } from "../models/model.js";
 
 export interface TokenCounts {
@@ -17,7 +17,7 @@ export class UsageTotals {
   readonly #sums: TokenCounts = { prompt: 0, completion: 0, cached: 0 };
 
   /** base: the sums before the first entry (a compacted log's snapshot). */
-  constructor(entries: readonly JournalEntry[], base?: TokenCounts) {
+  constructor(entries: readonly LogEntry[], base?: TokenCounts) {
     if (base) this.add(base);
     for (const entry of entries) if (entry.type === "usage") this.add(entry.tokens);
   }

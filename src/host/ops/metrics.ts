@@ -7,16 +7,10 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom
 import type { ToolKind } from "../../protocol/port.js";
 import { urlHost, type ListenAddress } from "../../remote/listen-address.js";
 import type { HostContext } from "../host-context.js";
+import type { SessionObserver } from "../session/session-deps.js";
 import { StateDirSize } from "../../store/dir/state-dir-size.js";
 
 const PREFIX = "acp_session_host_";
-
-/** What a session tells the metrics: each of these is one call, off the hot path's critical work. */
-export interface SessionObserver {
-  turnEnded(outcome: string, seconds: number): void;
-  toolCallEnded(kind: ToolKind, failed: boolean, seconds: number): void;
-  workerExited(kind: "crashed" | "terminated"): void;
-}
 
 export class HostMetrics implements SessionObserver {
   readonly registry = new Registry();

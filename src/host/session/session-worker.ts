@@ -6,7 +6,7 @@ import { OpenAck, type ModelConfig, type WorkerEvent } from "../../protocol/port
 import { WorkerGone, type WorkerExit, type WorkerLease } from "../../pool/worker-lease.js";
 import { fromWorker, sessionClosed, workerFault } from "../errors.js";
 import type { Logger } from "../logger.js";
-import type { SessionDeps, SessionSettings, WorkerRestore } from "./session.js";
+import type { SessionDeps, SessionSettings, WorkerRestore } from "./session-deps.js";
 import type { Slot, SlotHolder } from "./worker-slots.js";
 
 export interface SessionWorkerHooks {

@@ -4,58 +4,23 @@
 // leased when needed and restored from the log (after a crash, a hard cancel, or hibernation, which releases the
 // worker of an idle session), so a session outlives any one worker.
 import type { PromptResponse, SessionUpdate } from "@agentclientprotocol/sdk";
-import { REPLAY_TURN_ID, type ModelConfig, type SessionModeId, type SpawnerGrant, type WorkerEvent, type WorkerInit } from "../../protocol/port.js";
+import { REPLAY_TURN_ID, type ModelConfig, type SessionModeId, type WorkerEvent } from "../../protocol/port.js";
 import type { SessionStatus } from "../../protocol/host-status.js";
-import type { WorkerPool } from "../../pool/worker-pool.js";
 import type { McpServerConfig } from "../../protocol/mcp-servers.js";
 import { MCP_STATUS_METHOD, type McpStatusNotification } from "../../protocol/mcp-status.js";
 import { WorkerGone, type WorkerExit, type WorkerLease } from "../../pool/worker-lease.js";
 import { fromWorker, invalidRequest, promptInFlight, sessionClosed, workerFault } from "../errors.js";
 import { foreignFields, type Logger } from "../logger.js";
-import type { SessionObserver } from "../ops/metrics.js";
+import type { SessionDeps, SessionSettings } from "./session-deps.js";
 import type { Peer } from "../connection/peer.js";
 import { SessionOutbox } from "./session-outbox.js";
 import { PermissionRequests, type PermissionRequestEvent } from "./session-permissions.js";
 import { Replay } from "./session-replay.js";
-import type { SessionStore } from "../../store/dir/session-store.js";
 import { TurnSlot, type Turn } from "./session-turn.js";
 import { SessionWorker } from "./session-worker.js";
 import { ToolTimings } from "./tool-timings.js";
 import { toSessionUpdates } from "./updates.js";
-import type { SlotHolder, WorkerSlots } from "./worker-slots.js";
-
-export interface SessionSettings {
-  cwd: string;
-  mode: SessionModeId;
-  model: ModelConfig;
-  /** The MCP servers the client passed with session/new, load or resume (each worker connects them afresh). */
-  mcpServers: McpServerConfig[];
-}
-
-export interface SessionDeps {
-  pool: WorkerPool;
-  log: Logger;
-  cancelGraceMs: number;
-  /** A turn running longer is cancelled (0: never). */
-  turnTimeoutMs: number;
-  /** Told of turn ends, tool call ends and worker exits (the metrics); unset without --metrics-listen. */
-  observer?: SessionObserver;
-  /** Builds the worker's init from the session's current settings. */
-  workerInit(id: string, settings: SessionSettings, restore: WorkerRestore): WorkerInit;
-  slots: WorkerSlots;
-  store: SessionStore;
-  /** Idle time after which the session's worker is released (0: never). */
-  hibernateAfterMs: number;
-  /** This host's configuration of a model a log names (the host's default model when it has none by that name). */
-  resolveModel(model: ModelConfig): ModelConfig;
-  /** A fresh spawner grant for this session (after the host restarted its spawner); null when there is none. */
-  grantFor?(id: string, cwd: string): SpawnerGrant | null;
-  /** Ends the session's commands in the spawner, background tasks included (they outlive its workers, not it). */
-  endSession?(id: string): Promise<void>;
-}
-
-/** Whose mode and model a restored worker takes: the log's (session/load, resume) or the record's. */
-export type WorkerRestore = NonNullable<WorkerInit["log"]>["restore"];
+import type { SlotHolder } from "./worker-slots.js";
 
 /** How long a status row waits for its worker's figures. */
 const STATUS_WAIT_MS = 250;

@@ -1,6 +1,6 @@
 // Tool call timings for the metrics: from a call's announcement to its final update.
 import type { ToolKind, WorkerEvent } from "../../protocol/port.js";
-import type { SessionObserver } from "../ops/metrics.js";
+import type { SessionObserver } from "./session-deps.js";
 
 export class ToolTimings {
   readonly #observer: SessionObserver;

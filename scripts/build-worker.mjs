@@ -1,0 +1,33 @@
+// Builds what a session worker thread loads (after tsc has compiled to dist/). Each bundle is one CommonJS file in
+// dist/workers/bundle/, so a thread reads and compiles one file instead of resolving hundreds of modules:
+//   session-entry.js      the session worker itself (worker-bundle.ts: the piscina task and the build-time warm-up);
+//                         the two bundles below are left out of it and required only by the sessions that need them
+//   openai-compatible.js  the `openai` client and the OpenAI-compatible model, for sessions on that provider
+//   mcp-client.js         the MCP client, for sessions given MCP servers
+//   session-loader.js     what piscina loads in a thread: it compiles session-entry.js with a V8 code cache
+// Last, the loader runs one session through the bundle and writes that code cache (session-entry.js.cache).
+import { execFileSync } from "node:child_process";
+import { copyFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+
+const dist = fileURLToPath(new URL("../dist/workers/", import.meta.url));
+const out = `${dist}bundle/`;
+const common = { bundle: true, format: "cjs", platform: "node", target: "node20", logLevel: "warning" };
+
+await Promise.all([
+  build({
+    ...common,
+    entryPoints: [`${dist}worker-bundle.js`],
+    outfile: `${out}session-entry.js`,
+    // A worker loads no code through import(): what it requires lazily stays a require of a sibling bundle.
+    supported: { "dynamic-import": false },
+    external: ["./openai-compatible.js", "./mcp-client.js"],
+  }),
+  build({ ...common, entryPoints: [`${dist}models/openai-compatible.js`], outfile: `${out}openai-compatible.js` }),
+  build({ ...common, entryPoints: [`${dist}mcp/mcp-client.js`], outfile: `${out}mcp-client.js` }),
+  build({ ...common, entryPoints: [`${dist}session-loader.js`], outfile: `${out}session-loader.js` }),
+]);
+// The bundles are CommonJS whatever the package's "type" says.
+copyFileSync(fileURLToPath(new URL("../workers/bundle-package.json", import.meta.url)), `${out}package.json`);
+execFileSync(process.execPath, [`${out}session-loader.js`, "--write-code-cache"], { stdio: "inherit" });

@@ -1,0 +1,48 @@
+// What a session record is given by the host that makes it: its settings, the host's parts it uses, and who is
+// told of its turns (observers are passed in; a session never reaches for the host itself).
+import type { WorkerPool } from "../../pool/worker-pool.js";
+import type { McpServerConfig } from "../../protocol/mcp-servers.js";
+import type { ModelConfig, SessionModeId, SpawnerGrant, ToolKind, WorkerInit } from "../../protocol/port.js";
+import type { SessionStore } from "../../store/dir/session-store.js";
+import type { Logger } from "../logger.js";
+import type { WorkerSlots } from "./worker-slots.js";
+
+export interface SessionSettings {
+  cwd: string;
+  mode: SessionModeId;
+  model: ModelConfig;
+  /** The MCP servers the client passed with session/new, load or resume (each worker connects them afresh). */
+  mcpServers: McpServerConfig[];
+}
+
+/** What a session tells the metrics: each of these is one call, off the hot path's critical work. */
+export interface SessionObserver {
+  turnEnded(outcome: string, seconds: number): void;
+  toolCallEnded(kind: ToolKind, failed: boolean, seconds: number): void;
+  workerExited(kind: "crashed" | "terminated"): void;
+}
+
+export interface SessionDeps {
+  pool: WorkerPool;
+  log: Logger;
+  cancelGraceMs: number;
+  /** A turn running longer is cancelled (0: never). */
+  turnTimeoutMs: number;
+  /** Told of turn ends, tool call ends and worker exits (the metrics); unset without --metrics-listen. */
+  observer?: SessionObserver;
+  /** Builds the worker's init from the session's current settings. */
+  workerInit(id: string, settings: SessionSettings, restore: WorkerRestore): WorkerInit;
+  slots: WorkerSlots;
+  store: SessionStore;
+  /** Idle time after which the session's worker is released (0: never). */
+  hibernateAfterMs: number;
+  /** This host's configuration of a model a log names (the host's default model when it has none by that name). */
+  resolveModel(model: ModelConfig): ModelConfig;
+  /** A fresh spawner grant for this session (after the host restarted its spawner); null when there is none. */
+  grantFor?(id: string, cwd: string): SpawnerGrant | null;
+  /** Ends the session's commands in the spawner, background tasks included (they outlive its workers, not it). */
+  endSession?(id: string): Promise<void>;
+}
+
+/** Whose mode and model a restored worker takes: the log's (session/load, resume) or the record's. */
+export type WorkerRestore = NonNullable<WorkerInit["log"]>["restore"];
