@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { MessageChannel, Worker } from "node:worker_threads";
 import { compile } from "zod/mini";
 import { createLogger } from "../src/host/logger.js";
-import { SessionStore } from "../src/store/dir/session-store.js";
+import { SessionStore } from "../src/store/dir/dir-store.js";
 import { toSessionUpdates } from "../src/host/session/updates.js";
 import { WorkerEventBatch, type WorkerEvent } from "../src/protocol/port.js";
 import { AgentLoop } from "../workers/loop/agent-loop.js";

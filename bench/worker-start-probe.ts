@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { createLogger } from "../src/host/logger.js";
-import { SessionStore } from "../src/store/dir/session-store.js";
+import { SessionStore } from "../src/store/dir/dir-store.js";
 import { WorkerPool } from "../src/pool/worker-pool.js";
 import type { OpenAck } from "../src/protocol/port.js";
 import { scriptedSessionInit } from "../workers/warm-up.js";

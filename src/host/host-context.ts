@@ -10,7 +10,7 @@ import type { SessionDeps, SessionSettings, WorkerRestore } from "./session/sess
 import type { SessionRecord } from "./session/session.js";
 import { idleCollector, type IdleCollector } from "./ops/idle-collect.js";
 import { HostModels } from "./models.js";
-import { SessionStore } from "../store/dir/session-store.js";
+import { SessionStore } from "../store/dir/dir-store.js";
 import { SessionTable } from "./session/session-table.js";
 import type { SpawnerSupervisor } from "../spawner/client/spawner-supervisor.js";
 import { WorkerSlots, type MemoryBudget } from "./session/worker-slots.js";

@@ -3,7 +3,7 @@
 import type { WorkerPool } from "../../pool/worker-pool.js";
 import type { McpServerConfig } from "../../protocol/mcp-servers.js";
 import type { ModelConfig, SessionModeId, SpawnerGrant, ToolKind, WorkerInit } from "../../protocol/port.js";
-import type { SessionStore } from "../../store/dir/session-store.js";
+import type { SessionStore } from "../../store/dir/dir-store.js";
 import type { Logger } from "../logger.js";
 import type { WorkerSlots } from "./worker-slots.js";
 
