@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { MessageChannel, Worker } from "node:worker_threads";
 import { compile } from "zod/mini";
 import { createLogger } from "../src/host/logger.js";
-import { SessionStore } from "../src/store/dir/dir-store.js";
+import { DirStore } from "../src/store/dir/dir-store.js";
 import { toSessionUpdates } from "../src/host/session/updates.js";
 import { WorkerEventBatch, type WorkerEvent } from "../src/protocol/port.js";
 import { AgentLoop } from "../workers/loop/agent-loop.js";
@@ -89,7 +89,7 @@ async function workerTurn(samples: number): Promise<number> {
 async function journal(samples: number): Promise<{ appendUs: number; syncUs: number }> {
   const stateDir = mkdtempSync(join(tmpdir(), "ash-hot-"));
   try {
-    const store = new SessionStore(stateDir, createLogger("silent"));
+    const store = new DirStore(stateDir, createLogger("silent"), { compactBytes: 2 ** 40 });
     const sessionId = await store.create({ cwd: stateDir, mode: "auto", model: { provider: "scripted", model: "scripted", retries: 0 } }, "probe", null);
     const paths = store.paths(sessionId);
     const file = FileJournal.open({ path: paths.log, sidecarPath: paths.sidecar, compactingPath: paths.compacting, compactBytes: 2 ** 40, log: () => {} }, sessionId);

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { createLogger } from "../src/host/logger.js";
-import { SessionStore } from "../src/store/dir/dir-store.js";
+import { DirStore } from "../src/store/dir/dir-store.js";
 import { WorkerPool } from "../src/pool/worker-pool.js";
 import type { OpenAck } from "../src/protocol/port.js";
 import { scriptedSessionInit } from "../workers/warm-up.js";
@@ -41,14 +41,13 @@ async function startBare(): Promise<Started> {
 
 function sessionStarter(): { start(): Promise<Started>; close(): Promise<void> } {
   const stateDir = mkdtempSync(join(tmpdir(), "ash-probe-"));
-  const store = new SessionStore(stateDir, createLogger("silent"));
+  const store = new DirStore(stateDir, createLogger("silent"), { compactBytes: 8 * 1024 * 1024 });
   const pool = new WorkerPool({ warmWorkers: 0, maxLiveWorkers: 4096, sessionHeapMb: 512 });
   const settings = { cwd: stateDir, mode: "auto" as const, model: { provider: "scripted" as const, model: "scripted", retries: 0 } };
   return {
     async start() {
       const sessionId = await store.create(settings, "probe", null);
-      const paths = store.paths(sessionId);
-      const lease = pool.lease(scriptedSessionInit(sessionId, stateDir, { path: paths.log, sidecarPath: paths.sidecar, outputDir: paths.outputDir, restore: "host", compactingPath: paths.compacting, compactBytes: 8 * 1024 * 1024 }));
+      const lease = pool.lease(scriptedSessionInit(sessionId, stateDir, await store.workerLog(sessionId, "host")));
       const ack = await lease.call<OpenAck>((api) => api.open());
       if (!ack.ok) throw new Error(ack.message);
       return { stop: () => lease.terminate() };

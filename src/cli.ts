@@ -27,11 +27,18 @@ async function main(argv: string[]): Promise<void> {
     process.stdout.write(await tokenCommand(rest));
     return;
   }
+  if (command === "store") {
+    // node-postgres is loaded only by the commands that use it.
+    const { storeCommand } = await import("./store/postgres/store-command.js");
+    process.stdout.write(await storeCommand(rest));
+    return;
+  }
   if (rest.includes("--help") || command === "help") {
     process.stdout.write(
       `usage: acp-session-host [serve] [flags]\n       acp-session-host run [run flags] [-- host flags]   (see run --help)\n` +
         `       acp-session-host token add NAME --tokens-file PATH   (prints a new token for tenant NAME once, appends its hash)\n` +
-        `       acp-session-host status --connect URL [--json]   (a listening host's _host/status; token from ACP_SESSION_HOST_TOKEN)\n\nflags:\n${configHelp()}\n`,
+        `       acp-session-host status --connect URL [--json]   (a listening host's _host/status; token from ACP_SESSION_HOST_TOKEN)\n` +
+        `       acp-session-host store migrate --store postgres://…   (brings a PostgreSQL store's schema to this version and exits)\n\nflags:\n${configHelp()}\n`,
     );
     return;
   }

@@ -16,6 +16,20 @@ export class EventSink {
     this.#queue.push(event);
   }
 
+  /**
+   * One record of a session on a store the host writes, queued like an event (before the events that show it);
+   * consecutive records travel as one log_records event.
+   */
+  postRecord(seq: number, line: string, replayable: boolean): void {
+    const last = this.#queue.at(-1);
+    if (last?.type === "log_records" && last.from + last.lines.length === seq) {
+      last.lines.push(line);
+      last.replayable.push(replayable);
+      return;
+    }
+    this.post({ type: "log_records", from: seq, lines: [line], replayable: [replayable] });
+  }
+
   /** What the main thread posts on this port (prompts, cancels). */
   onMessage(listener: (data: unknown) => void): void {
     this.#port.on("message", listener);

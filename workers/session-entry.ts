@@ -10,6 +10,7 @@ import en from "zod/v4/locales/en.js";
 import {
   ModelConfig,
   REPLAY_TURN_ID,
+  ReplayedRecords,
   asHostMessage,
   HiddenPath,
   SessionModeId,
@@ -135,9 +136,14 @@ export default function runSession(task: SessionTask): Promise<never> {
       session.model = config;
       session.journal.append({ type: "model", model: config });
     },
-    async replay() {
+    async replay(older) {
       const session = await bound;
-      const history = replayEvents([...session.journal.replayed(), ...session.journal.entries()]);
+      const journal = session.journal;
+      const recordsBefore = journal.recordsBefore();
+      const given = older === undefined ? undefined : ReplayedRecords.parse(older);
+      // Compacted since the host last asked: the records it brought end where this worker's no longer start.
+      if (recordsBefore !== null && given?.seq !== recordsBefore) return { turns: 0, recordsBefore };
+      const history = replayEvents([...journal.replayed(given), ...journal.entries()]);
       history.forEach((event, index) => {
         events.post(event);
         if ((index + 1) % REPLAY_BATCH === 0) events.flush();

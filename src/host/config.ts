@@ -1,5 +1,5 @@
 // The host's flags: one zod schema is the single source of names, defaults, validation and --help.
-import { homedir, totalmem } from "node:os";
+import { homedir, hostname, totalmem } from "node:os";
 import { join, resolve } from "node:path";
 import { ConfigError, flagsHelp, parseFlags } from "../flags.js";
 import { z } from "zod";
@@ -26,6 +26,24 @@ export const HostConfig = z.object({
     .transform((dir) => resolve(dir))
     .default(defaultStateDir())
     .describe("where session logs live ($XDG_STATE_HOME/acp-session-host, else ~/.local/state/acp-session-host)"),
+  store: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      "where sessions live: postgres://… or postgresql://… (PG* environment variables are honoured as libpq does) for one session space shared by a fleet of hosts; or a directory, the state dir (default: --state-dir)",
+    ),
+  "lease-ms": int(1000)
+    .default(10_000)
+    .describe("with a PostgreSQL store: how long this host's hold on a session lasts unless renewed (renewed in the background); a dead host's sessions are taken over once it has passed"),
+  "drain-ms": int(0)
+    .default(10_000)
+    .describe("with a PostgreSQL store: how long an ending host lets turns in flight run before it cancels them and gives its sessions up"),
+  "host-id": z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,99}$/, "letters, digits and . _ : - (at most 100)")
+    .optional()
+    .describe("this host's name in the store's leases, /healthz and logs (default: hostname-pid)"),
   "hibernate-after-ms": int(0)
     .default(60_000)
     .describe("release the worker of a session idle this long; its next prompt restores it from its log (0: never)"),
@@ -146,7 +164,20 @@ export { ConfigError };
 
 /** Parses argv into a validated config; throws ConfigError with one readable line. */
 export function parseHostConfig(argv: readonly string[]): HostConfig {
-  return parseFlags(HostConfig, argv);
+  const config = parseFlags(HostConfig, argv);
+  // --store DIR is the state dir by another name: everything that hides or measures the state dir sees that one.
+  if (config.store !== undefined && !isPostgresUrl(config.store)) config["state-dir"] = resolve(config.store);
+  return config;
+}
+
+/** A --store that names PostgreSQL rather than a directory. */
+export function isPostgresUrl(store: string): boolean {
+  return /^postgres(ql)?:\/\//.test(store);
+}
+
+/** This host's name in leases, /healthz and logs. */
+export function hostIdOf(config: HostConfig): string {
+  return config["host-id"] ?? `${hostname()}-${process.pid}`;
 }
 
 export function configHelp(): string {

@@ -55,3 +55,13 @@ export function workerFault(sessionId: string, message: string): RequestError {
 export function fromWorker(code: number, message: string, data?: Record<string, unknown>): RequestError {
   return new RequestError(code, message, data);
 }
+
+/** The session store failed (PostgreSQL unreachable, a statement refused): the host's fault, named with the store. */
+export function storeFault(store: string, message: string, data: Record<string, unknown> = {}): RequestError {
+  return RequestError.internalError({ store, ...data }, `session store ${store}: ${message}`);
+}
+
+/** This host no longer holds the session (another host took it over, or it was deleted there): it drops it. */
+export function sessionMoved(sessionId: string, why: string): RequestError {
+  return RequestError.internalError({ sessionId }, `session ${sessionId} moved: ${why}; this host no longer serves it (resume it again to continue)`);
+}

@@ -1,16 +1,16 @@
 // What the handlers share: configuration, the session table, the worker pool, and the accepting flag.
 import { dirname } from "node:path";
-import { atMemoryLimit, shuttingDown } from "./errors.js";
+import { atMemoryLimit, sessionMoved, shuttingDown } from "./errors.js";
 import { isInside } from "../protocol/paths.js";
-import type { ModelConfig, WorkerInit } from "../protocol/port.js";
+import type { ModelConfig, WorkerInit, WorkerRestore } from "../protocol/port.js";
 import type { WorkerPool } from "../pool/worker-pool.js";
-import type { HostConfig } from "./config.js";
+import { hostIdOf, type HostConfig } from "./config.js";
 import type { Logger } from "./logger.js";
-import type { SessionDeps, SessionSettings, WorkerRestore } from "./session/session-deps.js";
+import type { SessionDeps, SessionSettings } from "./session/session-deps.js";
 import type { SessionRecord } from "./session/session.js";
 import { idleCollector, type IdleCollector } from "./ops/idle-collect.js";
 import { HostModels } from "./models.js";
-import { SessionStore } from "../store/dir/dir-store.js";
+import type { SessionStore } from "../store/session-store.js";
 import { SessionTable } from "./session/session-table.js";
 import type { SpawnerSupervisor } from "../spawner/client/spawner-supervisor.js";
 import { WorkerSlots, type MemoryBudget } from "./session/worker-slots.js";
@@ -44,12 +44,14 @@ export class HostContext {
   readonly log: Logger;
   readonly pool: WorkerPool;
   readonly version: string;
+  /** This host's name in the store's leases, /healthz and logs (--host-id). */
+  readonly hostId: string;
   readonly sessions: SessionTable;
   /** The models sessions choose among (--model-provider, --model, --models); the first is a new session's. */
   readonly models: HostModels;
   readonly defaultModel: ModelConfig;
   readonly sessionDeps: SessionDeps;
-  /** The state dir: session logs, sidecars, locks, tombstones. */
+  /** Where sessions live: the state dir, or PostgreSQL shared by a fleet (--store). */
   readonly store: SessionStore;
   /** The budget of live session workers (--max-live-workers). */
   readonly slots: WorkerSlots;
@@ -69,18 +71,27 @@ export class HostContext {
   #startScheduled = false;
   #accepting = true;
 
-  constructor(config: HostConfig, log: Logger, pool: WorkerPool, version: string, spawner: SpawnerSupervisor | null = null, bwrapPath: string | null = null) {
+  constructor(
+    config: HostConfig,
+    log: Logger,
+    pool: WorkerPool,
+    version: string,
+    store: SessionStore,
+    spawner: SpawnerSupervisor | null = null,
+    bwrapPath: string | null = null,
+  ) {
     this.config = config;
     this.spawner = spawner;
     this.bwrapPath = bwrapPath;
     this.log = log;
     this.pool = pool;
     this.version = version;
+    this.hostId = hostIdOf(config);
     this.sessions = new SessionTable(config["max-sessions"]);
     this.models = new HostModels(config);
     this.defaultModel = this.models.default;
-    this.store = new SessionStore(config["state-dir"], log);
-    this.store.startIndex();
+    this.store = store;
+    this.store.start();
     const limitBytes = config["max-rss-mb"] * 2 ** 20;
     this.memory = {
       limitBytes,
@@ -89,6 +100,13 @@ export class HostContext {
       exceeded: (rss) => atMemoryLimit(rss, limitBytes),
     };
     this.slots = new WorkerSlots(config["max-live-workers"], this.memory);
+    store.onLoss(({ sessionId, reason }) => {
+      const session = this.sessions.find(sessionId);
+      if (!session) return;
+      this.sessions.delete(sessionId);
+      void session.lose(sessionMoved(sessionId, reason));
+    });
+    store.onTakeover((sessionId) => this.#letGo(sessionId));
     spawner?.onRestart(() => {
       for (const session of this.sessions.values()) session.regrant();
     });
@@ -103,7 +121,7 @@ export class HostContext {
       hibernateAfterMs: config["hibernate-after-ms"],
       resolveModel: (model) => this.models.get(model.model) ?? this.defaultModel,
       endSession: (id) => this.#endSessionCommands(id),
-      grantFor: (id, cwd) => this.spawner?.grant(id, cwd, this.store.paths(id).outputDir) ?? null,
+      grantFor: (id, cwd) => this.spawner?.grant(id, cwd, this.store.outputDir(id)) ?? null,
     };
   }
 
@@ -180,6 +198,25 @@ export class HostContext {
     await Promise.all(told);
   }
 
+  /**
+   * Another host asks for a session this host has (a shared store): the same rule as between two connections of this
+   * host. Refused while a prompt is in flight on an open connection; otherwise, once idle, closed here (its records
+   * committed, its lease given up) so the asker takes it.
+   */
+  async #letGo(sessionId: string): Promise<string | null> {
+    const session = this.sessions.find(sessionId);
+    if (!session) return `session ${sessionId} is being opened on host ${this.hostId}: try again once it is open`;
+    if (session.busy && session.attachment && !session.attachment.closed) {
+      return `a prompt is in flight for session ${sessionId} on host ${this.hostId}: load or resume it here once the prompt has ended`;
+    }
+    await session.whenIdle();
+    if (this.sessions.find(sessionId) !== session) return null;
+    this.sessions.delete(sessionId);
+    await session.close(this.config["cancel-grace-ms"]);
+    this.log.info({ sessionId }, "session let go: another host takes it over");
+    return null;
+  }
+
   /** Keeps the answer to a prompt, load or resume in `answersInFlight` until it has settled: teardown waits for them. */
   track<T>(answer: Promise<T>): Promise<T> {
     this.answersInFlight.add(answer);
@@ -192,9 +229,9 @@ export class HostContext {
     return answer;
   }
 
-  #workerInit(sessionId: string, settings: SessionSettings, restore: WorkerRestore): WorkerInit {
+  async #workerInit(sessionId: string, settings: SessionSettings, restore: WorkerRestore): Promise<WorkerInit> {
     const config = this.config;
-    const log = this.#logFiles(sessionId, restore);
+    const log = await this.store.workerLog(sessionId, restore);
     return {
       sessionId,
       cwd: settings.cwd,
@@ -216,7 +253,7 @@ export class HostContext {
       },
       // A fresh grant per worker: a session's next worker reaches the same session's background tasks. Full command
       // output goes next to a durable session's log, else to the spawner's own directory.
-      spawner: this.spawner?.grant(sessionId, settings.cwd, log?.outputDir ?? null) ?? null,
+      spawner: this.spawner?.grant(sessionId, settings.cwd, this.store.outputDir(sessionId)) ?? null,
       mcpServers: settings.mcpServers,
       mcpStartupTimeoutMs: config["mcp-startup-timeout-ms"],
       log,
@@ -233,18 +270,6 @@ export class HostContext {
     if (socketPath) hidden.push(dirname(socketPath));
     for (const session of this.sessions.values()) if (session.id !== sessionId) hidden.push(session.settings.cwd);
     return hidden;
-  }
-
-  #logFiles(sessionId: string, restore: WorkerRestore): WorkerInit["log"] {
-    const paths = this.store.paths(sessionId);
-    return {
-      path: paths.log,
-      sidecarPath: paths.sidecar,
-      outputDir: paths.outputDir,
-      restore,
-      compactingPath: paths.compacting,
-      compactBytes: this.config["log-compact-bytes"],
-    };
   }
 
   async #endSessionCommands(sessionId: string): Promise<void> {

@@ -16,6 +16,8 @@ import { Peer } from "./connection/peer.js";
 import { SpawnerSupervisor } from "../spawner/client/spawner-supervisor.js";
 import { stdioStream } from "./connection/stdio-stream.js";
 import { createTeardown } from "./ops/teardown.js";
+import { openStore } from "../store/open-store.js";
+import type { SessionStore } from "../store/session-store.js";
 import { startWorkerWatchdog } from "./ops/worker-watchdog.js";
 
 export async function serve(config: HostConfig, version: string): Promise<void> {
@@ -34,8 +36,15 @@ export async function serve(config: HostConfig, version: string): Promise<void> 
     ...(config["worker-entry"] ? { entry: config["worker-entry"] } : {}),
     onStrayError: (error) => log.warn({ err: error }, "a session worker failed after the host had ended it"),
   });
+  let store: SessionStore;
+  try {
+    store = await openStore(config, log);
+  } catch (error) {
+    await Promise.all([spawnerStarting.then((spawner) => spawner?.shutdown()), pool.destroy()]);
+    throw error;
+  }
   const spawner = await spawnerStarting;
-  const host = new HostContext(config, log, pool, version, spawner, bwrapPath);
+  const host = new HostContext(config, log, pool, version, store, spawner, bwrapPath);
   const stats = new HostStatsMonitor(host);
   const metrics = config["metrics-listen"] ? await startMetrics(host, config["metrics-listen"]) : null;
   const stopWatchdog = startWorkerWatchdog(host.sessions, config["worker-stall-ms"]);

@@ -47,6 +47,49 @@ export type SandboxConfig = z.infer<typeof SandboxConfig>;
 export const SpawnerGrant = z.object({ socketPath: z.string(), token: z.string() });
 export type SpawnerGrant = z.infer<typeof SpawnerGrant>;
 
+/**
+ * restore "log": the log's mode and model win (session/load, session/resume); "host": the mode and model in WorkerInit
+ * win and are appended to the log when they differ (a session restored after a crash or hibernation, whose settings
+ * may have moved on).
+ */
+export const WorkerRestore = z.enum(["log", "host"]);
+export type WorkerRestore = z.infer<typeof WorkerRestore>;
+
+/**
+ * Where a session's log lives, as its worker opens it (src/store/). "dir": the log file exists (the main thread wrote
+ * its header); the worker restores it with load-repair, appends to it and fsyncs it at every turn end. "records": a
+ * store the host writes (PostgreSQL): the worker is given the header, the last snapshot and the records after it,
+ * and posts its appends as `log_records` events; the host commits them and answers a turn's end only after.
+ */
+export const WorkerLog = z.discriminatedUnion("kind", [
+  z.object({
+    kind: z.literal("dir"),
+    path: z.string(),
+    sidecarPath: z.string(),
+    outputDir: z.string(),
+    restore: WorkerRestore,
+    /** Where a compaction writes the new log before it renames it over path. */
+    compactingPath: z.string(),
+    /** Compact the log once its entries since the last compaction take this many bytes (--log-compact-bytes). */
+    compactBytes: z.int().check(z.positive()),
+  }),
+  z.object({
+    kind: z.literal("records"),
+    restore: WorkerRestore,
+    /** The header as stored (a JSON LogHeader). */
+    header: z.string(),
+    /** The last compaction's snapshot line (log-snapshot.ts), null when the session was never compacted. */
+    snapshot: z.nullable(z.string()),
+    /** The records after the snapshot (all of them without one), one JSON log entry each, oldest first. */
+    records: z.array(z.string()),
+    /** The sequence number of records[0] (the snapshot covers every record before it). */
+    firstSeq: z.int().check(z.nonnegative()),
+    /** Post a snapshot once the records since the last one take this many bytes (--log-compact-bytes). */
+    compactBytes: z.int().check(z.positive()),
+  }),
+]);
+export type WorkerLog = z.infer<typeof WorkerLog>;
+
 export const WorkerInit = z.object({
   /** For log lines only: the main thread never trusts an id that comes back from a worker. */
   sessionId: z.string(),
@@ -73,24 +116,8 @@ export const WorkerInit = z.object({
   mcpServers: z._default(z.array(McpServerConfig), []),
   /** How long the first request to the model waits for servers still connecting. */
   mcpStartupTimeoutMs: z._default(z.int().check(z.positive()), 10_000),
-  /**
-   * Durable session state (see session-log.ts); null runs the session in memory only. The log exists (the main
-   * thread wrote its header); the worker restores it with load-repair and appends to it. restore "log": the log's
-   * mode and model win (session/load, session/resume); "host": mode and model above win and are appended to the
-   * log when they differ (a session restored after a crash or hibernation, whose settings may have moved on).
-   */
-  log: z.nullable(
-    z.object({
-      path: z.string(),
-      sidecarPath: z.string(),
-      outputDir: z.string(),
-      restore: z.enum(["log", "host"]),
-      /** Where a compaction writes the new log before it renames it over path. */
-      compactingPath: z.string(),
-      /** Compact the log once its entries since the last compaction take this many bytes (--log-compact-bytes). */
-      compactBytes: z.int().check(z.positive()),
-    }),
-  ),
+  /** Durable session state (see WorkerLog); null runs the session in memory only. */
+  log: z.nullable(WorkerLog),
 });
 export type WorkerInit = z.infer<typeof WorkerInit>;
 
@@ -167,6 +194,17 @@ export const WorkerEvent = z.discriminatedUnion("type", [
     tools: z.array(z.string()),
     message: z.nullable(z.string()),
   }),
+  /**
+   * Records of a session on a store the host writes ("records" log): one JSON log entry each, from sequence number
+   * `from` on, in order; replayable: whether session/load shows each. Posted before the events that show them.
+   */
+  z
+    .object({ type: z.literal("log_records"), from: Count, lines: z.array(z.string()).check(z.minLength(1)), replayable: z.array(z.boolean()) })
+    .check(z.refine((records) => records.lines.length === records.replayable.length, "one replayable flag per line")),
+  /** What session/list shows of a "records" session, posted at each turn's end (before its turn_end). */
+  z.object({ type: z.literal("log_summary"), turns: Count, title: z.nullable(z.string()) }),
+  /** A "records" session's base as of record `seq` (a compaction): a restore reads it and the records from seq on. */
+  z.object({ type: z.literal("log_snapshot"), seq: Count, snapshot: z.string() }),
   /** The answer to a ping: the worker's event loop is turning. */
   z.object({ type: z.literal("pong"), id: z.int() }),
   z.object({
@@ -218,8 +256,16 @@ export const PermissionOutcome = z.discriminatedUnion("outcome", [
 ]);
 export type PermissionOutcome = z.infer<typeof PermissionOutcome>;
 
-export const ReplayAck = z.object({ turns: z.int().check(z.nonnegative()) });
+/**
+ * turns: the turns replayed. recordsBefore: a "records" session's worker holds only the records from this sequence
+ * number on; nothing was replayed: call again with the ones before it (ReplayedRecords).
+ */
+export const ReplayAck = z.object({ turns: z.int().check(z.nonnegative()), recordsBefore: z.optional(z.int().check(z.nonnegative())) });
 export type ReplayAck = z.infer<typeof ReplayAck>;
+
+/** The records before `seq` that session/load shows, fetched by the host for a "records" session's worker. */
+export const ReplayedRecords = z.object({ seq: z.int().check(z.nonnegative()), records: z.array(z.string()) });
+export type ReplayedRecords = z.infer<typeof ReplayedRecords>;
 
 /** The answer to open: the session is restored (with the mode and model it runs with now), or its log is unusable. */
 export const OpenAck = z.discriminatedUnion("ok", [
@@ -261,8 +307,9 @@ export interface SessionWorkerApi {
   /**
    * Posts the session's history as events (turnId "replay"), then a turn_end with turnId "replay" that marks the
    * end (events and answers travel on different ports, so the main thread waits for the marker, not the answer).
+   * A "records" session compacted since its worker opened asks first for the older records it no longer holds.
    */
-  replay(): Promise<ReplayAck>;
+  replay(older?: ReplayedRecords): Promise<ReplayAck>;
   /** Ends background tasks and flushes state; the main thread terminates the thread afterwards. */
   dispose(): Promise<void>;
 }

@@ -1,12 +1,20 @@
-// GET /healthz: no auth, no session ids; enough for a load balancer or an orchestrator's readiness probe.
+// GET /healthz: no auth, no session ids; enough for a load balancer or an orchestrator's readiness probe. 200 while
+// the host accepts new work and reaches its store; 503 from the first moment of a teardown ("stopping") and while the
+// store cannot be reached ("store-unreachable"), so a proxy sends new connections elsewhere.
 import type { HostContext } from "../host/host-context.js";
 
 export interface Health {
-  status: "ok" | "stopping";
+  status: "ok" | "stopping" | "store-unreachable";
+  /** This host's name in the store's leases and its logs (--host-id). */
+  hostId: string;
   sessions: number;
   liveWorkers: number;
 }
 
-export function healthBody(host: HostContext, accepting: boolean): Health {
-  return { status: accepting ? "ok" : "stopping", sessions: host.sessions.size, liveWorkers: host.pool.liveThreads };
+export function health(host: HostContext): { httpStatus: number; body: Health } {
+  const status = !host.accepting ? "stopping" : !host.store.reachable ? "store-unreachable" : "ok";
+  return {
+    httpStatus: status === "ok" ? 200 : 503,
+    body: { status, hostId: host.hostId, sessions: host.sessions.size, liveWorkers: host.pool.liveThreads },
+  };
 }

@@ -15,7 +15,7 @@ import type { HostContext } from "../host/host-context.js";
 import type { HostStatsMonitor } from "../host/ops/host-stats.js";
 import { Peer } from "../host/connection/peer.js";
 import { ConfigError } from "../flags.js";
-import { healthBody } from "./health.js";
+import { health } from "./health.js";
 import { closingPromptly } from "./ws-closing.js";
 import { urlHost } from "./listen-address.js";
 import { callerKey, TokenGate, type Caller } from "./token-gate.js";
@@ -132,9 +132,8 @@ export class RemoteListener {
   #onRequest(req: IncomingMessage, res: ServerResponse): void {
     const path = pathOf(req);
     if (path === HEALTH_PATH && req.method === "GET") {
-      const accepting = this.#host.accepting;
-      const body = healthBody(this.#host, accepting);
-      res.writeHead(accepting ? 200 : 503, { "Content-Type": "application/json" }).end(JSON.stringify(body));
+      const { httpStatus, body } = health(this.#host);
+      res.writeHead(httpStatus, { "Content-Type": "application/json" }).end(JSON.stringify(body));
       return;
     }
     if (path !== ACP_PATH) {

@@ -160,6 +160,10 @@ export class FileJournal implements Journal {
     return this.#entries;
   }
 
+  recordsBefore(): null {
+    return null;
+  }
+
   replayed(): readonly JournalEntry[] {
     if (this.#fd === null || this.#replay.bytes === 0) return [];
     return parseReplayed(this.#read(this.#replay.start, this.#replay.bytes), 3);

@@ -1,5 +1,6 @@
 // What a session records of itself. The agent loop appends an entry before it posts the event that shows it,
 // so nothing the client has seen can be missing from the record.
+import type { ReplayedRecords } from "../../src/protocol/port.js";
 import type { LogEntry } from "../../src/protocol/session-log.js";
 import type { ChatMessage } from "../models/model.js";
 import type { TokenCounts } from "./usage-totals.js";
@@ -22,8 +23,13 @@ export interface Journal {
   /** The entries recorded since the base, oldest first (after load-repair). */
   entries(): readonly JournalEntry[];
   base(): JournalBase;
-  /** The entries before the base that session/load shows (read on demand), oldest first. */
-  replayed(): readonly JournalEntry[];
+  /**
+   * The entries before the base that session/load shows (read on demand), oldest first. A journal on a store the host
+   * writes is handed them (recordsBefore says which it needs).
+   */
+  replayed(older?: ReplayedRecords): readonly JournalEntry[];
+  /** The sequence number before which the host must hand replayed() the records; null when the journal reads them itself. */
+  recordsBefore(): number | null;
   /** Turns ended, before the base and since. */
   readonly turns: number;
   close(): void;
@@ -60,6 +66,9 @@ export class MemoryJournal implements Journal {
   }
   replayed(): readonly JournalEntry[] {
     return [];
+  }
+  recordsBefore(): null {
+    return null;
   }
   get turns(): number {
     return this.#turns;

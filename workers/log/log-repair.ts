@@ -104,7 +104,7 @@ export function parseReplayed(data: Buffer, firstLine: number): LogEntry[] {
   return entries;
 }
 
-function parseEntry(text: string): LogEntry | null {
+export function parseEntry(text: string): LogEntry | null {
   try {
     return asLogEntry(JSON.parse(text));
   } catch {
@@ -113,7 +113,7 @@ function parseEntry(text: string): LogEntry | null {
 }
 
 /** Results for the open turn's unanswered tool calls (in call order), then its end. */
-function closeOpenTurn(entries: readonly LogEntry[]): LogEntry[] {
+export function closeOpenTurn(entries: readonly LogEntry[]): LogEntry[] {
   const startIndex = entries.findLastIndex((entry) => entry.type === "turn_start");
   if (startIndex < 0) return [];
   const turnEntries = entries.slice(startIndex);

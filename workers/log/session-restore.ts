@@ -1,10 +1,12 @@
-// What a session worker starts from: a fresh in-memory journal, or the session's log restored with load-repair,
-// together with the mode and model the session runs with from now on.
+// What a session worker starts from: a fresh in-memory journal, or the session's log restored with load-repair (a log
+// file in the state dir, or the records a store the host writes handed over), together with the mode and model the
+// session runs with from now on.
 import type { ModelConfig, SessionModeId, WorkerInit } from "../../src/protocol/port.js";
-import { LogError } from "../../src/protocol/session-log.js";
+import { LogError, type LogEntry } from "../../src/protocol/session-log.js";
 import type { EventSink } from "../event-sink.js";
 import { settingsFrom } from "./history.js";
 import { FileJournal } from "./journal-file.js";
+import { RecordJournal } from "./journal-records.js";
 import { MemoryJournal, type Journal } from "./journal.js";
 
 export interface RestoredSession {
@@ -14,18 +16,27 @@ export interface RestoredSession {
   turns: number;
 }
 
-/** Throws LogError (its message names the file and says why) when the log is not a usable log of this session. */
+/** Throws LogError (its message names the log and says why) when the log is not a usable log of this session. */
 export function restoreSession(init: WorkerInit, events: EventSink): RestoredSession {
-  if (!init.log) return { journal: new MemoryJournal(), mode: init.mode, model: init.model, turns: 0 };
-  let journal: FileJournal;
+  const log = init.log;
+  if (!log) return { journal: new MemoryJournal(), mode: init.mode, model: init.model, turns: 0 };
+  let journal: FileJournal | RecordJournal;
+  let repair: { droppedBytes: number; appended: readonly LogEntry[] };
+  const where = log.kind === "dir" ? `session log ${log.path}` : `the stored log of session ${init.sessionId}`;
   try {
-    const { path, sidecarPath, compactingPath, compactBytes } = init.log;
-    journal = FileJournal.open({ path, sidecarPath, compactingPath, compactBytes, log: (level, msg, data) => events.log(level, msg, data) }, init.sessionId);
+    if (log.kind === "dir") {
+      const { path, sidecarPath, compactingPath, compactBytes } = log;
+      journal = FileJournal.open({ path, sidecarPath, compactingPath, compactBytes, log: (level, msg, data) => events.log(level, msg, data) }, init.sessionId);
+      repair = journal.repair;
+    } else {
+      journal = RecordJournal.open(log, init.sessionId, events);
+      repair = { droppedBytes: 0, appended: journal.repairs };
+    }
   } catch (error) {
-    if (error instanceof LogError) throw new LogError(`session log ${init.log.path} cannot be used: ${error.message}`);
+    if (error instanceof LogError) throw new LogError(`${where} cannot be used: ${error.message}`);
     throw error;
   }
-  const { droppedBytes, appended } = journal.repair;
+  const { droppedBytes, appended } = repair;
   if (droppedBytes > 0 || appended.length > 0) {
     events.log("warn", "session log repaired", {
       droppedBytes,
@@ -34,7 +45,7 @@ export function restoreSession(init: WorkerInit, events: EventSink): RestoredSes
     });
   }
   const fromLog = settingsFrom(journal.base(), journal.entries());
-  if (init.log.restore === "log") return { journal, ...fromLog, turns: journal.turns };
+  if (log.restore === "log") return { journal, ...fromLog, turns: journal.turns };
   // The main thread's settings may have moved on while no worker held the session: they win, and are logged.
   if (fromLog.mode !== init.mode) journal.append({ type: "mode", mode: init.mode });
   if (JSON.stringify(fromLog.model) !== JSON.stringify(init.model)) journal.append({ type: "model", model: init.model });

@@ -46,7 +46,7 @@ export class HostMetrics implements SessionObserver {
         if (stored !== null) this.set({ state: "stored" }, stored);
       },
     });
-    const stateDir = new StateDirSize(host.store.stateDir, host.log);
+    const stateDir = new StateDirSize(host.config["state-dir"], host.log);
     void stateDir.refresh();
     new Gauge({
       name: `${PREFIX}state_dir_bytes`,

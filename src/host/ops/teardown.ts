@@ -35,6 +35,7 @@ export function createTeardown(host: HostContext, phases: TeardownPhases): (reas
       const started = performance.now();
       host.stopAccepting();
       host.log.info({ reason, sessions: host.sessions.size, answersInFlight: host.answersInFlight.size }, "teardown started");
+      if (host.store.shared) await drain(host);
       // Closing settles each session's prompt as cancelled at once and ends its worker without a dispose grace:
       // its log holds every turn the client saw end (fsynced at turn end), and the turn in flight is closed as
       // interrupted when the session is next opened. Asked to dispose, two hundred workers would spend the CPU their
@@ -53,7 +54,8 @@ export function createTeardown(host: HostContext, phases: TeardownPhases): (reas
           await host.pool.destroy();
         },
         commands: () => commands,
-        finish: () => Promise.all([phases.finish(), host.store.flushed()]),
+        // Last: the store gives up what this host still holds (a shared store's leases) once every session has closed.
+        finish: () => Promise.all([phases.finish(), host.store.flushed().then(() => host.store.close())]),
       };
       for (const stage of STAGES) {
         await Promise.all(
@@ -72,6 +74,17 @@ export function createTeardown(host: HostContext, phases: TeardownPhases): (reas
     })();
     return running;
   };
+}
+
+/**
+ * A host on a store shared by a fleet lets its turns in flight end (up to --drain-ms) before it closes its sessions:
+ * their clients get their answers, and the hosts that take the sessions over find them idle.
+ */
+async function drain(host: HostContext): Promise<void> {
+  const t0 = performance.now();
+  const busy = [...host.sessions.values()].filter((session) => session.busy);
+  const outcome = await withDeadline(Promise.all(busy.map((session) => session.whenIdle())), host.config["drain-ms"]);
+  host.log.info({ busy: busy.length, ms: Math.round(performance.now() - t0), cut: outcome === "late" }, "drain: turns in flight ended");
 }
 
 async function withDeadline(work: Promise<unknown>, ms: number): Promise<"done" | "late" | Error> {

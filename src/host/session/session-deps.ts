@@ -2,8 +2,8 @@
 // told of its turns (observers are passed in; a session never reaches for the host itself).
 import type { WorkerPool } from "../../pool/worker-pool.js";
 import type { McpServerConfig } from "../../protocol/mcp-servers.js";
-import type { ModelConfig, SessionModeId, SpawnerGrant, ToolKind, WorkerInit } from "../../protocol/port.js";
-import type { SessionStore } from "../../store/dir/dir-store.js";
+import type { ModelConfig, SessionModeId, SpawnerGrant, ToolKind, WorkerInit, WorkerRestore } from "../../protocol/port.js";
+import type { SessionStore } from "../../store/session-store.js";
 import type { Logger } from "../logger.js";
 import type { WorkerSlots } from "./worker-slots.js";
 
@@ -31,7 +31,7 @@ export interface SessionDeps {
   /** Told of turn ends, tool call ends and worker exits (the metrics); unset without --metrics-listen. */
   observer?: SessionObserver;
   /** Builds the worker's init from the session's current settings. */
-  workerInit(id: string, settings: SessionSettings, restore: WorkerRestore): WorkerInit;
+  workerInit(id: string, settings: SessionSettings, restore: WorkerRestore): Promise<WorkerInit>;
   slots: WorkerSlots;
   store: SessionStore;
   /** Idle time after which the session's worker is released (0: never). */
@@ -43,6 +43,3 @@ export interface SessionDeps {
   /** Ends the session's commands in the spawner, background tasks included (they outlive its workers, not it). */
   endSession?(id: string): Promise<void>;
 }
-
-/** Whose mode and model a restored worker takes: the log's (session/load, resume) or the record's. */
-export type WorkerRestore = NonNullable<WorkerInit["log"]>["restore"];

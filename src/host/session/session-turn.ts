@@ -57,10 +57,13 @@ export class TurnSlot {
     return new Promise((resolve) => this.#idleWaiters.push(resolve));
   }
 
-  /** Answers the turn once `after` (its updates) has settled; false if it was not the turn in flight. */
-  settle(turnId: string, response: PromptResponse, after: Promise<void>): boolean {
+  /**
+   * Answers the turn once `after` (its updates, and its records where the host commits them) has settled; if `after`
+   * fails, the turn fails with its error. false if it was not the turn in flight.
+   */
+  settle(turnId: string, response: PromptResponse, after: Promise<unknown>): boolean {
     const turn = this.#end(turnId, response.stopReason);
-    if (turn) void after.then(() => turn.resolve(response));
+    if (turn) after.then(() => turn.resolve(response), (error: unknown) => turn.reject(error as Error));
     return turn !== null;
   }
 

@@ -2,11 +2,11 @@
 // (hibernation, close, the watchdog) and replaced after it died. Never two workers on one log: a new worker opens the
 // log only once the previous worker's thread is gone.
 import { RequestError } from "@agentclientprotocol/sdk";
-import { OpenAck, type ModelConfig, type WorkerEvent } from "../../protocol/port.js";
+import { OpenAck, type ModelConfig, type WorkerEvent, type WorkerRestore } from "../../protocol/port.js";
 import { WorkerGone, type WorkerExit, type WorkerLease } from "../../pool/worker-lease.js";
 import { fromWorker, sessionClosed, workerFault } from "../errors.js";
 import type { Logger } from "../logger.js";
-import type { SessionDeps, SessionSettings, WorkerRestore } from "./session-deps.js";
+import type { SessionDeps, SessionSettings } from "./session-deps.js";
 import type { Slot, SlotHolder } from "./worker-slots.js";
 
 export interface SessionWorkerHooks {
@@ -135,7 +135,7 @@ export class SessionWorker {
   }
 
   /** A reply or event from the worker that breaks the port's contract: logged, the worker ended, the fault named. */
-  fault(lease: WorkerLease, what: "reply to open" | "event", detail: string): RequestError {
+  fault(lease: WorkerLease, what: "reply to open" | "reply to replay" | "event", detail: string): RequestError {
     this.#log.error({ threadId: this.#threadId, detail }, `session worker sent a malformed ${what}: worker replaced`);
     void this.#discard(lease);
     return workerFault(this.#id, `session ${this.#id}: its worker sent a malformed ${what}; the worker was replaced`);
@@ -162,7 +162,7 @@ export class SessionWorker {
     const restore: WorkerRestore = this.#adoptLog ? "log" : "host";
     let lease: WorkerLease;
     try {
-      lease = this.#deps.pool.lease(this.#deps.workerInit(this.#id, this.#settings, restore));
+      lease = this.#deps.pool.lease(await this.#deps.workerInit(this.#id, this.#settings, restore));
     } catch (error) {
       slot.release();
       throw error;

@@ -3,8 +3,8 @@
 // that arrives on its worker's port belongs to this session and to no other. The session is its log: the worker is
 // leased when needed and restored from the log (after a crash, a hard cancel, or hibernation, which releases the
 // worker of an idle session), so a session outlives any one worker.
-import type { PromptResponse, SessionUpdate } from "@agentclientprotocol/sdk";
-import { REPLAY_TURN_ID, type ModelConfig, type SessionModeId, type WorkerEvent } from "../../protocol/port.js";
+import type { PromptResponse, RequestError, SessionUpdate } from "@agentclientprotocol/sdk";
+import { REPLAY_TURN_ID, ReplayAck, type ModelConfig, type ReplayedRecords, type SessionModeId, type WorkerEvent } from "../../protocol/port.js";
 import type { SessionStatus } from "../../protocol/host-status.js";
 import type { McpServerConfig } from "../../protocol/mcp-servers.js";
 import { MCP_STATUS_METHOD, type McpStatusNotification } from "../../protocol/mcp-status.js";
@@ -83,11 +83,7 @@ export class SessionRecord implements SlotHolder {
         onEvents: (lease, events) => {
           for (const event of events) if (lease === this.#worker.current) this.#onEvent(lease, event);
         },
-        onFault: (fault) => {
-          const turn = this.#turns.current;
-          if (turn) this.#turns.fail(turn.id, fault, this.#outbox.drained);
-          this.#replay?.fail(fault);
-        },
+        onFault: (fault) => this.#onFaulty(fault),
         onExit: (exit) => this.#workerExited(exit),
         onWoken: () => this.#wentIdle(),
       },
@@ -154,7 +150,7 @@ export class SessionRecord implements SlotHolder {
     this.#used();
     try {
       const lease = await this.#worker.wake();
-      await lease.call((api) => api.replay());
+      await this.#replayFrom(lease);
       await replay.finished;
       await this.#outbox.drained;
     } catch (error) {
@@ -163,6 +159,24 @@ export class SessionRecord implements SlotHolder {
     } finally {
       this.#replay = null;
       this.#wentIdle();
+    }
+  }
+
+  /**
+   * Asks the worker to replay; a worker of a compacted session on a store the host writes asks first for the
+   * records it no longer holds, read from the store (after what it appended so far is committed).
+   */
+  async #replayFrom(lease: WorkerLease): Promise<void> {
+    let older: ReplayedRecords | undefined;
+    for (;;) {
+      const ack = ReplayAck.safeParse(await lease.call<unknown>((api) => api.replay(older)));
+      if (!ack.success) throw this.#worker.fault(lease, "reply to replay", ack.error.message);
+      const seq = ack.data.recordsBefore;
+      if (seq === undefined) return;
+      const writer = this.#deps.store.writer(this.id);
+      if (!writer) throw this.#worker.fault(lease, "reply to replay", "it asked for records from a store it writes itself");
+      await writer.committed();
+      older = { seq, records: await writer.replayedBefore(seq) };
     }
   }
 
@@ -317,6 +331,17 @@ export class SessionRecord implements SlotHolder {
     return this.#closing;
   }
 
+  /**
+   * The store says this host no longer holds the session (another host took it over, or it was deleted there): a
+   * turn in flight fails with why, and the session is closed here without another write to its log.
+   */
+  async lose(why: RequestError): Promise<void> {
+    const turn = this.#turns.current;
+    if (turn) this.#turns.fail(turn.id, why, this.#outbox.drained);
+    this.#replay?.fail(why);
+    await this.close(0);
+  }
+
   /** Sends one update for this session; updates go out in the order they were sent. */
   send(update: SessionUpdate): Promise<void> {
     return this.#outbox.send(update);
@@ -387,6 +412,10 @@ export class SessionRecord implements SlotHolder {
       void this.#outbox.notify(MCP_STATUS_METHOD, { sessionId: this.id, server, status, tools, message } satisfies McpStatusNotification);
       return;
     }
+    if (event.type === "log_records" || event.type === "log_summary" || event.type === "log_snapshot") {
+      this.#record(lease, event);
+      return;
+    }
     if (event.turnId === REPLAY_TURN_ID) {
       if (!this.#replay) return;
       if (event.type === "turn_end") this.#replay.done();
@@ -397,7 +426,7 @@ export class SessionRecord implements SlotHolder {
     if (!turn || event.turnId !== turn.id) return;
     switch (event.type) {
       case "turn_end":
-        this.#settle(turn, { stopReason: turn.cancelRequested ? "cancelled" : event.stopReason });
+        this.#settleDurable(turn, { stopReason: turn.cancelRequested ? "cancelled" : event.stopReason });
         return;
       case "turn_error":
         // Dropped before the answer goes out: a prompt sent on that answer must find no worker and wake a fresh one.
@@ -428,5 +457,40 @@ export class SessionRecord implements SlotHolder {
   /** All of a turn's updates go out before its response. */
   #settle(turn: Turn, response: PromptResponse): void {
     this.#turns.settle(turn.id, response, this.#outbox.drained);
+  }
+
+  /**
+   * A turn the worker ended: where the host commits the session's records, it is answered only once they are
+   * committed; if they cannot be, the turn fails with the store's error and the worker, whose memory then holds what
+   * the log does not, is dropped (the next prompt restores the session from what was committed).
+   */
+  #settleDurable(turn: Turn, response: PromptResponse): void {
+    const writer = this.#deps.store.writer(this.id);
+    if (!writer) return this.#settle(turn, response);
+    const committed = writer.committed().catch((error: unknown) => {
+      this.#log.warn({ err: error }, "the session's records could not be committed: its worker is dropped, the next prompt restores it from the store");
+      void this.#release(0);
+      throw error;
+    });
+    this.#turns.settle(turn.id, response, Promise.all([this.#outbox.drained, committed]));
+  }
+
+  /** The worker broke the port's contract (it is being replaced): what waits on it fails with the fault. */
+  #onFaulty(fault: RequestError): void {
+    const turn = this.#turns.current;
+    if (turn) this.#turns.fail(turn.id, fault, this.#outbox.drained);
+    this.#replay?.fail(fault);
+  }
+
+  /** A record, summary or snapshot of a session whose store the host writes: handed to the store's writer, in order. */
+  #record(lease: WorkerLease, event: Extract<WorkerEvent, { type: "log_records" | "log_summary" | "log_snapshot" }>): void {
+    const writer = this.#deps.store.writer(this.id);
+    if (!writer) {
+      this.#onFaulty(this.#worker.fault(lease, "event", `${event.type} from a worker whose session log it writes itself`));
+      return;
+    }
+    if (event.type === "log_records") writer.append(event.from, event.lines, event.replayable);
+    else if (event.type === "log_summary") writer.summary(event.turns, event.title);
+    else writer.snapshot(event.seq, event.snapshot);
   }
 }

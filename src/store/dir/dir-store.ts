@@ -1,13 +1,14 @@
-// The state dir as the main thread sees it: it creates a session's log (the header line), reads headers for
-// session/load and sidecars for session/list, holds the per-session lock files, and deletes. It never reads a
-// whole log and never appends to one: that is the session worker's (workers/log/journal-file.ts).
+// The state dir as the main thread sees it (the default store, src/store/session-store.ts): it creates a session's log
+// (the header line), reads headers for session/load and sidecars for session/list, holds the per-session lock files,
+// and deletes. It never reads a whole log and never appends to one: that is the session worker's
+// (workers/log/journal-file.ts).
 import { randomUUID } from "node:crypto";
 import { mkdirSync, readFileSync } from "node:fs";
 import { access, open, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { ListSessionsResponse, RequestError } from "@agentclientprotocol/sdk";
 import { z } from "zod";
-import type { ModelConfig, SessionModeId } from "../../protocol/port.js";
+import type { WorkerLog, WorkerRestore } from "../../protocol/port.js";
 import {
   deletedDir,
   isSessionId,
@@ -22,10 +23,12 @@ import {
   type LogHeader,
   type SessionPaths,
 } from "../../protocol/session-log.js";
-import { internal, invalidParams, invalidRequest, notFound } from "../../host/errors.js";
+import { internal, invalidRequest, notFound } from "../../host/errors.js";
 import { ConfigError } from "../../host/config.js";
 import { CreationSync } from "./creation-sync.js";
 import { SessionIndex, type IndexedSession } from "./session-index.js";
+import { decodeCursor, encodeCursor } from "../list-cursor.js";
+import type { ListOptions, NewSessionSettings, SessionStore, SessionWriter } from "../session-store.js";
 import type { Logger } from "../../host/logger.js";
 
 /** A header longer than this is not one of ours. */
@@ -36,23 +39,24 @@ const UNREADABLE_LOCK_STALE_MS = 2000;
 const LockOwner = z.object({ pid: z.number().int().positive(), started: z.string().nullable() });
 type LockOwner = z.infer<typeof LockOwner>;
 
-const Cursor = z.tuple([z.string(), z.string()]);
-
-export interface NewSessionSettings {
-  cwd: string;
-  mode: SessionModeId;
-  model: ModelConfig;
+export interface DirStoreOptions {
+  /** A session's log is compacted once its entries since the last compaction take this many bytes. */
+  compactBytes: number;
 }
 
-export class SessionStore {
+export class DirStore implements SessionStore {
   readonly stateDir: string;
+  readonly label: string;
+  readonly #options: DirStoreOptions;
   readonly #log: Logger;
   readonly #me: LockOwner = { pid: process.pid, started: processStartAtBoot(process.pid) };
   readonly #creations: CreationSync;
   readonly #index: SessionIndex;
 
-  constructor(stateDir: string, log: Logger) {
+  constructor(stateDir: string, log: Logger, options: DirStoreOptions) {
     this.stateDir = stateDir;
+    this.label = `state dir ${stateDir}`;
+    this.#options = options;
     this.#log = log;
     this.#creations = new CreationSync(sessionsDir(stateDir), log);
     this.#index = new SessionIndex({ ids: () => this.#storedIds(), version: () => this.#namesVersion(), read: (id, deleted) => this.#summary(id, deleted) }, log);
@@ -67,6 +71,40 @@ export class SessionStore {
   paths(sessionId: string): SessionPaths {
     return sessionPaths(this.stateDir, sessionId);
   }
+
+  async workerLog(sessionId: string, restore: WorkerRestore): Promise<WorkerLog> {
+    const paths = this.paths(sessionId);
+    return {
+      kind: "dir",
+      path: paths.log,
+      sidecarPath: paths.sidecar,
+      outputDir: paths.outputDir,
+      restore,
+      compactingPath: paths.compacting,
+      compactBytes: this.#options.compactBytes,
+    };
+  }
+
+  outputDir(sessionId: string): string {
+    return this.paths(sessionId).outputDir;
+  }
+
+  /** The session's worker writes its own log. */
+  writer(): SessionWriter | null {
+    return null;
+  }
+
+  /** One host process has a session at a time (its lock file): none is ever taken from it, nor asked for. */
+  onLoss(): void {}
+
+  onTakeover(): void {}
+
+  readonly shared = false;
+
+  /** Local files: a failure is the request's own error, never the store's state. */
+  readonly reachable = true;
+
+  async close(): Promise<void> {}
 
   /**
    * Mints a fresh id and creates the session's log: lock, then the header line. The file and its directory entry
@@ -205,7 +243,7 @@ export class SessionStore {
   }
 
   /** Reads every stored session's summary in the background, so the first session/list does not. */
-  startIndex(): void {
+  start(): void {
     this.#index.build().catch((error: unknown) => this.#log.warn({ err: error }, "session index not built (session/list builds it)"));
   }
 
@@ -213,7 +251,7 @@ export class SessionStore {
    * Stored sessions, most recently updated first, as the index has them (session-index.ts); tenant: only that
    * tenant's sessions (null: every session).
    */
-  async list(options: { cwd?: string | null; cursor?: string | null; pageSize: number; tenant: string | null }): Promise<ListSessionsResponse> {
+  async list(options: ListOptions): Promise<ListSessionsResponse> {
     const after = options.cursor ? decodeCursor(options.cursor) : null;
     const wantedCwd = options.cwd ? resolve(options.cwd) : null;
     const { sessions, more } = await this.#index
@@ -268,18 +306,6 @@ export class SessionStore {
       if ((error as NodeJS.ErrnoException).code !== "ENOENT") this.#log.warn({ sessionId: id, reason: (error as Error).message }, "session not listed: its log is unusable");
       return null;
     }
-  }
-}
-
-function encodeCursor(updatedAt: string, sessionId: string): string {
-  return Buffer.from(JSON.stringify([updatedAt, sessionId])).toString("base64url");
-}
-
-function decodeCursor(cursor: string): [string, string] {
-  try {
-    return Cursor.parse(JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")));
-  } catch {
-    throw invalidParams("cursor", "invalid cursor: pass a nextCursor from a previous session/list answer");
   }
 }
 

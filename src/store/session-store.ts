@@ -1,0 +1,93 @@
+// Where sessions live and who may write them: the one interface the host uses, with two backends behind it.
+//   dir/       the state dir (the default): each session worker appends to its own log file and fsyncs it at turn ends;
+//              a lock file keeps a session to one host process.
+//   postgres/  PostgreSQL, shared by a fleet of hosts: the host appends every session's records in group commits, and
+//              a lease with an epoch per session fences out a host that lost it.
+// Runs in the main thread. Nothing here reaches a worker but what workerLog() returns (the port's WorkerLog).
+import type { ListSessionsResponse, RequestError } from "@agentclientprotocol/sdk";
+import type { McpServerConfig } from "../protocol/mcp-servers.js";
+import type { ModelConfig, SessionModeId, WorkerLog, WorkerRestore } from "../protocol/port.js";
+import type { LogHeader } from "../protocol/session-log.js";
+
+export interface NewSessionSettings {
+  cwd: string;
+  mode: SessionModeId;
+  model: ModelConfig;
+  mcpServers?: McpServerConfig[];
+}
+
+export interface ListOptions {
+  cwd?: string | null;
+  cursor?: string | null;
+  pageSize: number;
+  /** Only that tenant's sessions; null: every session. */
+  tenant: string | null;
+}
+
+/**
+ * A session's records as its worker hands them to a store the host writes (postgres). The worker posts its appends
+ * on the events port; the session passes them here in order, and answers a turn's end only once committed() has.
+ */
+export interface SessionWriter {
+  /** Records (one JSON log entry each) from sequence number `from` on; replayable: whether session/load shows each. */
+  append(from: number, lines: readonly string[], replayable: readonly boolean[]): void;
+  /** What session/list shows of it, as of the records appended so far. */
+  summary(turns: number, title: string | null): void;
+  /** The session's base as of record `seq` (a compaction): a restore reads it and only the records from seq on. */
+  snapshot(seq: number, base: string): void;
+  /** Resolves once everything handed over so far is committed; rejects with the error the turn fails with. */
+  committed(): Promise<void>;
+  /** The records before `seq` that session/load shows (a compacted session's worker no longer holds them). */
+  replayedBefore(seq: number): Promise<string[]>;
+}
+
+/** Why a store lets go of a session it had: another host took it over, or it was deleted elsewhere. */
+export interface SessionLoss {
+  sessionId: string;
+  reason: string;
+}
+
+export interface SessionStore {
+  /** Names the store in logs and errors: `state dir /path`, `postgres postgres://user@host/db`. */
+  readonly label: string;
+  /** Starts what runs in the background (the list index, lease renewal). */
+  start(): void;
+  /** Mints a fresh id (never one deleted) and stores the session's header, owned by this host. */
+  create(settings: NewSessionSettings, hostVersion: string, tenant: string | null): Promise<string>;
+  /** A stored session's header: -32002 when there is none (or it was deleted), -32603 when it cannot be used. */
+  readHeader(sessionId: string): Promise<LogHeader>;
+  /** The answer for a session id this store does not have (and, to a tenant, for another tenant's session). */
+  unknownSession(sessionId: string): RequestError;
+  /** Takes the session for this host: refused while another live host has it. */
+  lock(sessionId: string): Promise<void>;
+  /** Lets the session go (another host may take it at once). */
+  unlock(sessionId: string): Promise<void>;
+  /** Deletes a stored session for good; false when there was none. */
+  remove(sessionId: string): Promise<boolean>;
+  /** The session changed (opened, a turn ended, closed): the listing shows it as it is now. */
+  touched(sessionId: string): void;
+  /** Stored sessions, as far as the store knows without waiting (null: not yet known). */
+  storedSessions(): Promise<number | null>;
+  list(options: ListOptions): Promise<ListSessionsResponse>;
+  /** What a session's worker opens its log from. */
+  workerLog(sessionId: string, restore: WorkerRestore): Promise<WorkerLog>;
+  /** Where the spawner keeps the session's full command outputs (null: in its own directory only). */
+  outputDir(sessionId: string): string | null;
+  /** The host's writer of the session's records, for a store the host writes; null where the worker writes its log. */
+  writer(sessionId: string): SessionWriter | null;
+  /** Sessions this host held and lost are told here (another host took one over, or it was deleted elsewhere). */
+  onLoss(listener: (loss: SessionLoss) => void): void;
+  /**
+   * Another host asks for a session this host holds (a shared store): the handler lets it go here (resolves null once
+   * it has: closed, its records committed, its hold given up) or says why not (a prompt in flight).
+   */
+  onTakeover(handler: (sessionId: string) => Promise<string | null>): void;
+  /** Shared by a fleet of hosts: a host that ends lets its turns in flight end first, then gives its sessions up. */
+  readonly shared: boolean;
+  /** Whether the store answered its last request (/healthz answers 503 while it does not). */
+  readonly reachable: boolean;
+  /** Resolves once what this host wrote is durable (teardown). */
+  flushed(): Promise<void>;
+  /** Lets every session go and closes connections (teardown, after the sessions have closed). */
+  close(): Promise<void>;
+}
