@@ -32,6 +32,7 @@ import {
   type ListSessionsRequest,
   type ListSessionsResponse,
   type NewSessionResponse,
+  type PromptResponse,
   type RequestPermissionRequest,
   type RequestPermissionResponse,
   type SessionNotification,
@@ -89,6 +90,35 @@ export interface ConnectOptions {
   permission?: PermissionPolicy;
   /** Extra headers on every request (HTTP) or on the upgrade (WebSocket). */
   headers?: Record<string, string>;
+  /**
+   * When the connection drops, connect again (with backoff; through a proxy, so to a live host) and resume every
+   * session this client opened, so each session id keeps working. A prompt in flight at the drop rejects with
+   * {@link ConnectionLost}; the session's log says how that turn ended (session/load replays it). `true` takes the
+   * defaults.
+   */
+  reconnect?: boolean | ReconnectOptions;
+}
+
+/** How {@link HostClient.connect} reconnects. */
+export interface ReconnectOptions {
+  /** The first wait before connecting again, doubled after each failure (default 100 ms). */
+  initialDelayMs?: number;
+  /** The longest wait between attempts (default 5000 ms). */
+  maxDelayMs?: number;
+  /** Gives up after this long without a connection (default: never). */
+  giveUpAfterMs?: number;
+  /** Told of each reconnection (e.g. for a log line). */
+  onReconnect?: (event: { attempt: number; resumed: string[]; failed: Array<{ sessionId: string; error: Error }> }) => void;
+}
+
+/** A request that was on its way when the connection to the host dropped; `sessionId` names its session, if any. */
+export class ConnectionLost extends Error {
+  readonly sessionId: string | null;
+  constructor(method: string, sessionId: string | null, cause: unknown) {
+    super(`${method}${sessionId ? ` of session ${sessionId}` : ""} was in flight when the connection to the host dropped; the session's log says how it ended`, { cause });
+    this.name = "ConnectionLost";
+    this.sessionId = sessionId;
+  }
 }
 
 /** One tool call of a turn, folded from its `tool_call` and `tool_call_update` notifications. */
@@ -150,20 +180,36 @@ const CLI = fileURLToPath(new URL(import.meta.url.includes("/dist/") ? "../cli.j
 export class HostClient {
   /** The host process when this client spawned it; null when attached to streams. */
   readonly child: ChildProcess | null;
-  /** The host's answer to `initialize` (capabilities, agent info). */
-  readonly initializeResponse: InitializeResponse;
-  readonly #connection: ClientConnection;
+  #initializeResponse: InitializeResponse;
+  #connection: ClientConnection;
   readonly #listeners = new Map<string, Set<(update: SessionUpdate) => void>>();
   readonly #anyListeners = new Set<(notification: SessionNotification) => void>();
   readonly #mcpListeners = new Set<(status: McpStatusNotification) => void>();
   readonly #holder: Holder;
+  /** Connects again (HostClient.connect with reconnect); null: a dropped connection is the end. */
+  readonly #redial: Redial | null;
+  /** The sessions this client opened (new, load, resume): resumed after a reconnection. */
+  readonly #opened = new Map<string, { cwd: string; mcpServers: McpServer[] }>();
+  /** Settles once the client is connected (at once, unless a reconnection is under way). */
+  #ready: Promise<void> = Promise.resolve();
+  #ended = false;
+  readonly #end: { promise: Promise<void>; resolve(): void };
 
-  private constructor(child: ChildProcess | null, connection: ClientConnection, init: InitializeResponse, holder: Holder) {
+  private constructor(child: ChildProcess | null, link: Link, holder: Holder, redial: Redial | null = null) {
     this.child = child;
-    this.#connection = connection;
-    this.initializeResponse = init;
+    this.#connection = link.connection;
+    this.#initializeResponse = link.init;
     this.#holder = holder;
+    this.#redial = redial;
+    let resolve!: () => void;
+    this.#end = { promise: new Promise<void>((done) => (resolve = done)), resolve };
     holder.client = this;
+    this.#watch(link.connection);
+  }
+
+  /** The host's answer to `initialize` (capabilities, agent info); after a reconnection, the new host's. */
+  get initializeResponse(): InitializeResponse {
+    return this.#initializeResponse;
   }
 
   /**
@@ -190,11 +236,12 @@ export class HostClient {
   static async connect(url: string, options: ConnectOptions = {}): Promise<HostClient> {
     const headers = { ...options.headers, ...(options.token ? { Authorization: `Bearer ${options.token}` } : {}) };
     const scheme = new URL(url).protocol;
-    let stream: Stream;
-    if (scheme === "http:" || scheme === "https:") stream = createHttpStream(url, { headers });
-    else if (scheme === "ws:" || scheme === "wss:") stream = createWebSocketStream(url, { headers, WebSocket });
-    else throw new TypeError(`HostClient.connect: unsupported URL scheme ${scheme} (use http, https, ws or wss)`);
-    return HostClient.#open(null, stream, options.permission ?? "deny");
+    if (!["http:", "https:", "ws:", "wss:"].includes(scheme)) throw new TypeError(`HostClient.connect: unsupported URL scheme ${scheme} (use http, https, ws or wss)`);
+    const dial = (): Stream => (scheme === "http:" || scheme === "https:" ? createHttpStream(url, { headers }) : createWebSocketStream(url, { headers, WebSocket }));
+    const holder: Holder = { client: null, permission: options.permission ?? "deny" };
+    const reconnect = options.reconnect === true ? {} : options.reconnect || null;
+    const link = await HostClient.#link(dial(), holder);
+    return new HostClient(null, link, holder, reconnect ? { dial, options: reconnect } : null);
   }
 
   /** Attaches to a host already reachable over a stream pair. */
@@ -204,17 +251,27 @@ export class HostClient {
 
   static async #open(child: ChildProcess | null, stream: Stream, permission: PermissionPolicy): Promise<HostClient> {
     const holder: Holder = { client: null, permission };
+    return new HostClient(child, await HostClient.#link(stream, holder), holder);
+  }
+
+  /** An initialized connection over a stream; notifications and permission requests go to the holder's client. */
+  static async #link(stream: Stream, holder: Holder): Promise<Link> {
     const app = client({ name: "acp-session-host-client" })
       .onNotification("session/update", ({ params }) => holder.client?.dispatch(params))
       .onNotification(MCP_STATUS_METHOD, McpStatusNotification, ({ params }) => holder.client?.dispatchMcpStatus(params))
       .onRequest("session/request_permission", ({ params }) => answerPermission(holder.permission, params));
     const connection = app.connect(stream);
-    const init = await connection.agent.request("initialize", {
-      protocolVersion: 1,
-      clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
-      clientInfo: { name: "acp-session-host-client", version: "0.1.0" },
-    });
-    return new HostClient(child, connection, init, holder);
+    try {
+      const init = await connection.agent.request("initialize", {
+        protocolVersion: 1,
+        clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+        clientInfo: { name: "acp-session-host-client", version: "0.1.0" },
+      });
+      return { connection, init };
+    } catch (error) {
+      connection.close();
+      throw error;
+    }
   }
 
   /** The policy that answers session/request_permission; assign to replace it (applies to later requests). */
@@ -231,14 +288,19 @@ export class HostClient {
     return this.child?.pid ?? null;
   }
 
-  /** Resolves when the connection to the host closes (host exit, {@link dispose}). */
+  /**
+   * Resolves when the client is done with the host: its connection closed (host exit, {@link dispose}) and, with
+   * reconnect, once it has given up reconnecting.
+   */
   get closed(): Promise<void> {
-    return this.#connection.closed;
+    return this.#end.promise;
   }
 
   /** Creates a session whose tools work in `cwd` (an existing absolute directory), optionally in another mode. */
   async newSession(cwd: string, options: NewSessionOptions = {}): Promise<NewSessionResponse> {
-    const response = await this.#connection.agent.request("session/new", { cwd, mcpServers: options.mcpServers ?? [] });
+    const mcpServers = options.mcpServers ?? [];
+    const response = await this.#request<NewSessionResponse>("session/new", { cwd, mcpServers });
+    this.#opened.set(response.sessionId, { cwd, mcpServers });
     if (options.mode && options.mode !== response.modes?.currentModeId) await this.setMode(response.sessionId, options.mode);
     return response;
   }
@@ -258,7 +320,7 @@ export class HostClient {
     const onAbort = () => void this.cancel(sessionId).catch(() => {});
     options.signal?.addEventListener("abort", onAbort, { once: true });
     try {
-      const sent = this.#connection.agent.request("session/prompt", { sessionId, prompt });
+      const sent = this.#request<PromptResponse>("session/prompt", { sessionId, prompt }, sessionId);
       if (options.signal?.aborted) onAbort();
       const response = await sent;
       return summarize(updates, response.stopReason);
@@ -270,17 +332,18 @@ export class HostClient {
 
   /** Asks the session to stop its turn (notification); the pending prompt settles with stop reason "cancelled". */
   async cancel(sessionId: string): Promise<void> {
+    await this.#ready;
     await this.#connection.agent.notify("session/cancel", { sessionId });
   }
 
   /** Switches the session's mode; the host answers an error for an unknown or unavailable mode. */
   async setMode(sessionId: string, modeId: string): Promise<void> {
-    await this.#connection.agent.request("session/set_mode", { sessionId, modeId });
+    await this.#request("session/set_mode", { sessionId, modeId }, sessionId);
   }
 
   /** Sets one of the session's config options (where the host offers them). */
   async setConfigOption(sessionId: string, configId: string, value: string): Promise<unknown> {
-    return this.#connection.agent.request("session/set_config_option", { sessionId, configId, value });
+    return this.#request("session/set_config_option", { sessionId, configId, value }, sessionId);
   }
 
   /** `session/load`: reopens a stored session; returns the history the host replayed as updates. */
@@ -291,7 +354,9 @@ export class HostClient {
       options.onUpdate?.(update);
     });
     try {
-      await this.#connection.agent.request("session/load", { sessionId, cwd, mcpServers: options.mcpServers ?? [] });
+      const mcpServers = options.mcpServers ?? [];
+      await this.#request("session/load", { sessionId, cwd, mcpServers }, sessionId);
+      this.#opened.set(sessionId, { cwd, mcpServers });
       return updates;
     } finally {
       off();
@@ -300,22 +365,26 @@ export class HostClient {
 
   /** `session/resume`: reopens a stored session without replaying its history. */
   async resume(sessionId: string, cwd: string, options: OpenOptions = {}): Promise<void> {
-    await this.#connection.agent.request("session/resume", { sessionId, cwd, mcpServers: options.mcpServers ?? [] });
+    const mcpServers = options.mcpServers ?? [];
+    await this.#request("session/resume", { sessionId, cwd, mcpServers }, sessionId);
+    this.#opened.set(sessionId, { cwd, mcpServers });
   }
 
   /** `session/list`: the sessions the host knows (live and stored), paginated with `cursor`. */
   async list(params: ListSessionsRequest = {}): Promise<ListSessionsResponse> {
-    return this.#connection.agent.request("session/list", params);
+    return this.#request("session/list", params);
   }
 
   /** `session/close`: ends a live session and frees its worker; a stored session stays loadable. */
   async close(sessionId: string): Promise<void> {
-    await this.#connection.agent.request("session/close", { sessionId });
+    this.#opened.delete(sessionId);
+    await this.#request("session/close", { sessionId }, sessionId);
   }
 
   /** `session/delete`: ends the session if live and removes what the host stored of it. */
   async delete(sessionId: string): Promise<void> {
-    await this.#connection.agent.request("session/delete", { sessionId });
+    this.#opened.delete(sessionId);
+    await this.#request("session/delete", { sessionId }, sessionId);
   }
 
   /**
@@ -324,16 +393,16 @@ export class HostClient {
    */
   /** `_host/status`: the host's figures and one page of session rows (pass `cursor: nextCursor` for the next). */
   async status(request: HostStatusRequest = {}): Promise<HostStatus> {
-    return HostStatus.parse(await this.#connection.agent.request(HOST_STATUS_METHOD, request ?? {}));
+    return HostStatus.parse(await this.#request(HOST_STATUS_METHOD, request ?? {}));
   }
 
   async stats(request: HostStatsRequest = {}): Promise<HostStats> {
-    return HostStats.parse(await this.#connection.agent.request(HOST_STATS_METHOD, request ?? {}));
+    return HostStats.parse(await this.#request(HOST_STATS_METHOD, request ?? {}));
   }
 
   /** A raw request, for methods this class does not wrap. */
   request<T = unknown>(method: string, params?: unknown): Promise<T> {
-    return this.#connection.agent.request<T>(method, params);
+    return this.#request<T>(method, params);
   }
 
   /** Listens to the host's `_host/mcp_status` notifications (every session's); returns the function that stops listening. */
@@ -366,6 +435,8 @@ export class HostClient {
 
   /** Ends the host cleanly: closes its stdin and waits for it to exit (SIGKILL after timeoutMs). */
   async dispose(timeoutMs = 5000): Promise<number | null> {
+    this.#ended = true;
+    this.#end.resolve();
     const child = this.child;
     if (!child) {
       this.#connection.close();
@@ -384,6 +455,65 @@ export class HostClient {
     return code;
   }
 
+  /** A request, once connected; one on its way when the connection drops rejects with ConnectionLost (with reconnect). */
+  async #request<T>(method: string, params: unknown, sessionId: string | null = null): Promise<T> {
+    await this.#ready;
+    const connection = this.#connection;
+    try {
+      return await connection.agent.request<T>(method, params);
+    } catch (error) {
+      if (this.#redial && connection.signal.aborted && !this.#ended) throw new ConnectionLost(method, sessionId, error);
+      throw error;
+    }
+  }
+
+  #watch(connection: ClientConnection): void {
+    void connection.closed.then(() => {
+      if (connection !== this.#connection || this.#ended) return;
+      if (!this.#redial) {
+        this.#ended = true;
+        this.#end.resolve();
+        return;
+      }
+      this.#ready = this.#reconnect(this.#redial);
+      // A request made meanwhile waits for the reconnection; when it gives up, that request rejects.
+      this.#ready.catch(() => {});
+    });
+  }
+
+  /** Connects again with backoff and resumes every session this client had opened. */
+  async #reconnect(redial: Redial): Promise<void> {
+    const { initialDelayMs = 100, maxDelayMs = 5000, giveUpAfterMs = Infinity, onReconnect } = redial.options;
+    const started = performance.now();
+    for (let attempt = 1, delayMs = initialDelayMs; ; attempt++, delayMs = Math.min(maxDelayMs, delayMs * 2)) {
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+      if (this.#ended) throw new Error("the client was disposed");
+      let link: Link;
+      try {
+        link = await HostClient.#link(redial.dial(), this.#holder);
+      } catch (error) {
+        if (performance.now() - started > giveUpAfterMs) {
+          this.#ended = true;
+          this.#end.resolve();
+          throw new Error(`could not reconnect to the host: ${(error as Error).message}`, { cause: error });
+        }
+        continue;
+      }
+      this.#connection = link.connection;
+      this.#initializeResponse = link.init;
+      const opened = [...this.#opened];
+      const outcomes = await Promise.allSettled(
+        opened.map(([sessionId, { cwd, mcpServers }]) => link.connection.agent.request("session/resume", { sessionId, cwd, mcpServers })),
+      );
+      const failed = outcomes.flatMap((outcome, index) => (outcome.status === "rejected" ? [{ sessionId: opened[index]![0], error: outcome.reason as Error }] : []));
+      // The connection broke again while resuming: start over.
+      if (link.connection.signal.aborted) continue;
+      this.#watch(link.connection);
+      onReconnect?.({ attempt, resumed: opened.map(([id]) => id).filter((id) => !failed.some((f) => f.sessionId === id)), failed });
+      return;
+    }
+  }
+
   /** @internal Routes one session/update notification to its listeners. */
   dispatch(notification: SessionNotification): void {
     for (const listener of this.#anyListeners) listener(notification);
@@ -394,6 +524,16 @@ export class HostClient {
 interface Holder {
   client: HostClient | null;
   permission: PermissionPolicy;
+}
+
+interface Link {
+  connection: ClientConnection;
+  init: InitializeResponse;
+}
+
+interface Redial {
+  dial(): Stream;
+  options: ReconnectOptions;
 }
 
 async function answerPermission(policy: PermissionPolicy, request: RequestPermissionRequest): Promise<RequestPermissionResponse> {

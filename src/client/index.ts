@@ -1,4 +1,4 @@
-export { HostClient } from "./host-client.js";
+export { ConnectionLost, HostClient } from "./host-client.js";
 export { HOST_STATS_METHOD } from "../protocol/host-stats.js";
 export type { HostStats, HostStatsRequest } from "../protocol/host-stats.js";
 export { MCP_STATUS_METHOD } from "../protocol/mcp-status.js";
@@ -10,6 +10,7 @@ export type {
   PermissionPolicy,
   PromptOptions,
   PromptResult,
+  ReconnectOptions,
   SpawnOptions,
   ToolCallSummary,
 } from "./host-client.js";

@@ -17,13 +17,14 @@ import { SpawnerSupervisor } from "../spawner/client/spawner-supervisor.js";
 import { stdioStream } from "./connection/stdio-stream.js";
 import { createTeardown } from "./ops/teardown.js";
 import { openStore } from "../store/open-store.js";
-import type { SessionStore } from "../store/session-store.js";
 import { startWorkerWatchdog } from "./ops/worker-watchdog.js";
 
 export async function serve(config: HostConfig, version: string): Promise<void> {
   const log = createLogger(config["log-level"]);
   const remote = await remoteOptions(config);
-  // The spawner process is spawned first, while this process is small (every session command is spawned from it);
+  // The store first: a store that cannot be used ends the host before anything else has started (one line, exit 2).
+  const store = await openStore(config, log);
+  // The spawner process is spawned next, while this process is small (every session command is spawned from it);
   // its boot (and sandbox probe) overlaps the pool's.
   const bwrapPath = findBwrap(config["bwrap-path"] ?? "");
   const spawnerStarting = startSpawner(config, bwrapPath, log);
@@ -36,13 +37,6 @@ export async function serve(config: HostConfig, version: string): Promise<void> 
     ...(config["worker-entry"] ? { entry: config["worker-entry"] } : {}),
     onStrayError: (error) => log.warn({ err: error }, "a session worker failed after the host had ended it"),
   });
-  let store: SessionStore;
-  try {
-    store = await openStore(config, log);
-  } catch (error) {
-    await Promise.all([spawnerStarting.then((spawner) => spawner?.shutdown()), pool.destroy()]);
-    throw error;
-  }
   const spawner = await spawnerStarting;
   const host = new HostContext(config, log, pool, version, store, spawner, bwrapPath);
   const stats = new HostStatsMonitor(host);

@@ -48,6 +48,19 @@ export const HostStats = z.object({
     /** Since when the histogram has been recording (ms ago). */
     windowMs: Millis,
   }),
+  /** Where sessions live. */
+  store: z.object({
+    /** `state dir /path` or `postgres postgres://user@host/db`. */
+    label: z.string(),
+    /** Shared by a fleet of hosts (PostgreSQL). */
+    shared: z.boolean(),
+    /** This host's name in the store's leases (--host-id). */
+    hostId: z.string(),
+    /** Whether the store answered its last request. */
+    reachable: z.boolean(),
+    /** Statements that committed session records (group commits; 0 for the state dir, whose workers fsync their logs). */
+    commits: z.number().int().nonnegative(),
+  }),
   memory: z.object({
     rssBytes: z.number().int().nonnegative(),
     /** The main thread's V8 heap: in use (garbage not yet collected included), and reserved pages. */

@@ -84,6 +84,8 @@ export interface SessionStore {
   onTakeover(handler: (sessionId: string) => Promise<string | null>): void;
   /** Shared by a fleet of hosts: a host that ends lets its turns in flight end first, then gives its sessions up. */
   readonly shared: boolean;
+  /** Statements that committed session records (group commits); 0 where each worker writes its own log. */
+  readonly commits: number;
   /** Whether the store answered its last request (/healthz answers 503 while it does not). */
   readonly reachable: boolean;
   /** Resolves once what this host wrote is durable (teardown). */

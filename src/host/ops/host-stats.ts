@@ -32,6 +32,7 @@ export class HostStatsMonitor {
     let busy = 0;
     for (const session of this.#host.sessions.values()) if (session.busy) busy++;
     const memory = process.memoryUsage();
+    const store = this.#host.store;
     const stats: HostStats = {
       pid: process.pid,
       uptimeMs: now - started,
@@ -46,6 +47,7 @@ export class HostStatsMonitor {
         max: empty ? 0 : ms(h.max),
         windowMs: now - this.#since,
       },
+      store: { label: store.label, shared: store.shared, hostId: this.#host.hostId, reachable: store.reachable, commits: store.commits },
       memory: {
         rssBytes: memory.rss,
         heapUsedBytes: memory.heapUsed,
