@@ -22,6 +22,7 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
   }
   const cwd = resolve(config.cwd ?? process.cwd());
   if (!isDirectory(cwd)) throw new ConfigError(`--cwd: not an existing directory: ${cwd}`);
+  if (config.reconnect && !config.connect) throw new ConfigError("--reconnect: needs --connect (a host run spawns is not reconnected to)");
   if (config.connect) {
     if (hostArgs.length > 0) throw new ConfigError("--connect: host flags after -- belong to the host you connect to, not to run");
     return runConnected(config, config.connect, cwd);
@@ -59,7 +60,7 @@ async function runConnected(config: RunConfig, url: string, cwd: string): Promis
   const connecting = performance.now();
   let client: HostClient;
   try {
-    client = await HostClient.connect(url, token ? { token } : {});
+    client = await HostClient.connect(url, { ...(token ? { token } : {}), reconnect: config.reconnect });
   } catch (error) {
     process.stderr.write(`acp-session-host run: cannot connect to ${url}: ${(error as Error).message.split("\n")[0]}\n`);
     return 1;

@@ -19,6 +19,9 @@ export const RunConfig = z.object({
     .url({ protocol: /^(https?|wss?)$/, error: "must be an http(s) or ws(s) URL, e.g. ws://127.0.0.1:8765/acp" })
     .optional()
     .describe("drive a host already listening there (token from ACP_SESSION_HOST_TOKEN) instead of spawning one"),
+  reconnect: flag
+    .default(false)
+    .describe("with --connect: when the connection drops, connect again (e.g. through a proxy to a live host) and resume every session; a prompt cut by the drop counts as failed"),
 });
 export type RunConfig = z.infer<typeof RunConfig>;
 
