@@ -278,6 +278,35 @@ export function markdownReport(results: BenchResults): string {
         ),
       ].join("\n"),
     ),
+    section("12. Fleet: sessions in PostgreSQL", s.fleet, (f) =>
+      [
+        `${plural(f.runs, "run")}, on a throwaway PostgreSQL cluster on this machine (fsync on). ` +
+          `Throughput: one host, ${f.throughput.sessions} sessions × ${f.throughput.prompts} echo prompts, with the PostgreSQL store against the state dir; ` +
+          "commits/turn counts the statements that committed appends (group commit) per turn ended. " +
+          `Failover: a host holding ${f.failover.sessions} sessions killed with SIGKILL, until every one of them was resumed and answered a prompt on another host (--lease-ms ${f.failover.leaseMs}: a dead host's leases must expire first). ` +
+          `Takeover: session/resume on one live host of a session another live host holds (${f.takeover.samples} one after another). ` +
+          `List: a page of ${f.list.pageSize} over ${f.list.sessions} stored sessions. ` +
+          `Appends: ${f.appends.hosts} hosts × ${f.appends.sessions / f.appends.hosts} sessions sending echo prompts at once; records committed per second (what one primary took from them).`,
+        "",
+        table(
+          ["measure", "figure", "goal"],
+          [
+            ["prompts/s, PostgreSQL store", fmt(f.throughput.postgres), ""],
+            ["prompts/s, state dir", fmt(f.throughput.dir), ""],
+            ["PostgreSQL/dir", x(f.throughput.ratio), "≥ 1.0×"],
+            ["commits/turn", fmt(f.throughput.commitsPerTurn, 2), "< 1"],
+            ["failover ms", fmt(f.failover.ms), `≤ ${f.failover.leaseMs + 2000}`],
+            ["takeover p50 ms", fmt(f.takeover.p50), "≤ 50"],
+            ["takeover p99 ms", fmt(f.takeover.p99), ""],
+            ["list page p50 ms", fmt(f.list.pageP50), "≤ 20"],
+            ["list page p99 ms", fmt(f.list.pageP99), ""],
+            ["appends/s (records committed)", fmt(f.appends.appendsPerSecond), "stated"],
+            ["commits/s", fmt(f.appends.commitsPerSecond), ""],
+            ["prompt p99 ms meanwhile", fmt(f.appends.p99), ""],
+          ],
+        ),
+      ].join("\n"),
+    ),
     results.incidents.length === 0
       ? ""
       : `### Incidents\n\nFaults the run worked around:\n\n${results.incidents.map((i) => `- ${i.count} × ${i.message}`).join("\n")}`,

@@ -233,23 +233,20 @@ export class PostgresStore implements SessionStore {
 
   async list(options: ListOptions): Promise<ListSessionsResponse> {
     const after = options.cursor ? decodeCursor(options.cursor) : null;
-    const { rows } = await this.#query<{ id: string; cwd: string; title: string | null; updated_ms: string; turns: number; created_ms: string; header: string }>(
-      `SELECT id::text, cwd, title, updated_ms, turns, created_ms, header FROM ash_sessions
+    const { rows } = await this.#query<{ id: string; cwd: string; title: string | null; updated_ms: string; turns: number; created_ms: string }>(
+      `SELECT id::text, cwd, title, updated_ms, turns, created_ms FROM ash_sessions
        WHERE ($1::text IS NULL OR tenant = $1) AND ($2::text IS NULL OR cwd = $2)
          AND ($3::bigint IS NULL OR (updated_ms, id) < ($3, $4::uuid))
        ORDER BY updated_ms DESC, id DESC LIMIT $5`,
       [options.tenant, options.cwd ? resolve(options.cwd) : null, after ? Date.parse(after[0]) : null, after ? after[1] : null, options.pageSize + 1],
     );
-    const page = rows.slice(0, options.pageSize).map((row) => {
-      const header = JSON.parse(row.header) as LogHeader;
-      return {
-        sessionId: row.id,
-        cwd: header.cwd,
-        title: row.title,
-        updatedAt: new Date(Number(row.updated_ms)).toISOString(),
-        _meta: { "acp-session-host": { turns: row.turns, createdAt: new Date(Number(row.created_ms)).toISOString() } },
-      };
-    });
+    const page = rows.slice(0, options.pageSize).map((row) => ({
+      sessionId: row.id,
+      cwd: row.cwd,
+      title: row.title,
+      updatedAt: new Date(Number(row.updated_ms)).toISOString(),
+      _meta: { "acp-session-host": { turns: row.turns, createdAt: new Date(Number(row.created_ms)).toISOString() } },
+    }));
     const last = page.at(-1);
     return { sessions: page, ...(rows.length > options.pageSize && last ? { nextCursor: encodeCursor(last.updatedAt, last.sessionId) } : {}) };
   }
