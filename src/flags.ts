@@ -1,6 +1,6 @@
 // Flags from a zod object schema: node's parseArgs for the syntax, zod for the values, one line per error.
 import { parseArgs } from "node:util";
-import { type z } from "zod";
+import { z } from "zod";
 
 type Shape = Record<string, z.ZodType>;
 
@@ -24,6 +24,28 @@ export function parseFlags<S extends Shape>(schema: z.ZodObject<S>, argv: readon
     throw new ConfigError(`--${issue.path.join(".")}: ${issue.message}`);
   }
   return parsed.data;
+}
+
+/**
+ * A share of something, in percent: "80", "80%" and "0.8" all read 80. A bare number up to 1 is a fraction (so "1" is
+ * 100%), a larger one a percentage; a "%" sign always means a percentage ("0.5%" is half a percent).
+ */
+export function percent(min: number, max: number) {
+  return z
+    .string()
+    .trim()
+    .transform((text, ctx) => {
+      const match = /^(\d+(?:\.\d*)?|\.\d+)\s*(%?)$/.exec(text);
+      if (!match) {
+        ctx.addIssue({ code: "custom", message: `expected a percentage (80 or 80%) or a fraction (0.8), got "${text}"` });
+        return z.NEVER;
+      }
+      const value = Number(match[1]);
+      const inPercent = match[2] === "%" || value > 1 ? value : value * 100;
+      // 0.7 * 100 is 70.00000000000001: a share given to a few decimals stays that share.
+      return Math.round(inPercent * 1e6) / 1e6;
+    })
+    .pipe(z.number().min(min, `must be at least ${min}% (${min / 100})`).max(max, `must be at most ${max}% (${max / 100})`));
 }
 
 /** One line per flag: name, description, default (when the schema has one). */

@@ -43,6 +43,9 @@ describe("CLI flags", () => {
     [["serve", "--max-sessions", "0"], "--max-sessions"],
     [["serve", "--compact-at", "5"], "--compact-at"],
     [["serve", "--compact-at", "101"], "--compact-at"],
+    [["serve", "--compact-at", "0.05"], "at least 10% (0.1)"],
+    [["serve", "--compact-at", "5%"], "at least 10% (0.1)"],
+    [["serve", "--compact-at", "eighty"], "expected a percentage (80 or 80%) or a fraction (0.8)"],
     [["serve", "--log-compact-bytes", "100"], "--log-compact-bytes"],
     [["serve", "--stream-chunks", "sometimes"], "sometimes"],
     [["--log-level", "loud"], "--log-level"],
@@ -62,6 +65,8 @@ describe("CLI flags", () => {
       if (fallback.success && fallback.data !== undefined) expect(line).toContain(`(default: ${String(fallback.data)})`);
     }
     expect((await cli(["serve", "--help"])).stdout).toBe(stdout);
+    // A share is written as a user reads it.
+    expect(stdout).toMatch(/--compact-at .*80, 80% or 0\.8 \(a number up to 1 is a fraction\)/);
   });
 
   it("run --help lists every run flag with its default, even with other flags around it", async () => {

@@ -1,6 +1,8 @@
-// Which part of a conversation a compaction summarises: cuts at message starts only, recent turns kept whole.
+// Which part of a conversation a compaction summarises: cuts at user messages only, recent turns kept whole, the turn
+// in flight never summarised, and the summary held to half of what it replaces.
 import { describe, expect, it } from "vitest";
-import { KEEP_TURNS, planCompaction } from "../workers/context/compaction-plan.js";
+import { KEEP_TURNS, MIN_SUMMARY_TOKENS, planCompaction } from "../workers/context/compaction-plan.js";
+import { estimateMessages } from "../workers/context/token-estimate.js";
 import type { ChatMessage } from "../workers/models/model.js";
 
 function turn(n: number, withTool = false): ChatMessage[] {
@@ -22,7 +24,6 @@ describe("compaction plan", () => {
     expect(kept[0]).toEqual({ role: "user", text: `question ${10 - KEEP_TURNS}` });
     expect(kept.filter((m) => m.role === "user")).toHaveLength(KEEP_TURNS);
     expect(plan.turns).toBe(10 - KEEP_TURNS);
-    expect(plan.request).toBeNull();
   });
 
   it("normal: keeps fewer turns when the recent ones are large, but always the current one", () => {
@@ -38,9 +39,10 @@ describe("compaction plan", () => {
     expect(planCompaction(history, "normal", 100_000)).toBeNull();
   });
 
-  it("hard: keeps only the current turn's last answer with its tool results; the request goes into the summary", () => {
+  it("hard: summarises every turn before the current one; the current turn, its tool calls and results, stays whole", () => {
     const history: ChatMessage[] = [
-      ...turn(0),
+      ...turn(0, true),
+      ...turn(1),
       { role: "user", text: "do it" },
       { role: "assistant", blocks: [], toolCalls: [{ id: "a", name: "bash", input: {} }] },
       { role: "tool", toolCallId: "a", name: "bash", result: "1", isError: false },
@@ -49,16 +51,28 @@ describe("compaction plan", () => {
       { role: "tool", toolCallId: "c", name: "read_file", result: "3", isError: false },
     ];
     const plan = planCompaction(history, "hard", 100_000)!;
-    expect(history.slice(plan.cut).map((m) => m.role)).toEqual(["assistant", "tool", "tool"]);
-    expect(plan.request).toBe("do it");
+    expect(history[plan.cut]).toEqual({ role: "user", text: "do it" });
+    expect(history.slice(plan.cut).map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant", "tool", "tool"]);
     expect(plan.turns).toBe(2);
   });
 
-  it("hard: with no answer yet in the current turn, everything is summarised; nothing left gives null", () => {
-    const history: ChatMessage[] = [...turn(0), { role: "user", text: "now" }];
+  it("hard: the current turn's message is never summarised, even when it is all there is after a summary", () => {
+    const history: ChatMessage[] = [...Array.from({ length: 4 }, (_, n) => turn(n, true)).flat(), { role: "user", text: "now" }];
     const plan = planCompaction(history, "hard", 100_000)!;
-    expect(plan.cut).toBe(history.length);
-    expect(plan.request).toBe("now");
-    expect(planCompaction([{ role: "summary", text: "all of it" }], "hard", 100_000)).toBeNull();
+    expect(history[plan.cut]).toEqual({ role: "user", text: "now" });
+    expect(planCompaction([{ role: "summary", text: "all of it" }, { role: "user", text: "now" }], "hard", 100_000)).toBeNull();
+    expect(planCompaction([{ role: "user", text: "only this" }], "hard", 100_000)).toBeNull();
+  });
+
+  it("the summary may take at most half of what it replaces; a part too small for a summary is not compacted", () => {
+    const history = Array.from({ length: 10 }, (_, n) => turn(n, true)).flat();
+    for (const level of ["normal", "hard"] as const) {
+      const plan = planCompaction(history, level, 100_000)!;
+      expect(plan.replacedTokens).toBe(estimateMessages(history.slice(0, plan.cut)));
+      expect(plan.summaryTokens).toBe(Math.floor(plan.replacedTokens / 2));
+    }
+    const tiny: ChatMessage[] = [{ role: "user", text: "hi" }, { role: "assistant", blocks: ["hello"], toolCalls: [] }, { role: "user", text: "now" }];
+    expect(estimateMessages(tiny.slice(0, 2))).toBeLessThan(2 * MIN_SUMMARY_TOKENS);
+    expect(planCompaction(tiny, "hard", 100_000)).toBeNull();
   });
 });

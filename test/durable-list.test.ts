@@ -5,24 +5,21 @@ import type { SessionInfo } from "@agentclientprotocol/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SIDECAR_FORMAT } from "../src/protocol/session-log.js";
 import { eventually, exists, header, logEntries, paths, transcript, writeLog } from "./support/durable.js";
-import { removeTempDirs, startHost, tempDir, threadCount, type TestHost } from "./support/host.js";
+import { removeTempDirs, startHost, tempDir, type TestHost } from "./support/host.js";
 
 let h: TestHost;
 let state: string;
 
 beforeAll(async () => {
   state = tempDir();
-  h = await startHost(["--state-dir", state, "--list-page-size", "2", "--warm-workers", "0", "--cancel-grace-ms", "500"]);
+  // No standby workers: every worker thread alive is a session's (counted by the host, _host/stats). A cancel grace
+  // longer than a worker's dispose takes on a loaded machine: a closed turn is ended by its own worker.
+  h = await startHost(["--state-dir", state, "--list-page-size", "2", "--warm-workers", "0", "--max-warm-workers", "0", "--cancel-grace-ms", "30000"]);
 });
 
-/** The host's threads once they have settled (no worker starting or exiting). */
-function settledThreads(): Promise<number> {
-  return eventually(async () => {
-    const before = threadCount(h.pid);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(threadCount(h.pid)).toBe(before);
-    return before;
-  });
+/** Once no session worker thread is alive (closed sessions' threads have exited). */
+function noWorkerThreads(): Promise<void> {
+  return eventually(async () => expect((await h.client.stats()).threads.workers).toBe(0));
 }
 
 afterAll(async () => {
@@ -82,7 +79,6 @@ describe("session/list", () => {
 describe("session/close and session/delete", () => {
   it("close cancels the prompt in flight, ends the worker, keeps the log, and is idempotent", async () => {
     const cwd = tempDir();
-    const baseline = await settledThreads();
     const { sessionId } = await h.client.newSession(cwd);
     await h.client.prompt(sessionId, "kept");
     const script = `/script [{"sleep_ms":60000},{"say":"never"}]`;
@@ -94,7 +90,7 @@ describe("session/close and session/delete", () => {
     await h.client.close("00000000-0000-4000-8000-000000000000");
     await expect(h.client.prompt(sessionId, "gone?")).rejects.toMatchObject({ code: -32602, message: expect.stringContaining("unknown session") });
 
-    await eventually(() => expect(threadCount(h.pid)).toBeLessThanOrEqual(baseline));
+    await noWorkerThreads();
     const files = paths(state, sessionId);
     expect(exists(files.log)).toBe(true);
     expect(exists(files.sidecar)).toBe(true);
@@ -109,7 +105,6 @@ describe("session/close and session/delete", () => {
 
   it("delete closes the session and removes its files for good; it is idempotent and the id is never loaded again", async () => {
     const cwd = tempDir();
-    const baseline = await settledThreads();
     const live = (await h.client.newSession(cwd)).sessionId;
     const stored = (await h.client.newSession(cwd)).sessionId;
     await h.client.prompt(live, "doomed");
@@ -133,7 +128,7 @@ describe("session/close and session/delete", () => {
     await h.client.delete(never);
     expect(exists(paths(state, never).tombstone)).toBe(false);
     expect((await h.client.list({ cwd })).sessions).toEqual([]);
-    await eventually(() => expect(threadCount(h.pid)).toBeLessThanOrEqual(baseline));
+    await noWorkerThreads();
   });
 });
 

@@ -58,8 +58,15 @@ describe("concurrent sessions are isolated", () => {
 
   it("cancel in one session leaves the others' turns untouched", async () => {
     const ids = (await Promise.all([0, 1, 2].map(() => host.client.newSession(tempDir())))).map((s) => s.sessionId);
-    const turns = ids.map((id, i) => host.client.prompt(id, `/script [{"say":"start-${i}"},{"sleep_ms":400},{"say":"end-${i}"}]`));
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The cancelled one would sleep a minute: it is cancelled once it has said it started, whatever the machine's pace.
+    let started: () => void = () => {};
+    const startedOne = new Promise<void>((resolve) => (started = resolve));
+    const turns = ids.map((id, i) =>
+      host.client.prompt(id, `/script [{"say":"start-${i}"},{"sleep_ms":${i === 1 ? 60_000 : 400}},{"say":"end-${i}"}]`, {
+        onUpdate: (update) => void (i === 1 && update.sessionUpdate === "agent_message_chunk" && started()),
+      }),
+    );
+    await startedOne;
     await host.client.cancel(ids[1]!);
     const [a, b, c] = await Promise.all(turns);
     expect(b!.stopReason).toBe("cancelled");
@@ -76,11 +83,13 @@ describe("concurrent sessions are isolated", () => {
     expect((await host.client.prompt(sessionId, "still here")).stopReason).toBe("end_turn");
   });
 
-  it("a second prompt while one is in flight gets an error; the first completes", async () => {
+  it("a second prompt while one is in flight gets an error; the first goes on", async () => {
     const { sessionId } = await host.client.newSession(tempDir());
-    const first = host.client.prompt(sessionId, `/script [{"sleep_ms":200},{"say":"first"}]`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Sent after the first on the same connection, so the host has the first in flight; it lasts until cancelled.
+    const first = host.client.prompt(sessionId, `/script [{"say":"first"},{"sleep_ms":60000}]`);
     await expect(host.client.prompt(sessionId, "second")).rejects.toMatchObject({ code: -32600, message: expect.stringContaining("already in flight") });
-    expect((await first).text).toBe("first");
+    await host.client.cancel(sessionId);
+    expect(await first).toMatchObject({ stopReason: "cancelled", text: "first" });
+    expect((await host.client.prompt(sessionId, "third")).text).toBe("You said: third");
   });
 });

@@ -9,7 +9,8 @@ describe("a model stream that goes quiet", () => {
   let host: TestHost;
   beforeAll(async () => {
     server = await OpenAiTestServer.start();
-    host = await startHost(["--model-provider", "openai-compatible", "--base-url", server.url, "--model", "m", "--model-idle-timeout-ms", "300", "--model-retries", "1"]);
+    // The stalls below last 30 s; the timeout is far above the pauses a loaded machine puts into a stream that flows.
+    host = await startHost(["--model-provider", "openai-compatible", "--base-url", server.url, "--model", "m", "--model-idle-timeout-ms", "2000", "--model-retries", "1"]);
   });
   afterAll(async () => {
     await host?.dispose();
@@ -33,7 +34,7 @@ describe("a model stream that goes quiet", () => {
     server.enqueue({ text: "no headers", headersMs: 30_000 }, { text: "silent mid-stream", firstTokenMs: 30_000 });
     await expect(host.client.prompt(sessionId, "hello")).rejects.toMatchObject({
       code: -32603,
-      message: expect.stringMatching(/no bytes from the model for 300 ms \(--model-idle-timeout-ms\).*2 attempts/),
+      message: expect.stringMatching(/no bytes from the model for 2000 ms \(--model-idle-timeout-ms\).*2 attempts/),
     });
     expect(await server.requests[before]!.ended).toBe("client-closed");
     expect(await server.requests[before + 1]!.ended).toBe("client-closed");

@@ -45,10 +45,14 @@ describe("reasoning sent back", () => {
     expect(JSON.stringify(messages)).not.toContain("thought");
   });
 
-  it("a compaction's summary is a user message that opens the conversation, merged with the prompt after it", () => {
+  it("a compaction's summary ends the system message; the prompt after it stays a message of its own", () => {
     const messages = toOpenAiMessages("sys", [{ role: "summary", text: "we did things" }, { role: "user", text: "next" }]);
     expect(messages).toEqual([
-      { role: "system", content: "sys" },
+      { role: "system", content: `sys\n\n${SUMMARY_HEADING}\n\nwe did things` },
+      { role: "user", content: "next" },
+    ]);
+    // Without a system message it is the first user message, merged with the prompt (no two user messages in a row).
+    expect(toOpenAiMessages(null, [{ role: "summary", text: "we did things" }, { role: "user", text: "next" }])).toEqual([
       { role: "user", content: `${SUMMARY_HEADING}\n\nwe did things\n\nnext` },
     ]);
   });

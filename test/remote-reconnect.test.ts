@@ -90,11 +90,13 @@ it("another connection is refused until it takes the session over, which it cann
     await expect(two.prompt(sessionId, "mine now?")).rejects.toThrow(/attached to another connection/);
     await expect(two.close(sessionId)).rejects.toThrow(/attached to another connection/);
 
-    const running = one.prompt(sessionId, script({ sleep_ms: 1000 }, { say: "one's turn" }));
+    // In flight until one cancels it, however long the checks take.
+    const running = one.prompt(sessionId, script({ say: "one's turn" }, { sleep_ms: 60_000 }));
     await waitFor("the turn to start", async () => (await one.stats()).sessions.busy >= 1);
     await expect(two.resume(sessionId, cwd)).rejects.toThrow(/prompt is in flight/);
     await expect(two.load(sessionId, cwd)).rejects.toThrow(/prompt is in flight/);
-    expect((await running).text).toBe("one's turn");
+    await one.cancel(sessionId);
+    expect(await running).toMatchObject({ stopReason: "cancelled", text: "one's turn" });
 
     const seenByOne: string[] = [];
     one.onAnyUpdate((notification) => seenByOne.push(notification.sessionId));

@@ -9,7 +9,8 @@ afterAll(removeTempDirs);
 
 describe("worker watchdog", () => {
   it("ends a worker that blocks after its turn; the next prompt is answered from a restored session", async () => {
-    const host = await startHost(["--allow-fault-injection", "--worker-stall-ms", "400"]);
+    // Long enough that a worker answering its pings is never taken for a stalled one on a loaded machine.
+    const host = await startHost(["--allow-fault-injection", "--worker-stall-ms", "3000"]);
     try {
       const cwd = tempDir();
       const { sessionId } = await host.client.newSession(cwd);

@@ -1,7 +1,7 @@
 // The host's flags: one zod schema is the single source of names, defaults, validation and --help.
 import { homedir, hostname, totalmem } from "node:os";
 import { join, resolve } from "node:path";
-import { ConfigError, flagsHelp, parseFlags } from "../flags.js";
+import { ConfigError, flagsHelp, parseFlags, percent } from "../flags.js";
 import { z } from "zod";
 import { SessionModeId } from "../protocol/port.js";
 import { isLoopback, ListenAddress } from "../remote/listen-address.js";
@@ -113,7 +113,9 @@ export const HostConfig = z.object({
   "context-window": int(1)
     .optional()
     .describe("the model's context window (tokens): usage_update's size and the compaction threshold's base (known per model, else 128000)"),
-  "compact-at": int(10).max(100).default(80).describe("compact the conversation before a request estimated above this % of the context window"),
+  "compact-at": percent(10, 100)
+    .default(80)
+    .describe("compact the conversation before a request estimated above this share of the context window: 80, 80% or 0.8 (a number up to 1 is a fraction); 10% to 100%"),
   "log-compact-bytes": int(1024)
     .default(8 * 1024 * 1024)
     .describe("compact a session's log (snapshot plus replayable history) once the entries since its last compaction take this many bytes"),

@@ -39,6 +39,10 @@ export class WorkerPool {
   #replenishing: NodeJS.Timeout | null = null;
   /** Threads by id, as last read from piscina (threadExit). */
   readonly #threads = new Map<number, Worker>();
+  /** The pool's threads from their making to their exit (piscina drops an ended one from its list before it exits). */
+  readonly #alive = new Set<Worker>();
+  readonly #counted = new WeakSet<Worker>();
+  #mostAlive = 0;
   readonly #starts = new StartGate(availableParallelism() * 2);
 
   constructor(options: WorkerPoolOptions) {
@@ -60,6 +64,8 @@ export class WorkerPool {
     });
     // piscina emits an error that no task owns on the pool, and an unheard one would end the host.
     this.#piscina.on("error", (error: unknown) => options.onStrayError?.(error));
+    // A thread piscina made other than for a task run here (none are expected) is counted once it is ready.
+    this.#piscina.on("workerCreate", () => this.#countThreads());
     this.#replenish();
     this.#shrinkTimer = setInterval(() => this.#shrink(), SHRINK_EVERY_MS).unref();
   }
@@ -74,8 +80,14 @@ export class WorkerPool {
     return this.#standby.length;
   }
 
+  /** Session worker threads alive now: made and not yet exited (standby ones included). */
   get liveThreads(): number {
-    return this.#piscina.threads.length;
+    return this.#alive.size;
+  }
+
+  /** The most session worker threads that were alive at once since the pool was made. */
+  get mostLiveThreads(): number {
+    return this.#mostAlive;
   }
 
   /** A worker for one session: a standby one when there is one, else a new task. */
@@ -125,12 +137,24 @@ export class WorkerPool {
         throw new Error("ended before its thread started");
       }
       const running = this.#piscina.run(task, { transferList: [commands.port2, events.port2], signal: abort.signal });
+      // piscina makes the task's thread within run().
+      this.#countThreads();
       // Loaded once it answers a call; the next start may begin then (or when this one failed).
       void lease.call((api) => api.stats()).then(release, release);
       return running;
     });
     const lease = new WorkerLease(commands.port1, events.port1, run, abort);
     return lease;
+  }
+
+  #countThreads(): void {
+    for (const thread of this.#piscina.threads) {
+      if (this.#counted.has(thread)) continue;
+      this.#counted.add(thread);
+      this.#alive.add(thread);
+      this.#mostAlive = Math.max(this.#mostAlive, this.#alive.size);
+      thread.once("exit", () => this.#alive.delete(thread));
+    }
   }
 
   #replenishSoon(): void {

@@ -29,8 +29,10 @@ export const HostStats = z.object({
     busy: z.number().int().nonnegative(),
   }),
   threads: z.object({
-    /** Session worker threads alive in the pool (warm spares included). */
+    /** Session worker threads alive (warm spares included): made and not yet exited. */
     workers: z.number().int().nonnegative(),
+    /** The most session worker threads that were alive at once since the host started. */
+    mostWorkers: z.number().int().nonnegative(),
     /** Of those, started workers waiting for a session (see --warm-workers, --max-warm-workers). */
     standby: z.number().int().nonnegative(),
     /** Every thread of the host process (Linux /proc), or null where that cannot be read. */

@@ -54,6 +54,9 @@ export const LogEntry = z.discriminatedUnion("type", [
   /**
    * The conversation was compacted: the model's history is `summary`, then its last `kept` messages (as rebuilt from
    * the entries before this one). `turns` older turns were summarised; `tokensBefore`/`tokensAfter` are estimates.
+   * `level`: "normal", or "hard" (the request was still too long: every turn before the one in flight was summarised);
+   * `replacedTokens`: the estimate of the messages the summary replaced (it takes at most half of that). Both are
+   * absent in logs written before they were recorded, whose summaries were not held to half of what they replaced.
    */
   z.object({
     type: z.literal("compaction"),
@@ -63,6 +66,8 @@ export const LogEntry = z.discriminatedUnion("type", [
     turns: Count,
     tokensBefore: Count,
     tokensAfter: Count,
+    level: z.optional(z.enum(["normal", "hard"])),
+    replacedTokens: z.optional(Count),
   }),
   z.object({
     type: z.literal("tool_call"),

@@ -41,6 +41,11 @@ export interface Reply {
   firstTokenMs?: number;
   tokensPerSecond?: number;
   chunkChars?: number;
+  /**
+   * The server goes on through its chunks at its pace after the client has closed the connection (writing nothing),
+   * as a model server that does not notice a closed connection goes on generating. Stopped by close().
+   */
+  streamsAfterClose?: boolean;
 }
 
 export interface OpenAiServerOptions {
@@ -98,6 +103,10 @@ export interface RecordedRequest {
   body: ChatRequestBody;
   /** How the response ended; "client-closed" means the client closed the connection before it was complete. */
   readonly ended: Promise<RequestEnd>;
+  /** Settles once the server is done with the request: its last chunk sent, or (streamsAfterClose) skipped. */
+  readonly served: Promise<void>;
+  /** Resolves once the server has written that many SSE chunks of its response. */
+  chunksWritten(count: number): Promise<void>;
   /** Text of the last user message. */
   readonly lastUserText: string;
 }
@@ -116,6 +125,9 @@ export class OpenAiTestServer {
   readonly #queue: Reply[] = [];
   readonly #waiters: Array<{ count: number; resolve: () => void }> = [];
   #url = "";
+  #closed = false;
+  /** SSE chunks written per response, and who waits for how many. */
+  readonly #chunkCounts = new WeakMap<ServerResponse, { count: number; waiters: Array<{ count: number; resolve: () => void }> }>();
 
   private constructor(options: OpenAiServerOptions) {
     this.#options = options;
@@ -148,6 +160,7 @@ export class OpenAiTestServer {
   }
 
   async close(): Promise<void> {
+    this.#closed = true;
     this.#server.closeAllConnections();
     await new Promise<void>((resolve) => this.#server.close(() => resolve()));
   }
@@ -172,6 +185,10 @@ export class OpenAiTestServer {
     const ended = new Promise<RequestEnd>((resolve) => {
       res.once("close", () => resolve(res.writableFinished ? "completed" : dropped ? "dropped" : "client-closed"));
     });
+    let markServed = () => {};
+    const served = new Promise<void>((resolve) => (markServed = resolve));
+    const written = { count: 0, waiters: [] as Array<{ count: number; resolve: () => void }> };
+    this.#chunkCounts.set(res, written);
     const recorded: RecordedRequest = {
       index: this.requests.length,
       method: req.method,
@@ -179,8 +196,19 @@ export class OpenAiTestServer {
       headers: req.headers,
       body,
       ended,
+      served,
+      chunksWritten: (count) => (written.count >= count ? Promise.resolve() : new Promise((resolve) => written.waiters.push({ count, resolve }))),
       lastUserText: lastUserText(body),
     };
+    try {
+      await this.#answer(req, res, recorded, () => (dropped = true));
+    } finally {
+      markServed();
+    }
+  }
+
+  async #answer(req: IncomingMessage, res: ServerResponse, recorded: RecordedRequest, markDropped: () => void): Promise<void> {
+    const body = recorded.body;
     this.requests.push(recorded);
     for (const waiter of this.#waiters.filter((w) => this.requests.length >= w.count)) {
       this.#waiters.splice(this.#waiters.indexOf(waiter), 1);
@@ -220,7 +248,7 @@ export class OpenAiTestServer {
     if (res.destroyed) return;
     const fail = reply.fail;
     if (fail && "dropAfterChunks" in fail && fail.dropAfterChunks === 0) {
-      dropped = true;
+      markDropped();
       req.socket.destroy();
       return;
     }
@@ -228,14 +256,22 @@ export class OpenAiTestServer {
     const dropAfter = fail && "dropAfterChunks" in fail ? fail.dropAfterChunks : Infinity;
     const completion = buildCompletion(recorded, reply, pacing.chunkChars);
     if (body.stream) {
-      await this.#stream(res, completion, pacing, dropAfter, body.stream_options?.include_usage === true, () => (dropped = true));
+      await this.#stream(res, completion, pacing, dropAfter, body.stream_options?.include_usage === true, markDropped, reply.streamsAfterClose === true);
     } else {
       await sleep(pacing.firstTokenMs + tokenDelay(pacing) * Math.max(0, completion.chunks.length - 1));
       if (!res.destroyed) sendJson(res, 200, completion.whole);
     }
   }
 
-  async #stream(res: ServerResponse, completion: Completion, pacing: Pacing, dropAfter: number, includeUsage: boolean, markDropped: () => void): Promise<void> {
+  async #stream(
+    res: ServerResponse,
+    completion: Completion,
+    pacing: Pacing,
+    dropAfter: number,
+    includeUsage: boolean,
+    markDropped: () => void,
+    afterClose: boolean,
+  ): Promise<void> {
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
     res.flushHeaders();
     const chunks = [...completion.chunks];
@@ -243,13 +279,25 @@ export class OpenAiTestServer {
     for (const [i, chunk] of chunks.entries()) {
       const wait = i === 0 ? pacing.firstTokenMs : tokenDelay(pacing);
       if (wait > 0) await sleep(wait);
-      if (res.destroyed) return;
+      if (this.#closed) return;
+      if (res.destroyed) {
+        if (afterClose) continue;
+        return;
+      }
       if (i >= dropAfter) {
         markDropped();
         res.socket?.destroy();
         return;
       }
       res.write(`data: ${JSON.stringify(chunk)}\n\n`);
+      const written = this.#chunkCounts.get(res);
+      if (written) {
+        written.count++;
+        for (const waiter of written.waiters.filter((w) => written.count >= w.count)) {
+          written.waiters.splice(written.waiters.indexOf(waiter), 1);
+          waiter.resolve();
+        }
+      }
     }
     if (!res.destroyed) res.end("data: [DONE]\n\n");
   }

@@ -9,6 +9,8 @@ import { logTurns } from "../support/log-turns.js";
 const samples: unknown[] = [
   ...logTurns(1, 6),
   { type: "compaction", turnId: "t", kept: 2, summary: "s", turns: 1, tokensBefore: 10, tokensAfter: 5 },
+  { type: "compaction", turnId: "t", kept: 6, summary: "s", turns: 3, tokensBefore: 900, tokensAfter: 600, level: "normal", replacedTokens: 500 },
+  { type: "compaction", turnId: "t", kept: 1, summary: "s", turns: 3, tokensBefore: 900, tokensAfter: 400, level: "hard", replacedTokens: 700 },
   { type: "model", model: { provider: "openai-compatible", model: "m", baseUrl: "http://x", contextWindow: 1000 } },
   { type: "model", model: { provider: "scripted", model: "scripted" } },
   { type: "turn_end", turnId: "t", stopReason: "interrupted" },

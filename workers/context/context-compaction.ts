@@ -3,8 +3,9 @@
 // an estimate of everything when there is no report yet). Above compactAt of the window it compacts: the model
 // writes a summary of the older part (one extra request, whose usage is reported), which replaces that part. The
 // compaction is journaled (the history rebuilt from the log is the same) and shown to the client as a thought.
-// When the provider still answers "context length exceeded", it compacts harder once and retries; then the turn
-// fails with an error naming the sizes, and the conversation is left compacted for the next prompt. A limit the
+// When the provider still answers "context length exceeded", it compacts harder once (every turn before the one in
+// flight; see compaction-plan.ts) and retries; then the turn fails with an error naming the sizes, and the
+// conversation is left compacted for the next prompt. No level ever summarises the turn in flight. A limit the
 // provider names in that answer is smaller than the configured window (a local server started with less): it is
 // taken as the window from then on, until a request larger than it succeeds.
 import type { EventSink } from "../event-sink.js";
@@ -13,7 +14,7 @@ import { compactionNotice } from "./compaction-notice.js";
 import { historyFrom } from "../log/history.js";
 import { planCompaction, type CompactionLevel } from "./compaction-plan.js";
 import { ContextOverflow, ModelError, type ChatMessage, type Model, type ModelRequest, type ModelResponse, type ModelUsage } from "../models/model.js";
-import { summaryInput, summaryText } from "./summary-request.js";
+import { summaryInput, summaryText, summaryWords } from "./summary-request.js";
 import { estimateMessages, estimateRequest } from "./token-estimate.js";
 
 export interface ContextKeeperOptions {
@@ -107,12 +108,12 @@ export class ContextKeeper {
     history.splice(0, history.length, ...historyFrom(journal.entries(), journal.base().history));
     const plan = planCompaction(history, level, this.#budget(request));
     if (!plan) return false;
-    const answer = await this.#summarise(request, history.slice(0, plan.cut)).catch((failure: unknown) => {
+    const answer = await this.#summarise(request, history.slice(0, plan.cut), summaryWords(plan.summaryTokens)).catch((failure: unknown) => {
       throw failure instanceof ContextOverflow ? this.#tooLarge(failure, request) : failure;
     });
     signal.throwIfAborted();
     this.#options.reportUsage(turnId, answer.usage);
-    const summary = summaryText(answer.blocks.join(""), plan.request);
+    const summary = summaryText(answer.blocks.join(""), plan.summaryTokens);
     const compacted: ChatMessage[] = [{ role: "summary", text: summary }, ...history.slice(plan.cut)];
     const entry = {
       type: "compaction" as const,
@@ -122,6 +123,8 @@ export class ContextKeeper {
       turns: plan.turns,
       tokensBefore,
       tokensAfter: estimateRequest(compacted, tools),
+      level,
+      replacedTokens: plan.replacedTokens,
     };
     this.#options.journal.append(entry);
     history.splice(0, history.length, ...compacted);
@@ -131,7 +134,7 @@ export class ContextKeeper {
   }
 
   /** The summary request; its input is fitted again (once) when the provider names a smaller window. */
-  async #summarise(request: ContextRequest, prefix: ChatMessage[]): Promise<ModelResponse> {
+  async #summarise(request: ContextRequest, prefix: ChatMessage[], maxWords: number): Promise<ModelResponse> {
     const { model, tools, signal } = request;
     // A summary is never shown: nothing of it is committed (only the scripted model commits mid-response, and it
     // has no context window to manage).
@@ -139,11 +142,11 @@ export class ContextKeeper {
     // What the request carries besides the conversation (system prompt, tools) does not shrink.
     const room = (budget: number) => Math.max(0, budget - estimateRequest([], tools));
     try {
-      return await model.complete({ messages: summaryInput(prefix, room(this.#budget(request))), tools, signal, commit });
+      return await model.complete({ messages: summaryInput(prefix, room(this.#budget(request)), maxWords), tools, signal, commit });
     } catch (error) {
       if (!(error instanceof ContextOverflow) || error.limit === null) throw error;
       this.#learn(error);
-      return await model.complete({ messages: summaryInput(prefix, room(this.#budget(request))), tools, signal, commit });
+      return await model.complete({ messages: summaryInput(prefix, room(this.#budget(request)), maxWords), tools, signal, commit });
     }
   }
 

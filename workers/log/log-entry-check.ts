@@ -28,7 +28,15 @@ const CHECKS: Record<LogEntry["type"], (entry: Json) => boolean> = {
     Array.isArray(e.toolCalls) &&
     e.toolCalls.every(isToolCallRequest) &&
     isOptionalString(e.thought),
-  compaction: (e) => isId(e.turnId) && isCount(e.kept) && isString(e.summary) && isCount(e.turns) && isCount(e.tokensBefore) && isCount(e.tokensAfter),
+  compaction: (e) =>
+    isId(e.turnId) &&
+    isCount(e.kept) &&
+    isString(e.summary) &&
+    isCount(e.turns) &&
+    isCount(e.tokensBefore) &&
+    isCount(e.tokensAfter) &&
+    (e.level === undefined || e.level === "normal" || e.level === "hard") &&
+    (e.replacedTokens === undefined || isCount(e.replacedTokens)),
   tool_call: (e) =>
     isId(e.turnId) && isId(e.toolCallId) && isString(e.callId) && isString(e.name) && isString(e.title) && ToolKind.safeParse(e.kind).success && Object.hasOwn(e, "input"),
   tool_result: (e) => isId(e.turnId) && isId(e.toolCallId) && isString(e.callId) && isString(e.name) && isString(e.result) && typeof e.isError === "boolean",

@@ -2,7 +2,9 @@
 // called with the official `openai` client from inside the session worker. Answers are streamed and assembled here;
 // the loop commits each one whole. Retries are ours, not the client's: bounded by ModelConfig.retries, only for 429,
 // 5xx and broken connections (mid-stream too: nothing of an answer is shown before it is complete), and the wait
-// between them ends at once when the turn is cancelled.
+// between them ends at once when the turn is cancelled. A cancel ends the request's wait at once, whatever the
+// response does after it (until-aborted.ts): the cancelled response's socket, body and iterator are aborted and left
+// to wind down on their own, so the session's next turn never waits on them.
 import { OpenAI, type ClientOptions } from "openai";
 import type { ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
 import type { ModelConfig } from "../../src/protocol/port.js";
@@ -13,6 +15,7 @@ import { toOpenAiMessages, toOpenAiTools, type ReasoningHistory } from "./openai
 import { ChunkAssembler, type AssembledUsage } from "./openai-stream.js";
 import { IdleWatch } from "./idle-watch.js";
 import { retryDelayMs, waitToRetry } from "./retry.js";
+import { untilAborted } from "./until-aborted.js";
 
 export const DEFAULT_API_KEY_ENV = "OPENAI_API_KEY";
 
@@ -112,7 +115,9 @@ export class OpenAiCompatibleModel implements Model {
 
   async #stream(params: ChatCompletionCreateParamsStreaming, request: ModelRequest, shown: { text: number; thought: number }, watch: IdleWatch): Promise<ModelResponse> {
     const { signal } = request;
-    const stream = await this.#client.chat.completions.create(params, { signal: watch.signal });
+    // watch.signal aborts on the turn's cancel and on a quiet stream: the openai client aborts the HTTP request, and
+    // this attempt stops waiting for it there and then (the reason tells #attempt which of the two it was).
+    const stream = await untilAborted(this.#client.chat.completions.create(params, { signal: watch.signal }), watch.signal);
     watch.touch();
     const assembler = new ChunkAssembler();
     const seen = { text: 0, thought: 0 };
@@ -123,13 +128,27 @@ export class OpenAiCompatibleModel implements Model {
       shown[key] += fresh.length;
       to(fresh);
     };
-    for await (const chunk of stream) {
-      watch.touch();
-      const added = assembler.add(chunk);
-      pass("thought", added.thought, request.onThought);
-      pass("text", added.text, request.onDelta);
+    // Read chunk by chunk rather than with for-await: a for-await left by a throw awaits the iterator's return(), that
+    // is the aborted body's clean-up. Left early, the request is aborted and its clean-up is nobody's wait.
+    const chunks = stream[Symbol.asyncIterator]();
+    let complete = false;
+    try {
+      for (;;) {
+        const next = await untilAborted(chunks.next(), watch.signal);
+        if (next.done) break;
+        watch.touch();
+        const added = assembler.add(next.value);
+        pass("thought", added.thought, request.onThought);
+        pass("text", added.text, request.onDelta);
+      }
+      complete = true;
+    } finally {
+      if (!complete) {
+        stream.controller.abort();
+        chunks.return?.(undefined).catch(() => {});
+      }
     }
-    // The client's stream ends quietly when aborted.
+    // The client's stream ends quietly when aborted between two reads.
     signal.throwIfAborted();
     watch.check();
     const answer = assembler.finish();

@@ -17,6 +17,9 @@ export type ReasoningHistory = "current-turn" | "none";
  * Maps the session's history to chat messages. Servers differ in what they tolerate, so the result is kept to
  * what all of them accept: consecutive user messages (a prompt whose turn failed, then the next) are merged,
  * an empty assistant message is dropped, and every assistant tool call is answered by exactly one tool message.
+ * A compaction's summary goes at the end of the system message (as a user message only when there is none): the
+ * kept conversation after it opens with a user message, which then stays a message of its own, so that after a
+ * hard compaction the request still ends with the user's prompt exactly as it was sent.
  */
 export function toOpenAiMessages(system: string | null, history: readonly ChatMessage[], reasoning: ReasoningHistory = "none"): ChatCompletionMessageParam[] {
   const currentTurn = reasoning === "current-turn" ? history.findLastIndex((message) => message.role === "user" || message.role === "summary") : history.length;
@@ -37,6 +40,10 @@ export function toOpenAiMessages(system: string | null, history: readonly ChatMe
     if (message.role === "user" || message.role === "summary") {
       const text = message.role === "summary" ? `${SUMMARY_HEADING}\n\n${message.text}` : message.text;
       const last = messages.at(-1);
+      if (message.role === "summary" && last?.role === "system" && typeof last.content === "string") {
+        last.content = `${last.content}\n\n${text}`;
+        continue;
+      }
       if (last?.role === "user" && typeof last.content === "string") last.content = `${last.content}\n\n${text}`;
       else messages.push({ role: "user", content: text });
       continue;

@@ -37,7 +37,7 @@ export class HostStatsMonitor {
       pid: process.pid,
       uptimeMs: now - started,
       sessions: { live: this.#host.sessions.size, busy },
-      threads: { workers: this.#host.pool.liveThreads, standby: this.#host.pool.standby, process: processThreads },
+      threads: { workers: this.#host.pool.liveThreads, mostWorkers: this.#host.pool.mostLiveThreads, standby: this.#host.pool.standby, process: processThreads },
       eventLoopDelayMs: {
         min: empty ? 0 : ms(h.min),
         mean: empty ? 0 : ms(h.mean),
