@@ -2,7 +2,7 @@
 import { APIError } from "openai";
 import { describe, expect, it } from "vitest";
 import { ContextOverflow } from "../workers/models/model.js";
-import { classify, isContextOverflow } from "../workers/models/openai-errors.js";
+import { classify, isContextOverflow } from "../workers/gateway/openai-errors.js";
 
 const failure = (status: number, message: string, code: string | null = null) =>
   classify(APIError.generate(status, { error: { message, type: "invalid_request_error", code } }, undefined, new Headers()));

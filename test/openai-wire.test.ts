@@ -3,7 +3,7 @@
 import type { ChatCompletionChunk } from "openai/resources/chat/completions";
 import { describe, expect, it } from "vitest";
 import { toOpenAiMessages, toOpenAiTools } from "../workers/models/openai-messages.js";
-import { ChunkAssembler, StreamIncomplete } from "../workers/models/openai-stream.js";
+import { ChunkAssembler, StreamIncomplete } from "../workers/gateway/openai-stream.js";
 import { contextWindow } from "../workers/models/context-windows.js";
 import { backoffMs, retryAfterMs, RETRY_MAX_MS } from "../workers/models/retry.js";
 

@@ -1,7 +1,7 @@
 // The idle watch on fake time (the clock of a loaded machine is not the watch's business): quiet for its period, it
 // aborts and says it was idle; bytes start the period again; the turn's cancel is not idleness.
 import { afterEach, expect, it, vi } from "vitest";
-import { IdleWatch, ModelIdle } from "../../workers/models/idle-watch.js";
+import { IdleWatch, ModelIdle } from "../../workers/gateway/idle-watch.js";
 
 afterEach(() => {
   vi.useRealTimers();

@@ -1,7 +1,7 @@
 // A wait on a model response ends at the cancel, whatever the response does after it; until then it is the response.
 import { getEventListeners } from "node:events";
 import { expect, it } from "vitest";
-import { untilAborted } from "../../workers/models/until-aborted.js";
+import { untilAborted } from "../../workers/gateway/until-aborted.js";
 
 it("settles as the work does, or rejects with the abort's reason at once though the work never settles", async () => {
   const controller = new AbortController();

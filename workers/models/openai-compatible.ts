@@ -10,12 +10,12 @@ import type { ChatCompletionCreateParamsStreaming } from "openai/resources/chat/
 import type { ModelConfig } from "../../src/protocol/port.js";
 import { contextWindow } from "./context-windows.js";
 import { ContextOverflow, ModelError, type Model, type ModelRequest, type ModelResponse, type ModelUsage } from "./model.js";
-import { classify, fetchNormalizingErrors, isContextOverflow, type Failure } from "./openai-errors.js";
+import { classify, fetchNormalizingErrors, isContextOverflow, type Failure } from "../gateway/openai-errors.js";
 import { toOpenAiMessages, toOpenAiTools, type ReasoningHistory } from "./openai-messages.js";
-import { ChunkAssembler, type AssembledUsage } from "./openai-stream.js";
-import { IdleWatch } from "./idle-watch.js";
+import { ChunkAssembler, type AssembledUsage } from "../gateway/openai-stream.js";
+import { IdleWatch } from "../gateway/idle-watch.js";
 import { retryDelayMs, waitToRetry } from "./retry.js";
-import { untilAborted } from "./until-aborted.js";
+import { untilAborted } from "../gateway/until-aborted.js";
 
 export const DEFAULT_API_KEY_ENV = "OPENAI_API_KEY";
 

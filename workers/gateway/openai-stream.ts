@@ -2,7 +2,7 @@
 // usage (with the cached prompt tokens, in DeepSeek's or OpenAI's field).
 import { randomUUID } from "node:crypto";
 import type { ChatCompletionChunk } from "openai/resources/chat/completions";
-import type { FinishReason, ToolCallRequest } from "./model.js";
+import type { FinishReason, ToolCallRequest } from "../models/model.js";
 
 /** The stream ended (cleanly or not) before a chunk carried a finish reason: the response is incomplete. */
 export class StreamIncomplete extends Error {}
