@@ -1,9 +1,9 @@
 // Builds what a session worker thread loads (after tsc has compiled to dist/). Each bundle is one CommonJS file in
 // dist/workers/bundle/, so a thread reads and compiles one file instead of resolving hundreds of modules:
 //   session-entry.js      the session worker itself (worker-bundle.ts: the piscina task and the build-time warm-up);
-//                         the two bundles below are left out of it and required only by the sessions that need them
-//   openai-compatible.js  the `openai` client and the OpenAI-compatible model, for sessions on that provider
-//   mcp-client.js         the MCP client, for sessions given MCP servers
+//                         the MCP client is left out of it and required only by the sessions given MCP servers
+//   mcp-client.js         the MCP client
+//   model-gateway.js      the model gateway's thread (workers/gateway/): the `openai` client, one per host
 //   session-loader.js     what piscina loads in a thread: it compiles session-entry.js with a V8 code cache
 // Last, the loader runs one session through the bundle and writes that code cache (session-entry.js.cache).
 import { execFileSync } from "node:child_process";
@@ -22,9 +22,9 @@ await Promise.all([
     outfile: `${out}session-entry.js`,
     // A worker loads no code through import(): what it requires lazily stays a require of a sibling bundle.
     supported: { "dynamic-import": false },
-    external: ["./openai-compatible.js", "./mcp-client.js"],
+    external: ["./mcp-client.js"],
   }),
-  build({ ...common, entryPoints: [`${dist}models/openai-compatible.js`], outfile: `${out}openai-compatible.js` }),
+  build({ ...common, entryPoints: [`${dist}gateway/gateway-entry.js`], outfile: `${out}model-gateway.js` }),
   build({ ...common, entryPoints: [`${dist}mcp/mcp-client.js`], outfile: `${out}mcp-client.js` }),
   build({ ...common, entryPoints: [`${dist}session-loader.js`], outfile: `${out}session-loader.js` }),
 ]);

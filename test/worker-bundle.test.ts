@@ -1,5 +1,5 @@
 // What a session worker loads: the bundle `npm run build` makes holds the worker's code and zod/mini, and leaves
-// the openai client (and full zod) out; the openai bundle is loaded only by sessions on that provider.
+// the openai client (and full zod) out: the openai client lives in the host's one model gateway thread.
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -15,10 +15,11 @@ describe("the session worker bundle", () => {
     expect(worker).not.toMatch(/[^$\w]ZodObject\b/);
   });
 
-  it("leaves the openai client to a bundle of its own, required on first use", () => {
+  it("has no openai client: the model gateway's bundle has it, and a session worker never loads it", () => {
     expect(worker).not.toMatch(/\bvar OpenAI = class\b/);
-    expect(worker).toContain('require("./openai-compatible.js")');
-    expect(bundle("openai-compatible.js")).toMatch(/\bvar OpenAI = class\b/);
+    expect(worker).not.toMatch(/require\("\.\/(openai-compatible|model-gateway)\.js"\)/);
+    expect(worker).toMatch(/\bvar GatewayLink = class\b/);
+    expect(bundle("model-gateway.js")).toMatch(/\bvar OpenAI = class\b/);
   });
 
   it("leaves the MCP client to a bundle of its own, required only by sessions with MCP servers", () => {

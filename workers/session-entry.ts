@@ -23,6 +23,7 @@ import { AgentLoop } from "./loop/agent-loop.js";
 import { EventSink } from "./event-sink.js";
 import type { Journal } from "./log/journal.js";
 import { createModel } from "./models/create-model.js";
+import { GatewayLink } from "./models/gateway-link.js";
 import { replayEvents } from "./log/replay.js";
 import { restoreSession } from "./log/session-restore.js";
 import { recordMcpServers } from "./mcp/mcp-record.js";
@@ -41,9 +42,10 @@ interface Session {
   tools: ToolRegistry;
   spawner: SpawnerConnection;
   workspace: Workspace;
+  gateway: GatewayLink;
 }
 
-async function openSession(init: WorkerInit, events: EventSink): Promise<Session> {
+async function openSession(init: WorkerInit, events: EventSink, gateway: GatewayLink): Promise<Session> {
   const { journal, mode, model, turns } = restoreSession(init, events);
   const { tools, spawner, workspace } = createTools(init);
   recordMcpServers(journal, init.mcpServers);
@@ -62,7 +64,7 @@ async function openSession(init: WorkerInit, events: EventSink): Promise<Session
     );
   }
   const loop = new AgentLoop({
-    model: await createModel(model, { allowFaultInjection: init.allowFaultInjection, cwd: init.cwd, log: events.log.bind(events) }),
+    model: createModel(model, { allowFaultInjection: init.allowFaultInjection, cwd: init.cwd, log: events.log.bind(events), gateway }),
     tools,
     events,
     journal,
@@ -73,7 +75,7 @@ async function openSession(init: WorkerInit, events: EventSink): Promise<Session
     compactAt: init.compactAt,
     streamChunks: init.streamChunks,
   });
-  return { init, loop, journal, model, turns, tools, spawner, workspace };
+  return { init, loop, journal, model, turns, tools, spawner, workspace, gateway };
 }
 
 // zod/mini leaves error messages to a locale: the model and the log get English ones, as on the main thread.
@@ -95,13 +97,14 @@ export default function runSession(task: SessionTask): Promise<never> {
   let started = false;
 
   const api: SessionWorkerApi = {
-    async start(init) {
+    async start(init, gatewayPort) {
       if (started) throw new Error("this worker already serves a session");
       started = true;
       try {
         const parsed = WorkerInit.parse(init);
         lowerPriority(parsed.nice);
-        bind(await openSession(parsed, events));
+        const gateway = new GatewayLink(gatewayPort ?? null, (error) => events.log("error", "malformed reply from the model gateway dropped", { error }));
+        bind(await openSession(parsed, events, gateway));
       } catch (error) {
         fail(error);
         throw error;
@@ -129,10 +132,13 @@ export default function runSession(task: SessionTask): Promise<never> {
     async setMode(mode) {
       (await bound).loop.setMode(SessionModeId.parse(mode));
     },
+    async reconnectGateway(port) {
+      (await bound).gateway.connect(port);
+    },
     async setModel(model) {
       const session = await bound;
       const config = ModelConfig.parse(model);
-      session.loop.setModel(await createModel(config, { allowFaultInjection: session.init.allowFaultInjection, cwd: session.init.cwd, log: events.log.bind(events) }));
+      session.loop.setModel(createModel(config, { allowFaultInjection: session.init.allowFaultInjection, cwd: session.init.cwd, log: events.log.bind(events), gateway: session.gateway }));
       session.model = config;
       session.journal.append({ type: "model", model: config });
     },

@@ -3,6 +3,7 @@ import { dirname } from "node:path";
 import { atMemoryLimit, sessionMoved, shuttingDown } from "./errors.js";
 import { isInside } from "../protocol/paths.js";
 import type { ModelConfig, WorkerInit, WorkerRestore } from "../protocol/port.js";
+import { ModelGateway } from "../pool/model-gateway.js";
 import type { WorkerPool } from "../pool/worker-pool.js";
 import { hostIdOf, type HostConfig } from "./config.js";
 import type { Logger } from "./logger.js";
@@ -57,6 +58,8 @@ export class HostContext {
   readonly slots: WorkerSlots;
   /** --max-rss-mb: new workers only within it (idle sessions hibernate to make room), new sessions only below it. */
   readonly memory: MemoryBudget;
+  /** Makes every OpenAI-compatible request of every session (null when the host has no such model). */
+  readonly gateway: ModelGateway | null;
   /** Runs every session command (null if it could not start: commands then fail with a clear error). */
   readonly spawner: SpawnerSupervisor | null;
   readonly bwrapPath: string | null;
@@ -107,6 +110,11 @@ export class HostContext {
       void session.lose(sessionMoved(sessionId, reason));
     });
     store.onTakeover((sessionId) => this.#letGo(sessionId));
+    const gateway = ModelGateway.start(this.models.all, (level, msg, data) => log[level]({ ...data, component: "model-gateway" }, msg));
+    this.gateway = gateway;
+    gateway?.onRestart(() => {
+      for (const session of this.sessions.values()) session.reconnectGateway();
+    });
     spawner?.onRestart(() => {
       for (const session of this.sessions.values()) session.regrant();
     });
@@ -122,6 +130,7 @@ export class HostContext {
       resolveModel: (model) => this.models.get(model.model) ?? this.defaultModel,
       endSession: (id) => this.#endSessionCommands(id),
       grantFor: (id, cwd) => this.spawner?.grant(id, cwd, this.store.outputDir(id)) ?? null,
+      gatewayPort: (id) => gateway?.connect(id) ?? null,
     };
   }
 

@@ -28,6 +28,10 @@ export class HostModels {
     return [...this.#byName.keys()];
   }
 
+  get all(): ModelConfig[] {
+    return [...this.#byName.values()];
+  }
+
   get(name: string): ModelConfig | undefined {
     return this.#byName.get(name);
   }

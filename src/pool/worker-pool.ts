@@ -3,7 +3,8 @@
 // --warm-workers after it), so a new session binds to a thread that has started instead of paying for one.
 import { availableParallelism } from "node:os";
 import { pathToFileURL } from "node:url";
-import { MessageChannel, type Worker } from "node:worker_threads";
+import { MessageChannel, type MessagePort, type Worker } from "node:worker_threads";
+import * as Comlink from "comlink";
 import { Piscina } from "piscina";
 import type { SessionTask, WorkerInit } from "../protocol/port.js";
 import { StandbyTarget } from "./standby-target.js";
@@ -90,13 +91,13 @@ export class WorkerPool {
     return this.#mostAlive;
   }
 
-  /** A worker for one session: a standby one when there is one, else a new task. */
-  lease(init: WorkerInit): WorkerLease {
+  /** A worker for one session: a standby one when there is one, else a new task. gateway: its port to the model gateway. */
+  lease(init: WorkerInit, gateway: MessagePort | null = null): WorkerLease {
     this.#target.recordLease(performance.now());
     const lease = this.#standby.shift() ?? this.#spawn();
     // Making a thread blocks the main thread for a while: not now, while this session is being opened and answered.
     this.#replenishSoon();
-    lease.call((api) => api.start(init)).catch(() => {});
+    lease.call((api) => (gateway ? api.start(init, Comlink.transfer(gateway, [gateway])) : api.start(init))).catch(() => {});
     return lease;
   }
 

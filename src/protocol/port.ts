@@ -4,6 +4,7 @@
 // Worker → main: plain one-way posts of WorkerEventBatch on the events port; parsed by the main thread, which
 // attributes them to a session by the port they arrived on (no event carries a session id).
 // zod/mini: the worker loads only the validators it uses (a session worker must cost about a bare thread).
+import type { MessagePort } from "node:worker_threads";
 import * as z from "zod/mini";
 import { McpServerConfig, McpServerStatus } from "./mcp-servers.js";
 
@@ -289,8 +290,13 @@ export type WorkerStats = z.infer<typeof WorkerStats>;
 
 /** Commands the main thread calls on a session worker (comlink). */
 export interface SessionWorkerApi {
-  /** Binds a standby worker to its one session; every other command waits for it. */
-  start(init: WorkerInit): Promise<void>;
+  /**
+   * Binds a standby worker to its one session; every other command waits for it. gateway: the session's port to the
+   * host's model gateway (src/protocol/model-gateway.ts), where the host has one.
+   */
+  start(init: WorkerInit, gateway?: MessagePort): Promise<void>;
+  /** The host restarted its model gateway: requests from now on go through this port. */
+  reconnectGateway(gateway: MessagePort): Promise<void>;
   /** Answers once start has restored the session (log read and repaired, loop built), or why it could not. */
   open(): Promise<OpenAck>;
   setMode(mode: SessionModeId): Promise<void>;

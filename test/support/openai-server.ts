@@ -109,6 +109,8 @@ export interface RecordedRequest {
   chunksWritten(count: number): Promise<void>;
   /** Text of the last user message. */
   readonly lastUserText: string;
+  /** The client's end of the connection it came on ("address:port"): requests on a kept-alive connection share it. */
+  readonly connection: string;
 }
 
 interface Pacing {
@@ -199,6 +201,7 @@ export class OpenAiTestServer {
       served,
       chunksWritten: (count) => (written.count >= count ? Promise.resolve() : new Promise((resolve) => written.waiters.push({ count, resolve }))),
       lastUserText: lastUserText(body),
+      connection: `${req.socket.remoteAddress}:${req.socket.remotePort}`,
     };
     try {
       await this.#answer(req, res, recorded, () => (dropped = true));

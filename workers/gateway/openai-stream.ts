@@ -2,26 +2,12 @@
 // usage (with the cached prompt tokens, in DeepSeek's or OpenAI's field).
 import { randomUUID } from "node:crypto";
 import type { ChatCompletionChunk } from "openai/resources/chat/completions";
-import type { FinishReason, ToolCallRequest } from "../models/model.js";
+import type { AssembledResponse, AssembledUsage } from "../../src/protocol/model-gateway.js";
+
+export type { AssembledResponse, AssembledUsage };
 
 /** The stream ended (cleanly or not) before a chunk carried a finish reason: the response is incomplete. */
 export class StreamIncomplete extends Error {}
-
-export interface AssembledResponse {
-  text: string;
-  /** reasoning_content (DeepSeek, vLLM, llama.cpp) or reasoning (Ollama, OpenRouter); empty when none. */
-  thought: string;
-  toolCalls: ToolCallRequest[];
-  finish: FinishReason;
-  usage: AssembledUsage | null;
-}
-
-export interface AssembledUsage {
-  totalTokens: number;
-  promptTokens: number | null;
-  completionTokens: number | null;
-  cachedTokens: number | null;
-}
 
 /** What one chunk added, for the streaming callbacks. */
 export interface ChunkDelta {
@@ -94,7 +80,7 @@ export class ChunkAssembler {
     const truncated = this.#finish === "length" || this.#finish === "content_filter";
     // A cut-off answer's tool calls are incomplete: they are dropped, never run.
     const toolCalls = truncated ? [] : [...this.#calls.entries()].sort(([a], [b]) => a - b).map(([, call]) => toRequest(call));
-    let finish: FinishReason;
+    let finish: AssembledResponse["finish"];
     if (this.#finish === "length") finish = "length";
     else if (this.#finish === "content_filter") finish = "content_filter";
     // Some servers say "stop" when they stop for tool calls.
@@ -120,7 +106,7 @@ function count(value: unknown): number | null {
   return typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : null;
 }
 
-function toRequest(call: PartialCall): ToolCallRequest {
+function toRequest(call: PartialCall): AssembledResponse["toolCalls"][number] {
   return { id: call.id ?? `call_${randomUUID()}`, name: call.name, input: parseArguments(call.args) };
 }
 

@@ -1,7 +1,8 @@
 // Picks the model implementation a session's configuration names.
 import type { ModelConfig } from "../../src/protocol/port.js";
+import type { GatewayLink } from "./gateway-link.js";
 import type { Model } from "./model.js";
-import type { ModelLog } from "./openai-compatible.js";
+import { OpenAiCompatibleModel, type ModelLog } from "./openai-compatible.js";
 import { ScriptedModel } from "./scripted.js";
 
 export interface ModelOptions {
@@ -10,16 +11,15 @@ export interface ModelOptions {
   cwd?: string;
   /** Where a model reports what the client does not see (retries). */
   log?: ModelLog;
+  /** The session's port to the host's model gateway, which makes a real model's requests. */
+  gateway: GatewayLink;
 }
 
-export async function createModel(config: ModelConfig, options: ModelOptions): Promise<Model> {
+export function createModel(config: ModelConfig, options: ModelOptions): Model {
   switch (config.provider) {
     case "scripted":
       return new ScriptedModel(options);
-    case "openai-compatible": {
-      // The openai client is loaded by the sessions on that provider only, not by every worker.
-      const { OpenAiCompatibleModel } = await import("./openai-compatible.js");
-      return new OpenAiCompatibleModel(config, options);
-    }
+    case "openai-compatible":
+      return new OpenAiCompatibleModel(config, options.gateway, options);
   }
 }

@@ -27,9 +27,9 @@ export function retryAfterMs(headers: Headers | undefined, now = Date.now()): nu
   return Number.isNaN(date) ? null : Math.min(Math.max(0, date - now), RETRY_AFTER_CAP_MS);
 }
 
-/** How long to wait before retry number `retry`: the server's word if it gave one, else the backoff. */
-export function retryDelayMs(retry: number, headers: Headers | undefined): number {
-  return retryAfterMs(headers) ?? backoffMs(retry);
+/** How long to wait before retry number `retry`: the server's word if it gave one (serverWaitMs), else the backoff. */
+export function retryDelayMs(retry: number, serverWaitMs: number | null): number {
+  return serverWaitMs ?? backoffMs(retry);
 }
 
 /** Waits before a retry; rejects at once when the turn is cancelled. */

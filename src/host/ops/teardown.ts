@@ -51,7 +51,7 @@ export function createTeardown(host: HostContext, phases: TeardownPhases): (reas
         },
         release: async () => {
           await closed;
-          await host.pool.destroy();
+          await Promise.all([host.pool.destroy(), host.gateway?.close()]);
         },
         commands: () => commands,
         // Last: the store gives up what this host still holds (a shared store's leases) once every session has closed.

@@ -162,7 +162,8 @@ export class SessionWorker {
     const restore: WorkerRestore = this.#adoptLog ? "log" : "host";
     let lease: WorkerLease;
     try {
-      lease = this.#deps.pool.lease(await this.#deps.workerInit(this.#id, this.#settings, restore));
+      const init = await this.#deps.workerInit(this.#id, this.#settings, restore);
+      lease = this.#deps.pool.lease(init, this.#deps.gatewayPort?.(this.#id) ?? null);
     } catch (error) {
       slot.release();
       throw error;

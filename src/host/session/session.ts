@@ -4,6 +4,7 @@
 // leased when needed and restored from the log (after a crash, a hard cancel, or hibernation, which releases the
 // worker of an idle session), so a session outlives any one worker.
 import type { PromptResponse, RequestError, SessionUpdate } from "@agentclientprotocol/sdk";
+import * as Comlink from "comlink";
 import { REPLAY_TURN_ID, ReplayAck, type ModelConfig, type ReplayedRecords, type SessionModeId, type WorkerEvent } from "../../protocol/port.js";
 import type { SessionStatus } from "../../protocol/host-status.js";
 import type { McpServerConfig } from "../../protocol/mcp-servers.js";
@@ -219,6 +220,13 @@ export class SessionRecord implements SlotHolder {
       idleMs: Math.max(0, now - this.#lastUsed),
       tokens: this.#tokens,
     };
+  }
+
+  /** The host restarted its model gateway: the live worker gets a new port (a later worker gets one when it is made). */
+  reconnectGateway(): void {
+    const lease = this.#worker.live;
+    const port = lease ? this.#deps.gatewayPort?.(this.id) : null;
+    if (lease && port) lease.call((api) => api.reconnectGateway(Comlink.transfer(port, [port]))).catch(() => {});
   }
 
   /** The host restarted its spawner: the live worker gets a fresh grant (a later worker gets one when it is made). */

@@ -1,0 +1,71 @@
+// The main thread's hold on the model gateway (workers/gateway/, src/protocol/model-gateway.ts): started at boot when
+// the host has an OpenAI-compatible model, told the models, handed one port per session worker, and started again if it
+// ever dies (each live session is then given a new port, as after a spawner restart).
+import { MessageChannel, Worker, type MessagePort } from "node:worker_threads";
+import type { ModelConfig } from "../protocol/port.js";
+
+const GATEWAY_ENTRY = new URL("../../workers/bundle/model-gateway.js", import.meta.url);
+
+/** What the gateway logs, by way of the main thread's logger. */
+export type GatewayLogger = (level: "debug" | "info" | "warn" | "error", msg: string, data: Record<string, unknown>) => void;
+
+const LEVELS = new Set(["debug", "info", "warn", "error"]);
+
+export class ModelGateway {
+  readonly #models: ModelConfig[];
+  readonly #log: GatewayLogger;
+  readonly #restartListeners: Array<() => void> = [];
+  #worker: Worker;
+  #closing = false;
+
+  /** A gateway for these models, or null when none is a real model (the scripted one needs none). */
+  static start(models: readonly ModelConfig[], log: GatewayLogger): ModelGateway | null {
+    const real = models.filter((model) => model.provider === "openai-compatible");
+    return real.length > 0 ? new ModelGateway(real, log) : null;
+  }
+
+  private constructor(models: ModelConfig[], log: GatewayLogger) {
+    this.#models = models;
+    this.#log = log;
+    this.#worker = this.#spawn();
+  }
+
+  /** A new session worker's port to the gateway (transfer it to the worker). */
+  connect(label: string): MessagePort {
+    const { port1, port2 } = new MessageChannel();
+    this.#worker.postMessage({ type: "connect", label, port: port1 }, [port1]);
+    return port2;
+  }
+
+  /** Told after the gateway was started again: live sessions need new ports. */
+  onRestart(listener: () => void): void {
+    this.#restartListeners.push(listener);
+  }
+
+  async close(): Promise<void> {
+    this.#closing = true;
+    await this.#worker.terminate();
+  }
+
+  #spawn(): Worker {
+    const worker = new Worker(GATEWAY_ENTRY, { env: process.env });
+    worker.postMessage({ type: "models", models: this.#models });
+    worker.on("message", (message: unknown) => this.#relay(message));
+    worker.on("error", (error) => this.#log("error", "the model gateway failed", { err: String(error) }));
+    worker.on("exit", (code) => {
+      if (this.#closing || worker !== this.#worker) return;
+      this.#log("error", "the model gateway ended: started again; requests in flight fail and are retried", { code });
+      this.#worker = this.#spawn();
+      for (const listener of this.#restartListeners) listener();
+    });
+    return worker;
+  }
+
+  /** A log line from the gateway's thread, checked before it reaches the host's log. */
+  #relay(message: unknown): void {
+    if (typeof message !== "object" || message === null) return;
+    const { type, level, msg, data } = message as { type?: unknown; level?: unknown; msg?: unknown; data?: unknown };
+    if (type !== "log" || typeof level !== "string" || !LEVELS.has(level) || typeof msg !== "string") return;
+    this.#log(level as "debug" | "info" | "warn" | "error", msg, typeof data === "object" && data !== null ? (data as Record<string, unknown>) : {});
+  }
+}

@@ -1,0 +1,79 @@
+// The model gateway's thread (src/protocol/model-gateway.ts): every OpenAI-compatible request of every session of the
+// host, made from one isolate where the HTTP client stays compiled and warm and its connections stay open. The main
+// thread tells it the models and hands it one port per session worker; each request on a port is answered on that port
+// only, once. Nothing a session worker sends is trusted: a malformed message is dropped and logged, and a request for
+// a model this host was not configured with fails.
+import { parentPort, type MessagePort } from "node:worker_threads";
+import type { ChatCompletionFunctionTool, ChatCompletionMessageParam } from "openai/resources/chat/completions";
+import { compile, config as zodConfig } from "zod/mini";
+import en from "zod/v4/locales/en.js";
+import { GatewayAsk, GatewayControl, type GatewayReply } from "../../src/protocol/model-gateway.js";
+import { AttemptFailed, ModelClient, type GatewayLog } from "./model-client.js";
+
+zodConfig(en());
+const asks = compile(GatewayAsk);
+const controls = compile(GatewayControl);
+
+const host = parentPort!;
+const log: GatewayLog = (level, msg, data) => host.postMessage({ type: "log", level, msg, ...(data ? { data } : {}) });
+let clients = new Map<string, ModelClient>();
+
+host.on("message", (message: unknown) => {
+  const control = controls.safeParse(message);
+  if (!control.success) return log("error", "malformed message from the main thread dropped", { error: control.error.message });
+  if (control.data.type === "models") {
+    clients = new Map(control.data.models.filter((model) => model.provider === "openai-compatible").map((model) => [model.model, new ModelClient(model, log)]));
+    return;
+  }
+  const port = (message as { port?: unknown }).port;
+  if (!isPort(port)) return log("error", "a session's connection arrived without its port", { label: control.data.label });
+  serve(port, control.data.label);
+});
+
+function isPort(value: unknown): value is MessagePort {
+  return typeof value === "object" && value !== null && typeof (value as MessagePort).postMessage === "function" && typeof (value as MessagePort).on === "function";
+}
+
+/** A session worker's requests: at most what it asked for runs, each ended by its cancel or the port's close. */
+function serve(port: MessagePort, label: string): void {
+  const running = new Map<number, AbortController>();
+  const reply = (answer: GatewayReply) => port.postMessage(answer);
+  port.on("message", (data: unknown) => {
+    const ask = asks.safeParse(data);
+    if (!ask.success) return log("warn", "malformed request from a session worker dropped", { session: label, error: ask.error.message });
+    const message = ask.data;
+    if (message.type === "cancel") return running.get(message.id)?.abort();
+    const client = clients.get(message.model);
+    if (!client) {
+      return reply({
+        type: "failed",
+        id: message.id,
+        failure: { retryable: false, message: `model "${message.model}" is not one this host was configured with`, status: null, retryAfterMs: null, contextOverflow: false },
+      });
+    }
+    const controller = new AbortController();
+    running.set(message.id, controller);
+    client
+      .attempt({
+        messages: message.messages as unknown as ChatCompletionMessageParam[],
+        ...(message.tools ? { tools: message.tools as unknown as ChatCompletionFunctionTool[] } : {}),
+        signal: controller.signal,
+        ...(message.forward ? { onDelta: (delta) => reply({ type: "delta", id: message.id, text: delta.text, thought: delta.thought }) } : {}),
+      })
+      .then(
+        (response) => reply({ type: "done", id: message.id, response }),
+        (error: unknown) => {
+          // A cancelled request's waiter has gone already: nothing more is said of it.
+          if (controller.signal.aborted) return;
+          const failure = error instanceof AttemptFailed ? error.failure : { retryable: false, message: `unexpected error: ${(error as Error).message}`, status: null, retryAfterMs: null, contextOverflow: false };
+          reply({ type: "failed", id: message.id, failure });
+        },
+      )
+      .finally(() => running.delete(message.id));
+  });
+  // The session's worker ended: what it was waiting for is of no use any more.
+  port.on("close", () => {
+    for (const controller of running.values()) controller.abort();
+    running.clear();
+  });
+}

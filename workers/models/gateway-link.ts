@@ -1,0 +1,85 @@
+// A session worker's end of its port to the model gateway (src/protocol/model-gateway.ts): requests go out with an id,
+// their deltas and their one answer come back on the same port, checked. A cancel stops the wait at once and tells the
+// gateway; a gateway that went away fails what waited on it, and the host hands the worker a new port.
+import type { MessagePort } from "node:worker_threads";
+import { compile } from "zod/mini";
+import { GatewayReply, type AssembledResponse, type GatewayAsk, type GatewayFailure } from "../../src/protocol/model-gateway.js";
+
+const replies = compile(GatewayReply);
+
+/** The gateway said the attempt failed (or could not be reached): what went wrong, and whether to try again. */
+export class GatewayFailed extends Error {
+  constructor(readonly failure: GatewayFailure) {
+    super(failure.message);
+  }
+}
+
+interface Pending {
+  resolve(response: AssembledResponse): void;
+  reject(error: unknown): void;
+  onDelta: ((text: string, thought: string) => void) | null;
+}
+
+const GONE: GatewayFailure = { retryable: true, message: "the host's model gateway went away mid-request", status: null, retryAfterMs: 0, contextOverflow: false };
+
+export class GatewayLink {
+  #port: MessagePort | null;
+  #nextId = 0;
+  readonly #pending = new Map<number, Pending>();
+  readonly #onMalformed: (error: string) => void;
+
+  constructor(port: MessagePort | null, onMalformed: (error: string) => void) {
+    this.#onMalformed = onMalformed;
+    this.#port = null;
+    if (port) this.connect(port);
+  }
+
+  /** A (new) port to the gateway: what waited on the old one fails as retryable. */
+  connect(port: MessagePort): void {
+    this.#drop();
+    this.#port = port;
+    port.on("message", (data: unknown) => this.#receive(data));
+    port.on("close", () => {
+      if (this.#port === port) this.#drop();
+    });
+  }
+
+  request(ask: Omit<Extract<GatewayAsk, { type: "request" }>, "type" | "id" | "forward">, signal: AbortSignal, onDelta: Pending["onDelta"]): Promise<AssembledResponse> {
+    const port = this.#port;
+    if (!port) return Promise.reject(new GatewayFailed({ ...GONE, message: "this host has no model gateway (no OpenAI-compatible model is configured)" }));
+    signal.throwIfAborted();
+    const id = this.#nextId++;
+    return new Promise<AssembledResponse>((resolve, reject) => {
+      const onAbort = () => {
+        this.#pending.delete(id);
+        port.postMessage({ type: "cancel", id } satisfies GatewayAsk);
+        reject(signal.reason);
+      };
+      signal.addEventListener("abort", onAbort, { once: true });
+      const settle = <T>(then: (value: T) => void) => (value: T) => {
+        signal.removeEventListener("abort", onAbort);
+        then(value);
+      };
+      this.#pending.set(id, { resolve: settle(resolve), reject: settle(reject), onDelta });
+      port.postMessage({ type: "request", id, forward: onDelta !== null, ...ask } satisfies GatewayAsk);
+    });
+  }
+
+  #receive(data: unknown): void {
+    const parsed = replies.safeParse(data);
+    if (!parsed.success) return this.#onMalformed(parsed.error.message);
+    const reply = parsed.data;
+    const pending = this.#pending.get(reply.id);
+    if (!pending) return;
+    if (reply.type === "delta") return pending.onDelta?.(reply.text, reply.thought);
+    this.#pending.delete(reply.id);
+    if (reply.type === "done") pending.resolve(reply.response);
+    else pending.reject(new GatewayFailed(reply.failure));
+  }
+
+  #drop(): void {
+    const pending = [...this.#pending.values()];
+    this.#pending.clear();
+    for (const waiter of pending) waiter.reject(new GatewayFailed(GONE));
+  }
+}
