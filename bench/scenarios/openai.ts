@@ -1,125 +1,300 @@
-// Scenario 7: the OpenAI-compatible provider against the local test server with a set latency (first token after
-// FIRST_TOKEN_MS, then CHUNKS_PER_S chunks a second), at S sessions × K prompts; beside it, the same requests made
-// straight to the server with the `openai` client from this process (the floor of that path).
-import { OpenAI } from "openai";
+// Scenario 7: the real model path, the OpenAI-compatible provider against the local test server (in a process of its
+// own), beside its floor in the same run: the same requests made with the `openai` client from a process of their own.
+//   cost: host CPU per session to its first answer (openai-compatible against scripted) and per model turn (against
+//         the direct client's CPU per request), 50 sessions, the server answering at once;
+//   path: S = 1/10/50/200 sessions, 50 ms to the first byte and 100 chunks 2 ms apart: prompts/s and p50, host/direct;
+//   seed: the workload of the system this host replaces: N session/new at once, then K prompts each, the server answering
+//         at once with 4 text chunks, a finish and a usage chunk: prompts/s, p99, until every session answered its first
+//         prompt (against 200 bare worker threads started and answering once), CPU, peak RSS;
+//   slow: a slow model (1 s to the first byte, 50 chunks a second), 200 sessions: what the host adds to a turn.
+import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import type { OpenAiServerOptions } from "../../test/support/openai-server.js";
+import { benchPrompt } from "../model-prompts.js";
 import type { BenchContext, Skipped } from "../context.js";
 import { repeat } from "../context.js";
-import { figure, summarize, type Figure } from "../stats.js";
-import { openSessions, startHost, withSystem } from "../systems.js";
+import { cpuTicks, rssBytes, waitForIdle } from "../proc.js";
+import { figure, figures, ratio, summarize, type Figure } from "../stats.js";
+import { startHost, withSystem } from "../systems.js";
 
-const FIRST_TOKEN_MS = 50;
-const CHUNKS_PER_S = 500;
+const SERVER = fileURLToPath(new URL("../model-server.js", import.meta.url));
+const DIRECT = fileURLToPath(new URL("../direct-client.js", import.meta.url));
+const FLOOR = fileURLToPath(new URL("../scale-floor-probe.js", import.meta.url));
 const MODEL = "bench-model";
+const TICK_MS = 10;
+/** The seed system's figures on this machine (issue 24: its ACP server, the same model server and driver). */
+export const SEED_FIGURES = { "10x20": 53.3, "50x20": 84, "200x5": 75.1 } as const;
 
-export interface OpenAiRow {
+export interface CostResult {
   sessions: number;
-  promptsPerSession: number;
-  host: { p50: Figure; p99: Figure; promptsPerSecond: Figure };
-  direct: { p50: Figure; p99: Figure; promptsPerSecond: Figure };
+  turns: number;
+  sessionCpuMs: { scripted: Figure; openai: Figure; ratio: number };
+  turnCpuMs: { host: Figure; direct: Figure; ratio: number };
+}
+
+export interface PathRow {
+  sessions: number;
+  prompts: number;
+  host: { promptsPerSecond: Figure; p50: Figure };
+  direct: { promptsPerSecond: Figure; p50: Figure };
+  ratio: { promptsPerSecond: number; p50: number };
+}
+
+export interface SeedRow {
+  sessions: number;
+  prompts: number;
+  promptsPerSecond: Figure;
+  p99: Figure;
+  allFirstMs: Figure;
+  cpuS: Figure;
+  peakRssMiB: Figure;
+  /** The seed system's prompts/s for this size, where the issue gives it. */
+  seedPromptsPerSecond: number | null;
 }
 
 export interface OpenAiResult {
   runs: number;
-  firstTokenMs: number;
-  chunksPerSecond: number;
-  rows: OpenAiRow[];
+  cost: CostResult;
+  path: PathRow[];
+  seed: { rows: SeedRow[]; floorMs: Figure; floorThreads: number };
+  slow: { sessions: number; turns: number; host: { p50: Figure; p99: Figure }; direct: { p50: Figure; p99: Figure }; addedP50: number; addedP99: number };
 }
 
-type ServerModule = typeof import("../../test/support/openai-server.js");
+interface ModelServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+async function modelServer(options: OpenAiServerOptions): Promise<ModelServer> {
+  const child: ChildProcess = spawn(process.execPath, [SERVER, JSON.stringify(options)], { stdio: ["pipe", "pipe", "inherit"] });
+  const [data] = (await once(child.stdout!, "data")) as [Buffer];
+  return {
+    url: data.toString("utf8").trim(),
+    close: async () => {
+      child.stdin!.end();
+      if (child.exitCode === null) await once(child, "exit");
+    },
+  };
+}
+
+const hostArgs = (url: string) => ["--model-provider", "openai-compatible", "--base-url", url, "--model", MODEL, "--max-live-workers", "264"];
+
 
 export async function openAi(ctx: BenchContext): Promise<OpenAiResult | Skipped> {
-  let server: Awaited<ReturnType<ServerModule["OpenAiTestServer"]["start"]>>;
+  const runs = ctx.quick ? 1 : 3;
+  return {
+    runs,
+    cost: await cost(ctx, runs),
+    path: await path(ctx, runs),
+    seed: await seed(ctx, runs),
+    slow: await slow(ctx, runs),
+  };
+}
+
+interface Direct {
+  wallMs: number;
+  cpuMs: number;
+  requests: number;
+  p50: number;
+  p99: number;
+}
+
+async function direct(url: string, sessions: number, requests: number, chars = 0): Promise<Direct> {
+  const { stdout } = await promisify(execFile)(process.execPath, [DIRECT, url, String(sessions), String(requests), String(chars)], { maxBuffer: 1 << 20 });
+  return JSON.parse(stdout) as Direct;
+}
+
+async function cost(ctx: BenchContext, runs: number): Promise<CostResult> {
+  const sessions = ctx.quick ? 20 : 50;
+  const turns = ctx.quick ? 10 : 20;
+  // "at once": the whole answer (4 text chunks) as fast as the server writes it.
+  const server = await modelServer({ chunkChars: 9 });
   try {
-    const { OpenAiTestServer } = (await import("../../test/support/openai-server.js")) as ServerModule;
-    server = await OpenAiTestServer.start({ firstTokenMs: FIRST_TOKEN_MS, tokensPerSecond: CHUNKS_PER_S, chunkChars: 8 });
-  } catch (error) {
-    return { skipped: `the OpenAI-compatible test server is not available: ${(error as Error).message}` };
-  }
-  try {
-    const hostArgs = ["--model-provider", "openai-compatible", "--base-url", server.url, "--model", MODEL, "--max-live-workers", "264"];
-    const unavailable = await probe(ctx, hostArgs);
-    if (unavailable) return { skipped: unavailable };
-    const plan = ctx.quick
-      ? [
-          { sessions: 1, prompts: 20 },
-          { sessions: 10, prompts: 5 },
-        ]
-      : [
-          { sessions: 1, prompts: 40 },
-          { sessions: 10, prompts: 10 },
-          { sessions: 50, prompts: 4 },
-        ];
-    const runs = ctx.quick ? 1 : 3;
-    const rows: OpenAiRow[] = [];
-    for (const { sessions, prompts } of plan) {
-      const measured = await repeat(ctx, `openai-compatible S=${sessions} K=${prompts}`, runs, async () => ({
-        host: await viaHost(ctx, hostArgs, sessions, prompts),
-        direct: await direct(server.url, sessions, prompts),
-      }));
-      const fig = (pick: "host" | "direct") => ({
-        p50: figure(measured.map((m) => m[pick].p50)),
-        p99: figure(measured.map((m) => m[pick].p99)),
-        promptsPerSecond: figure(measured.map((m) => m[pick].promptsPerSecond)),
-      });
-      rows.push({ sessions, promptsPerSession: prompts, host: fig("host"), direct: fig("direct") });
-    }
-    return { runs, firstTokenMs: FIRST_TOKEN_MS, chunksPerSecond: CHUNKS_PER_S, rows };
+    const measured = await repeat(ctx, `model path cost: ${sessions} sessions, ${turns} turns each`, runs, async () => {
+      const onHost = async (args: string[]) =>
+        withSystem(startHost(args), async ({ client, pid }) => {
+          await waitForIdle(pid);
+          let ticks = cpuTicks(pid);
+          const ids = await Promise.all(
+            Array.from({ length: sessions }, async () => {
+              const { sessionId } = await client.newSession(ctx.cwd);
+              await client.prompt(sessionId, "first");
+              return sessionId;
+            }),
+          );
+          const sessionCpuMs = ((cpuTicks(pid) - ticks) * TICK_MS) / sessions;
+          ticks = cpuTicks(pid);
+          await Promise.all(ids.map(async (id) => {
+            for (let i = 0; i < turns; i++) await client.prompt(id, benchPrompt(i));
+          }));
+          return { sessionCpuMs, turnCpuMs: ((cpuTicks(pid) - ticks) * TICK_MS) / (sessions * turns) };
+        });
+      const scripted = await onHost([]);
+      const openai = await onHost(hostArgs(server.url));
+      const floor = await direct(server.url, sessions, turns);
+      return { scripted: scripted.sessionCpuMs, openai: openai.sessionCpuMs, hostTurn: openai.turnCpuMs, directTurn: floor.cpuMs / floor.requests };
+    });
+    const fig = figures(measured, ["scripted", "openai", "hostTurn", "directTurn"] as const);
+    return {
+      sessions,
+      turns,
+      sessionCpuMs: { scripted: fig.scripted, openai: fig.openai, ratio: ratio(fig.openai, fig.scripted) },
+      turnCpuMs: { host: fig.hostTurn, direct: fig.directTurn, ratio: ratio(fig.hostTurn, fig.directTurn) },
+    };
   } finally {
     await server.close();
   }
 }
 
-/** Null when the host serves the provider, else why not. */
-async function probe(ctx: BenchContext, hostArgs: string[]): Promise<string | null> {
+async function path(ctx: BenchContext, runs: number): Promise<PathRow[]> {
+  const plan = ctx.quick
+    ? [
+        { sessions: 1, prompts: 10 },
+        { sessions: 50, prompts: 3 },
+      ]
+    : [
+        { sessions: 1, prompts: 40 },
+        { sessions: 10, prompts: 10 },
+        { sessions: 50, prompts: 5 },
+        { sessions: 200, prompts: 3 },
+      ];
+  // 50 ms to the first byte, then 100 chunks 2 ms apart (an answer of 400 characters, 4 a chunk).
+  const server = await modelServer({ firstTokenMs: 50, tokensPerSecond: 500, chunkChars: 4 });
+  const chars = 400;
+  const rows: PathRow[] = [];
   try {
-    return await withSystem(startHost(hostArgs), async ({ client }) => {
-      const { sessionId } = await client.newSession(ctx.cwd);
-      const result = await client.prompt(sessionId, "probe");
-      return result.text.includes("you said: probe") ? null : `openai-compatible provider answered unexpectedly: ${result.text.slice(0, 120)}`;
-    });
-  } catch (error) {
-    return `openai-compatible provider not available: ${(error as Error).message}`;
+    for (const { sessions, prompts } of plan) {
+      const measured = await repeat(ctx, `model path S=${sessions} K=${prompts}`, runs, async () => {
+        const host = await withSystem(startHost(hostArgs(server.url)), async ({ client }) => {
+          const ids = await Promise.all(Array.from({ length: sessions }, async () => (await client.newSession(ctx.cwd)).sessionId));
+          await Promise.all(ids.map((id) => client.prompt(id, "warm up")));
+          const latencies: number[] = [];
+          const t0 = performance.now();
+          await Promise.all(ids.map(async (id) => {
+            for (let i = 0; i < prompts; i++) {
+              const sent = performance.now();
+              await client.prompt(id, benchPrompt(i, chars));
+              latencies.push(performance.now() - sent);
+            }
+          }));
+          return { promptsPerSecond: (latencies.length * 1000) / (performance.now() - t0), p50: summarize(latencies).p50 };
+        });
+        const floor = await direct(server.url, sessions, prompts, chars);
+        return { host, direct: { promptsPerSecond: (floor.requests * 1000) / floor.wallMs, p50: floor.p50 } };
+      });
+      const fig = (pick: "host" | "direct") => ({
+        promptsPerSecond: figure(measured.map((m) => m[pick].promptsPerSecond)),
+        p50: figure(measured.map((m) => m[pick].p50)),
+      });
+      const host = fig("host");
+      const floor = fig("direct");
+      rows.push({ sessions, prompts, host, direct: floor, ratio: { promptsPerSecond: ratio(host.promptsPerSecond, floor.promptsPerSecond), p50: ratio(host.p50, floor.p50) } });
+    }
+    return rows;
+  } finally {
+    await server.close();
   }
 }
 
-async function viaHost(ctx: BenchContext, hostArgs: string[], sessions: number, prompts: number) {
-  return withSystem(startHost(hostArgs), async ({ client }) => {
-    const ids = await openSessions(client, sessions, ctx.cwd);
-    return timed(sessions, prompts, async (s, i) => {
-      const result = await client.prompt(ids[s]!, `prompt ${i}`);
-      if (!result.text.endsWith(`you said: prompt ${i}`)) throw new Error(`unexpected answer: ${result.text}`);
+async function seed(ctx: BenchContext, runs: number): Promise<OpenAiResult["seed"]> {
+  const plan = ctx.quick
+    ? [
+        { sessions: 10, prompts: 5 },
+        { sessions: 50, prompts: 5 },
+      ]
+    : [
+        { sessions: 10, prompts: 20 },
+        { sessions: 50, prompts: 20 },
+        { sessions: 200, prompts: 5 },
+      ];
+  const floorThreads = ctx.quick ? 50 : 200;
+  const server = await modelServer({ chunkChars: 9 });
+  try {
+    const rows: SeedRow[] = [];
+    for (const { sessions, prompts } of plan) {
+      const measured = await repeat(ctx, `seed workload ${sessions} × ${prompts}`, runs, () =>
+        withSystem(startHost(hostArgs(server.url)), async ({ client, pid }) => {
+          await waitForIdle(pid);
+          let peak = rssBytes(pid);
+          const sampler = setInterval(() => (peak = Math.max(peak, rssBytes(pid))), 50);
+          const ticks = cpuTicks(pid);
+          const latencies: number[] = [];
+          let lastFirst = 0;
+          const t0 = performance.now();
+          await Promise.all(
+            Array.from({ length: sessions }, async () => {
+              const { sessionId } = await client.newSession(ctx.cwd);
+              for (let i = 0; i < prompts; i++) {
+                const sent = performance.now();
+                await client.prompt(sessionId, benchPrompt(i));
+                const now = performance.now();
+                latencies.push(now - sent);
+                if (i === 0) lastFirst = Math.max(lastFirst, now - t0);
+              }
+            }),
+          );
+          const wall = performance.now() - t0;
+          clearInterval(sampler);
+          return {
+            promptsPerSecond: (latencies.length * 1000) / wall,
+            p99: summarize(latencies).p99,
+            allFirstMs: lastFirst,
+            cpuS: ((cpuTicks(pid) - ticks) * TICK_MS) / 1000,
+            peakRssMiB: peak / 2 ** 20,
+          };
+        }),
+      );
+      const key = `${sessions}x${prompts}` as keyof typeof SEED_FIGURES;
+      rows.push({ sessions, prompts, ...figures(measured, ["promptsPerSecond", "p99", "allFirstMs", "cpuS", "peakRssMiB"] as const), seedPromptsPerSecond: SEED_FIGURES[key] ?? null });
+    }
+    const floors = await repeat(ctx, `${floorThreads} bare worker threads started and answering once`, runs, async () => {
+      const { stdout } = await promisify(execFile)(process.execPath, [FLOOR, String(floorThreads), "1"]);
+      return (JSON.parse(stdout) as { wallMs: number }).wallMs;
     });
-  });
+    return { rows, floorMs: figure(floors), floorThreads };
+  } finally {
+    await server.close();
+  }
 }
 
-async function direct(baseURL: string, sessions: number, prompts: number) {
-  const client = new OpenAI({ baseURL, apiKey: "unused", maxRetries: 0 });
-  return timed(sessions, prompts, async (_s, i) => {
-    const stream = await client.chat.completions.create({
-      model: MODEL,
-      messages: [{ role: "user", content: `prompt ${i}` }],
-      stream: true,
-      stream_options: { include_usage: true },
+async function slow(ctx: BenchContext, runs: number): Promise<OpenAiResult["slow"]> {
+  const sessions = ctx.quick ? 50 : 200;
+  const turns = 2;
+  // 1 s to the first byte, then 50 chunks a second: an answer of 20 chunks takes about 1.4 s.
+  const server = await modelServer({ firstTokenMs: 1000, tokensPerSecond: 50, chunkChars: 4 });
+  const chars = 80;
+  try {
+    const measured = await repeat(ctx, `slow model, ${sessions} sessions`, runs, async () => {
+      const host = await withSystem(startHost(hostArgs(server.url)), async ({ client }) => {
+        const ids = await Promise.all(Array.from({ length: sessions }, async () => (await client.newSession(ctx.cwd)).sessionId));
+        // Every session's worker up first: what is measured is a turn, not a start.
+        await Promise.all(ids.map((id) => client.prompt(id, "warm up")));
+        const latencies: number[] = [];
+        await Promise.all(ids.map(async (id) => {
+          for (let i = 0; i < turns; i++) {
+            const sent = performance.now();
+            await client.prompt(id, benchPrompt(i, chars));
+            latencies.push(performance.now() - sent);
+          }
+        }));
+        const { p50, p99 } = summarize(latencies);
+        return { p50, p99 };
+      });
+      const floor = await direct(server.url, sessions, turns, chars);
+      return { hostP50: host.p50, hostP99: host.p99, directP50: floor.p50, directP99: floor.p99 };
     });
-    let text = "";
-    for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? "";
-    if (!text.endsWith(`you said: prompt ${i}`)) throw new Error(`unexpected answer: ${text}`);
-  });
-}
-
-async function timed(sessions: number, prompts: number, one: (session: number, prompt: number) => Promise<void>) {
-  const latencies: number[] = [];
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: sessions }, async (_, s) => {
-      for (let i = 0; i < prompts; i++) {
-        const sent = performance.now();
-        await one(s, i);
-        latencies.push(performance.now() - sent);
-      }
-    }),
-  );
-  const wall = performance.now() - started;
-  const { p50, p99 } = summarize(latencies);
-  return { p50, p99, promptsPerSecond: (latencies.length * 1000) / wall };
+    const fig = figures(measured, ["hostP50", "hostP99", "directP50", "directP99"] as const);
+    return {
+      sessions,
+      turns,
+      host: { p50: fig.hostP50, p99: fig.hostP99 },
+      direct: { p50: fig.directP50, p99: fig.directP99 },
+      addedP50: fig.hostP50.median - fig.directP50.median,
+      addedP99: fig.hostP99.median - fig.directP99.median,
+    };
+  } finally {
+    await server.close();
+  }
 }
