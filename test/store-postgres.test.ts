@@ -9,7 +9,7 @@ import { CLI } from "./support/cli-path.js";
 import { removeTempDirs, startHost, tempDir } from "./support/host.js";
 import { query, TestPostgres } from "./support/postgres.js";
 import { startRemoteHost } from "./support/remote-host.js";
-import { waitFor } from "./support/tools.js";
+import { script, waitFor } from "./support/tools.js";
 
 let cluster: TestPostgres;
 
@@ -137,6 +137,26 @@ describe("PostgreSQL store", () => {
     expect(lines[0]).toMatch(/^acp-session-host: --store postgres postgres:\/\/ash@\/nope/);
   });
 
+  it("a command's full output goes into the store when its session leaves the host, and store output reads it back", async () => {
+    const url = await cluster.database();
+    const host = await startHost(["--store", url, "--default-mode", "auto"]);
+    let sessionId: string;
+    try {
+      ({ sessionId } = await host.client.newSession(tempDir()));
+      const result = await host.client.prompt(sessionId, script({ tool: "bash", input: { command: "seq 1 5000" } }, { say: "done" }));
+      expect(result.toolCalls[0]?.status).toBe("completed");
+      await host.client.close(sessionId);
+    } finally {
+      await host.dispose();
+    }
+    const list = spawnSync(process.execPath, [CLI, "store", "output", "--store", url, "--session", sessionId], { encoding: "utf8", timeout: 30_000 });
+    expect(list.status).toBe(0);
+    const names = list.stdout.trim().split("\n");
+    expect(names).toHaveLength(1);
+    const shown = spawnSync(process.execPath, [CLI, "store", "output", "--store", url, "--session", sessionId, "--name", names[0]!], { encoding: "utf8", timeout: 30_000 });
+    expect(shown.stdout).toBe(`${Array.from({ length: 5000 }, (_, i) => i + 1).join("\n")}\n`);
+  });
+
   it("store migrate brings a new database's schema to this version, and again finds it there", async () => {
     const url = await cluster.database();
     const run = () => spawnSync(process.execPath, [CLI, "store", "migrate", "--store", url], { encoding: "utf8", timeout: 30_000 });
@@ -146,6 +166,6 @@ describe("PostgreSQL store", () => {
     const second = run();
     expect(second.stdout).toMatch(/^schema already at version \d+/);
     const tables = await query<{ table_name: string }>(url, "SELECT table_name FROM information_schema.tables WHERE table_name LIKE 'ash_%' ORDER BY 1");
-    expect(tables.map((row) => row.table_name)).toEqual(["ash_records", "ash_schema", "ash_sessions", "ash_tombstones"]);
+    expect(tables.map((row) => row.table_name)).toEqual(["ash_outputs", "ash_records", "ash_schema", "ash_sessions", "ash_tombstones"]);
   });
 });

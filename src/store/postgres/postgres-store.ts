@@ -4,6 +4,7 @@
 // lost a session, even after a pause of any length, never writes to it again. Hosts ask each other to let a session
 // go over LISTEN/NOTIFY (notices.ts); a dead host's sessions are taken once their leases have expired.
 import { randomUUID } from "node:crypto";
+import { rm } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { ListSessionsResponse, RequestError } from "@agentclientprotocol/sdk";
 import pg from "pg";
@@ -16,6 +17,7 @@ import { decodeCursor, encodeCursor } from "../list-cursor.js";
 import type { ListOptions, NewSessionSettings, SessionLoss, SessionStore, SessionWriter } from "../session-store.js";
 import { GroupCommit } from "./group-commit.js";
 import { Notices, type Notice } from "./notices.js";
+import { uploadOutputs } from "./outputs.js";
 import { migrate } from "./schema.js";
 
 export interface PostgresStoreOptions {
@@ -182,6 +184,8 @@ export class PostgresStore implements SessionStore {
     await this.#commit.committed(sessionId).catch(() => {});
     this.#commit.close(sessionId, sessionMoved(sessionId, "this host let it go"));
     try {
+      // Its commands' full output goes with it (the spawner has ended them: the session was closed first).
+      await uploadOutputs(this.#pool, sessionId, this.outputDir(sessionId));
       await this.#query("UPDATE ash_sessions SET owner = NULL, lease_until = NULL WHERE id = $1 AND owner = $2 AND epoch = $3", [sessionId, this.#options.hostId, held.epoch]);
       await this.#notices.publish({ op: "released", session: sessionId, from: this.#options.hostId });
     } catch (error) {
@@ -207,6 +211,7 @@ export class PostgresStore implements SessionStore {
       await client.query("COMMIT");
       this.#held.delete(sessionId);
       this.#commit.close(sessionId, sessionMoved(sessionId, "it was deleted"));
+      await rm(this.outputDir(sessionId), { recursive: true, force: true });
       return true;
     } catch (error) {
       await client.query("ROLLBACK").catch(() => {});
@@ -378,6 +383,7 @@ export class PostgresStore implements SessionStore {
     if (notice.from === me) return;
     if (notice.op === "deleted") {
       if (this.#held.has(notice.session)) this.#lost(notice.session, `it was deleted through host ${notice.from}`);
+      await rm(this.outputDir(notice.session), { recursive: true, force: true });
       return;
     }
     if (notice.op !== "release" || notice.owner !== me) return;

@@ -5,6 +5,8 @@
 //                   (owner, epoch, lease_until: every append is conditional on the epoch)
 //   ash_records     the append-only log: one row a record, numbered per session from 0, with the epoch that wrote it
 //   ash_tombstones  ids deleted: never loaded or handed out again
+//   ash_outputs     the full output of the commands a session ran (the host that ran them uploads it when the session
+//                   leaves it)
 import type { Pool, PoolClient } from "pg";
 
 /** One key for the whole schema (pg_advisory_xact_lock takes a bigint): "ash" and the schema's first version. */
@@ -39,6 +41,14 @@ const MIGRATIONS: readonly string[] = [
      PRIMARY KEY (session_id, seq)
    );
    CREATE TABLE ash_tombstones (id uuid PRIMARY KEY, deleted_at timestamptz NOT NULL DEFAULT now());`,
+  // The full output of each command a session ran, in parts of at most a MiB, kept once the session leaves its host.
+  `CREATE TABLE ash_outputs (
+     session_id uuid NOT NULL REFERENCES ash_sessions (id) ON DELETE CASCADE,
+     name text NOT NULL,
+     part integer NOT NULL,
+     content bytea NOT NULL,
+     PRIMARY KEY (session_id, name, part)
+   );`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
