@@ -4,6 +4,7 @@
 import { readFileSync } from "node:fs";
 import { ConfigError, configHelp, parseHostConfig } from "./host/config.js";
 import { serve } from "./host/server.js";
+import { demoCommand, demoUsage } from "./run/demo/demo-command.js";
 import { runCommand } from "./run/run-command.js";
 import { runUsage } from "./run/run-config.js";
 import { statusCommand } from "./run/status-command.js";
@@ -17,6 +18,11 @@ async function main(argv: string[]): Promise<void> {
   if (command === "run") {
     if (ownArgs.includes("--help")) process.stdout.write(runUsage());
     else process.exitCode = await runCommand(rest);
+    return;
+  }
+  if (command === "demo") {
+    if (ownArgs.includes("--help")) process.stdout.write(demoUsage());
+    else process.exitCode = await demoCommand(rest);
     return;
   }
   if (command === "status") {
@@ -36,6 +42,7 @@ async function main(argv: string[]): Promise<void> {
   if (rest.includes("--help") || command === "help") {
     process.stdout.write(
       `usage: acp-session-host [serve] [flags]\n       acp-session-host run [run flags] [-- host flags]   (see run --help)\n` +
+        `       acp-session-host demo [--base-url URL --model NAME]   (a dozen sessions doing small real tasks at once, checked)\n` +
         `       acp-session-host token add NAME --tokens-file PATH   (prints a new token for tenant NAME once, appends its hash)\n` +
         `       acp-session-host status --connect URL [--json]   (a listening host's _host/status; token from ACP_SESSION_HOST_TOKEN)\n` +
         `       acp-session-host store migrate --store postgres://…   (brings a PostgreSQL store's schema to this version and exits)\n` +

@@ -1,0 +1,173 @@
+// `acp-session-host demo` (npm run demo): the job the host is for, shown on a dozen sessions at once over one
+// connection. Each session works in a workspace of its own: most write a small project, run its test in the sandbox,
+// find and fix the bug, grep, build and answer; one tries to read a neighbour's workspace and is refused; one's worker
+// crashes mid-task and the next prompt restores it from its log; one is cancelled and then goes on; one is read-only.
+// On the embedded scripted model by default (no network); with --base-url and --model, the same tasks in words to a
+// real model. Ends with a table per session and the host's own figures, and exits non-zero when a session did not do
+// what it should, so the demo is also a test.
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { SessionUpdate, StopReason } from "@agentclientprotocol/sdk";
+import { z } from "zod";
+import { HostClient, type ToolCallSummary } from "../../client/index.js";
+import { ConfigError, flagsHelp, parseFlags } from "../../flags.js";
+import { checkCalls, checkTask, demoTasks, taskPrompts, type DemoTask } from "./demo-tasks.js";
+import { LiveView, type SessionLine } from "./demo-view.js";
+
+const flag = z.union([z.boolean(), z.enum(["true", "false"])]).transform((value) => value === true || value === "true");
+
+export const DemoConfig = z.object({
+  sessions: z.coerce.number().int().min(5).max(64).default(12).describe("sessions driven at once (the last four are the neighbour, crash, cancel and read-only cases)"),
+  "base-url": z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).optional().describe("run the tasks on this OpenAI-compatible endpoint instead of the scripted model"),
+  model: z.string().min(1).optional().describe("the model at --base-url"),
+  "api-key-env": z.string().min(1).optional().describe("environment variable holding its API key (default OPENAI_API_KEY)"),
+  json: flag.default(false).describe("print one JSON document instead of the table"),
+  "host-logs": flag.default(false).describe("pass the host's JSON logs through to stderr"),
+});
+type DemoConfig = z.infer<typeof DemoConfig>;
+
+export function demoUsage(): string {
+  return `usage: acp-session-host demo [flags]\n\n${header()}\n\nflags:\n${flagsHelp(DemoConfig)}\n`;
+}
+
+function header(): string {
+  return "Drives a dozen sessions through small real tasks over one connection, live, and checks what each did.";
+}
+
+interface SessionResult {
+  task: DemoTask;
+  stopReasons: Array<StopReason | "error">;
+  toolCalls: ToolCallSummary[];
+  wallMs: number;
+  turnMs: number[];
+  problem: string | null;
+}
+
+export async function demoCommand(argv: readonly string[]): Promise<number> {
+  const config = parseFlags(DemoConfig, argv);
+  if ((config["base-url"] === undefined) !== (config.model === undefined)) throw new ConfigError("--base-url and --model go together");
+  const scripted = config["base-url"] === undefined;
+  const root = mkdtempSync(join(tmpdir(), "ash-demo-"));
+  const stateDir = join(root, ".state");
+  const tasks = demoTasks(config.sessions);
+  for (const task of tasks) mkdirSync(join(root, task.name), { recursive: true });
+  const hostArgs = [
+    "--state-dir",
+    stateDir,
+    "--default-mode",
+    "auto",
+    "--hibernate-after-ms",
+    "0",
+    ...(scripted ? ["--allow-fault-injection"] : ["--model-provider", "openai-compatible", "--base-url", config["base-url"]!, "--model", config.model!]),
+    ...(config["api-key-env"] ? ["--api-key-env", config["api-key-env"]] : []),
+  ];
+  const client = await HostClient.spawn({ hostArgs, stderr: config["host-logs"] ? "inherit" : "ignore", permission: "allow" });
+  try {
+    const started = performance.now();
+    const lines: SessionLine[] = tasks.map((task) => ({ name: task.name, state: "starting", activity: "", toolCalls: 0 }));
+    const view = config.json ? null : new LiveView(process.stderr);
+    const ticker = setInterval(() => view?.update(lines), 100);
+    const results = await Promise.all(tasks.map((task, index) => runTask(client, task, root, tasks, scripted, lines[index]!, () => view?.update(lines))));
+    clearInterval(ticker);
+    view?.update(lines, true);
+    const wallMs = performance.now() - started;
+    const stats = await client.stats();
+    const turns = results.flatMap((result) => result.turnMs).sort((a, b) => a - b);
+    const host = {
+      workerThreads: stats.threads.workers,
+      processThreads: stats.threads.process,
+      rssMiB: stats.memory.rssBytes / 2 ** 20,
+      turnP50Ms: turns[Math.floor(turns.length / 2)] ?? 0,
+      wallMs,
+    };
+    const failed = results.filter((result) => result.problem !== null).length;
+    if (config.json) process.stdout.write(`${JSON.stringify({ sessions: results.map(({ task, ...rest }) => ({ name: task.name, kind: task.kind, ...rest, toolCalls: rest.toolCalls.length })), host, failed }, null, 2)}\n`);
+    else process.stdout.write(`${table(results, host, scripted)}\n`);
+    return failed > 0 ? 1 : 0;
+  } finally {
+    await client.dispose();
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+async function runTask(client: HostClient, task: DemoTask, root: string, tasks: readonly DemoTask[], scripted: boolean, line: SessionLine, redraw: () => void): Promise<SessionResult> {
+  const own = join(root, task.name);
+  // Its neighbour: the next project's workspace (whose notes the neighbour task tries to read).
+  const neighbour = join(root, tasks.find((other) => other.kind === "project")?.name ?? task.name);
+  const result: SessionResult = { task, stopReasons: [], toolCalls: [], wallMs: 0, turnMs: [], problem: null };
+  const started = performance.now();
+  try {
+    // The neighbour's notes exist before they are read: what stops the read is the sandbox, not their absence.
+    if (task.kind === "neighbour") {
+      line.activity = "waiting for the neighbour's notes";
+      await waitForFile(join(neighbour, "NOTES.md"));
+    }
+    const { sessionId } = await client.newSession(own, task.mode ? { mode: task.mode } : {});
+    line.state = "working";
+    line.activity = "thinking";
+    for (const prompt of taskPrompts(task, { own, neighbour }, scripted)) {
+      const onUpdate = (update: SessionUpdate) => {
+        if (update.sessionUpdate === "tool_call") {
+          line.toolCalls++;
+          line.activity = update.title;
+        } else if (update.sessionUpdate === "tool_call_update" && update.status === "in_progress" && prompt.cancelOnTool) {
+          line.activity = "cancelling";
+          void client.cancel(sessionId);
+        } else if (update.sessionUpdate === "agent_message_chunk") line.activity = "answering";
+        redraw();
+      };
+      const sent = performance.now();
+      try {
+        const turn = await client.prompt(sessionId, prompt.text, { onUpdate });
+        result.turnMs.push(performance.now() - sent);
+        result.stopReasons.push(turn.stopReason);
+        result.toolCalls.push(...turn.toolCalls);
+        if (prompt.expectError) result.problem ??= "the worker was to crash mid-task, but the turn ended";
+        if (prompt.cancelOnTool && turn.stopReason !== "cancelled") result.problem ??= `the cancelled turn ended ${turn.stopReason}`;
+        if (!prompt.cancelOnTool && turn.stopReason !== "end_turn") result.problem ??= `a turn ended ${turn.stopReason}`;
+      } catch (error) {
+        result.stopReasons.push("error");
+        if (!prompt.expectError) result.problem ??= `a prompt failed: ${(error as Error).message}`;
+        else line.activity = "worker crashed: the next prompt restores it from its log";
+      }
+    }
+    result.problem ??= checkCalls(task, result.toolCalls) ?? checkTask(task, own, neighbour);
+  } catch (error) {
+    result.problem = `the session failed: ${(error as Error).message}`;
+  }
+  result.wallMs = performance.now() - started;
+  line.state = result.problem ? "failed" : "done";
+  line.activity = result.problem ?? `${result.stopReasons.join(" → ")} in ${(result.wallMs / 1000).toFixed(1)}s`;
+  redraw();
+  return result;
+}
+
+async function waitForFile(path: string): Promise<void> {
+  for (let waited = 0; !existsSync(path); waited += 50) {
+    if (waited > 60_000) throw new Error(`${path} never appeared`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+function table(results: SessionResult[], host: { workerThreads: number; processThreads: number | null; rssMiB: number; turnP50Ms: number; wallMs: number }, scripted: boolean): string {
+  const header = ["session", "task", "stop reasons", "tools", "wall s", "result"];
+  const rows = results.map((result) => [
+    result.task.name,
+    result.task.kind + (result.task.mode ? ` (${result.task.mode})` : ""),
+    result.stopReasons.join(" → "),
+    String(result.toolCalls.length),
+    (result.wallMs / 1000).toFixed(1),
+    result.problem === null ? "✓" : `✗ ${result.problem}`,
+  ]);
+  const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i]!.length)));
+  const format = (cells: string[]) => cells.map((cell, i) => (i === 3 || i === 4 ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join("  ").trimEnd();
+  const ok = results.filter((result) => result.problem === null).length;
+  return [
+    format(header),
+    ...rows.map(format),
+    "",
+    `${ok}/${results.length} sessions did what they should, in ${(host.wallMs / 1000).toFixed(1)} s on ${scripted ? "the embedded scripted model" : "the model you named"}.`,
+    `host: ${host.workerThreads} session worker threads (${host.processThreads ?? "?"} threads in all), RSS ${host.rssMiB.toFixed(0)} MiB, a prompt's p50 ${host.turnP50Ms.toFixed(0)} ms.`,
+  ].join("\n");
+}
