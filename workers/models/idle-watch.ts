@@ -39,6 +39,14 @@ export class IdleWatch {
     else this.#timer = setTimeout(() => this.#controller.abort(new ModelIdle(this.#idleMs)), this.#idleMs);
   }
 
+  /** The stream is not read while the client is behind: that quiet is not the server's. */
+  async pausedWhile(wait: Promise<void>): Promise<void> {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+    await wait;
+    this.touch();
+  }
+
   /** Throws the idle failure if the stream went quiet. */
   check(): void {
     if (this.idle) throw this.#controller.signal.reason as ModelIdle;

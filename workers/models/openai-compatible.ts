@@ -116,18 +116,20 @@ export class OpenAiCompatibleModel implements Model {
     watch.touch();
     const assembler = new ChunkAssembler();
     const seen = { text: 0, thought: 0 };
-    const pass = (key: "text" | "thought", added: string, to: ((text: string) => void) | undefined) => {
+    const pass = (key: "text" | "thought", added: string, to: ModelRequest["onDelta"]): Promise<void> | void => {
       seen[key] += added.length;
       const fresh = added.slice(Math.max(0, added.length - (seen[key] - shown[key])));
       if (fresh.length === 0 || !to) return;
       shown[key] += fresh.length;
-      to(fresh);
+      return to(fresh);
     };
     for await (const chunk of stream) {
       watch.touch();
       const added = assembler.add(chunk);
-      pass("thought", added.thought, request.onThought);
-      pass("text", added.text, request.onDelta);
+      const thoughtWaits = pass("thought", added.thought, request.onThought);
+      if (thoughtWaits) await watch.pausedWhile(thoughtWaits);
+      const textWaits = pass("text", added.text, request.onDelta);
+      if (textWaits) await watch.pausedWhile(textWaits);
     }
     // The client's stream ends quietly when aborted.
     signal.throwIfAborted();

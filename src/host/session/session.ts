@@ -82,6 +82,8 @@ export class SessionRecord implements SlotHolder {
         closed: () => this.#closed,
         onEvents: (lease, events) => {
           for (const event of events) if (lease === this.#worker.current) this.#onEvent(lease, event);
+          // Updates go out in order: once these have, so has everything these events sent.
+          return this.#outbox.drained;
         },
         onFault: (fault) => {
           const turn = this.#turns.current;
