@@ -278,6 +278,18 @@ export function markdownReport(results: BenchResults): string {
         ),
       ].join("\n"),
     ),
+    section("12. Remote: one connection floods, another echoes", s.flood, (f) =>
+      [
+        `${plural(f.runs, "run")}. One host serving \`--listen 127.0.0.1:0\`: a session answers echo prompts one after another over one WebSocket, ` +
+          `quiet, then while another WebSocket's ${f.requests} requests (sent at once, each answered with an error) are being answered. ` +
+          "The goal: flooded p99 within 2× quiet.",
+        "",
+        table(
+          ["quiet p50", "quiet p99", "flooded p50", "flooded p99", "p99 flooded/quiet", "echoes during", "flood answered in s"],
+          [[fmt(f.quiet.p50), fmt(f.quiet.p99), fmt(f.flooded.p50), fmt(f.flooded.p99), fmt(f.p99Ratio), fmt(f.flooded.echoes, 0), fmt(f.floodS)]],
+        ),
+      ].join("\n"),
+    ),
     results.incidents.length === 0
       ? ""
       : `### Incidents\n\nFaults the run worked around:\n\n${results.incidents.map((i) => `- ${i.count} × ${i.message}`).join("\n")}`,

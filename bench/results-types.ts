@@ -1,6 +1,7 @@
 // The shape of bench/results/<timestamp>.json.
 import type { Skipped } from "./context.js";
 import type { BashSpawnResult } from "./scenarios/bash-spawn.js";
+import type { FloodResult } from "./scenarios/flood.js";
 import type { McpResult } from "./scenarios/mcp.js";
 import type { ListResult } from "./scenarios/list.js";
 import type { NoisyResult } from "./scenarios/noisy-neighbour.js";
@@ -35,6 +36,7 @@ export interface ScenarioResults {
   mcp: Outcome<McpResult>;
   restore: Outcome<RestoreResult>;
   list: Outcome<ListResult>;
+  flood: Outcome<FloodResult>;
 }
 
 export interface BenchResults {

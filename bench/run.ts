@@ -14,6 +14,7 @@ import { incidents } from "./incidents.js";
 import { markdownReport } from "./report.js";
 import type { BenchResults, ScenarioResults } from "./results-types.js";
 import { bashSpawn } from "./scenarios/bash-spawn.js";
+import { flood } from "./scenarios/flood.js";
 import { mcp } from "./scenarios/mcp.js";
 import { list } from "./scenarios/list.js";
 import { noisyNeighbour } from "./scenarios/noisy-neighbour.js";
@@ -43,6 +44,7 @@ const SCENARIOS: { [K in keyof ScenarioResults]: { flag: string; run: (ctx: Benc
   mcp: { flag: "mcp", run: mcp },
   restore: { flag: "restore", run: restore },
   list: { flag: "list", run: list },
+  flood: { flag: "flood", run: flood },
 };
 const NAMES = Object.values(SCENARIOS).map((s) => s.flag);
 

@@ -5,7 +5,6 @@
 // request timeouts); a refused request ends its connection (refusal.ts); each connection's requests in flight are
 // bounded (request-gate.ts), and ws hands its messages on one per turn of the event loop, so one connection's flood
 // is answered between the other connections' messages, not before them.
-import { AsyncLocalStorage } from "node:async_hooks";
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
@@ -57,10 +56,10 @@ export interface RemoteOptions {
   idleTimeoutMs: number;
 }
 
-/** Who is opening a connection, while the SDK opens it (an initialize request or an upgrade, and what follows). */
-interface Opening {
+/** A WebSocket upgrade while the SDK opens its connection (synchronously, inside the upgrade handler). */
+interface Upgrade {
   remote: string | undefined;
-  /** Set once the connection exists: a WebSocket's socket is paused through it. */
+  /** Set once the connection exists: the WebSocket is paused through it. */
   gate: RequestGate | null;
 }
 
@@ -81,7 +80,10 @@ export class RemoteListener {
   readonly #peers = new Set<Peer>();
   readonly #gate: TokenGate;
   readonly #warnings: RepeatedWarnings;
-  readonly #opening = new AsyncLocalStorage<Opening>();
+  /** The upgrade being handed to the SDK now, if any. */
+  #upgrading: Upgrade | null = null;
+  /** Each upgrade's connection, until its WebSocket is accepted. */
+  readonly #upgrades = new WeakMap<IncomingMessage, Upgrade>();
   #connectionsOpened = 0;
   #idleSweep: NodeJS.Timeout | null = null;
 
@@ -189,9 +191,7 @@ export class RemoteListener {
     if (refusal) return refuseRequest(req, 503, { "Retry-After": "1" }, refusal);
     // A body without a declared length that grows past the bound is refused by the SDK (413): that ends it too.
     closeIfRefused(req, res);
-    const door = this.#door(caller);
-    if (opening) this.#opening.run({ remote: req.socket.remoteAddress, gate: null }, () => door.http(req, res));
-    else door.http(req, res);
+    this.#door(caller).http(req, res);
   }
 
   #onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
@@ -200,15 +200,21 @@ export class RemoteListener {
     const caller = this.#gate.authenticate(req);
     if (!caller) return refuseUpgrade(socket, 401, { "WWW-Authenticate": "Bearer" });
     if (this.#refuseNewConnection(req)) return refuseUpgrade(socket, 503, { "Retry-After": "1" });
-    const door = this.#door(caller);
-    this.#opening.run({ remote: req.socket.remoteAddress, gate: null }, () => door.upgrade(req, socket, head));
+    const upgrade: Upgrade = { remote: req.socket.remoteAddress, gate: null };
+    this.#upgrades.set(req, upgrade);
+    this.#upgrading = upgrade;
+    try {
+      this.#door(caller).upgrade(req, socket, head);
+    } finally {
+      this.#upgrading = null;
+    }
   }
 
   /** A WebSocket the SDK is about to serve: its connection's gate pauses it; its binary frames are dropped. */
-  #onWebSocket(webSocket: WebSocket): void {
-    const opening = this.#opening.getStore();
-    opening?.gate?.attachInput(webSocket);
-    dropBinaryFrames(webSocket, () => this.#warnings.warn(opening?.remote, "binary frame", {}, "binary WebSocket frame dropped (ACP is text frames)"));
+  #onWebSocket(req: IncomingMessage, webSocket: WebSocket): void {
+    const upgrade = this.#upgrades.get(req);
+    upgrade?.gate?.attachInput(webSocket);
+    dropBinaryFrames(webSocket, () => this.#warnings.warn(upgrade?.remote, "binary frame", {}, "binary WebSocket frame dropped (ACP is text frames)"));
   }
 
   #refuseNewConnection(req: IncomingMessage): string | null {
@@ -233,16 +239,18 @@ export class RemoteListener {
       caller,
       acp,
       http: createNodeHttpHandler(acp, { maxRequestBodyBytes: this.#options.maxMessageBytes }),
-      upgrade: createNodeWebSocketUpgradeHandler(acp, closingPromptly(this.#webSockets, (webSocket) => this.#onWebSocket(webSocket))),
+      upgrade: createNodeWebSocketUpgradeHandler(acp, closingPromptly(this.#webSockets, (req, webSocket) => this.#onWebSocket(req, webSocket))),
     };
     this.#doors.set(key, door);
     return door;
   }
 
   #connect(caller: Caller, stream: Stream): AgentConnection {
-    const opening = this.#opening.getStore();
-    const remote = opening?.remote;
+    // The SDK opens a WebSocket's connection inside the upgrade handler; a Streamable HTTP one later, once the
+    // initialize request's body has been read: its address is not known here, and its warnings go by connection.
+    const upgrade = this.#upgrading;
     const peer = new Peer(`c${++this.#connectionsOpened}`, caller.tenant, caller.tokenHash, caller.operator);
+    const remote = upgrade?.remote ?? `connection ${peer.label}`;
     const gate = new RequestGate(stream, {
       maxInFlight: this.#options.maxRequestsInFlight,
       // Every message from the client counts as activity for the idle timeout.
@@ -250,11 +258,11 @@ export class RemoteListener {
       onStrayResponse: (id) =>
         this.#warnings.warn(remote, "stray response", { connection: peer.label, id: String(id).slice(0, 40) }, "response to no request of the host's dropped"),
     });
-    if (opening) opening.gate = gate;
+    if (upgrade) upgrade.gate = gate;
     const connection = connectPeer(this.#host, peer, this.#stats, gate.stream);
     this.#peers.add(peer);
     void connection.closed.then(() => this.#peers.delete(peer));
-    this.#host.log.info({ connection: peer.label, tenant: peer.tenant, operator: peer.operator, remote }, "connection opened");
+    this.#host.log.info({ connection: peer.label, tenant: peer.tenant, operator: peer.operator, remote: upgrade?.remote }, "connection opened");
     return connection;
   }
 

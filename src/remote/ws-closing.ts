@@ -9,7 +9,7 @@ import type { WebSocket, WebSocketServer } from "ws";
 
 const CLOSE_GRACE_MS = 2000;
 
-export function closingPromptly(server: WebSocketServer, onAccepted: (webSocket: WebSocket) => void): NodeWebSocketUpgradeServer {
+export function closingPromptly(server: WebSocketServer, onAccepted: (req: IncomingMessage, webSocket: WebSocket) => void): NodeWebSocketUpgradeServer {
   return {
     on: (event, listener) => void server.on(event, listener),
     off: (event, listener) => void server.off(event, listener),
@@ -20,7 +20,7 @@ export function closingPromptly(server: WebSocketServer, onAccepted: (webSocket:
           close(code, reason);
           setTimeout(() => webSocket.terminate(), CLOSE_GRACE_MS).unref();
         };
-        onAccepted(webSocket);
+        onAccepted(req, webSocket);
         callback(webSocket);
       });
     },
