@@ -262,7 +262,7 @@ export function markdownReport(results: BenchResults): string {
         "",
         table(
           ["turns", "log", "log MiB", "restore ms", "resume ms", "load ms"],
-          r.rows.map((row) => [String(row.turns), row.compacted ? "compacted" : "as appended", (row.logBytes / 2 ** 20).toFixed(1), fmt(row.restoreMs), fmt(row.resumeMs), fmt(row.loadMs)]),
+          r.rows.map((row) => [String(row.turns), row.compacted ? "compacted" : row.compactionSkipped ? "compaction skipped (not smaller)" : "as appended", (row.logBytes / 2 ** 20).toFixed(1), fmt(row.restoreMs), fmt(row.resumeMs), fmt(row.loadMs)]),
         ),
       ].join("\n"),
     ),
