@@ -30,7 +30,7 @@ async function main(argv: string[]): Promise<void> {
   if (rest.includes("--help") || command === "help") {
     process.stdout.write(
       `usage: acp-session-host [serve] [flags]\n       acp-session-host run [run flags] [-- host flags]   (see run --help)\n` +
-        `       acp-session-host token add NAME --tokens-file PATH   (prints a new token for tenant NAME once, appends its hash)\n` +
+        `       acp-session-host token add NAME --tokens-file PATH [--operator]   (prints a new token for tenant NAME once, appends its hash)\n` +
         `       acp-session-host status --connect URL [--json]   (a listening host's _host/status; token from ACP_SESSION_HOST_TOKEN)\n\nflags:\n${configHelp()}\n`,
     );
     return;
