@@ -119,7 +119,7 @@ export const HostConfig = z.object({
     .describe("requests of one connection answered at once, session/prompt apart: at the bound its next message is not read until one is answered (--listen)"),
   "max-buffered-bytes": int(64 * 1024)
     .default(16 * 1024 * 1024)
-    .describe("output a connection holds for a client that is not reading before it waits (--listen)"),
+    .describe("output a connection holds for a client that is not reading (--listen); each session may have 1 MiB or this, if smaller, on its way (stdio too) before its turn waits"),
   "max-output-stall-ms": int(100).default(30_000).describe("how long a client may read none of a full buffer before it is disconnected (--listen)"),
   "max-message-bytes": int(1024).default(4 * 1024 * 1024).describe("largest request body or WebSocket message a client may send (--listen)"),
   "idle-timeout-ms": int(0)
