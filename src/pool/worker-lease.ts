@@ -49,8 +49,9 @@ export class WorkerLease {
       const handedOn = this.#onEvents(parsed.data);
       // The worker's window opens again as its output leaves: at once when nothing was sent on.
       if (bytes === 0) return;
-      if (handedOn) void handedOn.then(() => window.release(bytes));
-      else window.release(bytes);
+      const release = () => window.release(bytes);
+      if (handedOn) void handedOn.then(release, release);
+      else release();
     });
     this.exited = run.then(
       () => this.#settle({ kind: "crashed", cause: "session task returned" }),
