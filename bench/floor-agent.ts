@@ -39,7 +39,7 @@ const app = agent({ name: "bench-floor-agent" })
           messages: session.history,
           tools: [],
           signal: turn.signal,
-          commit: (blocks) => session.history.push({ role: "assistant", blocks, toolCalls: [] }),
+          commit: async (blocks) => void session.history.push({ role: "assistant", blocks, toolCalls: [] }),
         });
         session.history.push({ role: "assistant", blocks: response.blocks, toolCalls: response.toolCalls });
         for (const block of response.blocks) {

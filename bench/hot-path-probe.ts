@@ -11,6 +11,7 @@ import { compile } from "zod/mini";
 import { createLogger } from "../src/host/logger.js";
 import { DirStore } from "../src/store/dir/dir-store.js";
 import { toSessionUpdates } from "../src/host/session/updates.js";
+import { OutputWindow, outputWindowBuffer } from "../src/protocol/output-window.js";
 import { WorkerEventBatch, type WorkerEvent } from "../src/protocol/port.js";
 import { AgentLoop } from "../workers/loop/agent-loop.js";
 import { EventSink } from "../workers/event-sink.js";
@@ -53,7 +54,7 @@ async function portRoundTrip(samples: number): Promise<number> {
 
 async function workerTurn(samples: number): Promise<number> {
   const channel = new MessageChannel();
-  const events = new EventSink(channel.port1);
+  const events = new EventSink(channel.port1, new OutputWindow(outputWindowBuffer()));
   const loop = new AgentLoop({
     model: new ScriptedModel({ allowFaultInjection: false }),
     tools: new ToolRegistry(),

@@ -12,6 +12,8 @@ const LISTENING = /"url":"(http:\/\/[^"]+)"/;
 
 export interface ListeningHost {
   client: HostClient;
+  /** ws://…/acp, for more connections to the same host. */
+  wsUrl: string;
   dispose(): Promise<void>;
 }
 
@@ -33,9 +35,11 @@ export async function startListeningHost(args: string[]): Promise<ListeningHost>
       });
       child.once("exit", (code) => reject(new Error(`host exited (${code}) before listening: ${log}`)));
     });
-    const client = await HostClient.connect(url.replace(/^http/, "ws"));
+    const wsUrl = url.replace(/^http/, "ws");
+    const client = await HostClient.connect(wsUrl);
     return {
       client,
+      wsUrl,
       dispose: async () => {
         await client.dispose();
         child.kill("SIGTERM");

@@ -300,7 +300,7 @@ export function markdownReport(results: BenchResults): string {
         "",
         table(
           ["turns", "log", "log MiB", "restore ms", "resume ms", "load ms"],
-          r.rows.map((row) => [String(row.turns), row.compacted ? "compacted" : "as appended", (row.logBytes / 2 ** 20).toFixed(1), fmt(row.restoreMs), fmt(row.resumeMs), fmt(row.loadMs)]),
+          r.rows.map((row) => [String(row.turns), row.compacted ? "compacted" : row.compactionSkipped ? "compaction skipped (not smaller)" : "as appended", (row.logBytes / 2 ** 20).toFixed(1), fmt(row.restoreMs), fmt(row.resumeMs), fmt(row.loadMs)]),
         ),
       ].join("\n"),
     ),
@@ -342,6 +342,18 @@ export function markdownReport(results: BenchResults): string {
             ["commits/s", fmt(f.appends.commitsPerSecond), ""],
             ["prompt p99 ms meanwhile", fmt(f.appends.p99), ""],
           ],
+        ),
+      ].join("\n"),
+    ),
+    section("13. Remote: one connection floods, another echoes", s.flood, (f) =>
+      [
+        `${plural(f.runs, "run")}. One host serving \`--listen 127.0.0.1:0\`: a session answers echo prompts one after another over one WebSocket, ` +
+          `quiet, then while another WebSocket's ${f.requests} requests (sent at once, each answered with an error) are being answered. ` +
+          "The goal: flooded p99 within 2× quiet.",
+        "",
+        table(
+          ["quiet p50", "quiet p99", "flooded p50", "flooded p99", "p99 flooded/quiet", "echoes during", "flood answered in s"],
+          [[fmt(f.quiet.p50), fmt(f.quiet.p99), fmt(f.flooded.p50), fmt(f.flooded.p99), fmt(f.p99Ratio), fmt(f.flooded.echoes, 0), fmt(f.floodS)]],
         ),
       ].join("\n"),
     ),

@@ -2,6 +2,7 @@
 import type { Skipped } from "./context.js";
 import type { BashSpawnResult } from "./scenarios/bash-spawn.js";
 import type { FleetResult } from "./scenarios/fleet.js";
+import type { FloodResult } from "./scenarios/flood.js";
 import type { McpResult } from "./scenarios/mcp.js";
 import type { ListResult } from "./scenarios/list.js";
 import type { NoisyResult } from "./scenarios/noisy-neighbour.js";
@@ -37,6 +38,7 @@ export interface ScenarioResults {
   restore: Outcome<RestoreResult>;
   list: Outcome<ListResult>;
   fleet: Outcome<FleetResult>;
+  flood: Outcome<FloodResult>;
 }
 
 export interface BenchResults {

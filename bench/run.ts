@@ -15,6 +15,7 @@ import { markdownReport } from "./report.js";
 import type { BenchResults, ScenarioResults } from "./results-types.js";
 import { bashSpawn } from "./scenarios/bash-spawn.js";
 import { fleet } from "./scenarios/fleet.js";
+import { flood } from "./scenarios/flood.js";
 import { mcp } from "./scenarios/mcp.js";
 import { list } from "./scenarios/list.js";
 import { noisyNeighbour } from "./scenarios/noisy-neighbour.js";
@@ -45,6 +46,7 @@ const SCENARIOS: { [K in keyof ScenarioResults]: { flag: string; run: (ctx: Benc
   restore: { flag: "restore", run: restore },
   list: { flag: "list", run: list },
   fleet: { flag: "fleet", run: fleet },
+  flood: { flag: "flood", run: flood },
 };
 const NAMES = Object.values(SCENARIOS).map((s) => s.flag);
 

@@ -43,7 +43,7 @@ async function main(argv: string[]): Promise<void> {
     process.stdout.write(
       `usage: acp-session-host [serve] [flags]\n       acp-session-host run [run flags] [-- host flags]   (see run --help)\n` +
         `       acp-session-host demo [--base-url URL --model NAME]   (a dozen sessions doing small real tasks at once, checked)\n` +
-        `       acp-session-host token add NAME --tokens-file PATH   (prints a new token for tenant NAME once, appends its hash)\n` +
+        `       acp-session-host token add NAME --tokens-file PATH [--operator]   (prints a new token for tenant NAME once, appends its hash)\n` +
         `       acp-session-host status --connect URL [--json]   (a listening host's _host/status; token from ACP_SESSION_HOST_TOKEN)\n` +
         `       acp-session-host store migrate --store postgres://…   (brings a PostgreSQL store's schema to this version and exits)\n` +
         `       acp-session-host store output --store postgres://… --session ID [--name NAME]   (a session's stored command outputs)\n\nflags:\n${configHelp()}\n`,

@@ -6,8 +6,10 @@ import { randomUUID } from "node:crypto";
 import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
 import { eventually, exists, header, paths, transcript, writeLog } from "./support/durable.js";
+import { join } from "node:path";
 import { removeTempDirs, startHost, tempDir } from "./support/host.js";
 import { logTurns } from "./support/log-turns.js";
+import { script, tool } from "./support/tools.js";
 
 afterAll(removeTempDirs);
 
@@ -65,8 +67,10 @@ describe("log compaction", () => {
     const h = await startHost(["--state-dir", state, "--log-compact-bytes", "1024"]);
     const { sessionId: id } = await h.client.newSession(cwd);
     const said: string[] = [];
+    // Short turns: their marks, folded into the snapshot, weigh more than the conversation the snapshot repeats, so
+    // each compaction makes the log smaller (one that would not is skipped: see below).
     for (let i = 1; i <= 40; i++) {
-      const text = `turn number ${i} ${"x".repeat(i * 7)}`;
+      const text = `turn ${i}`;
       expect((await h.client.prompt(id, text)).text).toBe(`You said: ${text}`);
       said.push(`user: ${text}`, `agent: You said: ${text}`);
     }
@@ -84,6 +88,37 @@ describe("log compaction", () => {
       await again.dispose();
     }
   }, 120_000);
+
+  it("a compaction that would not make the log smaller is skipped and logged, and not tried again at every turn", async () => {
+    const state = tempDir();
+    const cwd = tempDir();
+    // A file said back several times: the snapshot would repeat every copy the history keeps.
+    writeFileSync(join(cwd, "big.txt"), "b".repeat(100 * 1024));
+    const h = await startHost(["--state-dir", state, "--log-compact-bytes", "65536", "--output-cap-bytes", String(256 * 1024), "--default-mode", "auto"]);
+    try {
+      const { sessionId: id } = await h.client.newSession(cwd);
+      const says = Array.from({ length: 4 }, () => ({ say: "{{result}}" }));
+      await h.client.prompt(id, script(tool("read_file", { path: "big.txt" }), ...says));
+      const path = paths(state, id).log;
+      const skipped = () => h.stderr().match(/session log not compacted: the compacted log would not be smaller/g)?.length ?? 0;
+      await eventually(() => expect(skipped()).toBe(1));
+      const line = h.stderr().split("\n").find((text) => text.includes("session log not compacted"))!;
+      const { bytesBefore, bytesAfter } = JSON.parse(line) as { bytesBefore: number; bytesAfter: number };
+      expect(bytesAfter).toBeGreaterThanOrEqual(bytesBefore);
+      // The log was not rewritten: still as appended, its size what the skip measured.
+      expect(firstLine(path).formatVersion).toBe(1);
+      expect(statSync(path).size).toBe(bytesBefore);
+      expect(h.stderr()).not.toMatch(new RegExp(`"sessionId":"${id}".*"msg":"session log compacted"`));
+
+      // A short turn after it adds far less than --log-compact-bytes: no second try (that would cost as much again).
+      await h.client.prompt(id, "short");
+      await h.client.close(id);
+      expect(skipped()).toBe(1);
+      expect(transcript(await h.client.load(id, cwd)).at(-1)).toBe("agent: You said: short");
+    } finally {
+      await h.dispose();
+    }
+  });
 
   it("a compaction's file left unrenamed by a crash is ignored, then replaced by the next compaction", async () => {
     const state = tempDir();

@@ -75,24 +75,28 @@ describe("connection limits", () => {
     expect(await host.stop()).toBe(0);
   });
 
-  it("refuses connections beyond --max-connections and messages beyond --max-message-bytes; closes idle connections", async () => {
-    // An idle timeout well above what the steps between the first connection's messages take on a loaded machine.
-    host = await startRemoteHost(["--max-connections", "1", "--max-message-bytes", "4096", "--idle-timeout-ms", "4000"]);
-    const first = await HostClient.connect(host.wsUrl);
+  it("counts every socket against --max-connections, refuses messages beyond --max-message-bytes, closes idle connections", async () => {
+    // An idle timeout well above what the steps between a connection's messages take on a loaded machine.
+    host = await startRemoteHost(["--max-connections", "3", "--max-message-bytes", "4096", "--idle-timeout-ms", "4000"]);
+    const open = [await HostClient.connect(host.wsUrl), await HostClient.connect(host.wsUrl), await HostClient.connect(host.wsUrl)];
+    // A fourth socket is closed as it comes, whatever it would have asked.
     await expect(HostClient.connect(host.httpUrl)).rejects.toThrow();
     await expect(HostClient.connect(host.wsUrl)).rejects.toThrow();
-    expect(host.stderr()).toContain("--max-connections reached");
+    expect(host.stderr()).toContain("socket refused: --max-connections reached");
 
     // A message over the bound closes the WebSocket (1009) rather than being handled.
+    const first = open[0]!;
     const { sessionId } = await first.newSession(tempDir());
     const tooBig = first.prompt(sessionId, "y".repeat(8192));
     await expect(tooBig).rejects.toThrow();
     await first.closed;
+    await Promise.all(open.slice(1).map((client) => client.dispose()));
 
-    // Its place is free again; over HTTP the body bound answers 413. Idle is timed from before the connection's
-    // last message (its initialize), so however long the rest takes the timeout cannot have run before it.
+    // Their places are free again once the host has closed their sockets; over HTTP the body bound answers 413. Idle
+    // is timed from before the connection's last message (its initialize), so however long the rest takes the
+    // timeout cannot have run before it.
     const idleSince = performance.now();
-    const second = await HostClient.connect(host.httpUrl);
+    const second = await waitFor("the sockets to be free again", () => HostClient.connect(host.httpUrl).catch(() => null));
     const response = await fetch(host.httpUrl, {
       method: "POST",
       headers: { "Content-Type": "application/json", "Acp-Connection-Id": "any" },

@@ -13,7 +13,8 @@ import { script, tool, waitFor } from "./support/tools.js";
 let host: RemoteHost;
 let token: string;
 beforeAll(async () => {
-  const tokens = tokensFile(["team"]);
+  // The team's token is the operator's too: the test reads _host/stats.
+  const tokens = tokensFile(["team"], ["team"]);
   token = tokens.tokens.team!;
   host = await startRemoteHost(["--tokens-file", tokens.path]);
 });

@@ -9,15 +9,23 @@ describe("tokens file", () => {
   it("parses tenant lines, skipping blanks and comments; a tenant may have several tokens", () => {
     const text = `# team tokens\nalpha ${sha("a1")}\n\n  beta   ${sha("b").toUpperCase()}  \nalpha ${sha("a2")}\n`;
     expect(parseTokens(text)).toEqual([
-      { tenant: "alpha", hash: sha("a1") },
-      { tenant: "beta", hash: sha("b") },
-      { tenant: "alpha", hash: sha("a2") },
+      { tenant: "alpha", hash: sha("a1"), operator: false },
+      { tenant: "beta", hash: sha("b"), operator: false },
+      { tenant: "alpha", hash: sha("a2"), operator: false },
+    ]);
+  });
+
+  it("a third column `operator` marks the host operator's tokens", () => {
+    expect(parseTokens(`ops ${sha("o")} operator\nalpha ${sha("a")}\n`)).toEqual([
+      { tenant: "ops", hash: sha("o"), operator: true },
+      { tenant: "alpha", hash: sha("a"), operator: false },
     ]);
   });
 
   it.each([
     ["alpha", "line 1: expected"],
-    [`alpha ${sha("a")} extra`, "line 1: expected"],
+    [`alpha ${sha("a")} extra`, 'line 1: the third column may only be "operator"'],
+    [`alpha ${sha("a")} operator extra`, "line 1: expected"],
     [`alpha not-a-hash`, "line 1: the hash must be 64 hex digits"],
     [`# ok\n-bad ${sha("a")}`, "line 2: tenant name"],
     [`a ${sha("x")}\nb ${sha("x")}`, "line 2: this hash is already on another line"],
@@ -32,7 +40,7 @@ describe("token matching", () => {
 
   it("finds the entry whose hash is the token's sha256, and nothing for another token", () => {
     expect(hashToken("token-a")).toBe(sha("token-a"));
-    expect(matchToken(entries, "token-b")).toEqual({ tenant: "beta", hash: sha("token-b") });
+    expect(matchToken(entries, "token-b")).toEqual({ tenant: "beta", hash: sha("token-b"), operator: false });
     expect(matchToken(entries, "token-a")?.tenant).toBe("alpha");
     expect(matchToken(entries, "token-c")).toBeNull();
     expect(matchToken(entries, "")).toBeNull();

@@ -1,17 +1,30 @@
 // The worker's end of the events port: events are queued and posted as one batch per microtask turn; the main
-// thread's prompts and cancels arrive on the same port.
+// thread's prompts and cancels arrive on the same port. What is posted for the client counts against the session's
+// output window (src/protocol/output-window.ts): past it, the producers wait for room (room) before their next event.
 import type { MessagePort } from "node:worker_threads";
+import { outputBytes, type OutputWindow } from "../src/protocol/output-window.js";
 import type { WorkerEvent } from "../src/protocol/port.js";
+import { pieces } from "./event-pieces.js";
 
 export class EventSink {
   readonly #port: MessagePort;
+  readonly #window: OutputWindow | null;
+  #windowBytes = Number.POSITIVE_INFINITY;
   #queue: WorkerEvent[] = [];
 
-  constructor(port: MessagePort) {
+  /** window: null runs without one (a worker driven by hand, as the build's warm-up does). */
+  constructor(port: MessagePort, window: OutputWindow | null) {
     this.#port = port;
+    this.#window = window;
+  }
+
+  /** From now on the worker waits once this much of its output is on its way (the session's init says how much). */
+  limitOutput(windowBytes: number): void {
+    this.#windowBytes = windowBytes;
   }
 
   post(event: WorkerEvent): void {
+    this.#window?.spend(outputBytes(event));
     if (this.#queue.length === 0) queueMicrotask(() => this.flush());
     this.#queue.push(event);
   }
@@ -28,6 +41,29 @@ export class EventSink {
       return;
     }
     this.post({ type: "log_records", from: seq, lines: [line], replayable: [replayable] });
+  }
+
+  /** Whether the client is a window behind: the producer should wait for room before its next event. */
+  get behind(): boolean {
+    return this.#window !== null && this.#window.held >= this.#windowBytes;
+  }
+
+  /** Resolves once the client is less than a window behind, or the signal aborts (at once when it is not behind). */
+  async room(signal?: AbortSignal): Promise<void> {
+    if (!this.behind || signal?.aborted) return;
+    this.log("debug", "session output waits: its client has not yet taken a window of it", { windowBytes: this.#windowBytes });
+    // What waits in the queue is part of what is held: the main thread must have it to hand it on.
+    this.flush();
+    await this.#window!.room(this.#windowBytes, signal);
+  }
+
+  /** Posts an event of any size in pieces, waiting for room after each; nothing more once the signal aborts. */
+  async send(event: WorkerEvent, signal?: AbortSignal): Promise<void> {
+    for (const piece of pieces(event)) {
+      if (signal?.aborted) return;
+      this.post(piece);
+      if (this.behind) await this.room(signal);
+    }
   }
 
   /** What the main thread posts on this port (prompts, cancels). */

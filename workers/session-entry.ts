@@ -19,8 +19,10 @@ import {
   type SessionTask,
   type SessionWorkerApi,
 } from "../src/protocol/port.js";
+import { OutputWindow } from "../src/protocol/output-window.js";
 import { AgentLoop } from "./loop/agent-loop.js";
 import { EventSink } from "./event-sink.js";
+import { pieces } from "./event-pieces.js";
 import type { Journal } from "./log/journal.js";
 import { createModel } from "./models/create-model.js";
 import { GatewayLink } from "./models/gateway-link.js";
@@ -85,7 +87,8 @@ zodConfig(en());
 const REPLAY_BATCH = 256;
 
 export default function runSession(task: SessionTask): Promise<never> {
-  const events = new EventSink(task.events as MessagePort);
+  const window = task.outputWindow instanceof SharedArrayBuffer ? new OutputWindow(task.outputWindow) : null;
+  const events = new EventSink(task.events as MessagePort, window);
   let bind: (session: Session) => void = () => {};
   let fail: (error: unknown) => void = () => {};
   const bound = new Promise<Session>((resolve, reject) => {
@@ -103,6 +106,7 @@ export default function runSession(task: SessionTask): Promise<never> {
       try {
         const parsed = WorkerInit.parse(init);
         lowerPriority(parsed.nice);
+        events.limitOutput(parsed.outputWindowBytes);
         const gateway = new GatewayLink(gatewayPort ?? null, (error) => events.log("error", "malformed reply from the model gateway dropped", { error }));
         bind(await openSession(parsed, events, gateway));
       } catch (error) {
@@ -150,10 +154,15 @@ export default function runSession(task: SessionTask): Promise<never> {
       // Compacted since the host last asked: the records it brought end where this worker's no longer start.
       if (recordsBefore !== null && given?.seq !== recordsBefore) return { turns: 0, recordsBefore };
       const history = replayEvents([...journal.replayed(given), ...journal.entries()]);
-      history.forEach((event, index) => {
-        events.post(event);
-        if ((index + 1) % REPLAY_BATCH === 0) events.flush();
-      });
+      let posted = 0;
+      for (const event of history) {
+        for (const piece of pieces(event)) {
+          events.post(piece);
+          if (++posted % REPLAY_BATCH === 0) events.flush();
+          // A client that is not reading holds the replay here, not the whole history in the main thread.
+          if (events.behind) await events.room();
+        }
+      }
       events.post({ type: "turn_end", turnId: REPLAY_TURN_ID, stopReason: "end_turn" });
       events.flush();
       return { turns: session.journal.turns };

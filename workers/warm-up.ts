@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { MessageChannel } from "node:worker_threads";
 import * as Comlink from "comlink";
 import type { SessionWorkerApi, WorkerEvent, WorkerInit } from "../src/protocol/port.js";
+import { outputWindowBuffer } from "../src/protocol/output-window.js";
 import { LOG_FORMAT, LOG_FORMAT_VERSION, type LogHeader } from "../src/protocol/session-log.js";
 import runSession from "./session-entry.js";
 
@@ -26,6 +27,7 @@ export function scriptedSessionInit(sessionId: string, cwd: string, log: WorkerI
     allowFaultInjection: false,
     outputCapBytes: 65536,
     maxBackgroundTasks: 8,
+    outputWindowBytes: 1024 * 1024,
     nice: 0,
     sandbox: { bwrapPath: null, network: false, allowFullAccess: false, hidden: [] },
     spawner: null,
@@ -53,7 +55,7 @@ export async function warmUp(): Promise<void> {
     };
     const log = join(dir, `${sessionId}.jsonl`);
     writeFileSync(log, `${JSON.stringify(header)}\n`);
-    void runSession({ commands: commands.port2, events: events.port2 });
+    void runSession({ commands: commands.port2, events: events.port2, outputWindow: outputWindowBuffer() });
     const api = Comlink.wrap<SessionWorkerApi>(commands.port1 as unknown as Comlink.Endpoint);
     await api.start(scriptedSessionInit(sessionId, dir, { kind: "dir", path: log, sidecarPath: join(dir, `${sessionId}.meta.json`), outputDir: join(dir, "out"), restore: "host", compactingPath: `${log}.compact`, compactBytes: 8 * 1024 * 1024 }));
     await api.open();

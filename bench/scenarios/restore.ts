@@ -22,6 +22,8 @@ const NEVER = 2 ** 40;
 export interface RestoreRow {
   turns: number;
   compacted: boolean;
+  /** A compaction was asked for and skipped: the compacted log would not have been smaller. */
+  compactionSkipped?: boolean;
   logBytes: number;
   restoreMs: Figure;
   resumeMs: Figure;
@@ -40,7 +42,7 @@ export async function restore(ctx: BenchContext): Promise<RestoreResult> {
   const samples = { restore: ctx.quick ? 5 : 15, resume: ctx.quick ? 3 : 8, load: ctx.quick ? 1 : 3 };
   const rows: RestoreRow[] = [];
   for (const turns of [1_000, 10_000]) {
-    for (const compacted of [false, true]) {
+    for (const compact of [false, true]) {
       const stateDir = mkdtempSync(join(tmpdir(), "ash-bench-restore-"));
       try {
         mkdirSync(sessionsDir(stateDir), { recursive: true });
@@ -48,13 +50,14 @@ export async function restore(ctx: BenchContext): Promise<RestoreResult> {
         const paths = sessionPaths(stateDir, id);
         writeSessionLog(paths.log, id, ctx.cwd, turns);
         const files = (path: string): LogFiles => ({ path, sidecarPath: `${path}.meta`, compactingPath: `${path}.compact`, compactBytes: NEVER, log: () => {} });
-        if (compacted) {
+        let compacted = false;
+        if (compact) {
           const journal = FileJournal.open(files(paths.log), id);
-          journal.compact();
+          compacted = journal.compact();
           journal.close();
         }
         const logBytes = statSync(paths.log).size;
-        const label = `${turns} turns ${compacted ? "compacted" : "as appended"}`;
+        const label = `${turns} turns ${compacted ? "compacted" : compact ? "not compacted (would not be smaller)" : "as appended"}`;
         const measured = await repeat(ctx, `restore ${label}`, runs, async () => {
           // A copy: the in-process restores must not touch the log the host opens.
           const copy = join(stateDir, "copy.jsonl");
@@ -81,7 +84,7 @@ export async function restore(ctx: BenchContext): Promise<RestoreResult> {
           });
           return { restoreMs: median(restores), ...host };
         });
-        rows.push({ turns, compacted, logBytes, ...figures(measured, ["restoreMs", "resumeMs", "loadMs"] as const) });
+        rows.push({ turns, compacted, ...(compact && !compacted ? { compactionSkipped: true } : {}), logBytes, ...figures(measured, ["restoreMs", "resumeMs", "loadMs"] as const) });
         ctx.log(`restore ${label}: ${figure(measured.map((m) => m.restoreMs)).median.toFixed(1)} ms`);
       } finally {
         rmSync(stateDir, { recursive: true, force: true });

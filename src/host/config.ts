@@ -125,10 +125,21 @@ export const HostConfig = z.object({
   "tls-cert": z.string().min(1).optional().describe("PEM certificate: serve HTTPS/WSS (with --tls-key)"),
   "tls-key": z.string().min(1).optional().describe("PEM private key of --tls-cert"),
   "metrics-listen": ListenAddress.optional().describe("serve Prometheus metrics at http://HOST:PORT/metrics (port 0: any free port, logged)"),
-  "max-connections": int(1).default(1024).describe("client connections open at once (--listen); beyond, new ones get 503"),
+  "max-connections": int(1)
+    .default(1024)
+    .describe("sockets open at once, authenticated or not, and client connections (--listen): a socket beyond is closed at once, a connection beyond gets 503"),
+  "max-connections-per-address": int(0)
+    .default(256)
+    .describe("sockets open at once from one remote address (--listen): one beyond is closed at once; 0: no cap (behind a proxy, every client has its address)"),
+  "handshake-timeout-ms": int(100)
+    .default(10_000)
+    .describe("a socket must have sent a request's headers, and a request its body, within this long, or it is closed (--listen)"),
+  "max-requests-in-flight": int(1)
+    .default(64)
+    .describe("requests of one connection answered at once, session/prompt apart: at the bound its next message is not read until one is answered (--listen)"),
   "max-buffered-bytes": int(64 * 1024)
     .default(16 * 1024 * 1024)
-    .describe("output a connection holds for a client that is not reading before it waits (--listen)"),
+    .describe("output a connection holds for a client that is not reading (--listen); each session may have 1 MiB or this, if smaller, on its way (stdio too) before its turn waits"),
   "max-output-stall-ms": int(100).default(30_000).describe("how long a client may read none of a full buffer before it is disconnected (--listen)"),
   "max-message-bytes": int(1024).default(4 * 1024 * 1024).describe("largest request body or WebSocket message a client may send (--listen)"),
   "idle-timeout-ms": int(0)

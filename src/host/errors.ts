@@ -42,6 +42,14 @@ export function atMemoryLimit(rssBytes: number, limitBytes: number): RequestErro
   );
 }
 
+/** A method of the host's operator, called on a connection whose token is not marked `operator`. */
+export function operatorOnly(method: string): RequestError {
+  return RequestError.invalidRequest(
+    { method },
+    `${method} is for the host's operator: this connection's token is not marked operator in the tokens file`,
+  );
+}
+
 export function shuttingDown(): RequestError {
   return RequestError.internalError(undefined, "host is shutting down");
 }

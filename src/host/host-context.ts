@@ -16,6 +16,9 @@ import { SessionTable } from "./session/session-table.js";
 import type { SpawnerSupervisor } from "../spawner/client/spawner-supervisor.js";
 import { WorkerSlots, type MemoryBudget } from "./session/worker-slots.js";
 
+/** What a session's worker may have on its way to the client before it waits (src/protocol/output-window.ts). */
+const OUTPUT_WINDOW_BYTES = 1024 * 1024;
+
 /** What a live, idle session worker adds to the host's RSS (bench worker-start: about 9–10 MiB). */
 const WORKER_RSS_ESTIMATE_BYTES = 12 * 2 ** 20;
 /** Reading the RSS is a /proc read: a burst of leases shares one reading per this many ms. */
@@ -253,6 +256,7 @@ export class HostContext {
       allowFaultInjection: config["allow-fault-injection"],
       outputCapBytes: config["output-cap-bytes"],
       maxBackgroundTasks: config["max-background-tasks"],
+      outputWindowBytes: Math.min(OUTPUT_WINDOW_BYTES, config["max-buffered-bytes"]),
       nice: config["worker-nice"],
       sandbox: {
         bwrapPath: this.bwrapPath,

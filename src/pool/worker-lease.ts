@@ -2,6 +2,7 @@
 import type { MessagePort } from "node:worker_threads";
 import * as Comlink from "comlink";
 import { compile } from "zod/mini";
+import { outputBytes, type OutputWindow } from "../protocol/output-window.js";
 import { WorkerEventBatch, type HostMessage, type SessionWorkerApi, type WorkerEvent } from "../protocol/port.js";
 
 /** Every event from every worker passes here: the contract's schema, compiled to a generated validator once. */
@@ -12,6 +13,12 @@ export interface WorkerExit {
   kind: "terminated" | "crashed";
   cause: string;
 }
+
+/**
+ * Takes a batch of events; returns what settles once the output they made has left for the client (or was dropped),
+ * or nothing when they made none: the worker's output window is released then.
+ */
+export type EventsListener = (events: WorkerEvent[]) => Promise<void> | void;
 
 export class WorkerGone extends Error {
   constructor(readonly exit: WorkerExit) {
@@ -26,18 +33,25 @@ export class WorkerLease {
   readonly #events: MessagePort;
   readonly #abort: AbortController;
   #exit: WorkerExit | null = null;
-  #onEvents: (events: WorkerEvent[]) => void = () => {};
+  #onEvents: EventsListener = () => {};
   #onInvalid: (error: string) => void = () => {};
 
-  constructor(commands: MessagePort, events: MessagePort, run: Promise<never>, abort: AbortController) {
+  constructor(commands: MessagePort, events: MessagePort, run: Promise<never>, abort: AbortController, window: OutputWindow) {
     this.#commands = commands;
     this.#events = events;
     this.#abort = abort;
     this.#api = Comlink.wrap<SessionWorkerApi>(commands as unknown as Comlink.Endpoint);
     events.on("message", (data: unknown) => {
       const parsed = eventBatch.safeParse(data);
-      if (parsed.success) this.#onEvents(parsed.data);
-      else this.#onInvalid(parsed.error.message);
+      if (!parsed.success) return this.#onInvalid(parsed.error.message);
+      let bytes = 0;
+      for (const event of parsed.data) bytes += outputBytes(event);
+      const handedOn = this.#onEvents(parsed.data);
+      // The worker's window opens again as its output leaves: at once when nothing was sent on.
+      if (bytes === 0) return;
+      const release = () => window.release(bytes);
+      if (handedOn) void handedOn.then(release, release);
+      else release();
     });
     this.exited = run.then(
       () => this.#settle({ kind: "crashed", cause: "session task returned" }),
@@ -50,7 +64,7 @@ export class WorkerLease {
   }
 
   /** Events arrive here in the order the worker posted them; only valid batches are delivered. */
-  listen(onEvents: (events: WorkerEvent[]) => void, onInvalid: (error: string) => void): void {
+  listen(onEvents: EventsListener, onInvalid: (error: string) => void): void {
     this.#onEvents = onEvents;
     this.#onInvalid = onInvalid;
   }

@@ -6,6 +6,7 @@ import { pathToFileURL } from "node:url";
 import { MessageChannel, type MessagePort, type Worker } from "node:worker_threads";
 import * as Comlink from "comlink";
 import { Piscina } from "piscina";
+import { OutputWindow, outputWindowBuffer } from "../protocol/output-window.js";
 import type { SessionTask, WorkerInit } from "../protocol/port.js";
 import { StandbyTarget } from "./standby-target.js";
 import { StartGate } from "./start-gate.js";
@@ -131,7 +132,7 @@ export class WorkerPool {
     const commands = new MessageChannel();
     const events = new MessageChannel();
     const abort = new AbortController();
-    const task: SessionTask = { commands: commands.port2, events: events.port2 };
+    const task: SessionTask = { commands: commands.port2, events: events.port2, outputWindow: outputWindowBuffer() };
     const run = this.#starts.acquire().then((release) => {
       if (abort.signal.aborted) {
         release();
@@ -144,7 +145,7 @@ export class WorkerPool {
       void lease.call((api) => api.stats()).then(release, release);
       return running;
     });
-    const lease = new WorkerLease(commands.port1, events.port1, run, abort);
+    const lease = new WorkerLease(commands.port1, events.port1, run, abort, new OutputWindow(task.outputWindow));
     return lease;
   }
 

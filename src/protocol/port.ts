@@ -106,6 +106,8 @@ export const WorkerInit = z.object({
   allowFaultInjection: z.boolean(),
   outputCapBytes: z.int().check(z.positive()),
   maxBackgroundTasks: z.int().check(z.positive()),
+  /** Output (characters) posted for the client and not yet handed to its connection, past which the worker waits. */
+  outputWindowBytes: z._default(z.int().check(z.positive()), 1024 * 1024),
   /**
    * How much the worker's thread raises its nice value once bound (--worker-nice): above the main thread's, so under
    * a full CPU the main thread, which routes every session, is served before any one session's work.
@@ -321,11 +323,13 @@ export interface SessionWorkerApi {
 }
 
 /**
- * What the piscina task receives: the two transferred ports. The worker then waits on standby, modules loaded,
- * until the main thread binds it to a session with start(init).
+ * What the piscina task receives: the two transferred ports and the shared output window. The worker then waits on
+ * standby, modules loaded, until the main thread binds it to a session with start(init).
  */
 export interface SessionTask {
   commands: unknown;
   events: unknown;
+  /** The worker's output window (output-window.ts), shared with the main thread. */
+  outputWindow: SharedArrayBuffer;
 }
 export const REPLAY_TURN_ID = "replay";

@@ -1,7 +1,10 @@
 // The remote listener: ACP at /acp over Streamable HTTP and WebSocket (the SDK's AcpServer and Node adapters),
-// bearer-token tenants, a bound on connections, idle timeout, and GET /healthz. Each token gets an AcpServer of its
-// own, so a connection id is usable only with the token that opened it, and revoking a token closes exactly the
-// connections it opened.
+// bearer-token tenants, bounds on sockets and connections, idle timeout, and GET /healthz. Each token gets an
+// AcpServer of its own, so a connection id is usable only with the token that opened it, and revoking a token closes
+// exactly the connections it opened. A socket has --handshake-timeout-ms to send a request (Node's header and
+// request timeouts); a refused request ends its connection (refusal.ts); each connection's requests in flight are
+// bounded (request-gate.ts), and ws hands its messages on one per turn of the event loop, so one connection's flood
+// is answered between the other connections' messages, not before them.
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
@@ -9,14 +12,19 @@ import type { Duplex } from "node:stream";
 import type { AgentConnection, Stream } from "@agentclientprotocol/sdk";
 import { createNodeHttpHandler, createNodeWebSocketUpgradeHandler } from "@agentclientprotocol/sdk/experimental/node";
 import { AcpServer } from "@agentclientprotocol/sdk/experimental/server";
-import { WebSocketServer } from "ws";
+import { WebSocketServer, type WebSocket } from "ws";
 import { connectPeer } from "../host/connection/connect-peer.js";
 import type { HostContext } from "../host/host-context.js";
 import type { HostStatsMonitor } from "../host/ops/host-stats.js";
 import { Peer } from "../host/connection/peer.js";
 import { ConfigError } from "../flags.js";
 import { health } from "./health.js";
+import { closeIfRefused, isClosing, refuseRequest, refuseUpgrade } from "./refusal.js";
+import { RepeatedWarnings } from "./repeated-warnings.js";
+import { RequestGate } from "./request-gate.js";
+import { limitSockets } from "./socket-limits.js";
 import { closingPromptly } from "./ws-closing.js";
+import { dropBinaryFrames } from "./ws-text-only.js";
 import { urlHost } from "./listen-address.js";
 import { callerKey, TokenGate, type Caller } from "./token-gate.js";
 import type { TokenEntry } from "./tokens.js";
@@ -33,12 +41,26 @@ export interface RemoteOptions {
   tokensFile: string | null;
   /** PEM contents: serve HTTPS/WSS. */
   tls: { cert: string; key: string } | null;
+  /** Sockets (every one, authenticated or not) and client connections. */
   maxConnections: number;
+  /** Sockets from one remote address; 0: no cap. */
+  maxConnectionsPerAddress: number;
+  /** Time for a socket to send a request's headers, and a request its body (and a TLS socket its handshake). */
+  handshakeTimeoutMs: number;
+  /** Requests of one connection answered at once (session/prompt apart). */
+  maxRequestsInFlight: number;
   maxBufferedBytes: number;
   maxOutputStallMs: number;
   maxMessageBytes: number;
   /** 0: never. */
   idleTimeoutMs: number;
+}
+
+/** A WebSocket upgrade while the SDK opens its connection (synchronously, inside the upgrade handler). */
+interface Upgrade {
+  remote: string | undefined;
+  /** Set once the connection exists: the WebSocket is paused through it. */
+  gate: RequestGate | null;
 }
 
 interface Door {
@@ -57,6 +79,11 @@ export class RemoteListener {
   readonly #doors = new Map<string, Door>();
   readonly #peers = new Set<Peer>();
   readonly #gate: TokenGate;
+  readonly #warnings: RepeatedWarnings;
+  /** The upgrade being handed to the SDK now, if any. */
+  #upgrading: Upgrade | null = null;
+  /** Each upgrade's connection, until its WebSocket is accepted. */
+  readonly #upgrades = new WeakMap<IncomingMessage, Upgrade>();
   #connectionsOpened = 0;
   #idleSweep: NodeJS.Timeout | null = null;
 
@@ -64,9 +91,21 @@ export class RemoteListener {
     this.#host = host;
     this.#stats = stats;
     this.#options = options;
-    this.#gate = new TokenGate(options.tokensFile, tokens, host.log);
-    this.#server = options.tls ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key }) : createHttpServer();
-    this.#webSockets = new WebSocketServer({ noServer: true, maxPayload: options.maxMessageBytes });
+    this.#warnings = new RepeatedWarnings(host.log);
+    this.#gate = new TokenGate(options.tokensFile, tokens, host.log, this.#warnings);
+    const timeouts = {
+      headersTimeout: options.handshakeTimeoutMs,
+      requestTimeout: options.handshakeTimeoutMs,
+      // Node looks for sockets past those timeouts this often (its default, 30 s, would more than double them).
+      connectionsCheckingInterval: Math.min(1000, Math.max(50, Math.floor(options.handshakeTimeoutMs / 4))),
+    };
+    this.#server = options.tls
+      ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key, handshakeTimeout: options.handshakeTimeoutMs, ...timeouts })
+      : createHttpServer(timeouts);
+    limitSockets(this.#server, { maxSockets: options.maxConnections, maxPerAddress: options.maxConnectionsPerAddress }, this.#warnings);
+    // One message per turn of the event loop: a connection that sends thousands at once does not hold the main
+    // thread from the others (and ws stops reading its socket while messages wait).
+    this.#webSockets = new WebSocketServer({ noServer: true, maxPayload: options.maxMessageBytes, allowSynchronousEvents: false });
     this.#server.on("request", (req, res) => this.#onRequest(req, res));
     this.#server.on("upgrade", (req, socket, head) => this.#onUpgrade(req, socket, head));
   }
@@ -130,52 +169,57 @@ export class RemoteListener {
   }
 
   #onRequest(req: IncomingMessage, res: ServerResponse): void {
+    // A request sent after a refused one on the same connection, while it closes, is not served.
+    if (isClosing(req.socket)) return;
     const path = pathOf(req);
     if (path === HEALTH_PATH && req.method === "GET") {
       const { httpStatus, body } = health(this.#host);
       res.writeHead(httpStatus, { "Content-Type": "application/json" }).end(JSON.stringify(body));
       return;
     }
-    if (path !== ACP_PATH) {
-      res.writeHead(404, { "Content-Type": "text/plain" }).end("Not Found");
-      return;
-    }
+    if (path !== ACP_PATH) return refuseRequest(req, 404, {}, "Not Found");
     const caller = this.#gate.authenticate(req);
-    if (!caller) {
-      res.writeHead(401, { "WWW-Authenticate": "Bearer" }).end();
-      return;
+    if (!caller) return refuseRequest(req, 401, { "WWW-Authenticate": "Bearer" });
+    const declared = declaredLength(req);
+    if (declared > this.#options.maxMessageBytes) {
+      this.#warnings.warn(req.socket.remoteAddress, "body too large", { declaredBytes: declared, maxMessageBytes: this.#options.maxMessageBytes }, "request refused: body over --max-message-bytes");
+      return refuseRequest(req, 413, {}, `request body over --max-message-bytes (${this.#options.maxMessageBytes})`);
     }
     const opening = req.method === "POST" && req.headers[CONNECTION_ID_HEADER] === undefined;
-    const refusal = opening ? this.#refuseNewConnection() : null;
-    if (refusal) {
-      res.writeHead(503, { "Content-Type": "text/plain", "Retry-After": "1" }).end(refusal);
-      return;
-    }
+    const refusal = opening ? this.#refuseNewConnection(req) : null;
+    if (refusal) return refuseRequest(req, 503, { "Retry-After": "1" }, refusal);
+    // A body without a declared length that grows past the bound is refused by the SDK (413): that ends it too.
+    closeIfRefused(req, res);
     this.#door(caller).http(req, res);
   }
 
   #onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
-    if (pathOf(req) !== ACP_PATH) {
-      refuseUpgrade(socket, 404, "Not Found");
-      return;
-    }
+    if (isClosing(socket)) return;
+    if (pathOf(req) !== ACP_PATH) return refuseUpgrade(socket, 404);
     const caller = this.#gate.authenticate(req);
-    if (!caller) {
-      refuseUpgrade(socket, 401, "Unauthorized", "WWW-Authenticate: Bearer\r\n");
-      return;
+    if (!caller) return refuseUpgrade(socket, 401, { "WWW-Authenticate": "Bearer" });
+    if (this.#refuseNewConnection(req)) return refuseUpgrade(socket, 503, { "Retry-After": "1" });
+    const upgrade: Upgrade = { remote: req.socket.remoteAddress, gate: null };
+    this.#upgrades.set(req, upgrade);
+    this.#upgrading = upgrade;
+    try {
+      this.#door(caller).upgrade(req, socket, head);
+    } finally {
+      this.#upgrading = null;
     }
-    const refusal = this.#refuseNewConnection();
-    if (refusal) {
-      refuseUpgrade(socket, 503, "Service Unavailable");
-      return;
-    }
-    this.#door(caller).upgrade(req, socket, head);
   }
 
-  #refuseNewConnection(): string | null {
+  /** A WebSocket the SDK is about to serve: its connection's gate pauses it; its binary frames are dropped. */
+  #onWebSocket(req: IncomingMessage, webSocket: WebSocket): void {
+    const upgrade = this.#upgrades.get(req);
+    upgrade?.gate?.attachInput(webSocket);
+    dropBinaryFrames(webSocket, () => this.#warnings.warn(upgrade?.remote, "binary frame", {}, "binary WebSocket frame dropped (ACP is text frames)"));
+  }
+
+  #refuseNewConnection(req: IncomingMessage): string | null {
     if (!this.#host.accepting) return "host is shutting down";
     if (this.#peers.size >= this.#options.maxConnections) {
-      this.#host.log.warn({ maxConnections: this.#options.maxConnections }, "connection refused: --max-connections reached");
+      this.#warnings.warn(req.socket.remoteAddress, "connection refused", { maxConnections: this.#options.maxConnections }, "connection refused: --max-connections reached");
       return `too many connections (--max-connections ${this.#options.maxConnections})`;
     }
     return null;
@@ -194,27 +238,30 @@ export class RemoteListener {
       caller,
       acp,
       http: createNodeHttpHandler(acp, { maxRequestBodyBytes: this.#options.maxMessageBytes }),
-      upgrade: createNodeWebSocketUpgradeHandler(acp, closingPromptly(this.#webSockets)),
+      upgrade: createNodeWebSocketUpgradeHandler(acp, closingPromptly(this.#webSockets, (req, webSocket) => this.#onWebSocket(req, webSocket))),
     };
     this.#doors.set(key, door);
     return door;
   }
 
   #connect(caller: Caller, stream: Stream): AgentConnection {
-    const peer = new Peer(`c${++this.#connectionsOpened}`, caller.tenant, caller.tokenHash);
-    // Every message from the client counts as activity for the idle timeout.
-    const readable = stream.readable.pipeThrough(
-      new TransformStream({
-        transform(message, controller) {
-          peer.touch();
-          controller.enqueue(message);
-        },
-      }),
-    );
-    const connection = connectPeer(this.#host, peer, this.#stats, { readable, writable: stream.writable });
+    // The SDK opens a WebSocket's connection inside the upgrade handler; a Streamable HTTP one later, once the
+    // initialize request's body has been read: its address is not known here, and its warnings go by connection.
+    const upgrade = this.#upgrading;
+    const peer = new Peer(`c${++this.#connectionsOpened}`, caller.tenant, caller.tokenHash, caller.operator);
+    const remote = upgrade?.remote ?? `connection ${peer.label}`;
+    const gate = new RequestGate(stream, {
+      maxInFlight: this.#options.maxRequestsInFlight,
+      // Every message from the client counts as activity for the idle timeout.
+      onMessage: () => peer.touch(),
+      onStrayResponse: (id) =>
+        this.#warnings.warn(remote, "stray response", { connection: peer.label, id: String(id).slice(0, 40) }, "response to no request of the host's dropped"),
+    });
+    if (upgrade) upgrade.gate = gate;
+    const connection = connectPeer(this.#host, peer, this.#stats, gate.stream);
     this.#peers.add(peer);
     void connection.closed.then(() => this.#peers.delete(peer));
-    this.#host.log.info({ connection: peer.label, tenant: peer.tenant }, "connection opened");
+    this.#host.log.info({ connection: peer.label, tenant: peer.tenant, operator: peer.operator, remote: upgrade?.remote }, "connection opened");
     return connection;
   }
 
@@ -235,6 +282,8 @@ function pathOf(req: IncomingMessage): string {
   return query < 0 ? url : url.slice(0, query);
 }
 
-function refuseUpgrade(socket: Duplex, status: number, text: string, headers = ""): void {
-  socket.end(`HTTP/1.1 ${status} ${text}\r\n${headers}Content-Length: 0\r\nConnection: close\r\n\r\n`);
+/** The body length a request declares, or 0 (none, or a chunked body: its length is known only as it is read). */
+function declaredLength(req: IncomingMessage): number {
+  const header = req.headers["content-length"];
+  return header !== undefined && /^\d+$/.test(header) ? Number(header) : 0;
 }

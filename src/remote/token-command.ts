@@ -1,14 +1,22 @@
-// `acp-session-host token add NAME --tokens-file PATH`: prints a fresh token once; the file gets only its hash.
+// `acp-session-host token add NAME --tokens-file PATH [--operator]`: prints a fresh token once; the file gets only its
+// hash.
 import { z } from "zod";
 import { ConfigError, parseFlags } from "../flags.js";
 import { addToken } from "./token-file.js";
 
-const TokenFlags = z.object({ "tokens-file": z.string().min(1, "required").describe("the tokens file to append the new token's hash to") });
+const TokenFlags = z.object({
+  "tokens-file": z.string().min(1, "required").describe("the tokens file to append the new token's hash to"),
+  operator: z
+    .union([z.boolean(), z.enum(["true", "false"])])
+    .transform((value) => value === true || value === "true")
+    .default(false)
+    .describe("mark the token as the host operator's: its connections may call _host/stats and _host/status"),
+});
 
 /** Returns what to print on stdout. */
 export async function tokenCommand(argv: readonly string[]): Promise<string> {
   const [action, name, ...flags] = argv;
-  if (action !== "add" || !name || name.startsWith("-")) throw new ConfigError("usage: acp-session-host token add NAME --tokens-file PATH");
-  const file = parseFlags(TokenFlags, flags)["tokens-file"];
-  return `${await addToken(file, name)}\n`;
+  if (action !== "add" || !name || name.startsWith("-")) throw new ConfigError("usage: acp-session-host token add NAME --tokens-file PATH [--operator]");
+  const parsed = parseFlags(TokenFlags, flags);
+  return `${await addToken(parsed["tokens-file"], name, parsed.operator)}\n`;
 }

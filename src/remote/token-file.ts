@@ -1,7 +1,7 @@
 // Reading the tokens file (at start and on SIGHUP) and `acp-session-host token add NAME`.
 import { appendFile, readFile } from "node:fs/promises";
 import { ConfigError } from "../flags.js";
-import { hashToken, isTenantName, newToken, parseTokens, TokensFileError, type TokenEntry } from "./tokens.js";
+import { hashToken, isTenantName, newToken, OPERATOR_COLUMN, parseTokens, TokensFileError, type TokenEntry } from "./tokens.js";
 
 export async function readTokensFile(path: string): Promise<TokenEntry[]> {
   let text: string;
@@ -18,8 +18,11 @@ export async function readTokensFile(path: string): Promise<TokenEntry[]> {
   }
 }
 
-/** Appends a fresh token's hash for the tenant (creating the file, mode 0600) and returns the token, shown once. */
-export async function addToken(path: string, tenant: string): Promise<string> {
+/**
+ * Appends a fresh token's hash for the tenant (creating the file, mode 0600) and returns the token, shown once;
+ * operator: the line is marked so (the token may read the host-wide figures).
+ */
+export async function addToken(path: string, tenant: string, operator = false): Promise<string> {
   if (!isTenantName(tenant)) throw new ConfigError(`token add: tenant name must be 1-64 of A-Z a-z 0-9 . _ - (got ${JSON.stringify(tenant)})`);
   const existing = await readFile(path, "utf8").catch((error: NodeJS.ErrnoException) => {
     if (error.code === "ENOENT") return "";
@@ -33,6 +36,6 @@ export async function addToken(path: string, tenant: string): Promise<string> {
   }
   const token = newToken();
   const separator = existing === "" || existing.endsWith("\n") ? "" : "\n";
-  await appendFile(path, `${separator}${tenant} ${hashToken(token)}\n`, { mode: 0o600 });
+  await appendFile(path, `${separator}${tenant} ${hashToken(token)}${operator ? ` ${OPERATOR_COLUMN}` : ""}\n`, { mode: 0o600 });
   return token;
 }

@@ -2,6 +2,7 @@
 // every caller is tenantless.
 import type { IncomingMessage } from "node:http";
 import type { Logger } from "../host/logger.js";
+import type { RepeatedWarnings } from "./repeated-warnings.js";
 import { readTokensFile } from "./token-file.js";
 import { bearerToken, matchToken, type TokenEntry } from "./tokens.js";
 
@@ -9,36 +10,39 @@ import { bearerToken, matchToken, type TokenEntry } from "./tokens.js";
 export interface Caller {
   tenant: string | null;
   tokenHash: string | null;
+  /** The host's operator: a token marked `operator`, or any caller of a host without a tokens file. */
+  operator: boolean;
 }
 
 export class TokenGate {
   readonly #path: string | null;
   readonly #log: Logger;
+  readonly #warnings: RepeatedWarnings;
   #tokens: TokenEntry[] | null;
 
   /** tokens: the file as read at start (null: no tokens file). */
-  constructor(path: string | null, tokens: TokenEntry[] | null, log: Logger) {
+  constructor(path: string | null, tokens: TokenEntry[] | null, log: Logger, warnings: RepeatedWarnings) {
     this.#path = path;
     this.#tokens = tokens;
     this.#log = log;
+    this.#warnings = warnings;
   }
 
   /** The caller, or null (then 401 with no detail; the log says why, never the token). */
   authenticate(req: IncomingMessage): Caller | null {
-    if (this.#tokens === null) return { tenant: null, tokenHash: null };
+    if (this.#tokens === null) return { tenant: null, tokenHash: null, operator: true };
     const token = bearerToken(req.headers.authorization);
     const entry = token === null ? null : matchToken(this.#tokens, token);
-    if (entry) return { tenant: entry.tenant, tokenHash: entry.hash };
-    this.#log.warn(
-      { remote: req.socket.remoteAddress, method: req.method, reason: token === null ? "no bearer token" : "unknown token" },
-      "unauthorized request refused",
-    );
+    if (entry) return { tenant: entry.tenant, tokenHash: entry.hash, operator: entry.operator };
+    const reason = token === null ? "no bearer token" : "unknown token";
+    this.#warnings.warn(req.socket.remoteAddress, `unauthorized: ${reason}`, { method: req.method, reason }, "unauthorized request refused");
     return null;
   }
 
   /**
    * Re-reads the file; resolves to whether a caller is still valid, or null when the file could not be read (the
-   * previous tokens stay in force). A token moved to another tenant is no longer valid for the tenant it opened as.
+   * previous tokens stay in force). A token moved to another tenant, or whose `operator` mark changed, is no longer
+   * valid for what it opened as.
    */
   async reload(): Promise<((caller: Caller) => boolean) | null> {
     if (this.#path === null) return null;
@@ -50,12 +54,12 @@ export class TokenGate {
       return null;
     }
     this.#tokens = tokens;
-    const kept = new Set(tokens.map((entry) => callerKey({ tenant: entry.tenant, tokenHash: entry.hash })));
+    const kept = new Set(tokens.map((entry) => callerKey({ tenant: entry.tenant, tokenHash: entry.hash, operator: entry.operator })));
     return (caller) => caller.tokenHash === null || kept.has(callerKey(caller));
   }
 }
 
-/** One key per (tenant, token): "" for the tenantless caller. */
+/** One key per (tenant, token, operator mark): "" for the tenantless caller. */
 export function callerKey(caller: Caller): string {
-  return caller.tokenHash === null ? "" : `${caller.tenant} ${caller.tokenHash}`;
+  return caller.tokenHash === null ? "" : `${caller.tenant} ${caller.tokenHash}${caller.operator ? " operator" : ""}`;
 }

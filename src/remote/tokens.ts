@@ -1,12 +1,18 @@
-// The tokens file: one tenant a line, `tenant-name sha256-hex-of-token` (a tenant may have several lines, one per
-// token). The file holds hashes only; a presented token is hashed and compared with every entry in constant time.
+// The tokens file: one tenant a line, `tenant-name sha256-hex-of-token [operator]` (a tenant may have several lines,
+// one per token). `operator` marks a token of the host's operator: its connections may read the host-wide figures
+// (`_host/stats`, `_host/status`). The file holds hashes only; a presented token is hashed and compared with every
+// entry in constant time.
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 
 export interface TokenEntry {
   tenant: string;
   /** sha256 of the token, lowercase hex. */
   hash: string;
+  /** The line's third column says `operator`. */
+  operator: boolean;
 }
+
+export const OPERATOR_COLUMN = "operator";
 
 const TENANT = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const HASH = /^[0-9a-f]{64}$/;
@@ -21,14 +27,15 @@ export function parseTokens(text: string): TokenEntry[] {
     const line = raw.trim();
     if (line === "" || line.startsWith("#")) return;
     const fields = line.split(/\s+/);
-    const [tenant, hash] = fields;
-    if (fields.length !== 2 || !tenant || !hash) throw new TokensFileError(`line ${index + 1}: expected "tenant-name sha256-hex"`);
+    const [tenant, hash, role] = fields;
+    if (fields.length < 2 || fields.length > 3 || !tenant || !hash) throw new TokensFileError(`line ${index + 1}: expected "tenant-name sha256-hex [operator]"`);
+    if (role !== undefined && role !== OPERATOR_COLUMN) throw new TokensFileError(`line ${index + 1}: the third column may only be "${OPERATOR_COLUMN}"`);
     if (!TENANT.test(tenant)) throw new TokensFileError(`line ${index + 1}: tenant name must be 1-64 of A-Z a-z 0-9 . _ - (not starting with . _ -)`);
     const lower = hash.toLowerCase();
     if (!HASH.test(lower)) throw new TokensFileError(`line ${index + 1}: the hash must be 64 hex digits (sha256 of the token)`);
     if (seen.has(lower)) throw new TokensFileError(`line ${index + 1}: this hash is already on another line`);
     seen.add(lower);
-    entries.push({ tenant, hash: lower });
+    entries.push({ tenant, hash: lower, operator: role === OPERATOR_COLUMN });
   });
   return entries;
 }

@@ -1,4 +1,5 @@
-// The turns the kill -9 loop runs: echoes, bash with output, file writes and reads, sleeps a kill can land in.
+// The turns the kill -9 loop runs: echoes, bash with output, file writes and reads, sleeps a kill can land in; and
+// short echoes only, whose log a compaction makes smaller (a log of the others it would make larger: it is skipped).
 import type { Random } from "./prng.js";
 import { bash, script, tool } from "./tools.js";
 
@@ -17,4 +18,9 @@ export function crashTurn(random: Random, n: number): string {
     default:
       return script({ say: `turn ${n}: several` }, bash(`echo one ${n}`), bash(`echo two ${n} >&2; exit 3`), { say: "end" });
   }
+}
+
+/** A short echo: its turn marks weigh more than the messages a compaction's snapshot repeats. */
+export function shortTurn(n: number): string {
+  return `turn ${n}: short`;
 }

@@ -13,12 +13,18 @@ export interface RawHost {
   next(predicate?: (message: Record<string, unknown>) => boolean): Promise<Record<string, unknown>>;
   /** Every stdout line so far, raw. */
   lines: string[];
+  /** Everything the host wrote to stderr so far. */
+  stderr(): string;
+  /** Stops reading the host's stdout (its pipe fills), until resumeOutput. */
+  pauseOutput(): void;
+  resumeOutput(): void;
   close(): Promise<number | null>;
 }
 
 export async function startRawHost(args: string[] = []): Promise<RawHost> {
   const child = spawn(process.execPath, [CLI, ...args], { stdio: ["pipe", "pipe", "pipe"] });
-  child.stderr.resume();
+  let log = "";
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (log += chunk));
   const lines: string[] = [];
   const waiters: Array<{ predicate: (m: Record<string, unknown>) => boolean; resolve: (m: Record<string, unknown>) => void }> = [];
   const seen: Record<string, unknown>[] = [];
@@ -34,6 +40,9 @@ export async function startRawHost(args: string[] = []): Promise<RawHost> {
     child,
     lines,
     send: (line) => child.stdin.write(`${line}\n`),
+    stderr: () => log,
+    pauseOutput: () => void child.stdout.pause(),
+    resumeOutput: () => void child.stdout.resume(),
     next: (predicate = () => true) => {
       const index = seen.findIndex(predicate);
       if (index >= 0) return Promise.resolve(seen.splice(index, 1)[0]!);

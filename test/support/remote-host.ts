@@ -55,14 +55,14 @@ export async function startRemoteHost(hostArgs: string[] = []): Promise<RemoteHo
   };
 }
 
-/** A tokens file with one fresh token per tenant; returns the file and the tokens by tenant. */
-export function tokensFile(tenants: string[]): { path: string; tokens: Record<string, string>; add(tenant: string): string } {
+/** A tokens file with one fresh token per tenant (operators' marked so); returns the file and the tokens by tenant. */
+export function tokensFile(tenants: string[], operators: string[] = []): { path: string; tokens: Record<string, string>; add(tenant: string): string } {
   const path = join(tempDir("ash-tokens-"), "tokens");
   const tokens: Record<string, string> = {};
   writeFileSync(path, "");
   const add = (tenant: string) => {
     const token = newToken();
-    appendFileSync(path, `${tenant} ${hashToken(token)}\n`);
+    appendFileSync(path, `${tenant} ${hashToken(token)}${operators.includes(tenant) ? " operator" : ""}\n`);
     return token;
   };
   for (const tenant of tenants) tokens[tenant] = add(tenant);

@@ -7,11 +7,18 @@ export interface StalledClient {
   socket: Socket;
   /** Sends a request and resolves with its response's result (while still reading). */
   call(id: number, method: string, params: unknown): Promise<unknown>;
+  /** Resolves with the response to a request sent with send(), once it has been read: its result or error. */
+  response(id: number): Promise<{ result?: unknown; error?: unknown }>;
   /** Sends without waiting for anything. */
   send(message: unknown): void;
+  /** Pauses the socket: what the server sends stays in the kernel's buffers. */
   stopReading(): void;
-  /** Reads (and drops) everything again: a closed connection then shows as closed. */
+  /** Reads again, from where it stopped: a closed connection then shows as closed. */
   resumeReading(): void;
+  /** Characters of agent_message_chunk text read so far. */
+  agentText(): number;
+  /** Responses read so far (to any request). */
+  responsesRead(): number;
   /** Resolves when the connection has closed (seen only while reading). */
   closed: Promise<void>;
 }
@@ -29,7 +36,10 @@ export async function openStalledClient(url: string, headers: Record<string, str
 
   let buffer = Buffer.alloc(0);
   let upgraded = false;
-  const waiting = new Map<number, (result: unknown) => void>();
+  let agentText = 0;
+  let responsesRead = 0;
+  const waiting = new Map<number, (message: { result?: unknown; error?: unknown }) => void>();
+  const answered = new Map<number, { result?: unknown; error?: unknown }>();
   let upgradedNow: () => void = () => {};
   const upgrade = new Promise<void>((resolve) => (upgradedNow = resolve));
   socket.on("data", (chunk: Buffer) => {
@@ -46,35 +56,46 @@ export async function openStalledClient(url: string, headers: Record<string, str
       const next = readFrame(buffer);
       if (!next) return;
       buffer = buffer.subarray(next.size);
-      const message = JSON.parse(next.text) as { id?: number; result?: unknown };
-      if (typeof message.id === "number" && "result" in message) waiting.get(message.id)?.(message.result);
+      if (next.opcode !== 1) continue;
+      const message = JSON.parse(next.text) as { id?: number; result?: unknown; error?: unknown; params?: { update?: { sessionUpdate?: string; content?: { text?: string } } } };
+      const update = message.params?.update;
+      if (update?.sessionUpdate === "agent_message_chunk") agentText += update.content?.text?.length ?? 0;
+      if (typeof message.id !== "number" || !("result" in message || "error" in message)) continue;
+      responsesRead++;
+      const resolve = waiting.get(message.id);
+      if (resolve) resolve(message);
+      else answered.set(message.id, message);
     }
   });
   await upgrade;
   const send = (message: unknown) => void socket.write(frame(JSON.stringify(message)));
+  const response = (id: number) =>
+    new Promise<{ result?: unknown; error?: unknown }>((resolve) => {
+      const done = answered.get(id);
+      if (done) resolve(done);
+      else waiting.set(id, resolve);
+    });
   return {
     socket,
     closed,
     send,
-    call: (id, method, params) =>
-      new Promise((resolve) => {
-        waiting.set(id, resolve);
-        send({ jsonrpc: "2.0", id, method, params });
-      }),
-    stopReading: () => {
-      socket.removeAllListeners("data");
-      socket.pause();
+    response,
+    call: async (id, method, params) => {
+      const answer = response(id);
+      send({ jsonrpc: "2.0", id, method, params });
+      return (await answer).result;
     },
-    resumeReading: () => {
-      socket.on("data", () => {});
-      socket.resume();
-    },
+    stopReading: () => void socket.pause(),
+    resumeReading: () => void socket.resume(),
+    agentText: () => agentText,
+    responsesRead: () => responsesRead,
   };
 }
 
-/** One unmasked server text frame from the start of the buffer, or null when it has not all arrived. */
-function readFrame(buffer: Buffer): { text: string; size: number } | null {
+/** One unmasked server frame from the start of the buffer, or null when it has not all arrived. */
+function readFrame(buffer: Buffer): { opcode: number; text: string; size: number } | null {
   if (buffer.length < 2) return null;
+  const opcode = buffer[0]! & 0x0f;
   let length = buffer[1]! & 0x7f;
   let offset = 2;
   if (length === 126) {
@@ -87,11 +108,11 @@ function readFrame(buffer: Buffer): { text: string; size: number } | null {
     offset = 10;
   }
   if (buffer.length < offset + length) return null;
-  return { text: buffer.toString("utf8", offset, offset + length), size: offset + length };
+  return { opcode, text: buffer.toString("utf8", offset, offset + length), size: offset + length };
 }
 
 /** One masked text frame (RFC 6455 §5.2): clients must mask what they send. */
-function frame(text: string): Buffer {
+export function frame(text: string): Buffer {
   const payload = Buffer.from(text, "utf8");
   const length = payload.length;
   let header: Buffer;

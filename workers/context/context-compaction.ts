@@ -138,7 +138,7 @@ export class ContextKeeper {
     const { model, tools, signal } = request;
     // A summary is never shown: nothing of it is committed (only the scripted model commits mid-response, and it
     // has no context window to manage).
-    const commit = () => {};
+    const commit = () => Promise.resolve();
     // What the request carries besides the conversation (system prompt, tools) does not shrink.
     const room = (budget: number) => Math.max(0, budget - estimateRequest([], tools));
     try {

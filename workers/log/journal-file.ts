@@ -5,7 +5,7 @@
 import { closeSync, constants, fdatasyncSync, fstatSync, fsyncSync, ftruncateSync, openSync, readFileSync, readSync, writeSync } from "node:fs";
 import { LogError, SessionSidecar, SIDECAR_FORMAT, titleFrom, type LogHeader } from "../../src/protocol/session-log.js";
 import { LogWriteError, type Journal, type JournalEntry } from "./journal.js";
-import { syncDirOf, writeCompactedLog } from "./log-compaction.js";
+import { compactionPlan, syncDirOf, writeCompactedLog } from "./log-compaction.js";
 import { parseReplayed, restoreLogFrom } from "./log-repair.js";
 import { isReplayed } from "./log-snapshot.js";
 import { advanceBase, emptyBase, type SessionBase } from "./session-base.js";
@@ -48,6 +48,8 @@ export class FileJournal implements Journal {
   #tailBytes: number;
   #turnOpen = false;
   #compactionDue = false;
+  /** The tail's size at which the next compaction is tried. */
+  #compactAtTail: number;
   #sidecarFd: number | null = null;
   #sidecarLength = 0;
   #fd: number | null;
@@ -109,6 +111,7 @@ export class FileJournal implements Journal {
     this.#replay = replay;
     this.#entries = entries;
     this.#tailBytes = 0;
+    this.#compactAtTail = files.compactBytes;
     this.repair = repair;
     this.#turns = base.turns;
     this.#title = base.title;
@@ -171,34 +174,39 @@ export class FileJournal implements Journal {
 
   /**
    * Rewrites the log as its snapshot, its replayable history and nothing after (crash-safe: a new file, flushed,
-   * renamed over the log, the directory flushed). Does nothing while a turn is open. Returns whether it did.
+   * renamed over the log, the directory flushed). Does nothing while a turn is open, nor when the new log would not
+   * be smaller (its snapshot repeats the conversation, so a log of large outputs can only grow): then the next try
+   * waits until another compactBytes have been appended. Returns whether it did.
    */
   compact(): boolean {
     const fd = this.#fd;
     if (fd === null || this.#turnOpen) return false;
     const bytesBefore = this.#replay.start + this.#replay.bytes + this.#tailBytes;
     const base = advanceBase(this.#base, this.#entries);
-    const replayed = this.#entries.filter(isReplayed);
-    const { log: written, fd: next } = writeCompactedLog(this.#files, {
-      headerLine: this.#headerLine,
-      base,
-      replayed: this.#read(this.#replay.start, this.#replay.bytes),
-      replayedLines: this.#replay.lines,
-      added: replayed,
-    });
+    const plan = compactionPlan(
+      { headerLine: this.#headerLine, base, replayedLines: this.#replay.lines, added: this.#entries.filter(isReplayed) },
+      this.#replay.bytes,
+    );
+    if (plan.bytes >= bytesBefore) {
+      this.#compactAtTail = this.#tailBytes + this.#files.compactBytes;
+      this.#files.log("info", "session log not compacted: the compacted log would not be smaller", { bytesBefore, bytesAfter: plan.bytes, turns: this.#turns });
+      return false;
+    }
+    const next = writeCompactedLog(this.#files, plan, this.#read(this.#replay.start, this.#replay.bytes));
     // From the rename on, the log is the new file, whatever fails after it.
     this.#fd = next;
     this.#base = base;
-    this.#replay = written.replay;
+    this.#replay = plan.replay;
     this.#entries = [];
     this.#tailBytes = 0;
+    this.#compactAtTail = this.#files.compactBytes;
     try {
       closeSync(fd);
       syncDirOf(this.#files.path);
     } catch (error) {
       this.#files.log("warn", "sessions directory not flushed after a compaction", { reason: (error as Error).message });
     }
-    this.#files.log("info", "session log compacted", { bytesBefore, bytesAfter: written.bytes, turns: this.#turns });
+    this.#files.log("info", "session log compacted", { bytesBefore, bytesAfter: plan.bytes, turns: this.#turns });
     return true;
   }
 
@@ -222,11 +230,11 @@ export class FileJournal implements Journal {
 
   /** After the turn's end has been posted: a compaction delays the next prompt of this session only, not its answer. */
   #scheduleCompaction(): void {
-    if (this.#compactionDue || this.#tailBytes < this.#files.compactBytes) return;
+    if (this.#compactionDue || this.#tailBytes < this.#compactAtTail) return;
     this.#compactionDue = true;
     setTimeout(() => {
       this.#compactionDue = false;
-      if (this.#tailBytes < this.#files.compactBytes) return;
+      if (this.#tailBytes < this.#compactAtTail) return;
       try {
         this.compact();
       } catch (error) {

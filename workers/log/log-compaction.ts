@@ -27,32 +27,46 @@ export interface CompactedLog {
   bytes: number;
 }
 
-/** The new log's bytes (pure). */
-export function compactedLog(input: CompactionInput): CompactedLog {
+/** A compacted log but for the old history's bytes, which it keeps as they are: enough to know its size. */
+export interface CompactionPlan {
+  head: Buffer;
+  /** The replayable entries since, after the old history. */
+  added: Buffer;
+  replay: { start: number; bytes: number; lines: number };
+  bytes: number;
+}
+
+/** The new log without the old history read (pure): replayedBytes is that history's size. */
+export function compactionPlan(input: Omit<CompactionInput, "replayed">, replayedBytes: number): CompactionPlan {
   const header = { ...(JSON.parse(input.headerLine) as Record<string, unknown>), formatVersion: COMPACTED_LOG_FORMAT_VERSION };
   const added = Buffer.from(input.added.map((entry) => `${JSON.stringify(entry)}\n`).join(""));
-  const replay = { bytes: input.replayed.length + added.length, lines: input.replayedLines + input.added.length };
+  const replay = { bytes: replayedBytes + added.length, lines: input.replayedLines + input.added.length };
   const headerLine = `${JSON.stringify(header)}\n`;
   const head = Buffer.from(`${headerLine}${snapshotLine({ base: input.base, replayBytes: replay.bytes, replayLines: replay.lines })}\n`);
-  return { head, history: [input.replayed, added], replay: { start: head.length, ...replay }, bytes: head.length + replay.bytes };
+  return { head, added, replay: { start: head.length, ...replay }, bytes: head.length + replay.bytes };
+}
+
+/** The new log's bytes (pure). */
+export function compactedLog(input: CompactionInput): CompactedLog {
+  const plan = compactionPlan(input, input.replayed.length);
+  return { head: plan.head, history: [input.replayed, plan.added], replay: plan.replay, bytes: plan.bytes };
 }
 
 /**
  * Writes the new log and renames it over the old one (the commit point); returns a descriptor open on it (read and
  * append), opened before the rename so nothing can fail between the commit and the switch to the new file.
- * syncDirOf then flushes the rename.
+ * syncDirOf then flushes the rename. replayed: the old log's replayable history, as its bytes.
  */
-export function writeCompactedLog(files: { path: string; compactingPath: string }, input: CompactionInput): { log: CompactedLog; fd: number } {
-  const log = compactedLog(input);
+export function writeCompactedLog(files: { path: string; compactingPath: string }, plan: CompactionPlan, replayed: Buffer): number {
   let fd: number | null = null;
   try {
     fd = openSync(files.compactingPath, constants.O_RDWR | constants.O_CREAT | constants.O_TRUNC | constants.O_APPEND, 0o644);
-    for (const part of [log.head, ...log.history]) {
+    for (const part of [plan.head, replayed, plan.added]) {
       for (let offset = 0; offset < part.length; ) offset += writeSync(fd, part, offset, part.length - offset);
     }
     fsyncSync(fd);
     renameSync(files.compactingPath, files.path);
-    return { log, fd };
+    return fd;
   } catch (error) {
     // Before the rename the log is untouched: the half-written file goes (a disk that is full gets its room back).
     if (fd !== null) closeSync(fd);

@@ -180,6 +180,8 @@ export class AgentLoop {
       if (requests >= this.#options.maxTurnRequests) return "max_turn_requests";
       // MCP servers still starting are waited for (up to --mcp-startup-timeout-ms), changed tool lists re-read.
       await this.#options.tools.prepare(signal);
+      // A client that has not taken the output so far gets no more until it does: the turn waits here.
+      await this.#options.events.room(signal);
       if (signal.aborted) return "cancelled";
       const relay = new ChunkRelay(this.#options.events, turn.id, signal, this.#options.streamChunks);
       const response = await this.#context.complete({
@@ -199,7 +201,7 @@ export class AgentLoop {
         this.#reportUsage(turn.id, response.usage);
         return FINISH_STOP[response.finish] ?? "end_turn";
       }
-      this.#commitAssistant(turn.id, response, relay);
+      await this.#commitAssistant(turn.id, response, relay);
       const stop = FINISH_STOP[response.finish];
       if (stop || response.toolCalls.length === 0) return stop ?? "end_turn";
       let limitReached = false;
@@ -224,11 +226,12 @@ export class AgentLoop {
     this.#history.push({ role: "tool", toolCallId: call.id, name: call.name, result: why, isError: true });
   }
 
-  #commitAssistant(turnId: string, response: Pick<ModelResponse, "blocks" | "toolCalls" | "usage" | "thought">, relay: ChunkRelay): void {
+  /** Journaled at once; resolves once what it sends has room (the client has taken enough of what went before). */
+  async #commitAssistant(turnId: string, response: Pick<ModelResponse, "blocks" | "toolCalls" | "usage" | "thought">, relay: ChunkRelay): Promise<void> {
     const thought = response.thought ? { thought: response.thought } : {};
     this.#options.journal.append({ type: "assistant_message", turnId, blocks: response.blocks, toolCalls: response.toolCalls, ...thought });
     this.#history.push({ role: "assistant", blocks: response.blocks, toolCalls: response.toolCalls, ...thought });
-    relay.commit(response);
+    await relay.commit(response);
     this.#reportUsage(turnId, response.usage);
   }
 
@@ -269,6 +272,8 @@ export class AgentLoop {
     }
     if (turn.abort.signal.aborted) return finish({ output: "tool call not run: the turn was cancelled", isError: true });
 
+    await events.room(turn.abort.signal);
+    if (turn.abort.signal.aborted) return finish({ output: "tool call not run: the turn was cancelled", isError: true });
     events.post({ type: "tool_call_update", turnId, toolCallId, status: "in_progress" });
     try {
       const result = await tool.run(checked.input, {
@@ -279,6 +284,7 @@ export class AgentLoop {
         emitOutput: (delta) => {
           if (delta.length > 0) events.post({ type: "tool_call_update", turnId, toolCallId, outputDelta: delta });
         },
+        outputRoom: () => (events.behind ? events.room(turn.abort.signal) : null),
       });
       return finish(result);
     } catch (error) {

@@ -45,12 +45,16 @@ export interface ModelRequest {
   /**
    * Commits the blocks said so far as a message of their own, before the response goes on (a model that says
    * something, then works for a while): journaled and sent at once. The response returned holds only what follows.
+   * Resolves once the client has room for more (the model waits for it before it goes on).
    */
-  commit(blocks: string[]): void;
-  /** Streamed text as it arrives (shown only with --stream-chunks; otherwise the committed message is). */
-  onDelta?: (text: string) => void;
+  commit(blocks: string[]): Promise<void>;
+  /**
+   * Streamed text as it arrives (shown only with --stream-chunks; otherwise the committed message is). A promise
+   * returned means the client is behind: the model reads no more of its stream until it settles.
+   */
+  onDelta?: (text: string) => Promise<void> | void;
   /** Streamed reasoning as it arrives, like onDelta. */
-  onThought?: (text: string) => void;
+  onThought?: (text: string) => Promise<void> | void;
 }
 
 /** Raised for a prompt the model refuses before the turn starts (bad script, fault injection off). */

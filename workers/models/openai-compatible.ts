@@ -58,20 +58,23 @@ export class OpenAiCompatibleModel implements Model {
     // A retried answer streams again from its start: only what goes beyond what an earlier attempt streamed is passed on.
     const shown = { text: 0, thought: 0 };
     const streamed = request.onDelta || request.onThought;
+    // Deltas are handed on in order, each once the one before has found room in the client's output window.
+    let handedOn: Promise<void> = Promise.resolve();
     for (let retry = 0; ; retry++) {
       const seen = { text: 0, thought: 0 };
-      const pass = (key: "text" | "thought", added: string, to: ((text: string) => void) | undefined) => {
+      const pass = (key: "text" | "thought", added: string, to: ModelRequest["onDelta"]) => {
         seen[key] += added.length;
         const fresh = added.slice(Math.max(0, added.length - (seen[key] - shown[key])));
         if (fresh.length === 0 || !to) return;
         shown[key] += fresh.length;
-        to(fresh);
+        handedOn = handedOn.then(() => to(fresh));
       };
       try {
         const answer = await this.#gateway.request({ model: this.name, messages, ...(tools ? { tools } : {}) }, signal, streamed ? (text, thought) => {
           pass("thought", thought, request.onThought);
           pass("text", text, request.onDelta);
         } : null);
+        await handedOn;
         return this.#response(answer);
       } catch (error) {
         signal.throwIfAborted();

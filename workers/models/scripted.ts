@@ -96,7 +96,7 @@ export class ScriptedModel implements Model {
       }
       // What was said before a step that takes time is a message of its own, out before the step runs.
       if (blocks.length > 0 && !("tool" in step)) {
-        request.commit(blocks);
+        await request.commit(blocks);
         blocks = [];
       }
       if ("sleep_ms" in step) await sleep(step.sleep_ms, undefined, { signal });

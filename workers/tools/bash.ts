@@ -72,6 +72,9 @@ export function bashTools(deps: BashDeps): Tool[] {
           onOutput: (text) => {
             capped.push(text);
             stream.push(text, where);
+            // The spawner pauses the command while this connection is not read: its output waits in its pipe.
+            const room = context.outputRoom();
+            if (room) deps.connection.pauseWhile(room);
           },
         },
       );

@@ -66,6 +66,8 @@ export class SpawnerConnection {
   #ready: Promise<Socket> | null = null;
   #closedWhy: string | null = null;
   #nextId = 1;
+  /** pauseWhile calls not yet settled. */
+  #pauses = 0;
 
   constructor(grant: SpawnerGrant | null) {
     this.#grant = grant;
@@ -168,6 +170,20 @@ export class SpawnerConnection {
 
   kill(taskId: string): Promise<ReplyOf<"task_killed"> | ReplyOf<"error">> {
     return this.#request({ op: "kill", taskId }, ["task_killed"]);
+  }
+
+  /**
+   * Reads nothing more from the spawner until `wait` settles: the spawner then stops reading the commands' output
+   * (its socket to this worker is full), so a command that writes faster than the client reads blocks on its pipe.
+   */
+  pauseWhile(wait: Promise<void>): void {
+    const socket = this.#socket;
+    if (!socket) return;
+    this.#pauses++;
+    socket.pause();
+    void wait.finally(() => {
+      if (--this.#pauses === 0 && this.#socket === socket) socket.resume();
+    });
   }
 
   /** Closing ends this worker's foreground commands; the session's background tasks stay with the session. */

@@ -21,6 +21,11 @@ export interface ToolContext {
   readonly toolCallId: string;
   /** Streams output produced since the previous call (a delta, never the accumulated whole). */
   emitOutput(delta: string): void;
+  /**
+   * null while the client keeps up with the output; else a promise that settles once it has room again (or the turn
+   * is cancelled), until which a tool that streams should read no more of its output.
+   */
+  outputRoom(): Promise<void> | null;
 }
 
 /** How a mode treats a tool call: run it, ask the client first, or refuse it with a reason. */

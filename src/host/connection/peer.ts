@@ -9,13 +9,16 @@ export class Peer {
   readonly tenant: string | null;
   /** The hash of the token that opened it: revoking that token closes it. */
   readonly tokenHash: string | null;
+  /** May read the host-wide figures (_host/stats, _host/status): stdio, a host without tokens, an operator's token. */
+  readonly operator: boolean;
   #connection: AgentConnection | null = null;
   #lastActive = performance.now();
 
-  constructor(label: string, tenant: string | null, tokenHash: string | null = null) {
+  constructor(label: string, tenant: string | null, tokenHash: string | null = null, operator = true) {
     this.label = label;
     this.tenant = tenant;
     this.tokenHash = tokenHash;
+    this.operator = operator;
   }
 
   bind(connection: AgentConnection): void {

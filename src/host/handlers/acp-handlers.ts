@@ -4,7 +4,7 @@ import { agent, PROTOCOL_VERSION, type AgentApp, type NewSessionResponse, type S
 import { SessionModeId } from "../../protocol/port.js";
 import { HOST_STATS_METHOD, HostStatsRequest } from "../../protocol/host-stats.js";
 import { HOST_STATUS_METHOD, HostStatusRequest } from "../../protocol/host-status.js";
-import { invalidParams } from "../errors.js";
+import { invalidParams, operatorOnly } from "../errors.js";
 import { assertAbsolute, assertNoExtras } from "./request-checks.js";
 import { mcpServersFrom } from "./mcp-servers.js";
 import { NewSessionParams } from "./session-params.js";
@@ -55,9 +55,16 @@ export function createAgentApp(host: HostContext, peer: Peer, stats: HostStatsMo
   };
 
   const app = agent({ name: "acp-session-host" })
-    // Extension for orchestrators and the benchmark: event-loop lag, thread and session counts, memory.
-    .onRequest(HOST_STATS_METHOD, HostStatsRequest, ({ params }) => stats.snapshot(params))
-    .onRequest(HOST_STATUS_METHOD, HostStatusRequest, async ({ params }) => hostStatus(host, peer, stats, params))
+    // Extension for orchestrators and the benchmark: event-loop lag, thread and session counts, memory. Host-wide
+    // figures (and an operator's control, the lag window's reset): a tenant's connection needs an operator's token.
+    .onRequest(HOST_STATS_METHOD, HostStatsRequest, ({ params }) => {
+      if (!peer.operator) throw operatorOnly(HOST_STATS_METHOD);
+      return stats.snapshot(params);
+    })
+    .onRequest(HOST_STATUS_METHOD, HostStatusRequest, async ({ params }) => {
+      if (!peer.operator) throw operatorOnly(HOST_STATUS_METHOD);
+      return hostStatus(host, peer, stats, params);
+    })
     .onRequest("initialize", () => ({
       protocolVersion: PROTOCOL_VERSION,
       agentCapabilities: {

@@ -13,8 +13,8 @@ export interface SessionWorkerHooks {
   /** Takes the session's slot when a worker is needed. */
   holder: SlotHolder;
   closed(): boolean;
-  /** Events from the current worker, in the order it posted them. */
-  onEvents(lease: WorkerLease, events: WorkerEvent[]): void;
+  /** Events from the current worker, in the order it posted them; settles once the output they made has left. */
+  onEvents(lease: WorkerLease, events: WorkerEvent[]): Promise<void> | void;
   /** The current worker broke the port's contract: it is being replaced; fault is the error to answer with. */
   onFault(fault: RequestError): void;
   /** The current worker ended without being released (a crash, a hard cancel, a terminate). */
@@ -215,9 +215,7 @@ export class SessionWorker {
     this.#threadExits.set(lease, attached);
     this.#lease = lease;
     lease.listen(
-      (events) => {
-        if (lease === this.#lease) this.#hooks.onEvents(lease, events);
-      },
+      (events) => (lease === this.#lease ? this.#hooks.onEvents(lease, events) : undefined),
       (error) => {
         // A worker that sends what the contract does not allow is faulty: its turn fails and it is replaced.
         if (lease === this.#lease) this.#hooks.onFault(this.fault(lease, "event", error));

@@ -83,6 +83,8 @@ export class SessionRecord implements SlotHolder {
         closed: () => this.#closed,
         onEvents: (lease, events) => {
           for (const event of events) if (lease === this.#worker.current) this.#onEvent(lease, event);
+          // Updates go out in order: once these have, so has everything these events sent.
+          return this.#outbox.drained;
         },
         onFault: (fault) => this.#onFaulty(fault),
         onExit: (exit) => this.#workerExited(exit),

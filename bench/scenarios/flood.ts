@@ -1,0 +1,83 @@
+// Scenario 12: fairness between remote connections. While one connection's session answers echo prompts one after
+// another, another WebSocket sends 50,000 requests at once (a method the host does not have: each is answered with
+// an error). The echo's latency while the flood is being answered against its quiet value on the same host; the goal
+// is a p99 within 2× the quiet one.
+import { WebSocket } from "ws";
+import type { BenchContext } from "../context.js";
+import { repeat } from "../context.js";
+import { startListeningHost } from "../remote-host.js";
+import { figure, summarize, type Figure } from "../stats.js";
+import type { HostClient } from "../../src/client/index.js";
+
+export interface FloodResult {
+  runs: number;
+  requests: number;
+  quiet: { p50: Figure; p99: Figure };
+  flooded: { p50: Figure; p99: Figure; echoes: Figure };
+  /** flooded p99 ÷ quiet p99, each run's, then the median. */
+  p99Ratio: Figure;
+  /** How long the flood took to be answered (s). */
+  floodS: Figure;
+}
+
+interface RunMeasure {
+  quiet: { p50: number; p99: number };
+  flooded: { p50: number; p99: number; echoes: number };
+  floodS: number;
+}
+
+export async function flood(ctx: BenchContext): Promise<FloodResult> {
+  const requests = 50_000;
+  const runs = ctx.quick ? 1 : 3;
+  const quietEchoes = ctx.quick ? 100 : 300;
+  const measured = await repeat(ctx, `flood of ${requests}`, runs, async () => {
+    const host = await startListeningHost(["--log-level", "info"]);
+    try {
+      return await measureOnce(host.client, host.wsUrl, ctx.cwd, requests, quietEchoes);
+    } finally {
+      await host.dispose();
+    }
+  });
+  return {
+    runs,
+    requests,
+    quiet: { p50: figure(measured.map((m) => m.quiet.p50)), p99: figure(measured.map((m) => m.quiet.p99)) },
+    flooded: {
+      p50: figure(measured.map((m) => m.flooded.p50)),
+      p99: figure(measured.map((m) => m.flooded.p99)),
+      echoes: figure(measured.map((m) => m.flooded.echoes)),
+    },
+    p99Ratio: figure(measured.map((m) => m.flooded.p99 / m.quiet.p99)),
+    floodS: figure(measured.map((m) => m.floodS)),
+  };
+}
+
+async function measureOnce(client: HostClient, wsUrl: string, cwd: string, requests: number, quietEchoes: number): Promise<RunMeasure> {
+  const { sessionId } = await client.newSession(cwd);
+  const echo = async () => {
+    const sent = performance.now();
+    const result = await client.prompt(sessionId, "ping");
+    if (result.text !== "You said: ping") throw new Error(`flood: unexpected echo ${JSON.stringify(result.text)}`);
+    return performance.now() - sent;
+  };
+  for (let i = 0; i < 20; i++) await echo();
+  const quiet: number[] = [];
+  for (let i = 0; i < quietEchoes; i++) quiet.push(await echo());
+
+  const flooder = new WebSocket(wsUrl);
+  await new Promise<void>((resolve, reject) => flooder.once("open", resolve).once("error", reject));
+  let answered = 0;
+  const initialized = new Promise<void>((resolve) => flooder.once("message", () => resolve()));
+  flooder.send(JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } }));
+  await initialized;
+  flooder.on("message", () => answered++);
+  const started = performance.now();
+  for (let id = 1; id <= requests; id++) flooder.send(JSON.stringify({ jsonrpc: "2.0", id, method: "x" }));
+  const flooded: number[] = [];
+  while (answered < requests) flooded.push(await echo());
+  const floodS = (performance.now() - started) / 1000;
+  flooder.close();
+  const q = summarize(quiet);
+  const f = summarize(flooded);
+  return { quiet: { p50: q.p50, p99: q.p99 }, flooded: { p50: f.p50, p99: f.p99, echoes: flooded.length }, floodS };
+}
