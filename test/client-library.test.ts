@@ -3,7 +3,7 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
-import { ndJsonStream, type SessionUpdate } from "@agentclientprotocol/sdk";
+import { ndJsonStream, type SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HostClient } from "../src/client/index.js";
 import { removeTempDirs, startHost, tempDir, type TestHost } from "./support/host.js";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { SessionNotification } from "@agentclientprotocol/sdk";
+import type { SessionNotification } from "@agentclientprotocol/sdk/unstable";
 import { removeTempDirs, startHost, tempDir, type TestHost } from "./support/host.js";
 
 describe("concurrent sessions are isolated", () => {
