@@ -119,7 +119,7 @@ describe("openai-compatible provider", () => {
     const result = await host.client.prompt(sessionId, "use a tool");
     expect(result.text).toBe("No such tool.");
     expect(result.toolCalls.map((call) => call.status)).toEqual(["failed"]);
-    expect(server.requests.at(-1)!.body.messages.at(-1)).toEqual({ role: "tool", tool_call_id: "call_x", content: 'Error: unknown tool "no_such_tool" (the tools are: bash, bash_output, bash_kill, read_file, write_file, edit_file, list_dir)' });
+    expect(server.requests.at(-1)!.body.messages.at(-1)).toEqual({ role: "tool", tool_call_id: "call_x", content: 'Error: unknown tool "no_such_tool" (the tools are: bash, bash_output, bash_kill, read_file, write_file, edit_file, list_dir, update_plan, spawn_agent)' });
   });
 
   it("usage from the final chunk is reported as usage_update (size: the default context window)", async () => {

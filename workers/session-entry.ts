@@ -19,10 +19,12 @@ import {
   type SessionTask,
   type SessionWorkerApi,
 } from "../src/protocol/port.js";
+import { SystemPromptSetting } from "../src/protocol/system-prompt.js";
 import { AgentLoop } from "./loop/agent-loop.js";
+import { ChildRequests } from "./loop/child-requests.js";
 import { EventSink } from "./event-sink.js";
 import type { Journal } from "./log/journal.js";
-import { createModel } from "./models/create-model.js";
+import { createModel, type ModelOptions } from "./models/create-model.js";
 import { replayEvents } from "./log/replay.js";
 import { restoreSession } from "./log/session-restore.js";
 import { recordMcpServers } from "./mcp/mcp-record.js";
@@ -37,15 +39,16 @@ interface Session {
   loop: AgentLoop;
   journal: Journal;
   model: ModelConfig;
+  systemPrompt: SystemPromptSetting | null;
   turns: number;
   tools: ToolRegistry;
   spawner: SpawnerConnection;
   workspace: Workspace;
 }
 
-async function openSession(init: WorkerInit, events: EventSink): Promise<Session> {
-  const { journal, mode, model, turns } = restoreSession(init, events);
-  const { tools, spawner, workspace } = createTools(init);
+async function openSession(init: WorkerInit, events: EventSink, children: ChildRequests): Promise<Session> {
+  const { journal, mode, model, systemPrompt, turns } = restoreSession(init, events);
+  const { tools, spawner, workspace } = createTools(init, children);
   recordMcpServers(journal, init.mcpServers);
   // Servers connect in the background: open() does not wait for them; the first model request does (prepare).
   if (init.mcpServers.length > 0) {
@@ -62,7 +65,7 @@ async function openSession(init: WorkerInit, events: EventSink): Promise<Session
     );
   }
   const loop = new AgentLoop({
-    model: await createModel(model, { allowFaultInjection: init.allowFaultInjection, cwd: init.cwd, log: events.log.bind(events) }),
+    model: await createModel(model, modelOptions(init, events, systemPrompt)),
     tools,
     events,
     journal,
@@ -73,7 +76,11 @@ async function openSession(init: WorkerInit, events: EventSink): Promise<Session
     compactAt: init.compactAt,
     streamChunks: init.streamChunks,
   });
-  return { init, loop, journal, model, turns, tools, spawner, workspace };
+  return { init, loop, journal, model, systemPrompt, turns, tools, spawner, workspace };
+}
+
+function modelOptions(init: WorkerInit, events: EventSink, systemPrompt: SystemPromptSetting | null): ModelOptions {
+  return { allowFaultInjection: init.allowFaultInjection, cwd: init.cwd, log: events.log.bind(events), systemPrompt };
 }
 
 // zod/mini leaves error messages to a locale: the model and the log get English ones, as on the main thread.
@@ -84,6 +91,7 @@ const REPLAY_BATCH = 256;
 
 export default function runSession(task: SessionTask): Promise<never> {
   const events = new EventSink(task.events as MessagePort);
+  const children = new ChildRequests(events);
   let bind: (session: Session) => void = () => {};
   let fail: (error: unknown) => void = () => {};
   const bound = new Promise<Session>((resolve, reject) => {
@@ -101,7 +109,7 @@ export default function runSession(task: SessionTask): Promise<never> {
       try {
         const parsed = WorkerInit.parse(init);
         lowerPriority(parsed.nice);
-        bind(await openSession(parsed, events));
+        bind(await openSession(parsed, events, children));
       } catch (error) {
         fail(error);
         throw error;
@@ -132,9 +140,16 @@ export default function runSession(task: SessionTask): Promise<never> {
     async setModel(model) {
       const session = await bound;
       const config = ModelConfig.parse(model);
-      session.loop.setModel(await createModel(config, { allowFaultInjection: session.init.allowFaultInjection, cwd: session.init.cwd, log: events.log.bind(events) }));
+      session.loop.setModel(await createModel(config, modelOptions(session.init, events, session.systemPrompt)));
       session.model = config;
       session.journal.append({ type: "model", model: config });
+    },
+    async setSystemPrompt(systemPrompt) {
+      const session = await bound;
+      const setting = SystemPromptSetting.parse(systemPrompt);
+      session.loop.setModel(await createModel(session.model, modelOptions(session.init, events, setting)));
+      session.systemPrompt = setting;
+      session.journal.append({ type: "system_prompt", systemPrompt: setting });
     },
     async replay(older) {
       const session = await bound;
@@ -174,6 +189,7 @@ export default function runSession(task: SessionTask): Promise<never> {
       if (message.type === "prompt") session.loop.prompt(message.turnId, message.text);
       else if (message.type === "cancel") session.loop.cancel(message.turnId, message.reason);
       else if (message.type === "permission") session.loop.resolvePermission(message.requestId, message.outcome);
+      else if (message.type === "child_result") children.settle(message.requestId, message.outcome);
     });
   });
   return new Promise<never>(() => {});

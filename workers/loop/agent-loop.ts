@@ -1,5 +1,6 @@
 // The turn loop of one session: user message → model → tool calls → tool results → model … until the model
 // answers without tool calls, the turn is cancelled, or it runs out of model requests.
+import type { PlanEntry } from "../../src/protocol/plan.js";
 import type { PermissionOutcome, SessionModeId, StopReason, ToolKind } from "../../src/protocol/port.js";
 import { ChunkRelay } from "./chunk-relay.js";
 import { ContextKeeper } from "../context/context-compaction.js";
@@ -33,6 +34,8 @@ interface Turn {
   abort: AbortController;
   /** Tool calls run so far in this turn (--max-turn-tool-calls). */
   toolCalls: number;
+  /** The text of the last assistant message committed in this turn (a child's answer to its parent). */
+  lastMessage: string;
 }
 
 const FINISH_STOP: Record<ModelResponse["finish"], StopReason | null> = {
@@ -98,7 +101,7 @@ export class AgentLoop {
       if (error instanceof PromptRejected) return refuse(-32602, error.message);
       throw error;
     }
-    const turn: Turn = { id: turnId, abort: new AbortController(), toolCalls: 0 };
+    const turn: Turn = { id: turnId, abort: new AbortController(), toolCalls: 0, lastMessage: "" };
     this.#turn = turn;
     this.#running = this.#run(turn, text);
   }
@@ -146,8 +149,10 @@ export class AgentLoop {
     const { journal, events } = this.#options;
     const turnId = turn.id;
     const signal = turn.abort.signal;
+    const untitled = journal.title === null;
     journal.append({ type: "turn_start", turnId, at: new Date().toISOString() });
     journal.append({ type: "user_message", turnId, text });
+    if (untitled && journal.title !== null) events.post({ type: "title", turnId, title: journal.title });
     this.#history.push({ role: "user", text });
     let ending: { stopReason: StopReason } | { code: number; message: string };
     try {
@@ -165,7 +170,7 @@ export class AgentLoop {
       const why = reason instanceof Error && reason.name !== "AbortError" ? { error: reason.message } : {};
       journal.append({ type: "turn_end", turnId, stopReason: ending.stopReason, ...why });
       journal.endTurn();
-      events.post({ type: "turn_end", turnId, stopReason: ending.stopReason });
+      events.post({ type: "turn_end", turnId, stopReason: ending.stopReason, lastMessage: turn.lastMessage });
     } else {
       journal.append({ type: "turn_end", turnId, stopReason: "error", error: ending.message });
       journal.endTurn();
@@ -189,7 +194,7 @@ export class AgentLoop {
         tools: this.#options.tools.specs(),
         signal,
         ...relay.callbacks(),
-        commit: (blocks) => this.#commitAssistant(turn.id, { blocks, toolCalls: [] }, relay),
+        commit: (blocks) => this.#commitAssistant(turn, { blocks, toolCalls: [] }, relay),
       });
       if (signal.aborted) return "cancelled";
       if (isEmpty(response)) {
@@ -199,7 +204,7 @@ export class AgentLoop {
         this.#reportUsage(turn.id, response.usage);
         return FINISH_STOP[response.finish] ?? "end_turn";
       }
-      this.#commitAssistant(turn.id, response, relay);
+      this.#commitAssistant(turn, response, relay);
       const stop = FINISH_STOP[response.finish];
       if (stop || response.toolCalls.length === 0) return stop ?? "end_turn";
       let limitReached = false;
@@ -224,8 +229,11 @@ export class AgentLoop {
     this.#history.push({ role: "tool", toolCallId: call.id, name: call.name, result: why, isError: true });
   }
 
-  #commitAssistant(turnId: string, response: Pick<ModelResponse, "blocks" | "toolCalls" | "usage" | "thought">, relay: ChunkRelay): void {
+  #commitAssistant(turn: Turn, response: Pick<ModelResponse, "blocks" | "toolCalls" | "usage" | "thought">, relay: ChunkRelay): void {
+    const turnId = turn.id;
     const thought = response.thought ? { thought: response.thought } : {};
+    const text = response.blocks.join("");
+    if (text.length > 0) turn.lastMessage = text;
     this.#options.journal.append({ type: "assistant_message", turnId, blocks: response.blocks, toolCalls: response.toolCalls, ...thought });
     this.#history.push({ role: "assistant", blocks: response.blocks, toolCalls: response.toolCalls, ...thought });
     relay.commit(response);
@@ -275,15 +283,23 @@ export class AgentLoop {
         cwd,
         mode: this.#mode,
         signal: turn.abort.signal,
+        turnId,
         toolCallId,
         emitOutput: (delta) => {
           if (delta.length > 0) events.post({ type: "tool_call_update", turnId, toolCallId, outputDelta: delta });
         },
+        showPlan: (entries) => this.#showPlan(turnId, entries),
       });
       return finish(result);
     } catch (error) {
       return finish({ output: `${call.name} failed: ${(error as Error).message}`, isError: true });
     }
+  }
+
+  /** Journaled before it is shown, like every entry: session/load replays the plan as the client saw it. */
+  #showPlan(turnId: string, entries: PlanEntry[]): void {
+    this.#options.journal.append({ type: "plan", turnId, entries });
+    this.#options.events.post({ type: "plan", turnId, entries });
   }
 
   #askPermission(turn: Turn, toolCallId: string, title: string, kind: ToolKind, rawInput: unknown): Promise<PermissionOutcome> {

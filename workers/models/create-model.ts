@@ -1,5 +1,6 @@
 // Picks the model implementation a session's configuration names.
 import type { ModelConfig } from "../../src/protocol/port.js";
+import type { SystemPromptSetting } from "../../src/protocol/system-prompt.js";
 import type { Model } from "./model.js";
 import type { ModelLog } from "./openai-compatible.js";
 import { ScriptedModel } from "./scripted.js";
@@ -10,6 +11,8 @@ export interface ModelOptions {
   cwd?: string;
   /** Where a model reports what the client does not see (retries). */
   log?: ModelLog;
+  /** The client's system prompt for the session, added to the host's own instructions or replacing them. */
+  systemPrompt?: SystemPromptSetting | null;
 }
 
 export async function createModel(config: ModelConfig, options: ModelOptions): Promise<Model> {

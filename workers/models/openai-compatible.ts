@@ -8,6 +8,7 @@
 import { OpenAI, type ClientOptions } from "openai";
 import type { ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
 import type { ModelConfig } from "../../src/protocol/port.js";
+import type { SystemPromptSetting } from "../../src/protocol/system-prompt.js";
 import { contextWindow } from "./context-windows.js";
 import { ContextOverflow, ModelError, type Model, type ModelRequest, type ModelResponse, type ModelUsage } from "./model.js";
 import { classify, fetchNormalizingErrors, isContextOverflow, type Failure } from "./openai-errors.js";
@@ -26,6 +27,8 @@ export interface OpenAiCompatibleOptions {
   cwd?: string;
   /** The session's log (the host's stderr): retries are reported there. */
   log?: ModelLog;
+  /** The client's system prompt: appended to the host's instructions, or (override) instead of them. */
+  systemPrompt?: SystemPromptSetting | null;
 }
 
 export class OpenAiCompatibleModel implements Model {
@@ -49,7 +52,7 @@ export class OpenAiCompatibleModel implements Model {
     this.#idleTimeoutMs = config.idleTimeoutMs ?? 0;
     this.contextWindow = contextWindow(config.model, config.contextWindow);
     this.#reasoning = config.reasoningHistory ?? "none";
-    this.#system = systemPrompt(options.cwd);
+    this.#system = systemMessage(systemPrompt(options.cwd), options.systemPrompt ?? null);
     this.#log = options.log ?? (() => {});
     const key = process.env[this.#apiKeyEnv];
     this.#keyMissing = !key;
@@ -192,6 +195,12 @@ let fetchWarm: Promise<unknown> | null = null;
  */
 function warmUpFetch(): void {
   fetchWarm ??= fetch("data:,").then((response) => response.arrayBuffer()).catch(() => {});
+}
+
+/** The system message a request opens with: the host's instructions, the client's added to them or in their place. */
+function systemMessage(own: string, client: SystemPromptSetting | null): string {
+  if (!client) return own;
+  return client.mode === "override" ? client.text : `${own}\n\n${client.text}`;
 }
 
 function systemPrompt(cwd: string | undefined): string {

@@ -1,5 +1,6 @@
 // What a tool is to the agent loop. Tools register in tools/registry.ts; the host never sees them.
 import type { z } from "zod/mini";
+import type { PlanEntry } from "../../src/protocol/plan.js";
 import type { SessionModeId, ToolKind } from "../../src/protocol/port.js";
 
 /** The JSON Schema a model is offered for a tool, made from its zod input schema. */
@@ -18,9 +19,12 @@ export interface ToolContext {
   readonly cwd: string;
   readonly mode: SessionModeId;
   readonly signal: AbortSignal;
+  readonly turnId: string;
   readonly toolCallId: string;
   /** Streams output produced since the previous call (a delta, never the accumulated whole). */
   emitOutput(delta: string): void;
+  /** Journals and shows the agent's whole plan (update_plan). */
+  showPlan(entries: PlanEntry[]): void;
 }
 
 /** How a mode treats a tool call: run it, ask the client first, or refuse it with a reason. */
