@@ -5,15 +5,18 @@
 // go over LISTEN/NOTIFY (notices.ts); a dead host's sessions are taken once their leases have expired.
 import { randomUUID } from "node:crypto";
 import { join, resolve } from "node:path";
-import type { ListSessionsResponse, RequestError } from "@agentclientprotocol/sdk";
+import { RequestError, type ListSessionsResponse } from "@agentclientprotocol/sdk/unstable";
 import pg from "pg";
 import { ConfigError } from "../../host/config.js";
 import { internal, invalidRequest, notFound, sessionMoved, storeFault } from "../../host/errors.js";
 import type { Logger } from "../../host/logger.js";
-import type { WorkerLog, WorkerRestore } from "../../protocol/port.js";
-import { isSessionId, LOG_FORMAT, LOG_FORMAT_VERSION, LogError, parseHeaderLine, type LogHeader } from "../../protocol/session-log.js";
+import { ModelConfig, SessionModeId, type WorkerLog, type WorkerRestore } from "../../protocol/port.js";
+import { COMPACTED_LOG_FORMAT_VERSION, isSessionId, LOG_FORMAT, LOG_FORMAT_VERSION, LogError, parseHeaderLine, type LogHeader } from "../../protocol/session-log.js";
+import { SystemPromptSetting } from "../../protocol/system-prompt.js";
+import { entryTypeOf, forkPoint, type ForkPointState } from "../fork-point.js";
 import { decodeCursor, encodeCursor } from "../list-cursor.js";
-import type { ListOptions, NewSessionSettings, SessionLoss, SessionStore, SessionWriter } from "../session-store.js";
+import { listedMeta } from "../listing.js";
+import type { ForkedSession, ForkRequest, ListOptions, NewSessionSettings, SessionLoss, SessionStore, SessionWriter } from "../session-store.js";
 import { GroupCommit } from "./group-commit.js";
 import { Notices, type Notice } from "./notices.js";
 import { migrate } from "./schema.js";
@@ -115,13 +118,25 @@ export class PostgresStore implements SessionStore {
         model: settings.model,
         hostVersion,
         ...(tenant ? { tenant } : {}),
+        ...(settings.systemPrompt ? { systemPrompt: settings.systemPrompt } : {}),
+        ...(settings.parent ? { parent: settings.parent } : {}),
       };
       const { rowCount } = await this.#query(
-        `INSERT INTO ash_sessions (id, tenant, cwd, header, created_ms, updated_ms, owner, epoch, lease_until)
-         SELECT $1, $2, $3, $4, $5, $5, $6, 1, clock_timestamp() + $7 * interval '1 millisecond'
+        `INSERT INTO ash_sessions (id, tenant, cwd, header, created_ms, updated_ms, owner, epoch, lease_until, parent_id, parent_depth)
+         SELECT $1, $2, $3, $4, $5, $5, $6, 1, clock_timestamp() + $7 * interval '1 millisecond', $8, $9
          WHERE NOT EXISTS (SELECT 1 FROM ash_tombstones WHERE id = $1)
          ON CONFLICT DO NOTHING`,
-        [id, tenant, resolve(settings.cwd), JSON.stringify(header), Date.parse(header.createdAt), this.#options.hostId, this.#options.leaseMs],
+        [
+          id,
+          tenant,
+          resolve(settings.cwd),
+          JSON.stringify(header),
+          Date.parse(header.createdAt),
+          this.#options.hostId,
+          this.#options.leaseMs,
+          settings.parent?.sessionId ?? null,
+          settings.parent?.depth ?? null,
+        ],
       );
       if (rowCount !== 1) continue;
       this.#held.set(id, { epoch: 1 });
@@ -134,16 +149,150 @@ export class PostgresStore implements SessionStore {
     const { rows } = await this.#query<{ header: string }>("SELECT header FROM ash_sessions WHERE id = $1", [sessionId]);
     const row = rows[0];
     if (!row) throw await this.#absent(sessionId);
+    return this.#storedHeader(sessionId, row.header);
+  }
+
+  unknownSession(sessionId: string): RequestError {
+    return notFound(sessionId, `unknown session: ${sessionId} (not in ${this.label})`);
+  }
+
+  /**
+   * Copies the source's rows in one transaction (a consistent view of them: REPEATABLE READ): its snapshot, the
+   * records before it that session/load replays and every record after it up to its last ended turn, under a new row
+   * whose header names the source and the fork point. The source's settings there come from its snapshot (read by the
+   * database) and the records after it.
+   */
+  async fork(request: ForkRequest): Promise<ForkedSession> {
+    const { sourceId } = request;
+    if (!isSessionId(sourceId)) throw this.unknownSession(sourceId);
+    const client = await this.#connect();
     try {
-      return parseHeaderLine(row.header, sessionId);
+      await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ");
+      const { rows } = await client.query<{ header: string; snapshot_seq: string; base: { mode: unknown; model: unknown; systemPrompt: unknown; turns: unknown; title: unknown } | null; snapshot_bytes: string | null }>(
+        `SELECT header, snapshot_seq,
+                CASE WHEN snapshot IS NULL THEN NULL ELSE (SELECT json_build_object('mode', j->'mode', 'model', j->'model', 'systemPrompt', j->'systemPrompt', 'turns', j->'turns', 'title', j->'title') FROM (SELECT snapshot::jsonb AS j) AS parsed) END AS base,
+                octet_length(snapshot) AS snapshot_bytes
+         FROM ash_sessions WHERE id = $1`,
+        [sourceId],
+      );
+      const row = rows[0];
+      if (!row) {
+        await client.query("ROLLBACK");
+        throw await this.#absent(sourceId);
+      }
+      const source = this.#storedHeader(sourceId, row.header);
+      const snapshotSeq = Number(row.snapshot_seq);
+      const base = row.base === null ? { mode: source.mode, model: source.model, systemPrompt: source.systemPrompt ?? null, turns: 0, title: null } : this.#snapshotBase(sourceId, row.base);
+      const tail = await client.query<{ seq: string; entry: string }>("SELECT seq, entry FROM ash_records WHERE session_id = $1 AND seq >= $2 ORDER BY seq", [sourceId, snapshotSeq]);
+      let state: ForkPointState;
+      let count: number;
+      try {
+        ({ state, count } = forkPoint(
+          tail.rows.map(({ entry }) => ({ type: entryTypeOf(entry.slice(0, 40), () => JSON.parse(entry)), entry: () => JSON.parse(entry) as Record<string, unknown> })),
+          base,
+          "whole",
+        ));
+      } catch (error) {
+        if (error instanceof LogError) throw internal(`the stored log of session ${sourceId} cannot be forked: ${error.message}`, { sessionId: sourceId, store: this.label });
+        throw error;
+      }
+      const forkSeq = snapshotSeq + count;
+      const id = randomUUID();
+      const createdAt = new Date().toISOString();
+      const forkOf = { sessionId: sourceId, turns: state.turns };
+      const systemPrompt = request.systemPrompt ?? state.systemPrompt;
+      const header: LogHeader = {
+        format: LOG_FORMAT,
+        formatVersion: row.base === null ? LOG_FORMAT_VERSION : COMPACTED_LOG_FORMAT_VERSION,
+        sessionId: id,
+        cwd: request.cwd,
+        createdAt,
+        mode: state.mode,
+        model: state.model,
+        hostVersion: request.hostVersion,
+        ...(request.tenant ? { tenant: request.tenant } : {}),
+        ...(systemPrompt ? { systemPrompt } : {}),
+        forkOf,
+      };
+      const headerText = JSON.stringify(header);
+      await client.query(
+        `INSERT INTO ash_sessions (id, tenant, cwd, header, created_ms, updated_ms, title, turns, snapshot, snapshot_seq, owner, epoch, lease_until, fork_of, fork_turns)
+         SELECT $1, $2, $3, $4, $5, $5, $6, $7, snapshot, snapshot_seq, $8, 1, clock_timestamp() + $9 * interval '1 millisecond', $10, $7
+         FROM ash_sessions WHERE id = $10`,
+        [id, request.tenant, resolve(request.cwd), headerText, Date.parse(createdAt), state.title, state.turns, this.#options.hostId, this.#options.leaseMs, sourceId],
+      );
+      const copied = await client.query<{ bytes: string }>(
+        `WITH copied AS (
+           INSERT INTO ash_records (session_id, seq, epoch, replayable, entry)
+           SELECT $1, seq, 1, replayable, entry FROM ash_records
+           WHERE session_id = $2 AND ((seq < $3 AND replayable) OR (seq >= $3 AND seq < $4))
+           RETURNING octet_length(entry) AS bytes
+         )
+         SELECT COALESCE(sum(bytes), 0) AS bytes FROM copied`,
+        [id, sourceId, snapshotSeq, forkSeq],
+      );
+      await client.query("COMMIT");
+      this.#held.set(id, { epoch: 1 });
+      this.#stored = null;
+      return {
+        sessionId: id,
+        forkOf,
+        mode: state.mode,
+        model: state.model,
+        systemPrompt,
+        title: state.title,
+        bytesWritten: Buffer.byteLength(headerText) + Number(row.snapshot_bytes ?? 0) + Number(copied.rows[0]?.bytes ?? 0),
+      };
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => {});
+      if (error instanceof RequestError) throw error;
+      throw this.#fault(error);
+    } finally {
+      client.release();
+    }
+  }
+
+  /** The settings a snapshot holds, as the database read them out of it. */
+  #snapshotBase(sessionId: string, base: { mode: unknown; model: unknown; systemPrompt: unknown; turns: unknown; title: unknown }): ForkPointState {
+    const mode = SessionModeId.safeParse(base.mode);
+    const model = ModelConfig.safeParse(base.model);
+    const systemPrompt = base.systemPrompt === null || base.systemPrompt === undefined ? null : SystemPromptSetting.safeParse(base.systemPrompt);
+    const turns = typeof base.turns === "number" && Number.isSafeInteger(base.turns) ? base.turns : null;
+    if (!mode.success || !model.success || (systemPrompt && !systemPrompt.success) || turns === null) {
+      throw internal(`the stored snapshot of session ${sessionId} cannot be used: its settings do not parse`, { sessionId, store: this.label });
+    }
+    return { mode: mode.data, model: model.data, systemPrompt: systemPrompt?.data ?? null, turns, title: typeof base.title === "string" ? base.title : null };
+  }
+
+  #storedHeader(sessionId: string, text: string): LogHeader {
+    try {
+      return parseHeaderLine(text, sessionId);
     } catch (error) {
       if (error instanceof LogError) throw internal(`the stored header of session ${sessionId} cannot be used: ${error.message}`, { sessionId, store: this.label });
       throw error;
     }
   }
 
-  unknownSession(sessionId: string): RequestError {
-    return notFound(sessionId, `unknown session: ${sessionId} (not in ${this.label})`);
+  async title(sessionId: string): Promise<string | null> {
+    if (!isSessionId(sessionId)) return null;
+    const { rows } = await this.#query<{ title: string | null }>("SELECT title FROM ash_sessions WHERE id = $1", [sessionId]);
+    return rows[0]?.title ?? null;
+  }
+
+  /** A title a client set: the first prompt's (log_summary keeps a title there is) never replaces it. */
+  async setTitle(sessionId: string, title: string): Promise<void> {
+    await this.#update(sessionId, "UPDATE ash_sessions SET title = $2, titled = true WHERE id = $1", [sessionId, title]);
+  }
+
+  async setArchived(sessionId: string, archived: boolean): Promise<void> {
+    await this.#update(sessionId, "UPDATE ash_sessions SET archived = $2 WHERE id = $1", [sessionId, archived]);
+  }
+
+  async #update(sessionId: string, text: string, values: unknown[]): Promise<void> {
+    if (!isSessionId(sessionId)) throw this.unknownSession(sessionId);
+    const { rowCount } = await this.#query(text, values);
+    if (rowCount !== 1) throw await this.#absent(sessionId);
+    this.#stored = null;
   }
 
   /**
@@ -233,19 +382,38 @@ export class PostgresStore implements SessionStore {
 
   async list(options: ListOptions): Promise<ListSessionsResponse> {
     const after = options.cursor ? decodeCursor(options.cursor) : null;
-    const { rows } = await this.#query<{ id: string; cwd: string; title: string | null; updated_ms: string; turns: number; created_ms: string }>(
-      `SELECT id::text, cwd, title, updated_ms, turns, created_ms FROM ash_sessions
+    const { rows } = await this.#query<{
+      id: string;
+      cwd: string;
+      title: string | null;
+      updated_ms: string;
+      turns: number;
+      created_ms: string;
+      archived: boolean;
+      parent_id: string | null;
+      parent_depth: number | null;
+      fork_of: string | null;
+      fork_turns: number | null;
+    }>(
+      `SELECT id::text, cwd, title, updated_ms, turns, created_ms, archived, parent_id::text, parent_depth, fork_of::text, fork_turns FROM ash_sessions
        WHERE ($1::text IS NULL OR tenant = $1) AND ($2::text IS NULL OR cwd = $2)
          AND ($3::bigint IS NULL OR (updated_ms, id) < ($3, $4::uuid))
+         AND ($6::text = 'include' OR archived = ($6::text = 'only'))
        ORDER BY updated_ms DESC, id DESC LIMIT $5`,
-      [options.tenant, options.cwd ? resolve(options.cwd) : null, after ? Date.parse(after[0]) : null, after ? after[1] : null, options.pageSize + 1],
+      [options.tenant, options.cwd ? resolve(options.cwd) : null, after ? Date.parse(after[0]) : null, after ? after[1] : null, options.pageSize + 1, options.archived],
     );
     const page = rows.slice(0, options.pageSize).map((row) => ({
       sessionId: row.id,
       cwd: row.cwd,
       title: row.title,
       updatedAt: new Date(Number(row.updated_ms)).toISOString(),
-      _meta: { "acp-session-host": { turns: row.turns, createdAt: new Date(Number(row.created_ms)).toISOString() } },
+      archived: row.archived,
+      _meta: listedMeta({
+        turns: row.turns,
+        createdAt: new Date(Number(row.created_ms)).toISOString(),
+        parent: row.parent_id !== null && row.parent_depth !== null ? { sessionId: row.parent_id, depth: row.parent_depth } : null,
+        forkOf: row.fork_of !== null && row.fork_turns !== null ? { sessionId: row.fork_of, turns: row.fork_turns } : null,
+      }),
     }));
     const last = page.at(-1);
     return { sessions: page, ...(rows.length > options.pageSize && last ? { nextCursor: encodeCursor(last.updatedAt, last.sessionId) } : {}) };
