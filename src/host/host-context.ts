@@ -14,6 +14,7 @@ import type { SessionStore } from "../store/session-store.js";
 import { SessionTable } from "./session/session-table.js";
 import type { SpawnerSupervisor } from "../spawner/client/spawner-supervisor.js";
 import { WorkerSlots, type MemoryBudget } from "./session/worker-slots.js";
+import { ChildSessions } from "./children/child-sessions.js";
 
 /** What a live, idle session worker adds to the host's RSS (bench worker-start: about 9–10 MiB). */
 const WORKER_RSS_ESTIMATE_BYTES = 12 * 2 ** 20;
@@ -57,6 +58,8 @@ export class HostContext {
   readonly slots: WorkerSlots;
   /** --max-rss-mb: new workers only within it (idle sessions hibernate to make room), new sessions only below it. */
   readonly memory: MemoryBudget;
+  /** How far child sessions (spawn_agent) may nest and spread (--max-delegation-depth, --max-children). */
+  readonly limits: { maxDepth: number; maxChildren: number };
   /** Runs every session command (null if it could not start: commands then fail with a clear error). */
   readonly spawner: SpawnerSupervisor | null;
   readonly bwrapPath: string | null;
@@ -100,6 +103,7 @@ export class HostContext {
       exceeded: (rss) => atMemoryLimit(rss, limitBytes),
     };
     this.slots = new WorkerSlots(config["max-live-workers"], this.memory);
+    this.limits = { maxDepth: config["max-delegation-depth"], maxChildren: config["max-children"] };
     store.onLoss(({ sessionId, reason }) => {
       const session = this.sessions.find(sessionId);
       if (!session) return;
@@ -122,6 +126,7 @@ export class HostContext {
       resolveModel: (model) => this.models.get(model.model) ?? this.defaultModel,
       endSession: (id) => this.#endSessionCommands(id),
       grantFor: (id, cwd) => this.spawner?.grant(id, cwd, this.store.outputDir(id)) ?? null,
+      delegation: new ChildSessions(this),
     };
   }
 
@@ -257,6 +262,7 @@ export class HostContext {
       mcpServers: settings.mcpServers,
       mcpStartupTimeoutMs: config["mcp-startup-timeout-ms"],
       log,
+      ...(settings.systemPrompt ? { systemPrompt: settings.systemPrompt } : {}),
     };
   }
 
