@@ -1,0 +1,40 @@
+// Where a fork's history ends (src/store/fork-point.ts): after the last ended turn, with the settings, turns and title
+// there; a turn in flight and what it changed are left out, a torn last line too; damage before it is refused.
+import { expect, it } from "vitest";
+import { LogError, type LogEntry } from "../../src/protocol/session-log.js";
+import { entryTypeOf, forkPoint, type ForkPointState } from "../../src/store/fork-point.js";
+
+const base: ForkPointState = { mode: "ask", model: { provider: "scripted", model: "scripted", retries: 0 }, systemPrompt: null, turns: 3, title: null };
+const line = (text: string) => ({ type: entryTypeOf(text.slice(0, 40), () => JSON.parse(text)), entry: () => JSON.parse(text) as Record<string, unknown> });
+const lines = (entries: Array<LogEntry | string>) => entries.map((entry) => line(typeof entry === "string" ? entry : JSON.stringify(entry)));
+const turn = (id: string, text: string): LogEntry[] => [
+  { type: "turn_start", turnId: id, at: "2026-01-02T03:04:05.000Z" },
+  { type: "user_message", turnId: id, text },
+  { type: "assistant_message", turnId: id, blocks: [`You said: ${text}`], toolCalls: [] },
+  { type: "turn_end", turnId: id, stopReason: "end_turn" },
+];
+
+it("ends after the last ended turn, with the settings changed between turns and not those of a turn in flight", () => {
+  const entries: Array<LogEntry | string> = [
+    ...turn("a", "first\nline two"),
+    { type: "mode", mode: "read-only" },
+    ...turn("b", "second"),
+    { type: "system_prompt", systemPrompt: { mode: "append", text: "be brief" } },
+    { type: "turn_start", turnId: "c", at: "2026-01-02T03:04:05.000Z" },
+    { type: "user_message", turnId: "c", text: "in flight" },
+    { type: "mode", mode: "auto" },
+  ];
+  const { state, count } = forkPoint(lines(entries), base, "last line may be torn");
+  expect(count).toBe(10);
+  expect(state).toEqual({ ...base, mode: "read-only", systemPrompt: { mode: "append", text: "be brief" }, turns: 5, title: "first" });
+});
+
+it("leaves a torn last line out, and refuses a line that is not an entry before the end", () => {
+  const whole = lines(turn("a", "one"));
+  expect(forkPoint([...whole, line('{"type":"turn_sta')], base, "last line may be torn").count).toBe(4);
+  expect(() => forkPoint([...whole, line("garbage"), ...lines(turn("b", "two"))], base, "last line may be torn")).toThrow(LogError);
+  expect(() => forkPoint([...whole, line("garbage")], base, "whole")).toThrow(LogError);
+  // An entry written with its keys in another order is still read by its type.
+  expect(forkPoint(lines([JSON.stringify({ mode: "full-access", type: "mode" })]), base, "whole").state.mode).toBe("full-access");
+  expect(() => forkPoint(lines([{ type: "mode", mode: "sideways" } as unknown as LogEntry]), base, "whole")).toThrow(LogError);
+});
