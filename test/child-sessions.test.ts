@@ -5,7 +5,7 @@
 // tool result), written in its header; the depth and the number of children are bounded; cancelling the parent's turn
 // cancels the child's (its command ends), closing the parent closes the child, a child's crash is the parent's tool
 // error; and children outlive a restart and a kill -9 as sessions of their own, on both stores, reusable by id.
-import { mkdirSync, readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { RequestPermissionRequest, SessionNotification, SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -157,6 +157,27 @@ describe("child sessions", () => {
     const stranger = (await host.client.newSession(tempDir())).sessionId;
     const notMine = await host.client.prompt(sessionId, script(spawnAgent({ session: stranger, prompt: "hi" }), { say: "{{result}}" }));
     expect(notMine.text).toBe(`spawn_agent refused: ${stranger} is not a child session of this session`);
+  });
+
+  it("children asked for in one answer work at once, each in its own worker", async () => {
+    const host = await start(["--default-mode", "auto"]);
+    const cwd = tempDir();
+    const { sessionId } = await host.client.newSession(cwd);
+    // Each child waits for a file the test writes only once all three are running: one after another, they never would.
+    const child = (n: number) => spawnAgent({ prompt: script(bash(`while [ ! -f go ]; do sleep 0.05; done; echo child ${n}`), { say: "{{result}}" }) });
+    const running: string[] = [];
+    const turn = host.client.prompt(sessionId, script({ tools: [child(1), child(2), child(3)] }, { say: "all done" }), {
+      onUpdate: (update) => {
+        if (update.sessionUpdate === "subagent_update" && update.state?.state === "running") running.push(update.sessionId);
+      },
+    });
+    await waitFor("three children running at once", () => running.length === 3);
+    writeFileSync(join(cwd, "go"), "");
+    const done = await turn;
+    expect(done.text).toBe("all done");
+    expect(done.children.map((c) => c.sessionId).sort()).toEqual([...running].sort());
+    expect(done.toolCalls.map((call) => resultOf(call).split("\n")[0]).sort()).toEqual(["child 1", "child 2", "child 3"]);
+    expect((await host.client.stats()).threads.mostWorkers).toBeGreaterThanOrEqual(4);
   });
 
   it("cancelling the parent's turn cancels the child's: its command ends, both turns end cancelled", async () => {

@@ -32,6 +32,24 @@ export interface SnapshotSettings {
 const HISTORY = ',"history":[';
 const AFTER_HISTORY = '],"alwaysAllowed":[';
 
+/**
+ * The settings from the end of a snapshot line (all of it, or its last part: the host's store may hand over only that);
+ * null when the part does not reach back to the end of the history.
+ */
+export function snapshotTailSettings(end: string): Omit<SnapshotSettings, "replayLines" | "replayBytes"> | null {
+  const afterAt = end.lastIndexOf(AFTER_HISTORY);
+  if (afterAt < 0) return null;
+  let tail: unknown;
+  try {
+    tail = JSON.parse(`{${end.slice(afterAt + 2)}`);
+  } catch {
+    throw new LogError("its snapshot is not JSON");
+  }
+  const parsed = Tail.safeParse(tail);
+  if (!parsed.success) throw new LogError("its snapshot is corrupt: its settings do not parse");
+  return { ...parsed.data, systemPrompt: parsed.data.systemPrompt ?? null };
+}
+
 export function snapshotSettings(line: string): SnapshotSettings {
   const historyAt = line.indexOf(HISTORY);
   const afterAt = line.lastIndexOf(AFTER_HISTORY);

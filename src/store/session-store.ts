@@ -92,7 +92,7 @@ export interface SessionStore {
   /**
    * Makes a fork of a stored session (which may be open, here or in another host, and mid-turn): a fresh id, a log
    * whose history is the source's up to its last ended turn, its header naming the source and that point; owned by
-   * this host. Durable once it resolves. -32002 for an unknown source.
+   * this host, durable as a new session is (the state dir flushes it right after). -32002 for an unknown source.
    */
   fork(request: ForkRequest): Promise<ForkedSession>;
   /** The title session/list shows for a stored session (one a client set, else its first prompt's; null: none). */

@@ -38,3 +38,24 @@ it("leaves a torn last line out, and refuses a line that is not an entry before 
   expect(forkPoint(lines([JSON.stringify({ mode: "full-access", type: "mode" })]), base, "whole").state.mode).toBe("full-access");
   expect(() => forkPoint(lines([{ type: "mode", mode: "sideways" } as unknown as LogEntry]), base, "whole")).toThrow(LogError);
 });
+
+it("reads a log file's entries the same way by its lines' heads and line by line", async () => {
+  const { forkPointInLog } = await import("../../src/store/dir/fork-log.js");
+  const { logTurns } = await import("../support/log-turns.js");
+  const entries: LogEntry[] = [
+    ...logTurns(1, 7),
+    { type: "system_prompt", systemPrompt: { mode: "override", text: "only this" } },
+    ...turn("z", "last whole turn"),
+    { type: "turn_start", turnId: "open", at: "2026-01-02T03:04:05.000Z" },
+    { type: "mode", mode: "full-access" },
+  ];
+  const typed = Buffer.from(entries.map((entry) => `${JSON.stringify(entry)}\n`).join("") + '{"type":"tu');
+  // The same entries, the type key last: every line is read and parsed.
+  const reordered = Buffer.from(entries.map((entry) => `${JSON.stringify({ ...entry, type: undefined, kind: entry.type }).replace('"kind"', '"type"')}\n`).join(""));
+  const fast = forkPointInLog(typed, base);
+  const slow = forkPointInLog(reordered, base);
+  expect(fast.state).toEqual(slow.state);
+  expect(fast.state).toMatchObject({ turns: base.turns + 8, mode: "auto", systemPrompt: { mode: "override", text: "only this" }, title: "run step 1" });
+  expect(typed.subarray(0, fast.length).toString().endsWith('"stopReason":"end_turn"}\n')).toBe(true);
+  expect(reordered.subarray(0, slow.length).toString().split("\n")).toHaveLength(entries.length - 2 + 1);
+});

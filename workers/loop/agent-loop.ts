@@ -208,16 +208,25 @@ export class AgentLoop {
       const stop = FINISH_STOP[response.finish];
       if (stop || response.toolCalls.length === 0) return stop ?? "end_turn";
       let limitReached = false;
+      // Calls of a tool that runs at once with its kind (spawn_agent) start together; any other call waits for them
+      // and runs alone. Results join the history as they come, in the order the log has them.
+      let together: Array<Promise<void>> = [];
       for (const call of response.toolCalls) {
+        const concurrent = this.#options.tools.get(call.name)?.concurrent === true;
+        if (!concurrent) together = await settled(together);
         limitReached ||= turn.toolCalls >= this.#options.maxTurnToolCalls;
         if (signal.aborted) this.#notRun(turn, call, "tool call not run: the turn was cancelled");
         else if (limitReached) this.#notRun(turn, call, `tool call not run: this turn reached --max-turn-tool-calls ${this.#options.maxTurnToolCalls}`);
         else {
           turn.toolCalls++;
-          const result = await this.#runTool(turn, call);
-          this.#history.push({ role: "tool", toolCallId: call.id, name: call.name, result: result.output, isError: result.isError });
+          const run = this.#runTool(turn, call).then((result) => {
+            this.#history.push({ role: "tool", toolCallId: call.id, name: call.name, result: result.output, isError: result.isError });
+          });
+          if (concurrent) together.push(run);
+          else await run;
         }
       }
+      await settled(together);
       if (limitReached) return "max_turn_requests";
     }
   }
@@ -313,6 +322,13 @@ export class AgentLoop {
       this.#options.events.post({ type: "permission_request", turnId: turn.id, requestId, toolCallId, title, kind, rawInput });
     });
   }
+}
+
+/** Waits for every call running together (the first failure, a log that cannot be written, is thrown); a fresh list. */
+async function settled(running: Array<Promise<void>>): Promise<Array<Promise<void>>> {
+  const failed = (await Promise.allSettled(running)).find((outcome) => outcome.status === "rejected");
+  if (failed) throw failed.reason;
+  return [];
 }
 
 /** An answer with no text and no tool calls (its reasoning, if any, is not an answer). */

@@ -26,6 +26,8 @@ export function spawnAgentTool(children: ChildRequests): Tool<Input> {
       "Delegate part of the task to a child agent in a session of its own: it runs the prompt (with the same tools, in this session's mode or a narrower one) and its final message is the result. Name an earlier child with `session` to prompt it again.",
     kind: "other",
     input: Input,
+    // Several children asked for in one answer work at once, each in its own worker.
+    concurrent: true,
     title: (input) => `spawn_agent: ${input.title ?? titleFrom(input.prompt)}`,
     // The child's own mode governs what it does; asking for it changes nothing.
     policy: readPolicy,

@@ -37,6 +37,8 @@ export interface Tool<Input = unknown> {
   readonly input: z.ZodMiniType<Input>;
   /** The JSON Schema offered to the model when it is not made from `input` (an MCP server's own schema). */
   readonly parameters?: Record<string, unknown>;
+  /** Calls of it in one answer run at once (each is a child session's turn); others run one after another. */
+  readonly concurrent?: boolean;
   title(input: Input): string;
   policy(mode: SessionModeId): ToolPolicy;
   run(input: Input, context: ToolContext): Promise<ToolResult>;

@@ -60,7 +60,8 @@ export class ChildSessions implements Delegation {
     } catch (error) {
       const sessionId = child?.id ?? null;
       if (error instanceof Refusal) return { ok: false, sessionId, error: `spawn_agent refused: ${error.message}` };
-      const message = error instanceof Error ? error.message : String(error);
+      // The model reads what went wrong, not the JSON-RPC category the client's answer would carry.
+      const message = error instanceof Error ? error.message.replace(/^(Internal error|Invalid request|Invalid params): /, "") : String(error);
       this.#host.log.warn({ sessionId: parent.id, childId: sessionId, err: error }, "child session failed");
       return { ok: false, sessionId, error: sessionId ? `child session ${sessionId} failed: ${message}` : `spawn_agent failed: ${message}` };
     }

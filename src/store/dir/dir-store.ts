@@ -147,8 +147,10 @@ export class DirStore implements SessionStore {
   }
 
   /**
-   * The source's log up to its last ended turn, copied under the fork's header (fork-log.ts), flushed with its
-   * directory entry before this resolves; then a sidecar, so session/list shows the fork's title and turns at once.
+   * The source's log up to its last ended turn, copied under the fork's header (fork-log.ts), then a sidecar, so
+   * session/list shows the fork's title and turns at once. Like a new session's log, the file and the directory entry
+   * that names it are flushed right after, off the request path (a kill -9 loses nothing written; the fork's first turn
+   * end flushes its log in any case).
    */
   async fork(request: ForkRequest): Promise<ForkedSession> {
     const { sourceId } = request;
@@ -193,7 +195,6 @@ export class DirStore implements SessionStore {
     };
     await writeFile(paths.sidecar, JSON.stringify(sidecar)).catch((error: unknown) => this.#log.warn({ sessionId: id, err: error }, "fork's sidecar not written: listed from its header"));
     this.#creations.schedule(paths.log);
-    await this.#creations.flushed();
     this.#index.touched(id);
     return {
       sessionId: id,

@@ -19,7 +19,7 @@ export interface ForkSource extends ForkPointState {
 }
 
 /**
- * Writes the fork's log at `target` (a new file; flushed before this resolves) from the source's; `headerOf` makes the
+ * Writes the fork's log at `target` (a new file, written but not flushed) from the source's; `headerOf` makes the
  * fork's header from the source's state at the fork point. Throws LogError when the source is not a usable log.
  */
 export async function writeForkLog(
@@ -48,9 +48,7 @@ export async function writeForkLog(
       base = { mode: header.mode, model: header.model, systemPrompt: header.systemPrompt ?? null, turns: 0, title: null };
     }
     const tail = await readAt(input, tailStart, size - tailStart);
-    const lines = [...linesOf(tail)];
-    const { state, count } = forkPoint(lines, base, "last line may be torn");
-    const length = count === 0 ? 0 : lines[count - 1]!.end;
+    const { state, length } = forkPointInLog(tail, base);
     const forkState = { header, ...state };
     const output = await open(target, "wx");
     let bytes = 0;
@@ -62,7 +60,6 @@ export async function writeForkLog(
         bytes += await writeAll(output, await readAt(input, at, Math.min(COPY_CHUNK_BYTES, tailStart - at)));
       }
       bytes += await writeAll(output, tail.subarray(0, length));
-      await output.datasync();
     } finally {
       await output.close();
     }
@@ -70,6 +67,72 @@ export async function writeForkLog(
   } finally {
     await input.close();
   }
+}
+
+/**
+ * The fork point in the entries after a log's replayable history, and the state there (`length`: the bytes before it).
+ * Where every line starts as entries are written ({"type":"…"), found with the buffer's own searches (a long log is
+ * tens of thousands of lines): the last turn_start after the last turn_end, the turn_ends before the point, the last
+ * line of each setting and the first user_message. Otherwise line by line (fork-point.ts).
+ */
+export function forkPointInLog(tail: Buffer, base: ForkPointState): { state: ForkPointState; length: number } {
+  // Whole lines only: what follows the last newline is a write still going on.
+  const whole = tail.subarray(0, tail.lastIndexOf(0x0a) + 1);
+  if (!everyLineTyped(whole)) {
+    const lines = [...linesOf(tail)];
+    const { state, count } = forkPoint(lines, base, "last line may be torn");
+    return { state, length: count === 0 ? 0 : lines[count - 1]!.end };
+  }
+  const openTurn = lastLineOf(whole, "turn_start");
+  const length = openTurn > lastLineOf(whole, "turn_end") ? openTurn : whole.length;
+  const before = whole.subarray(0, length);
+  const entryAt = (start: number) => JSON.parse(before.toString("utf8", start, before.indexOf(0x0a, start))) as Record<string, unknown>;
+  const state = { ...base, turns: base.turns + countLinesOf(before, "turn_end") };
+  const settings: Array<ForkLine> = [];
+  for (const type of ["mode", "model", "system_prompt"]) {
+    const at = lastLineOf(before, type);
+    if (at >= 0) settings.push({ type, entry: () => entryAt(at) });
+  }
+  const firstPrompt = state.title === null ? firstLineOf(before, "user_message") : -1;
+  if (firstPrompt >= 0) settings.push({ type: "user_message", entry: () => entryAt(firstPrompt) });
+  // Each setting's last line, folded on the base (the turns are counted already: no turn line among these).
+  return { state: forkPoint(settings, state, "whole").state, length };
+}
+
+const LINE_START = Buffer.from('\n{"type":"');
+
+function everyLineTyped(whole: Buffer): boolean {
+  let lines = 0;
+  for (let at = whole.indexOf(0x0a); at >= 0; at = whole.indexOf(0x0a, at + 1)) lines++;
+  let typed = whole.subarray(0, LINE_START.length - 1).equals(LINE_START.subarray(1)) ? 1 : 0;
+  for (let at = whole.indexOf(LINE_START); at >= 0; at = whole.indexOf(LINE_START, at + 1)) typed++;
+  return lines === typed;
+}
+
+function lineHead(type: string): Buffer {
+  return Buffer.from(`\n{"type":"${type}"`);
+}
+
+/** Where the last line of that type starts; -1 when there is none. */
+function lastLineOf(whole: Buffer, type: string): number {
+  const head = lineHead(type);
+  const at = whole.lastIndexOf(head);
+  if (at >= 0) return at + 1;
+  return whole.subarray(0, head.length - 1).equals(head.subarray(1)) ? 0 : -1;
+}
+
+function firstLineOf(whole: Buffer, type: string): number {
+  const head = lineHead(type);
+  if (whole.subarray(0, head.length - 1).equals(head.subarray(1))) return 0;
+  const at = whole.indexOf(head);
+  return at >= 0 ? at + 1 : -1;
+}
+
+function countLinesOf(whole: Buffer, type: string): number {
+  const head = lineHead(type);
+  let count = whole.subarray(0, head.length - 1).equals(head.subarray(1)) ? 1 : 0;
+  for (let at = whole.indexOf(head); at >= 0; at = whole.indexOf(head, at + 1)) count++;
+  return count;
 }
 
 /** The whole lines of `tail` as entries; a line's head is enough to know its type (entryTypeOf). */

@@ -10,9 +10,9 @@ import pg from "pg";
 import { ConfigError } from "../../host/config.js";
 import { internal, invalidRequest, notFound, sessionMoved, storeFault } from "../../host/errors.js";
 import type { Logger } from "../../host/logger.js";
-import { ModelConfig, SessionModeId, type WorkerLog, type WorkerRestore } from "../../protocol/port.js";
+import type { WorkerLog, WorkerRestore } from "../../protocol/port.js";
 import { COMPACTED_LOG_FORMAT_VERSION, isSessionId, LOG_FORMAT, LOG_FORMAT_VERSION, LogError, parseHeaderLine, type LogHeader } from "../../protocol/session-log.js";
-import { SystemPromptSetting } from "../../protocol/system-prompt.js";
+import { snapshotTailSettings } from "../../protocol/snapshot-settings.js";
 import { entryTypeOf, forkPoint, type ForkPointState } from "../fork-point.js";
 import { decodeCursor, encodeCursor } from "../list-cursor.js";
 import { listedMeta } from "../listing.js";
@@ -37,6 +37,9 @@ export interface PostgresStoreOptions {
 interface Held {
   epoch: number;
 }
+
+/** How much of a snapshot's end a fork reads for its settings (they follow the conversation, and are small). */
+const SNAPSHOT_END_CHARS = 1024 * 1024;
 
 /** How long a host asked to let a session go may take to answer before the asker looks at the lease again. */
 const TAKEOVER_ANSWER_MS = 5000;
@@ -159,8 +162,9 @@ export class PostgresStore implements SessionStore {
   /**
    * Copies the source's rows in one transaction (a consistent view of them: REPEATABLE READ): its snapshot, the
    * records before it that session/load replays and every record after it up to its last ended turn, under a new row
-   * whose header names the source and the fork point. The source's settings there come from its snapshot (read by the
-   * database) and the records after it.
+   * whose header names the source and the fork point. Where the fork point lies and the source's settings there are
+   * read by the database from the records' first characters (as every entry is written, {"type":"…"); only the few
+   * entries that set something, and the end of the snapshot, come to this thread.
    */
   async fork(request: ForkRequest): Promise<ForkedSession> {
     const { sourceId } = request;
@@ -168,12 +172,9 @@ export class PostgresStore implements SessionStore {
     const client = await this.#connect();
     try {
       await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ");
-      const { rows } = await client.query<{ header: string; snapshot_seq: string; base: { mode: unknown; model: unknown; systemPrompt: unknown; turns: unknown; title: unknown } | null; snapshot_bytes: string | null }>(
-        `SELECT header, snapshot_seq,
-                CASE WHEN snapshot IS NULL THEN NULL ELSE (SELECT json_build_object('mode', j->'mode', 'model', j->'model', 'systemPrompt', j->'systemPrompt', 'turns', j->'turns', 'title', j->'title') FROM (SELECT snapshot::jsonb AS j) AS parsed) END AS base,
-                octet_length(snapshot) AS snapshot_bytes
-         FROM ash_sessions WHERE id = $1`,
-        [sourceId],
+      const { rows } = await client.query<{ header: string; snapshot_seq: string; snapshot_end: string | null; snapshot_bytes: string | null }>(
+        "SELECT header, snapshot_seq, right(snapshot, $2) AS snapshot_end, octet_length(snapshot) AS snapshot_bytes FROM ash_sessions WHERE id = $1",
+        [sourceId, SNAPSHOT_END_CHARS],
       );
       const row = rows[0];
       if (!row) {
@@ -182,28 +183,15 @@ export class PostgresStore implements SessionStore {
       }
       const source = this.#storedHeader(sourceId, row.header);
       const snapshotSeq = Number(row.snapshot_seq);
-      const base = row.base === null ? { mode: source.mode, model: source.model, systemPrompt: source.systemPrompt ?? null, turns: 0, title: null } : this.#snapshotBase(sourceId, row.base);
-      const tail = await client.query<{ seq: string; entry: string }>("SELECT seq, entry FROM ash_records WHERE session_id = $1 AND seq >= $2 ORDER BY seq", [sourceId, snapshotSeq]);
-      let state: ForkPointState;
-      let count: number;
-      try {
-        ({ state, count } = forkPoint(
-          tail.rows.map(({ entry }) => ({ type: entryTypeOf(entry.slice(0, 40), () => JSON.parse(entry)), entry: () => JSON.parse(entry) as Record<string, unknown> })),
-          base,
-          "whole",
-        ));
-      } catch (error) {
-        if (error instanceof LogError) throw internal(`the stored log of session ${sourceId} cannot be forked: ${error.message}`, { sessionId: sourceId, store: this.label });
-        throw error;
-      }
-      const forkSeq = snapshotSeq + count;
+      const base = row.snapshot_end === null ? { mode: source.mode, model: source.model, systemPrompt: source.systemPrompt ?? null, turns: 0, title: null } : await this.#snapshotBase(client, sourceId, row.snapshot_end);
+      const { state, forkSeq } = await this.#forkPoint(client, sourceId, snapshotSeq, base);
       const id = randomUUID();
       const createdAt = new Date().toISOString();
       const forkOf = { sessionId: sourceId, turns: state.turns };
       const systemPrompt = request.systemPrompt ?? state.systemPrompt;
       const header: LogHeader = {
         format: LOG_FORMAT,
-        formatVersion: row.base === null ? LOG_FORMAT_VERSION : COMPACTED_LOG_FORMAT_VERSION,
+        formatVersion: row.snapshot_end === null ? LOG_FORMAT_VERSION : COMPACTED_LOG_FORMAT_VERSION,
         sessionId: id,
         cwd: request.cwd,
         createdAt,
@@ -246,22 +234,57 @@ export class PostgresStore implements SessionStore {
     } catch (error) {
       await client.query("ROLLBACK").catch(() => {});
       if (error instanceof RequestError) throw error;
+      if (error instanceof LogError) throw internal(`the stored log of session ${sourceId} cannot be forked: ${error.message}`, { sessionId: sourceId, store: this.label });
       throw this.#fault(error);
     } finally {
       client.release();
     }
   }
 
-  /** The settings a snapshot holds, as the database read them out of it. */
-  #snapshotBase(sessionId: string, base: { mode: unknown; model: unknown; systemPrompt: unknown; turns: unknown; title: unknown }): ForkPointState {
-    const mode = SessionModeId.safeParse(base.mode);
-    const model = ModelConfig.safeParse(base.model);
-    const systemPrompt = base.systemPrompt === null || base.systemPrompt === undefined ? null : SystemPromptSetting.safeParse(base.systemPrompt);
-    const turns = typeof base.turns === "number" && Number.isSafeInteger(base.turns) ? base.turns : null;
-    if (!mode.success || !model.success || (systemPrompt && !systemPrompt.success) || turns === null) {
-      throw internal(`the stored snapshot of session ${sessionId} cannot be used: its settings do not parse`, { sessionId, store: this.label });
+  /**
+   * The fork point among the records after the snapshot (after the last turn_end, unless a turn_start follows it), and
+   * the state there. Records not written as entries are ({"type":"… first) are read one by one instead.
+   */
+  async #forkPoint(client: pg.PoolClient, sessionId: string, snapshotSeq: number, base: ForkPointState): Promise<{ state: ForkPointState; forkSeq: number }> {
+    const shape = await client.query<{ last_seq: string | null; last_end: string | null; last_start: string | null; untyped: string }>(
+      `SELECT max(seq) AS last_seq,
+              max(seq) FILTER (WHERE entry LIKE '{"type":"turn_end"%') AS last_end,
+              max(seq) FILTER (WHERE entry LIKE '{"type":"turn_start"%') AS last_start,
+              count(*) FILTER (WHERE entry NOT LIKE '{"type":"%') AS untyped
+       FROM ash_records WHERE session_id = $1 AND seq >= $2`,
+      [sessionId, snapshotSeq],
+    );
+    const { last_seq, last_end, last_start, untyped } = shape.rows[0]!;
+    if (Number(untyped) > 0) {
+      const tail = await client.query<{ entry: string }>("SELECT entry FROM ash_records WHERE session_id = $1 AND seq >= $2 ORDER BY seq", [sessionId, snapshotSeq]);
+      const lines = tail.rows.map(({ entry }) => ({ type: entryTypeOf(entry.slice(0, 40), () => JSON.parse(entry)), entry: () => JSON.parse(entry) as Record<string, unknown> }));
+      const { state, count } = forkPoint(lines, base, "whole");
+      return { state, forkSeq: snapshotSeq + count };
     }
-    return { mode: mode.data, model: model.data, systemPrompt: systemPrompt?.data ?? null, turns, title: typeof base.title === "string" ? base.title : null };
+    const open = last_start !== null && (last_end === null || Number(last_start) > Number(last_end));
+    const forkSeq = open ? Number(last_start) : last_seq === null ? snapshotSeq : Number(last_seq) + 1;
+    const { rows } = await client.query<{ ends: string; mode: string | null; model: string | null; system_prompt: string | null; first_prompt: string | null }>(
+      `SELECT
+         (SELECT count(*) FROM ash_records WHERE session_id = $1 AND seq >= $2 AND seq < $3 AND entry LIKE '{"type":"turn_end"%') AS ends,
+         (SELECT entry FROM ash_records WHERE session_id = $1 AND seq >= $2 AND seq < $3 AND entry LIKE '{"type":"mode"%' ORDER BY seq DESC LIMIT 1) AS mode,
+         (SELECT entry FROM ash_records WHERE session_id = $1 AND seq >= $2 AND seq < $3 AND entry LIKE '{"type":"model"%' ORDER BY seq DESC LIMIT 1) AS model,
+         (SELECT entry FROM ash_records WHERE session_id = $1 AND seq >= $2 AND seq < $3 AND entry LIKE '{"type":"system_prompt"%' ORDER BY seq DESC LIMIT 1) AS system_prompt,
+         CASE WHEN $4 THEN (SELECT entry FROM ash_records WHERE session_id = $1 AND seq >= $2 AND seq < $3 AND entry LIKE '{"type":"user_message"%' ORDER BY seq LIMIT 1) END AS first_prompt`,
+      [sessionId, snapshotSeq, forkSeq, base.title === null],
+    );
+    const found = rows[0]!;
+    const settings = [found.mode, found.model, found.system_prompt, found.first_prompt].flatMap((entry) =>
+      entry === null ? [] : [{ type: entryTypeOf(entry.slice(0, 40), () => JSON.parse(entry)), entry: () => JSON.parse(entry) as Record<string, unknown> }],
+    );
+    const { state } = forkPoint(settings, { ...base, turns: base.turns + Number(found.ends) }, "whole");
+    return { state, forkSeq };
+  }
+
+  /** The settings a snapshot holds, from its end (the whole snapshot when its settings are longer than that end). */
+  async #snapshotBase(client: pg.PoolClient, sessionId: string, end: string): Promise<ForkPointState> {
+    const settings = snapshotTailSettings(end) ?? snapshotTailSettings((await client.query<{ snapshot: string }>("SELECT snapshot FROM ash_sessions WHERE id = $1", [sessionId])).rows[0]!.snapshot);
+    if (!settings) throw new LogError("its snapshot is corrupt: it has no history");
+    return settings;
   }
 
   #storedHeader(sessionId: string, text: string): LogHeader {
