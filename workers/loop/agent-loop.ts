@@ -213,7 +213,10 @@ export class AgentLoop {
       let together: Array<Promise<void>> = [];
       for (const call of response.toolCalls) {
         const concurrent = this.#options.tools.get(call.name)?.concurrent === true;
-        if (!concurrent) together = await settled(together);
+        if (!concurrent) {
+          await settled(together);
+          together = [];
+        }
         limitReached ||= turn.toolCalls >= this.#options.maxTurnToolCalls;
         if (signal.aborted) this.#notRun(turn, call, "tool call not run: the turn was cancelled");
         else if (limitReached) this.#notRun(turn, call, `tool call not run: this turn reached --max-turn-tool-calls ${this.#options.maxTurnToolCalls}`);
@@ -324,11 +327,10 @@ export class AgentLoop {
   }
 }
 
-/** Waits for every call running together (the first failure, a log that cannot be written, is thrown); a fresh list. */
-async function settled(running: Array<Promise<void>>): Promise<Array<Promise<void>>> {
+/** Waits for every call running together; the first failure (a log that cannot be written) is thrown. */
+async function settled(running: ReadonlyArray<Promise<void>>): Promise<void> {
   const failed = (await Promise.allSettled(running)).find((outcome) => outcome.status === "rejected");
   if (failed) throw failed.reason;
-  return [];
 }
 
 /** An answer with no text and no tool calls (its reasoning, if any, is not an answer). */
