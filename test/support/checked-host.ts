@@ -18,6 +18,7 @@ import { tempDir, type TestHost } from "./host.js";
 
 const RESPONSES: Record<string, ZodType> = {
   initialize: acp.zInitializeResponse,
+  authenticate: acp.zAuthenticateResponse,
   "session/new": acp.zNewSessionResponse,
   "session/load": acp.zLoadSessionResponse,
   "session/resume": acp.zResumeSessionResponse,
