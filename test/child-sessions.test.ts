@@ -265,6 +265,12 @@ describe.each(STORES)("children across a kill -9 on the $name", (store) => {
     expect(reused.text).toMatch(new RegExp(`^write_file is refused in read-only mode.*\\n\\n\\[child session ${childId},`, "s"));
     const wider = await again.client.prompt(sessionId, script(spawnAgent({ session: childId, prompt: "hi", mode: "auto" }), { say: "{{result}}" }));
     expect(wider.text).toBe(`spawn_agent refused: mode auto is wider than the mode read-only child session ${childId} was made with`);
+    // Forkable like any session: the fork takes the child's mode, and is a session of the client's own.
+    const fork = await again.client.fork(childId, cwd);
+    expect(fork.modes?.currentModeId).toBe("read-only");
+    expect((await again.client.list()).sessions.find((session) => session.sessionId === fork.sessionId)?._meta?.["acp-session-host"]).toEqual(
+      expect.not.objectContaining({ parentSessionId: expect.anything() }),
+    );
     expect(isAlive(again.pid)).toBe(true);
   });
 });

@@ -28,7 +28,8 @@ describe("HostClient", () => {
     expect(result.text).toBe("onetwo");
     expect(result.toolCalls).toEqual([]);
     expect(seen).toEqual(result.updates);
-    expect(seen.map((u) => u.sessionUpdate)).toEqual(["agent_message_chunk", "agent_message_chunk"]);
+    // A session's first prompt gives it its title first.
+    expect(seen.map((u) => u.sessionUpdate)).toEqual(["session_info_update", "agent_message_chunk", "agent_message_chunk"]);
   });
 
   it("aborting a prompt's signal cancels the turn", async () => {

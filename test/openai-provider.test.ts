@@ -127,8 +127,8 @@ describe("openai-compatible provider", () => {
     server.enqueue({ text: "counted", usage: { prompt_tokens: 1200, completion_tokens: 34 } });
     const result = await host.client.prompt(sessionId, "count");
     expect(result.usage).toEqual({ used: 1234, size: 128_000 });
-    // Only a committed message precedes the usage of its response.
-    expect(result.updates.map((u) => u.sessionUpdate)).toEqual(["agent_message_chunk", "usage_update"]);
+    // Only a committed message precedes the usage of its response (after the title the first prompt gives).
+    expect(result.updates.map((u) => u.sessionUpdate)).toEqual(["session_info_update", "agent_message_chunk", "usage_update"]);
   });
 
   it("finish_reason length ends the turn with max_tokens; content_filter with refusal", async () => {

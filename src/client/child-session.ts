@@ -19,7 +19,7 @@ export class ChildSession {
   cwd: string | null = null;
   /** running, idle (with its last stop reason), … as the last subagent_update said. */
   state: StateUpdate | null = null;
-  /** Every update of the child this connection has seen since it was announced, in order. */
+  /** The child's updates of its latest turn (since it was last announced running), in order. */
   readonly updates: SessionUpdate[] = [];
   readonly #client: ChildSessionClient;
 
@@ -46,6 +46,8 @@ export class ChildSession {
     if (update.description !== undefined) this.description = update.description;
     if (update.cwd !== undefined) this.cwd = update.cwd;
     if (update.state !== undefined) this.state = update.state;
+    // A new turn: the last one's updates are its parent's tool result by now.
+    if (update.state?.state === "running") this.updates.length = 0;
   }
 
   /** @internal */

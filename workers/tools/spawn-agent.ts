@@ -9,21 +9,21 @@ import type { ChildRequests } from "../loop/child-requests.js";
 import { readPolicy } from "./policy.js";
 import type { Tool } from "./tool.js";
 
+// Every request carries the tools' schemas: the descriptions say what a model needs, briefly.
 const Input = z.object({
-  prompt: z.string().check(z.minLength(1), z.describe("What the child agent is to do (its prompt)")),
-  mode: z.optional(SessionModeId.check(z.describe("The child's mode: this session's (the default) or a narrower one (read-only < ask < auto < full-access)"))),
-  session: z.optional(z.string().check(z.describe("A child session of this session to prompt again: the id an earlier spawn_agent result named"))),
-  cwd: z.optional(z.string().check(z.describe("The child's working directory: this session's (the default) or a directory inside it"))),
-  title: z.optional(z.string().check(z.describe("A short name for the child, shown to the user"))),
-  description: z.optional(z.string().check(z.describe("What the child is for, shown to the user"))),
+  prompt: z.string().check(z.minLength(1)),
+  mode: z.optional(SessionModeId.check(z.describe("default: yours; never wider"))),
+  session: z.optional(z.string().check(z.describe("an earlier child's id, to prompt it again"))),
+  cwd: z.optional(z.string().check(z.describe("default: yours; or a directory inside it"))),
+  title: z.optional(z.string()),
+  description: z.optional(z.string()),
 });
 type Input = z.infer<typeof Input>;
 
 export function spawnAgentTool(children: ChildRequests): Tool<Input> {
   return {
     name: "spawn_agent",
-    description:
-      "Delegate part of the task to a child agent in a session of its own: it runs the prompt (with the same tools, in this session's mode or a narrower one) and its final message is the result. Name an earlier child with `session` to prompt it again.",
+    description: "Delegate to a child agent with your tools: it runs the prompt; its final message is the result.",
     kind: "other",
     input: Input,
     // Several children asked for in one answer work at once, each in its own worker.

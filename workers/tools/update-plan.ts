@@ -5,15 +5,13 @@ import { PlanEntry } from "../../src/protocol/plan.js";
 import { readPolicy } from "./policy.js";
 import type { Tool } from "./tool.js";
 
-const Input = z.object({
-  entries: z.array(PlanEntry).check(z.describe("The whole plan, in order: each entry's content, priority (high, medium, low) and status (pending, in_progress, completed)")),
-});
+const Input = z.object({ entries: z.array(PlanEntry) });
 type Input = z.infer<typeof Input>;
 
 export function updatePlanTool(): Tool<Input> {
   return {
     name: "update_plan",
-    description: "Set the plan for the task: the whole list of steps with their priority and status (it replaces the previous plan). The user sees it.",
+    description: "Show the user your plan: all its steps (it replaces the last).",
     kind: "think",
     input: Input,
     title: (input) => `Plan: ${input.entries.length} ${input.entries.length === 1 ? "step" : "steps"}`,
