@@ -331,7 +331,8 @@ export function markdownReport(results: BenchResults): string {
     section("14. A parent fanning out to child sessions", s.fanOut, (f) =>
       [
         `${plural(f.runs, "run")} of ${f.samples} samples each. parent: one prompt whose answer asks for ${f.children} children at once (spawn_agent), each running an echo turn in a worker of its own, ` +
-          `timed to the parent's answer; client: ${f.children} × (session/new, then an echo prompt) from the client, all at once, timed to the last answer.`,
+          `timed to the parent's answer; client: ${f.children} × (session/new, then an echo prompt) from the client, all at once, timed to the last answer. ` +
+          `Samples alternate; each starts on a quiet host with ${f.children + 1} started workers on standby.`,
         "",
         table(
           ["path", "ms", "goal"],

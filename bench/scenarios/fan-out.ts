@@ -1,7 +1,8 @@
 // Scenario 14: a parent fanning out to child sessions against a client doing the same itself. One host; each sample
 // either prompts a fresh parent whose one answer asks for 8 children (spawn_agent, run at once), each running an echo
 // turn, timed to the parent's answer; or makes 8 sessions from the client (session/new, then a prompt, all at once),
-// timed to the last answer. Samples alternate, so both meet the same machine.
+// timed to the last answer. Samples alternate, and each starts on a quiet host with 8 started workers on standby
+// (--warm-workers 8), so neither pays for the thread starts the other's burst left to do.
 import type { BenchContext } from "../context.js";
 import { repeat } from "../context.js";
 import { waitForIdle } from "../proc.js";
@@ -30,11 +31,12 @@ export async function fanOut(ctx: BenchContext): Promise<FanOutResult> {
   const runs = ctx.quick ? 1 : 3;
   const samples = ctx.quick ? 3 : 9;
   const measured = await repeat(ctx, `fan-out: a parent to ${CHILDREN} children against ${CHILDREN} sessions from the client`, runs, () =>
-    withSystem(startHost(["--max-children", String(CHILDREN * 2), "--warm-workers", "4"]), async ({ client, pid }) => {
+    withSystem(startHost(["--max-children", String(CHILDREN * 2), "--warm-workers", String(CHILDREN + 1)]), async ({ client, pid }) => {
       await waitForIdle(pid);
       const parent = async () => {
         const { sessionId } = await client.newSession(ctx.cwd);
         await client.prompt(sessionId, "warm up");
+        await waitForIdle(pid);
         const sent = performance.now();
         const turn = await client.prompt(sessionId, parentScript());
         const ms = performance.now() - sent;
@@ -43,6 +45,7 @@ export async function fanOut(ctx: BenchContext): Promise<FanOutResult> {
         return ms;
       };
       const direct = async () => {
+        await waitForIdle(pid);
         const sent = performance.now();
         const ids = await Promise.all(
           Array.from({ length: CHILDREN }, async (_, i) => {

@@ -186,10 +186,11 @@ export class ChildSessions implements Delegation {
       // A cancel that came while the child was being made found nothing to cancel yet.
       if (!parent.runs(request.turnId)) throw new Refusal("the turn was cancelled before the child started");
       const { response, lastMessage } = await child.promptAsChild(request.prompt);
-      await announce({ state: { state: "idle", stopReason: response.stopReason } });
+      // Not waited for: the parent's outbox keeps it ahead of the tool result the answer below leads to.
+      void announce({ state: { state: "idle", stopReason: response.stopReason } });
       return { ok: true, sessionId: child.id, stopReason: response.stopReason, message: lastMessage };
     } catch (error) {
-      await announce({ state: { state: "idle" } });
+      void announce({ state: { state: "idle" } });
       throw error;
     } finally {
       running.delete(child);
