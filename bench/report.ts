@@ -310,7 +310,7 @@ export function markdownReport(results: BenchResults): string {
     section("13. session/fork of a long session, as appended and compacted", s.fork, (f) =>
       [
         `${plural(f.runs, "run")} of ${f.samples} forks each (their median is the run's figure), through a host with a standby worker, the source stored and not open; ` +
-          "logs written as a scripted session writes them (an echo, every fourth turn a bash call). fork ms: session/fork sent to answered (the fork durable by then); " +
+          "logs written as a scripted session writes them (an echo, every fourth turn a bash call). fork ms: session/fork sent to answered (the fork written: committed on PostgreSQL; in the state dir flushed right after, as a new session's log is); " +
           "bytes written: what the fork added to the store (its log; on PostgreSQL its header, snapshot and copied records), beside what the source takes." +
           (f.postgresSkipped ? ` PostgreSQL: ${f.postgresSkipped}.` : ""),
         "",
