@@ -149,6 +149,21 @@ describe.each(STORES)("session/fork on the $name", (store) => {
   });
 });
 
+describe("a hibernated source", () => {
+  it("is forked from its log and stays hibernated: the fork gets a worker, the source none", async () => {
+    const host = await start(["--state-dir", tempDir("ash-state-"), "--hibernate-after-ms", "300", "--warm-workers", "0"]);
+    const cwd = tempDir();
+    const { sessionId } = await host.client.newSession(cwd);
+    await host.client.prompt(sessionId, "before its nap");
+    const stateOf = async (id: string) => (await host.client.status({ pageSize: 100 })).sessionRows.find((row) => row.sessionId === id)?.state;
+    await waitFor("the source to hibernate", async () => (await stateOf(sessionId)) === "hibernated");
+    const fork = await host.client.fork(sessionId, cwd);
+    expect((await host.client.prompt(fork.sessionId, "awake in the fork")).text).toBe("You said: awake in the fork");
+    expect(await stateOf(sessionId)).toBe("hibernated");
+    expect(said(await host.client.load(fork.sessionId, cwd))).toEqual(["> before its nap", "You said: before its nap", "> awake in the fork", "You said: awake in the fork"]);
+  });
+});
+
 describe("a fork's cost in the state dir", () => {
   it("is one copy of the source's log up to the fork point: a compacted source gives a compacted fork no larger than it", async () => {
     const stateDir = tempDir("ash-state-");
