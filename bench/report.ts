@@ -357,6 +357,43 @@ export function markdownReport(results: BenchResults): string {
         ),
       ].join("\n"),
     ),
+    section("14. session/fork of a long session, as appended and compacted", s.fork, (f) =>
+      [
+        `${plural(f.runs, "run")} of ${f.samples} forks each (their median is the run's figure), through a host with a standby worker, the source stored and not open; ` +
+          "logs written as a scripted session writes them (an echo, every fourth turn a bash call). fork ms: session/fork sent to answered (the fork written: committed on PostgreSQL; in the state dir flushed right after, as a new session's log is); " +
+          "bytes written: what the fork added to the store (its log; on PostgreSQL its header, snapshot and copied records), beside what the source takes." +
+          (f.postgresSkipped ? ` PostgreSQL: ${f.postgresSkipped}.` : ""),
+        "",
+        table(
+          ["store", "turns", "source", "source MiB", "fork ms", "bytes written MiB", "goal"],
+          f.rows.map((row) => [
+            row.store,
+            String(row.turns),
+            row.compacted ? "compacted" : "as appended",
+            (row.sourceBytes / 2 ** 20).toFixed(2),
+            fmt(row.forkMs),
+            (row.bytesWritten.median / 2 ** 20).toFixed(2),
+            row.turns === 10_000 ? "≤ 100 ms; ≤ one compacted copy" : "",
+          ]),
+        ),
+      ].join("\n"),
+    ),
+    section("15. A parent fanning out to child sessions", s.fanOut, (f) =>
+      [
+        `${plural(f.runs, "run")} of ${f.samples} samples each. parent: one prompt whose answer asks for ${f.children} children at once (spawn_agent), each running an echo turn in a worker of its own, ` +
+          `timed to the parent's answer; client: ${f.children} × (session/new, then an echo prompt) from the client, all at once, timed to the last answer. ` +
+          `Samples alternate; each starts on a quiet host with ${f.children + 1} started workers on standby.`,
+        "",
+        table(
+          ["path", "ms", "goal"],
+          [
+            ["parent fans out", fmt(f.parentMs), ""],
+            ["client makes them", fmt(f.clientMs), ""],
+            ["parent/client", x(f.ratio), "≤ 1.2×"],
+          ],
+        ),
+      ].join("\n"),
+    ),
     results.incidents.length === 0
       ? ""
       : `### Incidents\n\nFaults the run worked around:\n\n${results.incidents.map((i) => `- ${i.count} × ${i.message}`).join("\n")}`,

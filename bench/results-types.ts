@@ -1,6 +1,8 @@
 // The shape of bench/results/<timestamp>.json.
 import type { Skipped } from "./context.js";
 import type { BashSpawnResult } from "./scenarios/bash-spawn.js";
+import type { FanOutResult } from "./scenarios/fan-out.js";
+import type { ForkResult } from "./scenarios/fork.js";
 import type { FleetResult } from "./scenarios/fleet.js";
 import type { FloodResult } from "./scenarios/flood.js";
 import type { McpResult } from "./scenarios/mcp.js";
@@ -39,6 +41,8 @@ export interface ScenarioResults {
   list: Outcome<ListResult>;
   fleet: Outcome<FleetResult>;
   flood: Outcome<FloodResult>;
+  fork: Outcome<ForkResult>;
+  fanOut: Outcome<FanOutResult>;
 }
 
 export interface BenchResults {

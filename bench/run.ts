@@ -14,6 +14,8 @@ import { incidents } from "./incidents.js";
 import { markdownReport } from "./report.js";
 import type { BenchResults, ScenarioResults } from "./results-types.js";
 import { bashSpawn } from "./scenarios/bash-spawn.js";
+import { fanOut } from "./scenarios/fan-out.js";
+import { fork } from "./scenarios/fork.js";
 import { fleet } from "./scenarios/fleet.js";
 import { flood } from "./scenarios/flood.js";
 import { mcp } from "./scenarios/mcp.js";
@@ -47,6 +49,8 @@ const SCENARIOS: { [K in keyof ScenarioResults]: { flag: string; run: (ctx: Benc
   list: { flag: "list", run: list },
   fleet: { flag: "fleet", run: fleet },
   flood: { flag: "flood", run: flood },
+  fork: { flag: "fork", run: fork },
+  fanOut: { flag: "fan-out", run: fanOut },
 };
 const NAMES = Object.values(SCENARIOS).map((s) => s.flag);
 

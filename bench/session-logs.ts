@@ -43,11 +43,17 @@ function turn(n: number, at: string): LogEntry[] {
   ];
 }
 
+/** The entries of `turns` finished turns. */
+export function sessionLogEntries(turns: number, at = new Date().toISOString()): LogEntry[] {
+  const entries: LogEntry[] = [];
+  for (let n = 0; n < turns; n++) entries.push(...turn(n, at));
+  return entries;
+}
+
 /** Writes a log of `turns` finished turns; returns its size in bytes. */
 export function writeSessionLog(path: string, sessionId: string, cwd: string, turns: number): number {
   const at = new Date().toISOString();
-  const lines = [JSON.stringify(logHeader(sessionId, cwd, at))];
-  for (let n = 0; n < turns; n++) for (const entry of turn(n, at)) lines.push(JSON.stringify(entry));
+  const lines = [JSON.stringify(logHeader(sessionId, cwd, at)), ...sessionLogEntries(turns, at).map((entry) => JSON.stringify(entry))];
   const text = `${lines.join("\n")}\n`;
   writeFileSync(path, text);
   return Buffer.byteLength(text);

@@ -58,7 +58,7 @@ describe("bad input never kills the host", () => {
     host.send(JSON.stringify({ jsonrpc: "2.0", id: 5, method: "session/new", params: { cwd, mcpServers: [] } }));
     const created = (await host.next(byId(5))) as { result: { sessionId: string } };
     host.send(JSON.stringify({ jsonrpc: "2.0", id: 6, method: "session/prompt", params: { sessionId: created.result.sessionId, prompt: [{ type: "text", text: "ok?" }] } }));
-    const update = await host.next((m) => m.method === "session/update");
+    const update = await host.next((m) => m.method === "session/update" && (m.params as { update: { sessionUpdate: string } }).update.sessionUpdate === "agent_message_chunk");
     expect(update).toMatchObject({ params: { sessionId: created.result.sessionId, update: { sessionUpdate: "agent_message_chunk", content: { text: "You said: ok?" } } } });
     expect(await host.next(byId(6))).toMatchObject({ result: { stopReason: "end_turn" } });
     expect(host.child.exitCode).toBeNull();

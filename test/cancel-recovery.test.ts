@@ -1,6 +1,6 @@
 // After a cancelled turn the session takes the next prompt at once: cancel before the model's first byte, mid-stream,
 // while a tool call runs, during a retry's wait and during a permission request, on both models.
-import type { RequestPermissionRequest, RequestPermissionResponse, SessionUpdate } from "@agentclientprotocol/sdk";
+import type { RequestPermissionRequest, RequestPermissionResponse, SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { removeTempDirs, startHost, tempDir, type TestHost } from "./support/host.js";
 import { OpenAiTestServer } from "./support/openai-server.js";

@@ -3,7 +3,7 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
-import { ndJsonStream, type SessionUpdate } from "@agentclientprotocol/sdk";
+import { ndJsonStream, type SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HostClient } from "../src/client/index.js";
 import { removeTempDirs, startHost, tempDir, type TestHost } from "./support/host.js";
@@ -28,7 +28,8 @@ describe("HostClient", () => {
     expect(result.text).toBe("onetwo");
     expect(result.toolCalls).toEqual([]);
     expect(seen).toEqual(result.updates);
-    expect(seen.map((u) => u.sessionUpdate)).toEqual(["agent_message_chunk", "agent_message_chunk"]);
+    // A session's first prompt gives it its title first.
+    expect(seen.map((u) => u.sessionUpdate)).toEqual(["session_info_update", "agent_message_chunk", "agent_message_chunk"]);
   });
 
   it("aborting a prompt's signal cancels the turn", async () => {

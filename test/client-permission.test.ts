@@ -1,7 +1,7 @@
 // HostClient's permission policies against a real host: write_file in mode "ask" asks the client before it writes.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { RequestPermissionRequest } from "@agentclientprotocol/sdk";
+import type { RequestPermissionRequest } from "@agentclientprotocol/sdk/unstable";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { removeTempDirs, startHost, tempDir, type TestHost } from "./support/host.js";
 

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { SessionInfo } from "@agentclientprotocol/sdk";
+import type { SessionInfo } from "@agentclientprotocol/sdk/unstable";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SIDECAR_FORMAT } from "../src/protocol/session-log.js";
 import { eventually, exists, header, logEntries, paths, transcript, writeLog } from "./support/durable.js";

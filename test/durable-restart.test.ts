@@ -1,5 +1,5 @@
 import { once } from "node:events";
-import type { SessionUpdate } from "@agentclientprotocol/sdk";
+import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import { afterAll, describe, expect, it } from "vitest";
 import { OUTCOME_UNKNOWN } from "../workers/log/log-repair.js";
 import { eventually, exists, logEntries, paths, transcript } from "./support/durable.js";
@@ -47,7 +47,7 @@ describe("a session outlives its host process", () => {
       `user: ${script}`,
       "agent: before the tools",
       'tool call#1: no_such_tool {"n":1}',
-      'tool call#1 failed: unknown tool "no_such_tool" (the tools are: bash, bash_output, bash_kill, read_file, write_file, edit_file, list_dir)',
+      'tool call#1 failed: unknown tool "no_such_tool" (the tools are: bash, bash_output, bash_kill, read_file, write_file, edit_file, list_dir, update_plan, spawn_agent)',
       expect.stringMatching(/^tool call#2: .*\{"command":"sleep 60"\}$/),
       `tool call#2 failed: ${OUTCOME_UNKNOWN}`,
     ]);

@@ -1,4 +1,4 @@
-import type { RequestPermissionRequest, ResumeSessionResponse } from "@agentclientprotocol/sdk";
+import type { RequestPermissionRequest, ResumeSessionResponse } from "@agentclientprotocol/sdk/unstable";
 import { afterAll, describe, expect, it } from "vitest";
 import { eventually, logEntries, transcript } from "./support/durable.js";
 import { removeTempDirs, startHost, tempDir, type TestHost } from "./support/host.js";

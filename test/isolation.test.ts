@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { SessionNotification } from "@agentclientprotocol/sdk";
+import type { SessionNotification } from "@agentclientprotocol/sdk/unstable";
 import { removeTempDirs, startHost, tempDir, type TestHost } from "./support/host.js";
 
 describe("concurrent sessions are isolated", () => {
@@ -43,7 +43,8 @@ describe("concurrent sessions are isolated", () => {
   it("one agent_message_chunk per non-empty block of a committed message", async () => {
     const { sessionId } = await host.client.newSession(tempDir());
     const result = await host.client.prompt(sessionId, `/script [{"say":"one"},{"say":""},{"say":"two"}]`);
-    expect(result.updates.map((u) => u.sessionUpdate)).toEqual(["agent_message_chunk", "agent_message_chunk"]);
+    // After the title the session's first prompt gives it.
+    expect(result.updates.map((u) => u.sessionUpdate)).toEqual(["session_info_update", "agent_message_chunk", "agent_message_chunk"]);
     expect(result.text).toBe("onetwo");
   });
 
@@ -86,8 +87,15 @@ describe("concurrent sessions are isolated", () => {
   it("a second prompt while one is in flight gets an error; the first goes on", async () => {
     const { sessionId } = await host.client.newSession(tempDir());
     // Sent after the first on the same connection, so the host has the first in flight; it lasts until cancelled.
-    const first = host.client.prompt(sessionId, `/script [{"say":"first"},{"sleep_ms":60000}]`);
+    let said: () => void = () => {};
+    const saidFirst = new Promise<void>((resolve) => (said = resolve));
+    const first = host.client.prompt(sessionId, `/script [{"say":"first"},{"sleep_ms":60000}]`, {
+      onUpdate: (update) => void (update.sessionUpdate === "agent_message_chunk" && said()),
+    });
     await expect(host.client.prompt(sessionId, "second")).rejects.toMatchObject({ code: -32600, message: expect.stringContaining("already in flight") });
+    // Cancelled once the turn has said its first word: a cancel that comes while the session's worker is still
+    // starting ends the turn before it says anything.
+    await saidFirst;
     await host.client.cancel(sessionId);
     expect(await first).toMatchObject({ stopReason: "cancelled", text: "first" });
     expect((await host.client.prompt(sessionId, "third")).text).toBe("You said: third");

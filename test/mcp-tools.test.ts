@@ -4,7 +4,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import type { RequestPermissionRequest, RequestPermissionResponse } from "@agentclientprotocol/sdk";
+import type { RequestPermissionRequest, RequestPermissionResponse } from "@agentclientprotocol/sdk/unstable";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { removeTempDirs, startHost, tempDir, type TestHost } from "./support/host.js";
 import { EVERYTHING, PATIENT, everythingHttp, everythingStdio, marker, mcpStatuses, statusOf, type HttpServer } from "./support/mcp.js";

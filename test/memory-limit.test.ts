@@ -1,6 +1,6 @@
 // --max-rss-mb: before the host would pass it, the least recently used idle session hibernates to make room; when no
 // idle session is left, session/new (and a prompt that needs a worker) get a clear -32603, and the host goes on.
-import type { ResumeSessionResponse } from "@agentclientprotocol/sdk";
+import type { ResumeSessionResponse } from "@agentclientprotocol/sdk/unstable";
 import { afterAll, describe, expect, it } from "vitest";
 import { removeTempDirs, startHost, tempDir } from "./support/host.js";
 import { script, waitFor } from "./support/tools.js";

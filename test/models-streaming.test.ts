@@ -1,6 +1,6 @@
 // --stream-chunks: message and thought text go out as they arrive, the log still holds whole committed messages
 // (so session/load replays them whole), and a cancel mid-stream leaves the partial text already sent and nothing more.
-import type { SessionUpdate } from "@agentclientprotocol/sdk";
+import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { logEntries, transcript } from "./support/durable.js";
 import { removeTempDirs, startHost, tempDir, type TestHost } from "./support/host.js";

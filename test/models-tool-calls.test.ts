@@ -65,7 +65,7 @@ describe("broken tool calls and empty answers", () => {
     expect(result.stopReason).toBe("end_turn");
     expect(result.toolCalls.map((call) => call.status)).toEqual(["failed", "failed", "completed"]);
     expect(toolMessage("call_unknown")).toBe(
-      'Error: unknown tool "delete_everything" (the tools are: bash, bash_output, bash_kill, read_file, write_file, edit_file, list_dir)',
+      'Error: unknown tool "delete_everything" (the tools are: bash, bash_output, bash_kill, read_file, write_file, edit_file, list_dir, update_plan, spawn_agent)',
     );
     expect(toolMessage("call_broken")).toMatch(/^Error: the arguments of list_dir are not valid JSON/);
     expect(existsSync(join(cwd, "ok.txt"))).toBe(true);

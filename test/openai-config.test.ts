@@ -2,7 +2,7 @@
 import { spawnSync } from "node:child_process";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
-import type { SessionUpdate } from "@agentclientprotocol/sdk";
+import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { removeTempDirs, startHost, tempDir, type TestHost } from "./support/host.js";
 import { OpenAiTestServer } from "./support/openai-server.js";

@@ -119,7 +119,7 @@ describe("openai-compatible provider", () => {
     const result = await host.client.prompt(sessionId, "use a tool");
     expect(result.text).toBe("No such tool.");
     expect(result.toolCalls.map((call) => call.status)).toEqual(["failed"]);
-    expect(server.requests.at(-1)!.body.messages.at(-1)).toEqual({ role: "tool", tool_call_id: "call_x", content: 'Error: unknown tool "no_such_tool" (the tools are: bash, bash_output, bash_kill, read_file, write_file, edit_file, list_dir)' });
+    expect(server.requests.at(-1)!.body.messages.at(-1)).toEqual({ role: "tool", tool_call_id: "call_x", content: 'Error: unknown tool "no_such_tool" (the tools are: bash, bash_output, bash_kill, read_file, write_file, edit_file, list_dir, update_plan, spawn_agent)' });
   });
 
   it("usage from the final chunk is reported as usage_update (size: the default context window)", async () => {
@@ -127,8 +127,8 @@ describe("openai-compatible provider", () => {
     server.enqueue({ text: "counted", usage: { prompt_tokens: 1200, completion_tokens: 34 } });
     const result = await host.client.prompt(sessionId, "count");
     expect(result.usage).toEqual({ used: 1234, size: 128_000 });
-    // Only a committed message precedes the usage of its response.
-    expect(result.updates.map((u) => u.sessionUpdate)).toEqual(["agent_message_chunk", "usage_update"]);
+    // Only a committed message precedes the usage of its response (after the title the first prompt gives).
+    expect(result.updates.map((u) => u.sessionUpdate)).toEqual(["session_info_update", "agent_message_chunk", "usage_update"]);
   });
 
   it("finish_reason length ends the turn with max_tokens; content_filter with refusal", async () => {

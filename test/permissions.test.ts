@@ -2,7 +2,7 @@
 // session/request_permission: allow, reject, allow always, cancel, and switching modes mid-session.
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { RequestPermissionRequest, RequestPermissionResponse, SessionUpdate } from "@agentclientprotocol/sdk";
+import type { RequestPermissionRequest, RequestPermissionResponse, SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { removeTempDirs, startHost, tempDir, type TestHost } from "./support/host.js";
 import { bash, resultOf, results, script, tool, waitFor } from "./support/tools.js";

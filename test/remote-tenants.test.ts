@@ -1,7 +1,7 @@
 // Two tenants on one host: B cannot see, list, prompt, load, resume, close or delete A's session; every answer B gets
 // is the one a session that does not exist gets, and none of A's updates reach B's connection.
 import { randomUUID } from "node:crypto";
-import type { SessionNotification } from "@agentclientprotocol/sdk";
+import type { SessionNotification } from "@agentclientprotocol/sdk/unstable";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { HostClient } from "../src/client/index.js";
 import { removeTempDirs, tempDir } from "./support/host.js";

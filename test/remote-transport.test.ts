@@ -2,7 +2,7 @@
 // own WebSocket and Streamable HTTP clients): prompts, tool calls, cancel and permission requests.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { RequestPermissionRequest } from "@agentclientprotocol/sdk";
+import type { RequestPermissionRequest } from "@agentclientprotocol/sdk/unstable";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HostClient } from "../src/client/index.js";
 import { removeTempDirs, tempDir } from "./support/host.js";

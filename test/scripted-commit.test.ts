@@ -1,7 +1,7 @@
 // The scripted model commits what it said when a step that takes time follows: the client sees it (and the log
 // has it) while that step still runs; consecutive `say`s stay one message.
 import { once } from "node:events";
-import type { SessionUpdate } from "@agentclientprotocol/sdk";
+import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import { afterAll, describe, expect, it } from "vitest";
 import { transcript } from "./support/durable.js";
 import { removeTempDirs, startHost, tempDir, type TestHost } from "./support/host.js";

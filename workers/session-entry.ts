@@ -20,11 +20,13 @@ import {
   type SessionWorkerApi,
 } from "../src/protocol/port.js";
 import { OutputWindow } from "../src/protocol/output-window.js";
+import { SystemPromptSetting } from "../src/protocol/system-prompt.js";
 import { AgentLoop } from "./loop/agent-loop.js";
+import { ChildRequests } from "./loop/child-requests.js";
 import { EventSink } from "./event-sink.js";
 import { pieces } from "./event-pieces.js";
 import type { Journal } from "./log/journal.js";
-import { createModel } from "./models/create-model.js";
+import { createModel, type ModelOptions } from "./models/create-model.js";
 import { GatewayLink } from "./models/gateway-link.js";
 import { replayEvents } from "./log/replay.js";
 import { restoreSession } from "./log/session-restore.js";
@@ -40,6 +42,7 @@ interface Session {
   loop: AgentLoop;
   journal: Journal;
   model: ModelConfig;
+  systemPrompt: SystemPromptSetting | null;
   turns: number;
   tools: ToolRegistry;
   spawner: SpawnerConnection;
@@ -47,9 +50,9 @@ interface Session {
   gateway: GatewayLink;
 }
 
-async function openSession(init: WorkerInit, events: EventSink, gateway: GatewayLink): Promise<Session> {
-  const { journal, mode, model, turns } = restoreSession(init, events);
-  const { tools, spawner, workspace } = createTools(init);
+async function openSession(init: WorkerInit, events: EventSink, gateway: GatewayLink, children: ChildRequests): Promise<Session> {
+  const { journal, mode, model, systemPrompt, turns } = restoreSession(init, events);
+  const { tools, spawner, workspace } = createTools(init, children);
   recordMcpServers(journal, init.mcpServers);
   // Servers connect in the background: open() does not wait for them; the first model request does (prepare).
   if (init.mcpServers.length > 0) {
@@ -66,7 +69,7 @@ async function openSession(init: WorkerInit, events: EventSink, gateway: Gateway
     );
   }
   const loop = new AgentLoop({
-    model: createModel(model, { allowFaultInjection: init.allowFaultInjection, cwd: init.cwd, log: events.log.bind(events), gateway }),
+    model: createModel(model, modelOptions(init, events, gateway, systemPrompt)),
     tools,
     events,
     journal,
@@ -77,7 +80,11 @@ async function openSession(init: WorkerInit, events: EventSink, gateway: Gateway
     compactAt: init.compactAt,
     streamChunks: init.streamChunks,
   });
-  return { init, loop, journal, model, turns, tools, spawner, workspace, gateway };
+  return { init, loop, journal, model, systemPrompt, turns, tools, spawner, workspace, gateway };
+}
+
+function modelOptions(init: WorkerInit, events: EventSink, gateway: GatewayLink, systemPrompt: SystemPromptSetting | null): ModelOptions {
+  return { allowFaultInjection: init.allowFaultInjection, cwd: init.cwd, log: events.log.bind(events), gateway, systemPrompt };
 }
 
 // zod/mini leaves error messages to a locale: the model and the log get English ones, as on the main thread.
@@ -89,6 +96,7 @@ const REPLAY_BATCH = 256;
 export default function runSession(task: SessionTask): Promise<never> {
   const window = task.outputWindow instanceof SharedArrayBuffer ? new OutputWindow(task.outputWindow) : null;
   const events = new EventSink(task.events as MessagePort, window);
+  const children = new ChildRequests(events);
   let bind: (session: Session) => void = () => {};
   let fail: (error: unknown) => void = () => {};
   const bound = new Promise<Session>((resolve, reject) => {
@@ -108,7 +116,7 @@ export default function runSession(task: SessionTask): Promise<never> {
         lowerPriority(parsed.nice);
         events.limitOutput(parsed.outputWindowBytes);
         const gateway = new GatewayLink(gatewayPort ?? null, (error) => events.log("error", "malformed reply from the model gateway dropped", { error }));
-        bind(await openSession(parsed, events, gateway));
+        bind(await openSession(parsed, events, gateway, children));
       } catch (error) {
         fail(error);
         throw error;
@@ -142,9 +150,16 @@ export default function runSession(task: SessionTask): Promise<never> {
     async setModel(model) {
       const session = await bound;
       const config = ModelConfig.parse(model);
-      session.loop.setModel(createModel(config, { allowFaultInjection: session.init.allowFaultInjection, cwd: session.init.cwd, log: events.log.bind(events), gateway: session.gateway }));
+      session.loop.setModel(createModel(config, modelOptions(session.init, events, session.gateway, session.systemPrompt)));
       session.model = config;
       session.journal.append({ type: "model", model: config });
+    },
+    async setSystemPrompt(systemPrompt) {
+      const session = await bound;
+      const setting = SystemPromptSetting.parse(systemPrompt);
+      session.loop.setModel(createModel(session.model, modelOptions(session.init, events, session.gateway, setting)));
+      session.systemPrompt = setting;
+      session.journal.append({ type: "system_prompt", systemPrompt: setting });
     },
     async replay(older) {
       const session = await bound;
@@ -189,6 +204,7 @@ export default function runSession(task: SessionTask): Promise<never> {
       if (message.type === "prompt") session.loop.prompt(message.turnId, message.text);
       else if (message.type === "cancel") session.loop.cancel(message.turnId, message.reason);
       else if (message.type === "permission") session.loop.resolvePermission(message.requestId, message.outcome);
+      else if (message.type === "child_result") children.settle(message.requestId, message.outcome);
     });
   });
   return new Promise<never>(() => {});

@@ -25,8 +25,10 @@ import { fileURLToPath } from "node:url";
 import {
   client,
   ndJsonStream,
+  type ClientCapabilities,
   type ClientConnection,
   type ContentBlock,
+  type ForkSessionResponse,
   type InitializeResponse,
   type McpServer,
   type ListSessionsRequest,
@@ -36,11 +38,15 @@ import {
   type RequestPermissionRequest,
   type RequestPermissionResponse,
   type SessionNotification,
+  type SessionStatus,
   type SessionUpdate,
+  type SetSessionTitleResponse,
   type Stream,
   type StopReason,
+  type SystemPrompt,
   type ToolCallStatus,
-} from "@agentclientprotocol/sdk";
+} from "@agentclientprotocol/sdk/unstable";
+import { ChildSession, type SubagentUpdate } from "./child-session.js";
 import { HOST_STATS_METHOD, HostStats, type HostStatsRequest } from "../protocol/host-stats.js";
 import { HOST_STATUS_METHOD, HostStatus, type HostStatusRequest } from "../protocol/host-status.js";
 import { MCP_STATUS_METHOD, McpStatusNotification } from "../protocol/mcp-status.js";
@@ -60,8 +66,20 @@ export type PermissionPolicy =
   | "deny"
   | ((request: RequestPermissionRequest) => RequestPermissionResponse | Promise<RequestPermissionResponse>);
 
+/**
+ * What the client tells the host it understands (initialize's clientCapabilities). `subagents` (default true): child
+ * sessions are announced with subagent_update and their updates and permission requests reach this client under their
+ * own ids ({@link HostClient.children}); without it a child runs unseen and its permission requests are refused.
+ * `compaction` (default false): context compactions come as compaction_update and compaction_summary_chunk rather
+ * than as a thought.
+ */
+export interface Understands {
+  subagents?: boolean;
+  compaction?: boolean;
+}
+
 /** How {@link HostClient.spawn} starts the host process. */
-export interface SpawnOptions {
+export interface SpawnOptions extends Understands {
   /** Flags for the host, e.g. ["--allow-fault-injection"] (see `acp-session-host --help`). */
   hostArgs?: string[];
   /** The executable to run. Default: the current node running this package's own CLI (`serve`). */
@@ -77,13 +95,13 @@ export interface SpawnOptions {
 }
 
 /** How {@link HostClient.attach} talks to a host it did not start. */
-export interface AttachOptions {
+export interface AttachOptions extends Understands {
   /** Default: "deny". */
   permission?: PermissionPolicy;
 }
 
 /** How {@link HostClient.connect} reaches a host listening with `--listen`. */
-export interface ConnectOptions {
+export interface ConnectOptions extends Understands {
   /** The bearer token (from `acp-session-host token add`); needed when the host has a tokens file. */
   token?: string;
   /** Default: "deny". */
@@ -146,6 +164,8 @@ export interface PromptResult {
   usage: { used: number; size: number } | null;
   /** Every update of this turn, in order. */
   updates: SessionUpdate[];
+  /** The child sessions the turn ran (spawn_agent), in the order they were announced. */
+  children: ChildSession[];
 }
 
 /** Options of {@link HostClient.prompt} (and of {@link HostClient.load}, which uses `onUpdate` only). */
@@ -156,18 +176,35 @@ export interface PromptOptions {
   signal?: AbortSignal;
 }
 
+/**
+ * A system prompt for a session (sessionCapabilities.systemPrompt): text to add to the host's instructions, or ACP's
+ * SystemPrompt (`mode` "append" or "override", text content).
+ */
+export type SystemPromptOption = string | SystemPrompt;
+
 /** Options of {@link HostClient.newSession}. */
 export interface NewSessionOptions {
   /** A mode id ("ask", "auto", "read-only", "full-access"); set right after creation when it is not the default. */
   mode?: string;
   /** The session's MCP servers (stdio or http); the host connects them in the background (see {@link HostClient.onMcpStatus}). */
   mcpServers?: McpServer[];
+  systemPrompt?: SystemPromptOption;
 }
 
 /** Options of {@link HostClient.load} and {@link HostClient.resume}. */
 export interface OpenOptions {
   /** The MCP servers the session runs with from now on (default: none). */
   mcpServers?: McpServer[];
+  /** Replaces the session's system prompt (default: it keeps its own). */
+  systemPrompt?: SystemPromptOption;
+}
+
+/** Options of {@link HostClient.fork}. */
+export interface ForkOptions {
+  /** The fork's MCP servers (default: none). */
+  mcpServers?: McpServer[];
+  /** The fork's system prompt (default: the source's). */
+  systemPrompt?: SystemPromptOption;
 }
 
 // The compiled CLI, whether this module runs compiled (dist/src/client) or from source under a test runner (src/client).
@@ -185,6 +222,9 @@ export class HostClient {
   readonly #listeners = new Map<string, Set<(update: SessionUpdate) => void>>();
   readonly #anyListeners = new Set<(notification: SessionNotification) => void>();
   readonly #mcpListeners = new Set<(status: McpStatusNotification) => void>();
+  /** Child sessions announced on this connection, by id. */
+  readonly #children = new Map<string, ChildSession>();
+  readonly #childListeners = new Set<(child: ChildSession) => void>();
   readonly #holder: Holder;
   /** Connects again (HostClient.connect with reconnect); null: a dropped connection is the end. */
   readonly #redial: Redial | null;
@@ -226,7 +266,7 @@ export class HostClient {
     const child = spawn(command, args, { stdio: ["pipe", "pipe", options.stderr ?? "ignore"], env });
     await once(child, "spawn");
     const stream = ndJsonStream(Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>);
-    return HostClient.#open(child, stream, options.permission ?? "deny");
+    return HostClient.#open(child, stream, options.permission ?? "deny", options);
   }
 
   /**
@@ -238,7 +278,7 @@ export class HostClient {
     const scheme = new URL(url).protocol;
     if (!["http:", "https:", "ws:", "wss:"].includes(scheme)) throw new TypeError(`HostClient.connect: unsupported URL scheme ${scheme} (use http, https, ws or wss)`);
     const dial = (): Stream => (scheme === "http:" || scheme === "https:" ? createHttpStream(url, { headers }) : createWebSocketStream(url, { headers, WebSocket }));
-    const holder: Holder = { client: null, permission: options.permission ?? "deny" };
+    const holder: Holder = { client: null, permission: options.permission ?? "deny", capabilities: clientCapabilities(options) };
     const reconnect = options.reconnect === true ? {} : options.reconnect || null;
     const link = await HostClient.#link(dial(), holder);
     return new HostClient(null, link, holder, reconnect ? { dial, options: reconnect } : null);
@@ -246,11 +286,11 @@ export class HostClient {
 
   /** Attaches to a host already reachable over a stream pair. */
   static async attach(stream: Stream, options: AttachOptions = {}): Promise<HostClient> {
-    return HostClient.#open(null, stream, options.permission ?? "deny");
+    return HostClient.#open(null, stream, options.permission ?? "deny", options);
   }
 
-  static async #open(child: ChildProcess | null, stream: Stream, permission: PermissionPolicy): Promise<HostClient> {
-    const holder: Holder = { client: null, permission };
+  static async #open(child: ChildProcess | null, stream: Stream, permission: PermissionPolicy, understands: Understands): Promise<HostClient> {
+    const holder: Holder = { client: null, permission, capabilities: clientCapabilities(understands) };
     return new HostClient(child, await HostClient.#link(stream, holder), holder);
   }
 
@@ -264,7 +304,7 @@ export class HostClient {
     try {
       const init = await connection.agent.request("initialize", {
         protocolVersion: 1,
-        clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+        clientCapabilities: holder.capabilities,
         clientInfo: { name: "acp-session-host-client", version: "0.1.0" },
       });
       return { connection, init };
@@ -299,7 +339,7 @@ export class HostClient {
   /** Creates a session whose tools work in `cwd` (an existing absolute directory), optionally in another mode. */
   async newSession(cwd: string, options: NewSessionOptions = {}): Promise<NewSessionResponse> {
     const mcpServers = options.mcpServers ?? [];
-    const response = await this.#request<NewSessionResponse>("session/new", { cwd, mcpServers });
+    const response = await this.#request<NewSessionResponse>("session/new", { cwd, mcpServers, ...systemPromptParam(options.systemPrompt) });
     this.#opened.set(response.sessionId, { cwd, mcpServers });
     if (options.mode && options.mode !== response.modes?.currentModeId) await this.setMode(response.sessionId, options.mode);
     return response;
@@ -323,7 +363,7 @@ export class HostClient {
       const sent = this.#request<PromptResponse>("session/prompt", { sessionId, prompt }, sessionId);
       if (options.signal?.aborted) onAbort();
       const response = await sent;
-      return summarize(updates, response.stopReason);
+      return { ...summarize(updates, response.stopReason), children: this.#announced(updates) };
     } finally {
       options.signal?.removeEventListener("abort", onAbort);
       off();
@@ -355,7 +395,7 @@ export class HostClient {
     });
     try {
       const mcpServers = options.mcpServers ?? [];
-      await this.#request("session/load", { sessionId, cwd, mcpServers }, sessionId);
+      await this.#request("session/load", { sessionId, cwd, mcpServers, ...systemPromptParam(options.systemPrompt) }, sessionId);
       this.#opened.set(sessionId, { cwd, mcpServers });
       return updates;
     } finally {
@@ -366,8 +406,46 @@ export class HostClient {
   /** `session/resume`: reopens a stored session without replaying its history. */
   async resume(sessionId: string, cwd: string, options: OpenOptions = {}): Promise<void> {
     const mcpServers = options.mcpServers ?? [];
-    await this.#request("session/resume", { sessionId, cwd, mcpServers }, sessionId);
+    await this.#request("session/resume", { sessionId, cwd, mcpServers, ...systemPromptParam(options.systemPrompt) }, sessionId);
     this.#opened.set(sessionId, { cwd, mcpServers });
+  }
+
+  /**
+   * `session/fork`: a new session whose history is `sessionId`'s up to its last ended turn (a turn in flight there is
+   * not waited for), working in `cwd`; the source is left as it was. The fork is open on this connection.
+   */
+  async fork(sessionId: string, cwd: string, options: ForkOptions = {}): Promise<ForkSessionResponse> {
+    const mcpServers = options.mcpServers ?? [];
+    const response = await this.#request<ForkSessionResponse>("session/fork", { sessionId, cwd, mcpServers, ...systemPromptParam(options.systemPrompt) }, sessionId);
+    this.#opened.set(response.sessionId, { cwd, mcpServers });
+    return response;
+  }
+
+  /** `session/set_title`: stores the title (the host may shorten it) and returns it as stored. */
+  async setTitle(sessionId: string, title: string): Promise<string> {
+    return (await this.#request<SetSessionTitleResponse>("session/set_title", { sessionId, title }, sessionId)).title;
+  }
+
+  /** `session/archive`: ends the session's work as `close` would and hides it from the default {@link list}. */
+  async archive(sessionId: string): Promise<void> {
+    this.#opened.delete(sessionId);
+    await this.#request("session/archive", { sessionId }, sessionId);
+  }
+
+  /** `session/unarchive`: back in the default {@link list}; nothing is loaded. */
+  async unarchive(sessionId: string): Promise<void> {
+    await this.#request("session/unarchive", { sessionId }, sessionId);
+  }
+
+  /** The child sessions announced on this connection (spawn_agent), all of them or one parent's. */
+  children(parentSessionId?: string): ChildSession[] {
+    return [...this.#children.values()].filter((child) => parentSessionId === undefined || child.parentSessionId === parentSessionId);
+  }
+
+  /** Told of each child session when it is first announced; returns the function that stops listening. */
+  onChild(listener: (child: ChildSession) => void): () => void {
+    this.#childListeners.add(listener);
+    return () => void this.#childListeners.delete(listener);
   }
 
   /** `session/list`: the sessions the host knows (live and stored), paginated with `cursor`. */
@@ -388,14 +466,21 @@ export class HostClient {
   }
 
   /**
-   * The host's own `_host/stats` extension: main-thread event-loop lag, worker and process thread counts, session
-   * counts and memory. `resetEventLoopDelay` starts a fresh lag window after this read.
+   * `status(sessionId)`: ACP's `session/status`, "open" (the host has the session in memory) or "saved", with no side
+   * effect; an unknown session rejects with -32002. `status(request?)`: the host's `_host/status`, its figures and one
+   * page of session rows (pass `cursor: nextCursor` for the next).
    */
-  /** `_host/status`: the host's figures and one page of session rows (pass `cursor: nextCursor` for the next). */
-  async status(request: HostStatusRequest = {}): Promise<HostStatus> {
+  async status(sessionId: string): Promise<SessionStatus>;
+  async status(request?: HostStatusRequest): Promise<HostStatus>;
+  async status(request: string | HostStatusRequest = {}): Promise<SessionStatus | HostStatus> {
+    if (typeof request === "string") return (await this.#request<{ status: SessionStatus }>("session/status", { sessionId: request }, request)).status;
     return HostStatus.parse(await this.#request(HOST_STATUS_METHOD, request ?? {}));
   }
 
+  /**
+   * The host's own `_host/stats` extension: main-thread event-loop lag, worker and process thread counts, session
+   * counts and memory. `resetEventLoopDelay` starts a fresh lag window after this read.
+   */
   async stats(request: HostStatsRequest = {}): Promise<HostStats> {
     return HostStats.parse(await this.#request(HOST_STATS_METHOD, request ?? {}));
   }
@@ -516,14 +601,49 @@ export class HostClient {
 
   /** @internal Routes one session/update notification to its listeners. */
   dispatch(notification: SessionNotification): void {
+    const { sessionId, update } = notification;
+    if (update.sessionUpdate === "subagent_update") this.#subagent(sessionId, update);
+    this.#children.get(sessionId)?.record(update);
     for (const listener of this.#anyListeners) listener(notification);
-    for (const listener of this.#listeners.get(notification.sessionId) ?? []) listener(notification.update);
+    for (const listener of this.#listeners.get(sessionId) ?? []) listener(update);
+  }
+
+  #subagent(parentSessionId: string, update: SubagentUpdate): void {
+    const known = this.#children.get(update.sessionId);
+    if (known) {
+      known.patch(update);
+      return;
+    }
+    const child = new ChildSession(this, parentSessionId, update);
+    this.#children.set(child.sessionId, child);
+    for (const listener of this.#childListeners) listener(child);
+  }
+
+  /** The children a turn's updates announced, in order. */
+  #announced(updates: readonly SessionUpdate[]): ChildSession[] {
+    const ids = new Set(updates.flatMap((update) => (update.sessionUpdate === "subagent_update" ? [update.sessionId] : [])));
+    return [...ids].flatMap((id) => this.#children.get(id) ?? []);
   }
 }
 
 interface Holder {
   client: HostClient | null;
   permission: PermissionPolicy;
+  capabilities: ClientCapabilities;
+}
+
+function clientCapabilities(understands: Understands): ClientCapabilities {
+  return {
+    fs: { readTextFile: false, writeTextFile: false },
+    terminal: false,
+    ...(understands.subagents !== false ? { subagents: {} } : {}),
+    ...(understands.compaction === true ? { session: { compaction: {} } } : {}),
+  };
+}
+
+function systemPromptParam(option: SystemPromptOption | undefined): { systemPrompt?: SystemPrompt } {
+  if (option === undefined) return {};
+  return { systemPrompt: typeof option === "string" ? { mode: "append", content: [{ type: "text", text: option }] } : option };
 }
 
 interface Link {
@@ -543,7 +663,7 @@ async function answerPermission(policy: PermissionPolicy, request: RequestPermis
   return option ? { outcome: { outcome: "selected", optionId: option.optionId } } : { outcome: { outcome: "cancelled" } };
 }
 
-function summarize(updates: SessionUpdate[], stopReason: StopReason): PromptResult {
+function summarize(updates: SessionUpdate[], stopReason: StopReason): Omit<PromptResult, "children"> {
   let text = "";
   let usage: PromptResult["usage"] = null;
   const toolCalls = new Map<string, ToolCallSummary>();

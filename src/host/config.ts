@@ -61,6 +61,10 @@ export const HostConfig = z.object({
     .default(5)
     .describe("how much higher session worker threads' nice value is than the main thread's: under a full CPU the main thread is served first; 0: the same"),
   "cancel-grace-ms": int(0).default(2000).describe("how long a cancelled turn may take before its worker is terminated"),
+  "max-delegation-depth": int(0)
+    .default(2)
+    .describe("how deep child sessions (spawn_agent) may nest below a session a client made: 1 allows children, 2 grandchildren too; 0: none"),
+  "max-children": int(0).default(16).describe("child sessions one session may have open at once (spawn_agent); 0: none"),
   "max-turn-requests": int(1).default(50).describe("model requests one prompt may make"),
   "max-turn-tool-calls": int(1).default(200).describe("tool calls one prompt may run; past it the turn ends max_turn_requests"),
   "worker-stall-ms": int(0)

@@ -1,6 +1,6 @@
 // Every JSON-RPC error the host answers with comes from here: the client's mistakes are -32602/-32600, the host's
 // and its workers' faults are -32603. A worker's fault is never blamed on the client.
-import { RequestError } from "@agentclientprotocol/sdk";
+import { RequestError } from "@agentclientprotocol/sdk/unstable";
 
 /** A parameter the client sent is wrong. */
 export function invalidParams(field: string, message: string, data: Record<string, unknown> = {}): RequestError {

@@ -15,6 +15,7 @@ import type { SessionStore } from "../store/session-store.js";
 import { SessionTable } from "./session/session-table.js";
 import type { SpawnerSupervisor } from "../spawner/client/spawner-supervisor.js";
 import { WorkerSlots, type MemoryBudget } from "./session/worker-slots.js";
+import { ChildSessions } from "./children/child-sessions.js";
 
 /** What a session's worker may have on its way to the client before it waits (src/protocol/output-window.ts). */
 const OUTPUT_WINDOW_BYTES = 1024 * 1024;
@@ -63,6 +64,8 @@ export class HostContext {
   readonly memory: MemoryBudget;
   /** Makes every OpenAI-compatible request of every session (null when the host has no such model). */
   readonly gateway: ModelGateway | null;
+  /** How far child sessions (spawn_agent) may nest and spread (--max-delegation-depth, --max-children). */
+  readonly limits: { maxDepth: number; maxChildren: number };
   /** Runs every session command (null if it could not start: commands then fail with a clear error). */
   readonly spawner: SpawnerSupervisor | null;
   readonly bwrapPath: string | null;
@@ -106,6 +109,7 @@ export class HostContext {
       exceeded: (rss) => atMemoryLimit(rss, limitBytes),
     };
     this.slots = new WorkerSlots(config["max-live-workers"], this.memory);
+    this.limits = { maxDepth: config["max-delegation-depth"], maxChildren: config["max-children"] };
     store.onLoss(({ sessionId, reason }) => {
       const session = this.sessions.find(sessionId);
       if (!session) return;
@@ -134,6 +138,7 @@ export class HostContext {
       endSession: (id) => this.#endSessionCommands(id),
       grantFor: (id, cwd) => this.spawner?.grant(id, cwd, this.store.outputDir(id)) ?? null,
       gatewayPort: (id) => gateway?.connect(id) ?? null,
+      delegation: new ChildSessions(this),
     };
   }
 
@@ -270,6 +275,7 @@ export class HostContext {
       mcpServers: settings.mcpServers,
       mcpStartupTimeoutMs: config["mcp-startup-timeout-ms"],
       log,
+      ...(settings.systemPrompt ? { systemPrompt: settings.systemPrompt } : {}),
     };
   }
 

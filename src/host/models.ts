@@ -1,5 +1,5 @@
 // The models this host was configured with (flags → ModelConfig), and the session config option that picks one.
-import type { SessionConfigOption } from "@agentclientprotocol/sdk";
+import type { SessionConfigOption } from "@agentclientprotocol/sdk/unstable";
 import type { ModelConfig } from "../protocol/port.js";
 import type { HostConfig } from "./config.js";
 

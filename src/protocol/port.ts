@@ -7,6 +7,8 @@
 import type { MessagePort } from "node:worker_threads";
 import * as z from "zod/mini";
 import { McpServerConfig, McpServerStatus } from "./mcp-servers.js";
+import { PlanEntry } from "./plan.js";
+import { SystemPromptSetting } from "./system-prompt.js";
 
 export const StopReason = z.enum(["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"]);
 export type StopReason = z.infer<typeof StopReason>;
@@ -121,6 +123,11 @@ export const WorkerInit = z.object({
   mcpStartupTimeoutMs: z._default(z.int().check(z.positive()), 10_000),
   /** Durable session state (see WorkerLog); null runs the session in memory only. */
   log: z.nullable(WorkerLog),
+  /**
+   * The system prompt the session runs with from now on: journaled when the log's differs (a client gave a new one
+   * with load, resume or fork). Absent: the log's (its header's, or the last one journaled).
+   */
+  systemPrompt: z.optional(SystemPromptSetting),
 });
 export type WorkerInit = z.infer<typeof WorkerInit>;
 
@@ -158,8 +165,41 @@ export const WorkerEvent = z.discriminatedUnion("type", [
     /** The final result as the model sees it (capped). */
     result: z.optional(z.string()),
   }),
-  /** Reasoning (agent_thought_chunk): a committed message's, a streamed delta (--stream-chunks), or a compaction notice. */
+  /** Reasoning (agent_thought_chunk): a committed message's, or a streamed delta (--stream-chunks). */
   z.object({ type: z.literal("thought"), turnId: TurnId, text: z.string() }),
+  /** The session got its title from its first prompt (a session with no title yet; session_info_update). */
+  z.object({ type: z.literal("title"), turnId: TurnId, title: z.string() }),
+  /** The agent's whole plan, as update_plan set it (ACP `plan`). */
+  z.object({ type: z.literal("plan"), turnId: TurnId, entries: z.array(PlanEntry) }),
+  /**
+   * A context compaction's progress: in_progress when it starts; completed with the summary and the notice a client
+   * without compaction updates is shown (a thought); failed with why; cancelled with its turn.
+   */
+  z.object({
+    type: z.literal("compaction"),
+    turnId: TurnId,
+    compactionId: z.string().check(z.minLength(1)),
+    status: z.enum(["in_progress", "completed", "failed", "cancelled"]),
+    summary: z.optional(z.string()),
+    notice: z.optional(z.string()),
+    error: z.optional(z.string()),
+  }),
+  /**
+   * The spawn_agent tool asks for a child session: a new one (prompt, maybe a narrower mode and a cwd inside the
+   * session's) or one of the session's own children again (session). The host answers with a child_result message.
+   */
+  z.object({
+    type: z.literal("child_request"),
+    turnId: TurnId,
+    requestId: z.string().check(z.minLength(1)),
+    toolCallId: ToolCallId,
+    prompt: z.string().check(z.minLength(1)),
+    mode: z.optional(z.string()),
+    session: z.optional(z.string()),
+    cwd: z.optional(z.string()),
+    title: z.optional(z.string()),
+    description: z.optional(z.string()),
+  }),
   z.object({
     type: z.literal("usage"),
     turnId: TurnId,
@@ -183,6 +223,8 @@ export const WorkerEvent = z.discriminatedUnion("type", [
     type: z.literal("turn_end"),
     turnId: TurnId,
     stopReason: StopReason,
+    /** The text of the turn's last committed assistant message (what a parent's spawn_agent returns). */
+    lastMessage: z.optional(z.string()),
   }),
   /**
    * The turn failed: the prompt gets a JSON-RPC error with this code and message. workerEnds: the worker's memory
@@ -230,6 +272,8 @@ export type HostMessage =
   | { type: "prompt"; turnId: string; text: string }
   | { type: "cancel"; turnId: string; reason?: string }
   | { type: "permission"; requestId: string; outcome: PermissionOutcome }
+  /** The answer to a child_request: the child's final message, or why there is none. */
+  | { type: "child_result"; requestId: string; outcome: ChildOutcome }
   /** Liveness: the worker answers with a pong event of the same id (the host's watchdog). */
   | { type: "ping"; id: number };
 
@@ -242,6 +286,11 @@ export function asHostMessage(data: unknown): HostMessage | null {
     const outcome = PermissionOutcome.safeParse(message.outcome);
     if (typeof message.requestId !== "string" || !outcome.success) return null;
     return { type: "permission", requestId: message.requestId, outcome: outcome.data };
+  }
+  if (message.type === "child_result") {
+    const outcome = ChildOutcome.safeParse(message.outcome);
+    if (typeof message.requestId !== "string" || !outcome.success) return null;
+    return { type: "child_result", requestId: message.requestId, outcome: outcome.data };
   }
   if (typeof message.turnId !== "string" || message.turnId.length === 0) return null;
   if (message.type === "cancel") {
@@ -258,6 +307,13 @@ export const PermissionOutcome = z.discriminatedUnion("outcome", [
   z.object({ outcome: z.literal("cancelled") }),
 ]);
 export type PermissionOutcome = z.infer<typeof PermissionOutcome>;
+
+/** What a child session's turn came to, for the parent's spawn_agent call. */
+export const ChildOutcome = z.discriminatedUnion("ok", [
+  z.object({ ok: z.literal(true), sessionId: z.string(), stopReason: StopReason, message: z.string() }),
+  z.object({ ok: z.literal(false), sessionId: z.nullable(z.string()), error: z.string() }),
+]);
+export type ChildOutcome = z.infer<typeof ChildOutcome>;
 
 /**
  * turns: the turns replayed. recordsBefore: a "records" session's worker holds only the records from this sequence
@@ -312,6 +368,8 @@ export interface SessionWorkerApi {
    */
   hide(path: string): Promise<void>;
   setModel(model: ModelConfig): Promise<void>;
+  /** A client gave the session a new system prompt (load or resume of a live session): journaled, used from now on. */
+  setSystemPrompt(systemPrompt: SystemPromptSetting): Promise<void>;
   /**
    * Posts the session's history as events (turnId "replay"), then a turn_end with turnId "replay" that marks the
    * end (events and answers travel on different ports, so the main thread waits for the marker, not the answer).

@@ -12,13 +12,23 @@
 import { join } from "node:path";
 import * as z from "zod/mini";
 import { McpServerRecord } from "./mcp-servers.js";
+import { PlanEntry } from "./plan.js";
 import { ModelConfig, SessionModeId, StopReason, ToolKind } from "./port.js";
+import { SystemPromptSetting } from "./system-prompt.js";
 
 export const LOG_FORMAT = "acp-session-host/session-log";
 /** A log as the main thread creates it. */
 export const LOG_FORMAT_VERSION = 1;
 /** A compacted log: its second line is a snapshot, followed by the replayable history (workers/log/log-snapshot.ts). */
 export const COMPACTED_LOG_FORMAT_VERSION = 2;
+
+/** A child session's parent and how deep below the root session it is (1: the root's child). */
+export const ParentLink = z.object({ sessionId: z.uuid(), depth: z.int().check(z.positive()) });
+export type ParentLink = z.infer<typeof ParentLink>;
+
+/** A fork's source and the fork point: how many of the source's turns had ended there (the fork's history is those). */
+export const ForkPoint = z.object({ sessionId: z.uuid(), turns: z.int().check(z.nonnegative()) });
+export type ForkPoint = z.infer<typeof ForkPoint>;
 
 export const LogHeader = z.object({
   format: z.literal(LOG_FORMAT),
@@ -31,6 +41,12 @@ export const LogHeader = z.object({
   hostVersion: z.string(),
   /** The tenant whose session it is (a listener with --tokens-file); absent: no tenant. */
   tenant: z.optional(z.string().check(z.minLength(1))),
+  /** The system prompt the session was created with (a later one is a system_prompt entry); absent: the host's own. */
+  systemPrompt: z.optional(SystemPromptSetting),
+  /** A child session's parent (its mode and cwd above were checked against the parent's when it was created). */
+  parent: z.optional(ParentLink),
+  /** A fork's source and fork point. */
+  forkOf: z.optional(ForkPoint),
 });
 export type LogHeader = z.infer<typeof LogHeader>;
 
@@ -68,6 +84,8 @@ export const LogEntry = z.discriminatedUnion("type", [
     tokensAfter: Count,
     level: z.optional(z.enum(["normal", "hard"])),
     replacedTokens: z.optional(Count),
+    /** Names it to a client that follows compactions by id (compaction_update); absent in older logs. */
+    compactionId: z.optional(z.string().check(z.minLength(1))),
   }),
   z.object({
     type: z.literal("tool_call"),
@@ -96,6 +114,10 @@ export const LogEntry = z.discriminatedUnion("type", [
   }),
   z.object({ type: z.literal("permission"), turnId: TurnId, toolCallId: ToolCallId, outcome: z.string() }),
   z.object({ type: z.literal("mode"), mode: SessionModeId }),
+  /** The session's system prompt from here on (a client gave a new one with load, resume or fork). */
+  z.object({ type: z.literal("system_prompt"), systemPrompt: SystemPromptSetting }),
+  /** The agent's plan as update_plan last set it (the whole plan: each replaces the one before). */
+  z.object({ type: z.literal("plan"), turnId: TurnId, entries: z.array(PlanEntry) }),
   z.object({ type: z.literal("model"), model: ModelConfig }),
   /** The MCP servers the session runs with from here on (session/new, load, resume): no env or header values. */
   z.object({ type: z.literal("mcp_servers"), servers: z.array(McpServerRecord) }),
@@ -122,6 +144,9 @@ export const SessionSidecar = z.object({
   turns: z.int().check(z.nonnegative()),
   /** The header's tenant, so session/list filters without opening logs. */
   tenant: z.optional(z.string().check(z.minLength(1))),
+  /** The header's parent and fork point, so session/list shows them without opening logs. */
+  parent: z.optional(ParentLink),
+  forkOf: z.optional(ForkPoint),
 });
 export type SessionSidecar = z.infer<typeof SessionSidecar>;
 
@@ -180,8 +205,9 @@ export function parseHeaderLine(line: string, sessionId: string): LogHeader {
   return parsed.data;
 }
 
-/** A session's title: its first prompt on one line, shortened. */
+/** A session's title when none was set: the first line of its first prompt (that is not blank), cut to 80 characters. */
 export function titleFrom(text: string): string {
-  const line = text.replace(/\s+/g, " ").trim();
+  const first = text.split("\n").find((line) => line.trim().length > 0) ?? "";
+  const line = first.replace(/\s+/g, " ").trim();
   return line.length > 80 ? `${line.slice(0, 79)}…` : line;
 }

@@ -9,7 +9,7 @@ import { createServer as createHttpServer, type IncomingMessage, type Server, ty
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
-import type { AgentConnection, Stream } from "@agentclientprotocol/sdk";
+import type { AgentConnection, Stream } from "@agentclientprotocol/sdk/unstable";
 import { createNodeHttpHandler, createNodeWebSocketUpgradeHandler } from "@agentclientprotocol/sdk/experimental/node";
 import { AcpServer } from "@agentclientprotocol/sdk/experimental/server";
 import { WebSocketServer, type WebSocket } from "ws";

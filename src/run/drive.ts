@@ -1,5 +1,5 @@
 // Drives N sessions at once through one HostClient: each creates its session, then sends its prompts in turn.
-import type { StopReason } from "@agentclientprotocol/sdk";
+import type { StopReason } from "@agentclientprotocol/sdk/unstable";
 import type { HostClient } from "../client/host-client.js";
 
 export interface DriveOptions {

@@ -4,17 +4,25 @@
 //   postgres/  PostgreSQL, shared by a fleet of hosts: the host appends every session's records in group commits, and
 //              a lease with an epoch per session fences out a host that lost it.
 // Runs in the main thread. Nothing here reaches a worker but what workerLog() returns (the port's WorkerLog).
-import type { ListSessionsResponse, RequestError } from "@agentclientprotocol/sdk";
+import type { ListSessionsResponse, RequestError } from "@agentclientprotocol/sdk/unstable";
 import type { McpServerConfig } from "../protocol/mcp-servers.js";
 import type { ModelConfig, SessionModeId, WorkerLog, WorkerRestore } from "../protocol/port.js";
-import type { LogHeader } from "../protocol/session-log.js";
+import type { ForkPoint, LogHeader, ParentLink } from "../protocol/session-log.js";
+import type { SystemPromptSetting } from "../protocol/system-prompt.js";
 
 export interface NewSessionSettings {
   cwd: string;
   mode: SessionModeId;
   model: ModelConfig;
   mcpServers?: McpServerConfig[];
+  /** The client's system prompt (header). */
+  systemPrompt?: SystemPromptSetting;
+  /** A child session's parent (header): its mode and cwd were checked against the parent's before this is called. */
+  parent?: ParentLink;
 }
+
+/** session/list's archive filter: not archived (the default), both, or archived only. */
+export type ArchiveFilter = "exclude" | "include" | "only";
 
 export interface ListOptions {
   cwd?: string | null;
@@ -22,6 +30,31 @@ export interface ListOptions {
   pageSize: number;
   /** Only that tenant's sessions; null: every session. */
   tenant: string | null;
+  archived: ArchiveFilter;
+}
+
+export interface ForkRequest {
+  sourceId: string;
+  /** The fork's working directory (absolute, an existing directory). */
+  cwd: string;
+  tenant: string | null;
+  hostVersion: string;
+  /** A system prompt the client gave for the fork; absent: the source's at the fork point. */
+  systemPrompt?: SystemPromptSetting;
+}
+
+/** A fork as the store made it: a new session whose history is the source's up to its last ended turn. */
+export interface ForkedSession {
+  sessionId: string;
+  forkOf: ForkPoint;
+  /** The source's settings at the fork point, which are the fork's (in its header). */
+  mode: SessionModeId;
+  model: ModelConfig;
+  systemPrompt: SystemPromptSetting | null;
+  /** The title its history gives it (its first prompt's); null when it has none. */
+  title: string | null;
+  /** What the fork added to the store: its log's bytes, or its rows' entries' bytes. */
+  bytesWritten: number;
 }
 
 /**
@@ -56,6 +89,18 @@ export interface SessionStore {
   create(settings: NewSessionSettings, hostVersion: string, tenant: string | null): Promise<string>;
   /** A stored session's header: -32002 when there is none (or it was deleted), -32603 when it cannot be used. */
   readHeader(sessionId: string): Promise<LogHeader>;
+  /**
+   * Makes a fork of a stored session (which may be open, here or in another host, and mid-turn): a fresh id, a log
+   * whose history is the source's up to its last ended turn, its header naming the source and that point; owned by
+   * this host, durable as a new session is (the state dir flushes it right after). -32002 for an unknown source.
+   */
+  fork(request: ForkRequest): Promise<ForkedSession>;
+  /** The title session/list shows for a stored session (one a client set, else its first prompt's; null: none). */
+  title(sessionId: string): Promise<string | null>;
+  /** Stores a title a client set (durable once it resolves); the first prompt's title never replaces it. */
+  setTitle(sessionId: string, title: string): Promise<void>;
+  /** Marks a stored session archived or not (durable once it resolves): the default session/list leaves it out. */
+  setArchived(sessionId: string, archived: boolean): Promise<void>;
   /** The answer for a session id this store does not have (and, to a tenant, for another tenant's session). */
   unknownSession(sessionId: string): RequestError;
   /** Takes the session for this host: refused while another live host has it. */

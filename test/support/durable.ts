@@ -1,7 +1,7 @@
 // Test support for durable sessions: the state dir's files, hand-made logs, and session/update streams reduced
 // to what a reader compares.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import type { SessionUpdate } from "@agentclientprotocol/sdk";
+import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import { LOG_FORMAT, LOG_FORMAT_VERSION, sessionPaths, type LogEntry, type LogHeader, type SessionPaths } from "../../src/protocol/session-log.js";
 
 export function paths(stateDir: string, sessionId: string): SessionPaths {

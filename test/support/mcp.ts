@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import type { McpServer } from "@agentclientprotocol/sdk";
+import type { McpServer } from "@agentclientprotocol/sdk/unstable";
 import type { HostClient, McpStatusNotification } from "../../src/client/index.js";
 import { waitFor } from "./tools.js";
 

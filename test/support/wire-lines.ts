@@ -21,6 +21,11 @@ export const METHODS = [
   "session/cancel",
   "session/set_mode",
   "session/set_config_option",
+  "session/fork",
+  "session/status",
+  "session/set_title",
+  "session/archive",
+  "session/unarchive",
   "_host/stats",
 ] as const;
 
@@ -33,10 +38,13 @@ function validParams(method: string, cwd: string, sessionId: string): { [key: st
     case "initialize":
       return { protocolVersion: 1, clientCapabilities: { fs: { readTextFile: false, writeTextFile: false } } };
     case "session/new":
-      return { cwd, mcpServers: [] };
+      return { cwd, mcpServers: [], systemPrompt: { mode: "append", content: [{ type: "text", text: "fuzz" }] } };
     case "session/load":
     case "session/resume":
+    case "session/fork":
       return { sessionId, cwd, mcpServers: [] };
+    case "session/set_title":
+      return { sessionId, title: "fuzz" };
     case "session/list":
       return { cwd };
     case "session/prompt":

@@ -2,7 +2,8 @@
 // size (the prompt tokens the provider reported for the last request, plus an estimate of the messages added since;
 // an estimate of everything when there is no report yet). Above compactAt of the window it compacts: the model
 // writes a summary of the older part (one extra request, whose usage is reported), which replaces that part. The
-// compaction is journaled (the history rebuilt from the log is the same) and shown to the client as a thought.
+// compaction is journaled (the history rebuilt from the log is the same) and reported as it goes (compaction events:
+// started, then completed with its summary, or failed, or cancelled with its turn).
 // When the provider still answers "context length exceeded", it compacts harder once (every turn before the one in
 // flight; see compaction-plan.ts) and retries; then the turn fails with an error naming the sizes, and the
 // conversation is left compacted for the next prompt. No level ever summarises the turn in flight. A limit the
@@ -101,6 +102,7 @@ export class ContextKeeper {
   /** Returns false when nothing could be summarised at this level. */
   async #compact(request: ContextRequest, level: CompactionLevel): Promise<boolean> {
     const { history, turnId, signal, tools } = request;
+    const { events } = this.#options;
     const tokensBefore = this.#estimate(request);
     // The compaction entry counts kept messages on the history rebuilt from the log; the live one can hold what the
     // log does not (the "not run" results of a cancelled turn), so the cut is made on the rebuilt one.
@@ -108,10 +110,18 @@ export class ContextKeeper {
     history.splice(0, history.length, ...historyFrom(journal.entries(), journal.base().history));
     const plan = planCompaction(history, level, this.#budget(request));
     if (!plan) return false;
-    const answer = await this.#summarise(request, history.slice(0, plan.cut), summaryWords(plan.summaryTokens)).catch((failure: unknown) => {
-      throw failure instanceof ContextOverflow ? this.#tooLarge(failure, request) : failure;
-    });
-    signal.throwIfAborted();
+    const compactionId = crypto.randomUUID();
+    events.post({ type: "compaction", turnId, compactionId, status: "in_progress" });
+    let answer: ModelResponse;
+    try {
+      answer = await this.#summarise(request, history.slice(0, plan.cut), summaryWords(plan.summaryTokens));
+      signal.throwIfAborted();
+    } catch (failure) {
+      const error = failure instanceof ContextOverflow ? this.#tooLarge(failure, request) : failure;
+      if (signal.aborted) events.post({ type: "compaction", turnId, compactionId, status: "cancelled" });
+      else events.post({ type: "compaction", turnId, compactionId, status: "failed", error: error instanceof Error ? error.message : String(error) });
+      throw error;
+    }
     this.#options.reportUsage(turnId, answer.usage);
     const summary = summaryText(answer.blocks.join(""), plan.summaryTokens);
     const compacted: ChatMessage[] = [{ role: "summary", text: summary }, ...history.slice(plan.cut)];
@@ -125,11 +135,12 @@ export class ContextKeeper {
       tokensAfter: estimateRequest(compacted, tools),
       level,
       replacedTokens: plan.replacedTokens,
+      compactionId,
     };
     this.#options.journal.append(entry);
     history.splice(0, history.length, ...compacted);
     this.#measured = null;
-    this.#options.events.post({ type: "thought", turnId, text: compactionNotice(entry) });
+    events.post({ type: "compaction", turnId, compactionId, status: "completed", summary, notice: compactionNotice(entry) });
     return true;
   }
 

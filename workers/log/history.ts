@@ -1,5 +1,6 @@
 // Rebuilds what a session was from its journal: the conversation a model sees, its mode, model and grants.
 import type { ModelConfig, SessionModeId } from "../../src/protocol/port.js";
+import type { SystemPromptSetting } from "../../src/protocol/system-prompt.js";
 import type { JournalEntry } from "./journal.js";
 import type { ChatMessage } from "../models/model.js";
 
@@ -17,14 +18,21 @@ export function historyFrom(entries: readonly JournalEntry[], base: readonly Cha
   return history;
 }
 
-/** The mode and model a session runs with at the end of its log: the header's, then each change after it. */
-export function settingsFrom(header: { mode: SessionModeId; model: ModelConfig }, entries: readonly JournalEntry[]): { mode: SessionModeId; model: ModelConfig } {
-  let { mode, model } = header;
+export interface SessionSettingsAt {
+  mode: SessionModeId;
+  model: ModelConfig;
+  systemPrompt: SystemPromptSetting | null;
+}
+
+/** The mode, model and system prompt a session runs with at the end of its log: its base's, then each change after it. */
+export function settingsFrom(base: SessionSettingsAt, entries: readonly JournalEntry[]): SessionSettingsAt {
+  let { mode, model, systemPrompt } = base;
   for (const entry of entries) {
     if (entry.type === "mode") mode = entry.mode;
     else if (entry.type === "model") model = entry.model;
+    else if (entry.type === "system_prompt") systemPrompt = entry.systemPrompt;
   }
-  return { mode, model };
+  return { mode, model, systemPrompt };
 }
 
 /** Tools the user allowed always in this session: the grant outlives the worker it was given to. */

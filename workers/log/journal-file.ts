@@ -122,6 +122,10 @@ export class FileJournal implements Journal {
     return this.#turns;
   }
 
+  get title(): string | null {
+    return this.#title;
+  }
+
   /** The session as of the log's snapshot (the header's settings for a log never compacted). */
   base(): SessionBase {
     return this.#base;
@@ -260,6 +264,8 @@ export class FileJournal implements Journal {
       updatedAt,
       turns: this.#turns,
       ...(this.header.tenant ? { tenant: this.header.tenant } : {}),
+      ...(this.header.parent ? { parent: this.header.parent } : {}),
+      ...(this.header.forkOf ? { forkOf: this.header.forkOf } : {}),
     };
     // Rewritten in place with one write, padded with spaces to at least its previous length, so a reader sees
     // one whole JSON document (spaces after JSON are allowed). A rename per turn would cost as much as the

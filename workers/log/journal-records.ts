@@ -62,6 +62,10 @@ export class RecordJournal implements Journal {
     return this.#turns;
   }
 
+  get title(): string | null {
+    return this.#title;
+  }
+
   base(): SessionBase {
     return this.#base;
   }

@@ -1,7 +1,7 @@
 // What a session records of itself. The agent loop appends an entry before it posts the event that shows it,
 // so nothing the client has seen can be missing from the record.
 import type { ReplayedRecords } from "../../src/protocol/port.js";
-import type { LogEntry } from "../../src/protocol/session-log.js";
+import { titleFrom, type LogEntry } from "../../src/protocol/session-log.js";
 import type { ChatMessage } from "../models/model.js";
 import type { TokenCounts } from "./usage-totals.js";
 
@@ -32,6 +32,8 @@ export interface Journal {
   recordsBefore(): number | null;
   /** Turns ended, before the base and since. */
   readonly turns: number;
+  /** The title session/list shows when none was set: the first line of the first prompt (null before one). */
+  readonly title: string | null;
   close(): void;
 }
 
@@ -53,9 +55,14 @@ export class LogWriteError extends Error {
 export class MemoryJournal implements Journal {
   readonly #entries: JournalEntry[] = [];
   #turns = 0;
+  #title: string | null = null;
   append(entry: JournalEntry): void {
     this.#entries.push(entry);
     if (entry.type === "turn_end") this.#turns++;
+    else if (entry.type === "user_message" && this.#title === null) this.#title = titleFrom(entry.text);
+  }
+  get title(): string | null {
+    return this.#title;
   }
   endTurn(): void {}
   entries(): readonly JournalEntry[] {

@@ -3,7 +3,9 @@
 // exactly what the schema accepts (test/unit/log-entry-check.test.ts holds it to that); enums and the rare model and
 // mcp_servers entries are left to the schema's own parts.
 import { McpServerRecord } from "../../src/protocol/mcp-servers.js";
+import { PlanEntry } from "../../src/protocol/plan.js";
 import { ModelConfig, SessionModeId, StopReason, ToolKind } from "../../src/protocol/port.js";
+import { SystemPromptSetting } from "../../src/protocol/system-prompt.js";
 import type { LogEntry } from "../../src/protocol/session-log.js";
 
 type Json = Record<string, unknown>;
@@ -36,7 +38,8 @@ const CHECKS: Record<LogEntry["type"], (entry: Json) => boolean> = {
     isCount(e.tokensBefore) &&
     isCount(e.tokensAfter) &&
     (e.level === undefined || e.level === "normal" || e.level === "hard") &&
-    (e.replacedTokens === undefined || isCount(e.replacedTokens)),
+    (e.replacedTokens === undefined || isCount(e.replacedTokens)) &&
+    (e.compactionId === undefined || isId(e.compactionId)),
   tool_call: (e) =>
     isId(e.turnId) && isId(e.toolCallId) && isString(e.callId) && isString(e.name) && isString(e.title) && ToolKind.safeParse(e.kind).success && Object.hasOwn(e, "input"),
   tool_result: (e) => isId(e.turnId) && isId(e.toolCallId) && isString(e.callId) && isString(e.name) && isString(e.result) && typeof e.isError === "boolean",
@@ -46,6 +49,8 @@ const CHECKS: Record<LogEntry["type"], (entry: Json) => boolean> = {
   },
   permission: (e) => isId(e.turnId) && isId(e.toolCallId) && isString(e.outcome),
   mode: (e) => SessionModeId.safeParse(e.mode).success,
+  system_prompt: (e) => SystemPromptSetting.safeParse(e.systemPrompt).success,
+  plan: (e) => isId(e.turnId) && Array.isArray(e.entries) && e.entries.every((entry) => PlanEntry.safeParse(entry).success),
   model: (e) => ModelConfig.safeParse(e.model).success,
   mcp_servers: (e) => Array.isArray(e.servers) && e.servers.every((server) => McpServerRecord.safeParse(server).success),
   turn_end: (e) =>

@@ -6,6 +6,7 @@
 // cost more than the parse (and the worker's bundle more bytes).
 import { ModelConfig, SessionModeId } from "../../src/protocol/port.js";
 import { LogError } from "../../src/protocol/session-log.js";
+import { SystemPromptSetting } from "../../src/protocol/system-prompt.js";
 import type { JournalEntry } from "./journal.js";
 import type { ChatMessage } from "../models/model.js";
 import type { SessionBase } from "./session-base.js";
@@ -19,7 +20,7 @@ export interface Snapshot {
 /** The entries session/load shows (workers/log/replay.ts): a compaction keeps these and drops the rest. */
 export function isReplayed(entry: JournalEntry): boolean {
   const type = entry.type;
-  return type === "user_message" || type === "assistant_message" || type === "tool_call" || type === "tool_result" || type === "compaction";
+  return type === "user_message" || type === "assistant_message" || type === "tool_call" || type === "tool_result" || type === "compaction" || type === "plan";
 }
 
 export function snapshotLine(snapshot: Snapshot): string {
@@ -37,7 +38,7 @@ export function parseSnapshotLine(text: string): Snapshot {
     throw new LogError(`its snapshot line (line 2) is corrupt: ${what}`);
   };
   if (!isRecord(json) || json.type !== "snapshot") return fail('no "type": "snapshot"');
-  const { replayLines, replayBytes, history, alwaysAllowed, usage, turns, title } = json;
+  const { replayLines, replayBytes, history, alwaysAllowed, usage, turns, title, systemPrompt } = json;
   if (!isCount(replayLines) || !isCount(replayBytes)) fail("replayLines and replayBytes must be counts");
   if (!isCount(turns)) fail("turns must be a count");
   if (title !== null && typeof title !== "string") fail("title must be a string or null");
@@ -49,6 +50,9 @@ export function parseSnapshotLine(text: string): Snapshot {
   const model = ModelConfig.safeParse(json.model);
   if (!mode.success) fail("mode is not a session mode");
   if (!model.success) fail("model is not a model configuration");
+  // Absent in snapshots written before system prompts were kept.
+  const prompt = systemPrompt === undefined || systemPrompt === null ? null : SystemPromptSetting.safeParse(systemPrompt);
+  if (prompt && !prompt.success) fail("systemPrompt is not a system prompt");
   return {
     replayLines: replayLines as number,
     replayBytes: replayBytes as number,
@@ -60,6 +64,7 @@ export function parseSnapshotLine(text: string): Snapshot {
       model: model.data!,
       turns: turns as number,
       title: title as string | null,
+      systemPrompt: prompt?.data ?? null,
     },
   };
 }

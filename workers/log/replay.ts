@@ -1,6 +1,7 @@
 // A session's history as the events a client saw: its prompts, the committed assistant messages (their reasoning
-// first), each tool call and its final update, each compaction notice. session/load posts these (turnId "replay")
-// before it answers; a compaction changes what the model sees, never what is replayed.
+// first), each tool call and its final update, each plan, each compaction (its summary, and the notice a client without
+// compaction updates sees). session/load posts these (turnId "replay") before it answers; a compaction changes what the
+// model sees, never what is replayed.
 import { REPLAY_TURN_ID, type WorkerEvent } from "../../src/protocol/port.js";
 import { compactionNotice } from "../context/compaction-notice.js";
 import type { JournalEntry } from "./journal.js";
@@ -9,6 +10,7 @@ export function replayEvents(entries: readonly JournalEntry[]): WorkerEvent[] {
   const turnId = REPLAY_TURN_ID;
   const shown = new Set<string>();
   const events: WorkerEvent[] = [];
+  const compactionsOfTurn = new Map<string, number>();
   for (const entry of entries) {
     switch (entry.type) {
       case "user_message":
@@ -27,8 +29,16 @@ export function replayEvents(entries: readonly JournalEntry[]): WorkerEvent[] {
         if (!shown.has(entry.toolCallId)) break;
         events.push({ type: "tool_call_update", turnId, toolCallId: entry.toolCallId, status: entry.isError ? "failed" : "completed", result: entry.result });
         break;
-      case "compaction":
-        events.push({ type: "thought", turnId, text: compactionNotice(entry) });
+      case "compaction": {
+        const nth = (compactionsOfTurn.get(entry.turnId) ?? 0) + 1;
+        compactionsOfTurn.set(entry.turnId, nth);
+        // One journaled before ids were kept is named by its turn and its place among that turn's compactions.
+        const compactionId = entry.compactionId ?? `${entry.turnId}:${nth}`;
+        events.push({ type: "compaction", turnId, compactionId, status: "completed", summary: entry.summary, notice: compactionNotice(entry) });
+        break;
+      }
+      case "plan":
+        events.push({ type: "plan", turnId, entries: entry.entries });
         break;
       default:
         break;
@@ -36,3 +46,4 @@ export function replayEvents(entries: readonly JournalEntry[]): WorkerEvent[] {
   }
   return events;
 }
+

@@ -3,6 +3,7 @@
 // compaction stored (or the header's) and folds only the entries after it.
 import type { ModelConfig, SessionModeId } from "../../src/protocol/port.js";
 import { titleFrom } from "../../src/protocol/session-log.js";
+import type { SystemPromptSetting } from "../../src/protocol/system-prompt.js";
 import { alwaysAllowedFrom, historyFrom, settingsFrom } from "./history.js";
 import type { JournalEntry } from "./journal.js";
 import type { ChatMessage } from "../models/model.js";
@@ -16,10 +17,21 @@ export interface SessionBase {
   model: ModelConfig;
   turns: number;
   title: string | null;
+  /** Last, after the fields src/protocol/snapshot-settings.ts reads past the history (absent in older snapshots). */
+  systemPrompt: SystemPromptSetting | null;
 }
 
-export function emptyBase(settings: { mode: SessionModeId; model: ModelConfig }): SessionBase {
-  return { history: [], alwaysAllowed: [], usage: { prompt: 0, completion: 0, cached: 0 }, mode: settings.mode, model: settings.model, turns: 0, title: null };
+export function emptyBase(header: { mode: SessionModeId; model: ModelConfig; systemPrompt?: SystemPromptSetting | undefined }): SessionBase {
+  return {
+    history: [],
+    alwaysAllowed: [],
+    usage: { prompt: 0, completion: 0, cached: 0 },
+    mode: header.mode,
+    model: header.model,
+    turns: 0,
+    title: null,
+    systemPrompt: header.systemPrompt ?? null,
+  };
 }
 
 /** The base after `entries`. */
@@ -35,12 +47,16 @@ export function advanceBase(base: SessionBase, entries: readonly JournalEntry[])
     } else if (entry.type === "turn_end") turns++;
     else if (entry.type === "user_message" && title === null) title = titleFrom(entry.text);
   }
+  const { mode, model, systemPrompt } = settingsFrom(base, entries);
+  // The key order is the snapshot line's (src/protocol/snapshot-settings.ts reads it).
   return {
     history: historyFrom(entries, base.history),
     alwaysAllowed: alwaysAllowedFrom(entries, base.alwaysAllowed),
     usage,
-    ...settingsFrom(base, entries),
+    mode,
+    model,
     turns,
     title,
+    systemPrompt,
   };
 }

@@ -3,6 +3,7 @@
 // session runs with from now on.
 import type { ModelConfig, SessionModeId, WorkerInit } from "../../src/protocol/port.js";
 import { LogError, type LogEntry } from "../../src/protocol/session-log.js";
+import { sameSystemPrompt, type SystemPromptSetting } from "../../src/protocol/system-prompt.js";
 import type { EventSink } from "../event-sink.js";
 import { settingsFrom } from "./history.js";
 import { FileJournal } from "./journal-file.js";
@@ -13,13 +14,14 @@ export interface RestoredSession {
   journal: Journal;
   mode: SessionModeId;
   model: ModelConfig;
+  systemPrompt: SystemPromptSetting | null;
   turns: number;
 }
 
 /** Throws LogError (its message names the log and says why) when the log is not a usable log of this session. */
 export function restoreSession(init: WorkerInit, events: EventSink): RestoredSession {
   const log = init.log;
-  if (!log) return { journal: new MemoryJournal(), mode: init.mode, model: init.model, turns: 0 };
+  if (!log) return { journal: new MemoryJournal(), mode: init.mode, model: init.model, systemPrompt: init.systemPrompt ?? null, turns: 0 };
   let journal: FileJournal | RecordJournal;
   let repair: { droppedBytes: number; appended: readonly LogEntry[] };
   const where = log.kind === "dir" ? `session log ${log.path}` : `the stored log of session ${init.sessionId}`;
@@ -45,9 +47,12 @@ export function restoreSession(init: WorkerInit, events: EventSink): RestoredSes
     });
   }
   const fromLog = settingsFrom(journal.base(), journal.entries());
-  if (log.restore === "log") return { journal, ...fromLog, turns: journal.turns };
+  // A system prompt the client gave now replaces the log's, whichever side's mode and model win.
+  const systemPrompt = init.systemPrompt ?? fromLog.systemPrompt;
+  if (!sameSystemPrompt(systemPrompt, fromLog.systemPrompt) && systemPrompt) journal.append({ type: "system_prompt", systemPrompt });
+  if (log.restore === "log") return { journal, mode: fromLog.mode, model: fromLog.model, systemPrompt, turns: journal.turns };
   // The main thread's settings may have moved on while no worker held the session: they win, and are logged.
   if (fromLog.mode !== init.mode) journal.append({ type: "mode", mode: init.mode });
   if (JSON.stringify(fromLog.model) !== JSON.stringify(init.model)) journal.append({ type: "model", model: init.model });
-  return { journal, mode: init.mode, model: init.model, turns: journal.turns };
+  return { journal, mode: init.mode, model: init.model, systemPrompt, turns: journal.turns };
 }

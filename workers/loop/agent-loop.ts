@@ -1,5 +1,6 @@
 // The turn loop of one session: user message → model → tool calls → tool results → model … until the model
 // answers without tool calls, the turn is cancelled, or it runs out of model requests.
+import type { PlanEntry } from "../../src/protocol/plan.js";
 import type { PermissionOutcome, SessionModeId, StopReason, ToolKind } from "../../src/protocol/port.js";
 import { ChunkRelay } from "./chunk-relay.js";
 import { ContextKeeper } from "../context/context-compaction.js";
@@ -33,6 +34,8 @@ interface Turn {
   abort: AbortController;
   /** Tool calls run so far in this turn (--max-turn-tool-calls). */
   toolCalls: number;
+  /** The text of the last assistant message committed in this turn (a child's answer to its parent). */
+  lastMessage: string;
 }
 
 const FINISH_STOP: Record<ModelResponse["finish"], StopReason | null> = {
@@ -98,7 +101,7 @@ export class AgentLoop {
       if (error instanceof PromptRejected) return refuse(-32602, error.message);
       throw error;
     }
-    const turn: Turn = { id: turnId, abort: new AbortController(), toolCalls: 0 };
+    const turn: Turn = { id: turnId, abort: new AbortController(), toolCalls: 0, lastMessage: "" };
     this.#turn = turn;
     this.#running = this.#run(turn, text);
   }
@@ -146,8 +149,10 @@ export class AgentLoop {
     const { journal, events } = this.#options;
     const turnId = turn.id;
     const signal = turn.abort.signal;
+    const untitled = journal.title === null;
     journal.append({ type: "turn_start", turnId, at: new Date().toISOString() });
     journal.append({ type: "user_message", turnId, text });
+    if (untitled && journal.title !== null) events.post({ type: "title", turnId, title: journal.title });
     this.#history.push({ role: "user", text });
     let ending: { stopReason: StopReason } | { code: number; message: string };
     try {
@@ -165,7 +170,7 @@ export class AgentLoop {
       const why = reason instanceof Error && reason.name !== "AbortError" ? { error: reason.message } : {};
       journal.append({ type: "turn_end", turnId, stopReason: ending.stopReason, ...why });
       journal.endTurn();
-      events.post({ type: "turn_end", turnId, stopReason: ending.stopReason });
+      events.post({ type: "turn_end", turnId, stopReason: ending.stopReason, lastMessage: turn.lastMessage });
     } else {
       journal.append({ type: "turn_end", turnId, stopReason: "error", error: ending.message });
       journal.endTurn();
@@ -191,7 +196,7 @@ export class AgentLoop {
         tools: this.#options.tools.specs(),
         signal,
         ...relay.callbacks(),
-        commit: (blocks) => this.#commitAssistant(turn.id, { blocks, toolCalls: [] }, relay),
+        commit: (blocks) => this.#commitAssistant(turn, { blocks, toolCalls: [] }, relay),
       });
       if (signal.aborted) return "cancelled";
       if (isEmpty(response)) {
@@ -201,20 +206,32 @@ export class AgentLoop {
         this.#reportUsage(turn.id, response.usage);
         return FINISH_STOP[response.finish] ?? "end_turn";
       }
-      await this.#commitAssistant(turn.id, response, relay);
+      await this.#commitAssistant(turn, response, relay);
       const stop = FINISH_STOP[response.finish];
       if (stop || response.toolCalls.length === 0) return stop ?? "end_turn";
       let limitReached = false;
+      // Calls of a tool that runs at once with its kind (spawn_agent) start together; any other call waits for them
+      // and runs alone. Results join the history as they come, in the order the log has them.
+      let together: Array<Promise<void>> = [];
       for (const call of response.toolCalls) {
+        const concurrent = this.#options.tools.get(call.name)?.concurrent === true;
+        if (!concurrent) {
+          await settled(together);
+          together = [];
+        }
         limitReached ||= turn.toolCalls >= this.#options.maxTurnToolCalls;
         if (signal.aborted) this.#notRun(turn, call, "tool call not run: the turn was cancelled");
         else if (limitReached) this.#notRun(turn, call, `tool call not run: this turn reached --max-turn-tool-calls ${this.#options.maxTurnToolCalls}`);
         else {
           turn.toolCalls++;
-          const result = await this.#runTool(turn, call);
-          this.#history.push({ role: "tool", toolCallId: call.id, name: call.name, result: result.output, isError: result.isError });
+          const run = this.#runTool(turn, call).then((result) => {
+            this.#history.push({ role: "tool", toolCallId: call.id, name: call.name, result: result.output, isError: result.isError });
+          });
+          if (concurrent) together.push(run);
+          else await run;
         }
       }
+      await settled(together);
       if (limitReached) return "max_turn_requests";
     }
   }
@@ -227,8 +244,11 @@ export class AgentLoop {
   }
 
   /** Journaled at once; resolves once what it sends has room (the client has taken enough of what went before). */
-  async #commitAssistant(turnId: string, response: Pick<ModelResponse, "blocks" | "toolCalls" | "usage" | "thought">, relay: ChunkRelay): Promise<void> {
+  async #commitAssistant(turn: Turn, response: Pick<ModelResponse, "blocks" | "toolCalls" | "usage" | "thought">, relay: ChunkRelay): Promise<void> {
+    const turnId = turn.id;
     const thought = response.thought ? { thought: response.thought } : {};
+    const text = response.blocks.join("");
+    if (text.length > 0) turn.lastMessage = text;
     this.#options.journal.append({ type: "assistant_message", turnId, blocks: response.blocks, toolCalls: response.toolCalls, ...thought });
     this.#history.push({ role: "assistant", blocks: response.blocks, toolCalls: response.toolCalls, ...thought });
     await relay.commit(response);
@@ -280,16 +300,24 @@ export class AgentLoop {
         cwd,
         mode: this.#mode,
         signal: turn.abort.signal,
+        turnId,
         toolCallId,
         emitOutput: (delta) => {
           if (delta.length > 0) events.post({ type: "tool_call_update", turnId, toolCallId, outputDelta: delta });
         },
         outputRoom: () => (events.behind ? events.room(turn.abort.signal) : null),
+        showPlan: (entries) => this.#showPlan(turnId, entries),
       });
       return finish(result);
     } catch (error) {
       return finish({ output: `${call.name} failed: ${(error as Error).message}`, isError: true });
     }
+  }
+
+  /** Journaled before it is shown, like every entry: session/load replays the plan as the client saw it. */
+  #showPlan(turnId: string, entries: PlanEntry[]): void {
+    this.#options.journal.append({ type: "plan", turnId, entries });
+    this.#options.events.post({ type: "plan", turnId, entries });
   }
 
   #askPermission(turn: Turn, toolCallId: string, title: string, kind: ToolKind, rawInput: unknown): Promise<PermissionOutcome> {
@@ -303,6 +331,12 @@ export class AgentLoop {
       this.#options.events.post({ type: "permission_request", turnId: turn.id, requestId, toolCallId, title, kind, rawInput });
     });
   }
+}
+
+/** Waits for every call running together; the first failure (a log that cannot be written) is thrown. */
+async function settled(running: ReadonlyArray<Promise<void>>): Promise<void> {
+  const failed = (await Promise.allSettled(running)).find((outcome) => outcome.status === "rejected");
+  if (failed) throw failed.reason;
 }
 
 /** An answer with no text and no tool calls (its reasoning, if any, is not an answer). */

@@ -5,6 +5,7 @@
 // is shown before it is complete), and the wait between them ends at once when the turn is cancelled.
 import type { ModelConfig } from "../../src/protocol/port.js";
 import type { AssembledResponse, AssembledUsage, GatewayFailure } from "../../src/protocol/model-gateway.js";
+import type { SystemPromptSetting } from "../../src/protocol/system-prompt.js";
 import { contextWindow } from "./context-windows.js";
 import { GatewayFailed, type GatewayLink } from "./gateway-link.js";
 import { ContextOverflow, ModelError, type Model, type ModelRequest, type ModelResponse, type ModelUsage } from "./model.js";
@@ -20,6 +21,8 @@ export interface OpenAiCompatibleOptions {
   cwd?: string;
   /** The session's log (the host's stderr): retries are reported there. */
   log?: ModelLog;
+  /** The client's system prompt: appended to the host's instructions, or (override) instead of them. */
+  systemPrompt?: SystemPromptSetting | null;
 }
 
 export class OpenAiCompatibleModel implements Model {
@@ -43,7 +46,7 @@ export class OpenAiCompatibleModel implements Model {
     this.#retries = config.retries;
     this.contextWindow = contextWindow(config.model, config.contextWindow);
     this.#reasoning = config.reasoningHistory ?? "none";
-    this.#system = systemPrompt(options.cwd);
+    this.#system = systemMessage(systemPrompt(options.cwd), options.systemPrompt ?? null);
     this.#log = options.log ?? (() => {});
     this.#gateway = gateway;
   }
@@ -115,6 +118,12 @@ export class OpenAiCompatibleModel implements Model {
     const attemptsNote = attempts > 1 ? ` (gave up after ${attempts} attempts)` : "";
     return `model "${this.name}" at ${this.#baseUrl}: ${failure.message}${keyNote}${attemptsNote}`;
   }
+}
+
+/** The system message a request opens with: the host's instructions, the client's added to them or in their place. */
+function systemMessage(own: string, client: SystemPromptSetting | null): string {
+  if (!client) return own;
+  return client.mode === "override" ? client.text : `${own}\n\n${client.text}`;
 }
 
 function systemPrompt(cwd: string | undefined): string {

@@ -8,6 +8,10 @@ import { PromptRejected, type ChatMessage, type Model, type ModelRequest, type M
 const Step = z.union([
   z.strictObject({ say: z.string() }),
   z.strictObject({ tool: z.string().check(z.minLength(1)), input: z._default(z.record(z.string(), z.unknown()), {}) }),
+  /** Several tool calls in one answer (the loop runs those it may run together, spawn_agent's, at once). */
+  z.strictObject({
+    tools: z.array(z.strictObject({ tool: z.string().check(z.minLength(1)), input: z._default(z.record(z.string(), z.unknown()), {}) })).check(z.minLength(1)),
+  }),
   z.strictObject({ sleep_ms: z.int().check(z.nonnegative()) }),
   z.strictObject({ spin_ms: z.int().check(z.nonnegative()) }),
   z.strictObject({ freeze_after_ms: z.int().check(z.nonnegative()) }),
@@ -81,10 +85,12 @@ export class ScriptedModel implements Model {
     const lastTool = since.findLast((m) => m.role === "tool");
     const lastResult = lastTool?.role === "tool" ? lastTool.result : "";
 
-    // Skip the segments already played: each segment ends with one tool step.
+    // Skip the segments already played: each segment ends with one tool step (of one call, or of several).
     let index = 0;
     for (let seen = 0; seen < toolCallsSoFar && index < steps.length; index++) {
-      if ("tool" in steps[index]!) seen++;
+      const step = steps[index]!;
+      if ("tool" in step) seen++;
+      else if ("tools" in step) seen += step.tools.length;
     }
     let blocks: string[] = [];
     for (; index < steps.length; index++) {
@@ -95,7 +101,7 @@ export class ScriptedModel implements Model {
         continue;
       }
       // What was said before a step that takes time is a message of its own, out before the step runs.
-      if (blocks.length > 0 && !("tool" in step)) {
+      if (blocks.length > 0 && !("tool" in step) && !("tools" in step)) {
         await request.commit(blocks);
         blocks = [];
       }
@@ -112,6 +118,9 @@ export class ScriptedModel implements Model {
           throw new Error(message);
         });
         await sleep(60_000, undefined, { signal });
+      } else if ("tools" in step) {
+        const toolCalls = step.tools.map((call, i) => ({ id: `call_${toolCallsSoFar + 1 + i}`, name: call.tool, input: call.input }));
+        return { blocks, toolCalls, finish: "tool_calls" };
       } else {
         const id = `call_${toolCallsSoFar + 1}`;
         return { blocks, toolCalls: [{ id, name: step.tool, input: step.input }], finish: "tool_calls" };

@@ -1,16 +1,19 @@
 // The tools a session worker offers its model.
 import type { WorkerInit } from "../../src/protocol/port.js";
+import type { ChildRequests } from "../loop/child-requests.js";
 import { bashTools } from "./bash.js";
 import { editFileTool } from "./edit-file.js";
 import { listDirTool } from "./list-dir.js";
 import { readFileTool } from "./read-file.js";
 import { ToolRegistry } from "./registry.js";
+import { spawnAgentTool } from "./spawn-agent.js";
 import { SpawnerConnection } from "./spawner-connection.js";
+import { updatePlanTool } from "./update-plan.js";
 import { Workspace } from "./workspace.js";
 import { writeFileTool } from "./write-file.js";
 
 /** The session's tools, and its channel to the spawner (re-granted when the host restarts its spawner). */
-export function createTools(init: WorkerInit): { tools: ToolRegistry; spawner: SpawnerConnection; workspace: Workspace } {
+export function createTools(init: WorkerInit, children: ChildRequests): { tools: ToolRegistry; spawner: SpawnerConnection; workspace: Workspace } {
   const connection = new SpawnerConnection(init.spawner);
   const workspace = new Workspace(init.cwd, init.sandbox.hidden);
   const cap = init.outputCapBytes;
@@ -21,6 +24,8 @@ export function createTools(init: WorkerInit): { tools: ToolRegistry; spawner: S
       writeFileTool(workspace),
       editFileTool(workspace),
       listDirTool(workspace, cap),
+      updatePlanTool(),
+      spawnAgentTool(children),
     ],
     () => connection.close(),
   );

@@ -1,5 +1,6 @@
 // What a tool is to the agent loop. Tools register in tools/registry.ts; the host never sees them.
 import type { z } from "zod/mini";
+import type { PlanEntry } from "../../src/protocol/plan.js";
 import type { SessionModeId, ToolKind } from "../../src/protocol/port.js";
 
 /** The JSON Schema a model is offered for a tool, made from its zod input schema. */
@@ -18,6 +19,7 @@ export interface ToolContext {
   readonly cwd: string;
   readonly mode: SessionModeId;
   readonly signal: AbortSignal;
+  readonly turnId: string;
   readonly toolCallId: string;
   /** Streams output produced since the previous call (a delta, never the accumulated whole). */
   emitOutput(delta: string): void;
@@ -26,6 +28,8 @@ export interface ToolContext {
    * is cancelled), until which a tool that streams should read no more of its output.
    */
   outputRoom(): Promise<void> | null;
+  /** Journals and shows the agent's whole plan (update_plan). */
+  showPlan(entries: PlanEntry[]): void;
 }
 
 /** How a mode treats a tool call: run it, ask the client first, or refuse it with a reason. */
@@ -38,6 +42,8 @@ export interface Tool<Input = unknown> {
   readonly input: z.ZodMiniType<Input>;
   /** The JSON Schema offered to the model when it is not made from `input` (an MCP server's own schema). */
   readonly parameters?: Record<string, unknown>;
+  /** Calls of it in one answer run at once (each is a child session's turn); others run one after another. */
+  readonly concurrent?: boolean;
   title(input: Input): string;
   policy(mode: SessionModeId): ToolPolicy;
   run(input: Input, context: ToolContext): Promise<ToolResult>;

@@ -1,7 +1,7 @@
 // Serves one ACP connection: its own agent app over the host's shared session table. When the connection closes,
 // the sessions attached to it are detached: their running turns finish and are journaled, then they hibernate by the
 // usual rules until a client resumes or loads them, or --detached-close-ms closes them.
-import type { AgentConnection, Stream } from "@agentclientprotocol/sdk";
+import type { AgentConnection, Stream } from "@agentclientprotocol/sdk/unstable";
 import { createAgentApp } from "../handlers/acp-handlers.js";
 import { closeIfStillDetached } from "./detached-close.js";
 import type { HostContext } from "../host-context.js";

@@ -1,6 +1,14 @@
 // One ACP connection as the host sees it: whose it is (its tenant) and how to reach its client. A session is
 // attached to at most one peer at a time; its updates and permission requests go to that peer only.
-import type { AgentConnection, AgentContext } from "@agentclientprotocol/sdk";
+import type { AgentConnection, AgentContext, ClientCapabilities } from "@agentclientprotocol/sdk/unstable";
+
+/** What the client said it understands (initialize), where the host sends something else to clients that do not. */
+export interface PeerUnderstands {
+  /** `subagents`: child sessions are announced (subagent_update) and their traffic reaches this connection. */
+  subagents: boolean;
+  /** `session.compaction`: compactions are reported as compaction_update and compaction_summary_chunk. */
+  compaction: boolean;
+}
 
 export class Peer {
   /** For logs: "stdio", or the listener's connection number. */
@@ -13,6 +21,7 @@ export class Peer {
   readonly operator: boolean;
   #connection: AgentConnection | null = null;
   #lastActive = performance.now();
+  #understands: PeerUnderstands = { subagents: false, compaction: false };
 
   constructor(label: string, tenant: string | null, tokenHash: string | null = null, operator = true) {
     this.label = label;
@@ -23,6 +32,15 @@ export class Peer {
 
   bind(connection: AgentConnection): void {
     this.#connection = connection;
+  }
+
+  /** The client's capabilities from its initialize request. */
+  initialized(capabilities: ClientCapabilities | undefined): void {
+    this.#understands = { subagents: capabilities?.subagents != null, compaction: capabilities?.session?.compaction != null };
+  }
+
+  get understands(): PeerUnderstands {
+    return this.#understands;
   }
 
   get client(): AgentContext {

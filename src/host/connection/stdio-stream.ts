@@ -2,7 +2,7 @@
 // instead of closing the connection (stdout stays open, so every prompt still in flight can be answered), and
 // the host can wait until every frame handed to stdout has been written.
 import { Readable, Writable } from "node:stream";
-import { ndJsonStream, type AnyMessage, type Stream } from "@agentclientprotocol/sdk";
+import { ndJsonStream, type AnyMessage, type Stream } from "@agentclientprotocol/sdk/unstable";
 
 export interface StdioStream {
   stream: Stream;

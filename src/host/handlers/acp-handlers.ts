@@ -1,15 +1,19 @@
 // The ACP methods the host answers. Handlers validate and route; sessions and workers do the rest.
-import { stat } from "node:fs/promises";
-import { agent, PROTOCOL_VERSION, type AgentApp, type NewSessionResponse, type SessionModeState } from "@agentclientprotocol/sdk";
+import { agent, PROTOCOL_VERSION, type AgentApp, type NewSessionResponse, type SessionModeState } from "@agentclientprotocol/sdk/unstable";
 import { SessionModeId } from "../../protocol/port.js";
 import { HOST_STATS_METHOD, HostStatsRequest } from "../../protocol/host-stats.js";
 import { HOST_STATUS_METHOD, HostStatusRequest } from "../../protocol/host-status.js";
 import { invalidParams, operatorOnly } from "../errors.js";
-import { assertAbsolute, assertNoExtras } from "./request-checks.js";
+import { assertDirectory, assertNoExtras } from "./request-checks.js";
 import { mcpServersFrom } from "./mcp-servers.js";
 import { NewSessionParams } from "./session-params.js";
 import { hostStatus } from "../ops/host-status.js";
-import { DURABLE_CAPABILITIES, withDurableSessions } from "./durable-handlers.js";
+import { AGENT_CAPABILITIES } from "./capabilities.js";
+import { withDurableSessions } from "./durable-handlers.js";
+import { withForks } from "./fork-handler.js";
+import { withSessionInfo } from "./session-info-handlers.js";
+import { systemPromptFrom } from "./system-prompt.js";
+import { wider } from "../children/mode-width.js";
 import type { HostContext } from "../host-context.js";
 import type { HostStatsMonitor } from "../ops/host-stats.js";
 import { MODEL_OPTION_ID } from "../models.js";
@@ -37,11 +41,12 @@ export function createAgentApp(host: HostContext, peer: Peer, stats: HostStatsMo
     host.assertAccepting();
     assertNoExtras(params);
     const mcpServers = mcpServersFrom(params.mcpServers);
+    const systemPrompt = systemPromptFrom(params.systemPrompt);
     await assertDirectory(params.cwd);
     host.sessions.assertCapacity();
     host.assertMemory();
     const mode = host.config["default-mode"];
-    const settings = { cwd: params.cwd, mode, model: host.defaultModel, mcpServers };
+    const settings = { cwd: params.cwd, mode, model: host.defaultModel, mcpServers, ...(systemPrompt ? { systemPrompt } : {}) };
     // The log (its header) exists and is locked to this process before the client learns the id.
     const id = await host.store.create(settings, host.version, peer.tenant);
     const session = new SessionRecord(id, settings, host.sessionDeps, { tenant: peer.tenant });
@@ -65,17 +70,16 @@ export function createAgentApp(host: HostContext, peer: Peer, stats: HostStatsMo
       if (!peer.operator) throw operatorOnly(HOST_STATUS_METHOD);
       return hostStatus(host, peer, stats, params);
     })
-    .onRequest("initialize", () => ({
-      protocolVersion: PROTOCOL_VERSION,
-      agentCapabilities: {
-        ...DURABLE_CAPABILITIES,
-        // stdio servers are a must for every ACP agent; http is advertised, sse (deprecated) is not supported.
-        mcpCapabilities: { http: true, sse: false },
-        promptCapabilities: { image: false, audio: false, embeddedContext: false },
-      },
-      agentInfo: { name: "acp-session-host", version: host.version },
-      authMethods: [],
-    }))
+    .onRequest("initialize", ({ params }) => {
+      // What this client understands decides what it is sent: child sessions' traffic, compaction updates.
+      peer.initialized(params.clientCapabilities);
+      return {
+        protocolVersion: PROTOCOL_VERSION,
+        agentCapabilities: AGENT_CAPABILITIES,
+        agentInfo: { name: "acp-session-host", version: host.version },
+        authMethods: [],
+      };
+    })
     .onRequest("authenticate", () => ({}))
     .onRequest("session/new", NewSessionParams, async ({ params }) => {
       const done = host.creating();
@@ -114,17 +118,16 @@ export function createAgentApp(host: HostContext, peer: Peer, stats: HostStatsMo
       if (!mode.success || !availableModes().some((m) => m.id === mode.data)) {
         throw invalidParams("modeId", `unknown or unavailable mode: ${params.modeId}`);
       }
+      const ceiling = session.lineage.modeCeiling;
+      if (ceiling && wider(mode.data, ceiling)) {
+        throw invalidParams("modeId", `session ${session.id} is a child session made in mode ${ceiling}: its mode can be that or narrower, never ${mode.data}`, { modeCeiling: ceiling });
+      }
       await session.setMode(mode.data);
       return {};
     });
-  return withDurableSessions(app, host, peer, (session) => ({
+  const describe = (session: SessionRecord) => ({
     modes: modeState(session.settings.mode),
     configOptions: host.models.configOptions(session.settings.model.model),
-  }));
-}
-
-async function assertDirectory(cwd: string): Promise<void> {
-  assertAbsolute(cwd);
-  const info = await stat(cwd).catch(() => null);
-  if (!info?.isDirectory()) throw invalidParams("cwd", `cwd is not an existing directory: ${cwd}`);
+  });
+  return withSessionInfo(withForks(withDurableSessions(app, host, peer, describe), host, peer, describe), host, peer);
 }

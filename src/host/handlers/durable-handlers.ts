@@ -1,8 +1,8 @@
 // The ACP methods of durable sessions: session/load, resume, list, close and delete. A session is its log in
-// the state dir; these open it in this host (restored in a fresh worker), list the stored ones, and end them.
+// the store; these open it in this host (restored in a fresh worker), list the stored ones, and end them.
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
-import type { AgentApp, AgentCapabilities, LoadSessionResponse } from "@agentclientprotocol/sdk";
+import type { AgentApp, LoadSessionResponse } from "@agentclientprotocol/sdk/unstable";
 import { invalidParams, invalidRequest } from "../errors.js";
 import { assertAbsolute, assertNoExtras } from "./request-checks.js";
 import { mcpServersFrom } from "./mcp-servers.js";
@@ -10,13 +10,11 @@ import { OpenSessionParams } from "./session-params.js";
 import type { HostContext } from "../host-context.js";
 import type { Peer } from "../connection/peer.js";
 import { assertAttachable, findVisible } from "./session-access.js";
-import { SessionRecord } from "../session/session.js";
+import { lineageOf, SessionRecord } from "../session/session.js";
+import { systemPromptFrom } from "./system-prompt.js";
+import type { ArchiveFilter } from "../../store/session-store.js";
 
-/** What initialize advertises for the methods below. */
-export const DURABLE_CAPABILITIES = {
-  loadSession: true,
-  sessionCapabilities: { list: {}, resume: {}, close: {}, delete: {} },
-} satisfies AgentCapabilities;
+const ARCHIVE_FILTERS: readonly string[] = ["exclude", "include", "only"] satisfies ArchiveFilter[];
 
 /** describe: the response of session/load and resume for a session (its modes and config options). */
 export function withDurableSessions(app: AgentApp, host: HostContext, peer: Peer, describe: (session: SessionRecord) => LoadSessionResponse): AgentApp {
@@ -25,7 +23,9 @@ export function withDurableSessions(app: AgentApp, host: HostContext, peer: Peer
     .onRequest("session/resume", OpenSessionParams, async ({ params }) => describe(await host.track(open(host, peer, params, { replay: false }))))
     .onRequest("session/list", async ({ params }) => {
       if (params.cwd != null) assertAbsolute(params.cwd);
-      return host.store.list({ cwd: params.cwd, cursor: params.cursor, pageSize: host.config["list-page-size"], tenant: peer.tenant });
+      const archived = params.archived ?? "exclude";
+      if (!ARCHIVE_FILTERS.includes(archived)) throw invalidParams("archived", `unknown archive filter: ${JSON.stringify(archived)} (this host knows exclude, include and only)`);
+      return host.store.list({ cwd: params.cwd, cursor: params.cursor, pageSize: host.config["list-page-size"], tenant: peer.tenant, archived: archived as ArchiveFilter });
     })
     .onRequest("session/close", async ({ params }) => {
       await close(host, peer, params.sessionId);
@@ -50,6 +50,8 @@ async function open(host: HostContext, peer: Peer, params: OpenSessionParams, op
   assertNoExtras(params);
   // The spec: load and resume use the servers the client passes now, not the ones the session had.
   const mcpServers = mcpServersFrom(params.mcpServers);
+  // A system prompt given now replaces the session's; none given keeps it.
+  const systemPrompt = systemPromptFrom(params.systemPrompt);
   assertAbsolute(params.cwd);
   const id = params.sessionId;
   const live = findVisible(host.sessions, peer, id);
@@ -57,6 +59,7 @@ async function open(host: HostContext, peer: Peer, params: OpenSessionParams, op
     assertSameCwd(live.settings.cwd, params.cwd);
     await takeOver(host, live, peer);
     await live.useMcpServers(mcpServers);
+    if (systemPrompt) await live.setSystemPrompt(systemPrompt);
     if (options.replay) await live.replayHistory();
     return live;
   }
@@ -68,7 +71,9 @@ async function open(host: HostContext, peer: Peer, params: OpenSessionParams, op
   host.sessions.assertCapacity();
   await host.store.lock(id);
   const model = host.models.get(header.model.model) ?? host.defaultModel;
-  const session = new SessionRecord(id, { cwd: header.cwd, mode: header.mode, model, mcpServers }, host.sessionDeps, { stored: true, tenant: header.tenant ?? null });
+  const title = await host.store.title(id).catch(() => null);
+  const settings = { cwd: header.cwd, mode: header.mode, model, mcpServers, ...(systemPrompt ? { systemPrompt } : {}) };
+  const session = new SessionRecord(id, settings, host.sessionDeps, { stored: true, tenant: header.tenant ?? null, lineage: lineageOf(header), title });
   session.attach(peer);
   try {
     if (options.replay) await session.replayHistory();
@@ -117,7 +122,8 @@ async function ownsStored(host: HostContext, peer: Peer, sessionId: string): Pro
   }
 }
 
-async function close(host: HostContext, peer: Peer, sessionId: string): Promise<void> {
+/** session/close (and archive, delete): a live session this peer may see leaves the table, its children with it. */
+export async function close(host: HostContext, peer: Peer, sessionId: string): Promise<void> {
   const session = findVisible(host.sessions, peer, sessionId);
   if (!session) return;
   if (session.attachment && !session.attachment.closed) assertAttachable(session, peer);

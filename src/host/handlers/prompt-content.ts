@@ -1,5 +1,5 @@
 // session/prompt content → the one user message the worker receives.
-import type { ContentBlock } from "@agentclientprotocol/sdk";
+import type { ContentBlock } from "@agentclientprotocol/sdk/unstable";
 import { invalidParams } from "../errors.js";
 
 /** Text blocks are concatenated; a resource_link becomes "[resource_link name=… uri=…]". Anything else is refused. */

@@ -17,6 +17,10 @@ export const McpServerInput = z.object({
 });
 export type McpServerInput = z.infer<typeof McpServerInput>;
 
+/** ACP's SystemPrompt as the client sent it; system-prompt.ts decides whether this host can apply it. */
+export const SystemPromptInput = z.object({ mode: z.string(), content: z.array(z.unknown()) });
+export type SystemPromptInput = z.infer<typeof SystemPromptInput>;
+
 const Common = {
   cwd: z.string(),
   mcpServers: z
@@ -24,6 +28,7 @@ const Common = {
     .nullable()
     .transform((servers) => servers ?? []),
   additionalDirectories: z.array(z.string()).nullish(),
+  systemPrompt: SystemPromptInput.nullish(),
   // Ignored, as the SDK's own schema ignores a malformed one.
   _meta: z.unknown().optional(),
 };
@@ -33,3 +38,11 @@ export type NewSessionParams = z.infer<typeof NewSessionParams>;
 
 export const OpenSessionParams = z.object({ ...Common, sessionId: z.string() });
 export type OpenSessionParams = z.infer<typeof OpenSessionParams>;
+
+/** session/fork: mcpServers may be left out (ACP's schema has no default for it there). */
+export const ForkSessionParams = z.object({
+  ...Common,
+  mcpServers: Common.mcpServers.optional().transform((servers) => servers ?? []),
+  sessionId: z.string(),
+});
+export type ForkSessionParams = z.infer<typeof ForkSessionParams>;

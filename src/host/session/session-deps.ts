@@ -3,7 +3,8 @@
 import type { MessagePort } from "node:worker_threads";
 import type { WorkerPool } from "../../pool/worker-pool.js";
 import type { McpServerConfig } from "../../protocol/mcp-servers.js";
-import type { ModelConfig, SessionModeId, SpawnerGrant, ToolKind, WorkerInit, WorkerRestore } from "../../protocol/port.js";
+import type { ChildOutcome, ModelConfig, SessionModeId, SpawnerGrant, ToolKind, WorkerEvent, WorkerInit, WorkerRestore } from "../../protocol/port.js";
+import type { SystemPromptSetting } from "../../protocol/system-prompt.js";
 import type { SessionStore } from "../../store/session-store.js";
 import type { Logger } from "../logger.js";
 import type { WorkerSlots } from "./worker-slots.js";
@@ -14,6 +15,21 @@ export interface SessionSettings {
   model: ModelConfig;
   /** The MCP servers the client passed with session/new, load or resume (each worker connects them afresh). */
   mcpServers: McpServerConfig[];
+  /** A system prompt a client gave (new, load, resume, fork): each worker is given it; absent: the log's. */
+  systemPrompt?: SystemPromptSetting;
+}
+
+/** A parent's spawn_agent request, as its worker posted it. */
+export type ChildRequest = Extract<WorkerEvent, { type: "child_request" }>;
+
+/** Child sessions: made and run by the host for a parent session's spawn_agent (src/host/children/). */
+export interface Delegation {
+  /** Runs the parent's request: makes or reuses the child, runs the prompt there. Never throws: a refusal is an outcome. */
+  run(parentId: string, request: ChildRequest): Promise<ChildOutcome>;
+  /** The parent's turn ended or is being cancelled: the children's turns it started are cancelled. */
+  turnEnded(parentId: string): void;
+  /** The parent is closing: its children close too (resolves once they have). */
+  closing(parentId: string, graceMs: number): Promise<void>;
 }
 
 /** What a session tells the metrics: each of these is one call, off the hot path's critical work. */
@@ -45,4 +61,5 @@ export interface SessionDeps {
   grantFor?(id: string, cwd: string): SpawnerGrant | null;
   /** Ends the session's commands in the spawner, background tasks included (they outlive its workers, not it). */
   endSession?(id: string): Promise<void>;
+  delegation?: Delegation;
 }

@@ -1,22 +1,25 @@
 // Where a session's updates go: the peer attached now, in the order they were sent. An update produced for one
-// connection never reaches a connection that takes the session over later.
-import type { SessionUpdate } from "@agentclientprotocol/sdk";
+// connection never reaches a connection that takes the session over later. A child session that no connection has
+// attached itself follows its parent's (follow).
+import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import type { Logger } from "../logger.js";
 import type { Peer } from "../connection/peer.js";
 
 export class SessionOutbox {
   readonly #sessionId: string;
   readonly #log: Logger;
+  readonly #follow: (() => Peer | null) | null;
   #attachment: Peer | null = null;
   #sent: Promise<void> = Promise.resolve();
 
-  constructor(sessionId: string, log: Logger) {
+  constructor(sessionId: string, log: Logger, follow?: () => Peer | null) {
     this.#sessionId = sessionId;
     this.#log = log;
+    this.#follow = follow ?? null;
   }
 
   get attachment(): Peer | null {
-    return this.#attachment;
+    return this.#attachment ?? this.#follow?.() ?? null;
   }
 
   /** Settles once every update sent so far is out (or lost with its connection). */
@@ -41,7 +44,7 @@ export class SessionOutbox {
 
   /** A notification about this session (an update, an extension's), in order with its updates. */
   notify(method: string, params: Record<string, unknown>): Promise<void> {
-    const peer = this.#attachment;
+    const peer = this.attachment;
     if (!peer) return this.#sent;
     const sent = this.#sent.then(() => peer.client.notify(method, params));
     this.#sent = sent.catch((error: unknown) => {

@@ -1,9 +1,11 @@
-// The routing table: session id → record. Ids are random UUIDs and never handed out twice.
+// The routing table: session id → record, and parent → the children open here. Ids are random UUIDs and never handed
+// out twice.
 import { internal, unknownSession } from "../errors.js";
 import type { SessionRecord } from "./session.js";
 
 export class SessionTable {
   readonly #sessions = new Map<string, SessionRecord>();
+  readonly #children = new Map<string, Set<SessionRecord>>();
   readonly #maxSessions: number;
 
   constructor(maxSessions: number) {
@@ -41,10 +43,27 @@ export class SessionTable {
 
   add(session: SessionRecord): void {
     this.#sessions.set(session.id, session);
+    const parent = session.lineage.parentId;
+    if (parent === null) return;
+    let children = this.#children.get(parent);
+    if (!children) this.#children.set(parent, (children = new Set()));
+    children.add(session);
   }
 
   delete(id: string): void {
+    const session = this.#sessions.get(id);
+    if (!session) return;
     this.#sessions.delete(id);
+    const parent = session.lineage.parentId;
+    const siblings = parent === null ? undefined : this.#children.get(parent);
+    if (!siblings) return;
+    siblings.delete(session);
+    if (siblings.size === 0) this.#children.delete(parent!);
+  }
+
+  /** The children of a session that are open in this host. */
+  childrenOf(parentId: string): SessionRecord[] {
+    return [...(this.#children.get(parentId) ?? [])];
   }
 }
 

@@ -1,7 +1,7 @@
 // A session's prompt in flight: at most one. It is answered once, from the end of its own turn (or by cancel,
 // close, or the death of its worker), and only after every update of the turn has gone out.
 import { randomUUID } from "node:crypto";
-import type { PromptResponse } from "@agentclientprotocol/sdk";
+import type { PromptResponse } from "@agentclientprotocol/sdk/unstable";
 
 export interface Turn {
   readonly id: string;

@@ -1,7 +1,7 @@
 // A session's worker, leased when needed: woken (a slot, a lease, the session opened from its log), released
 // (hibernation, close, the watchdog) and replaced after it died. Never two workers on one log: a new worker opens the
 // log only once the previous worker's thread is gone.
-import { RequestError } from "@agentclientprotocol/sdk";
+import { RequestError } from "@agentclientprotocol/sdk/unstable";
 import { OpenAck, type ModelConfig, type WorkerEvent, type WorkerRestore } from "../../protocol/port.js";
 import { WorkerGone, type WorkerExit, type WorkerLease } from "../../pool/worker-lease.js";
 import { fromWorker, sessionClosed, workerFault } from "../errors.js";

@@ -3,9 +3,11 @@
 // that arrives on its worker's port belongs to this session and to no other. The session is its log: the worker is
 // leased when needed and restored from the log (after a crash, a hard cancel, or hibernation, which releases the
 // worker of an idle session), so a session outlives any one worker.
-import type { PromptResponse, RequestError, SessionUpdate } from "@agentclientprotocol/sdk";
+import type { PromptResponse, RequestError, SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import * as Comlink from "comlink";
-import { REPLAY_TURN_ID, ReplayAck, type ModelConfig, type ReplayedRecords, type SessionModeId, type WorkerEvent } from "../../protocol/port.js";
+import { REPLAY_TURN_ID, ReplayAck, type ChildOutcome, type ModelConfig, type ReplayedRecords, type SessionModeId, type WorkerEvent } from "../../protocol/port.js";
+import type { LogHeader } from "../../protocol/session-log.js";
+import type { SystemPromptSetting } from "../../protocol/system-prompt.js";
 import type { SessionStatus } from "../../protocol/host-status.js";
 import type { McpServerConfig } from "../../protocol/mcp-servers.js";
 import { MCP_STATUS_METHOD, type McpStatusNotification } from "../../protocol/mcp-status.js";
@@ -29,17 +31,43 @@ const STATUS_WAIT_MS = 250;
 /** An idle worker has nothing to finish: its dispose is quick. */
 const HIBERNATE_GRACE_MS = 1000;
 
+/** Where a session stands in a tree of sessions (child sessions, made by a parent's spawn_agent). */
+export interface SessionLineage {
+  /** A child's parent; null for a session a client made. */
+  parentId: string | null;
+  /** 0 for a session a client made, its parent's + 1 for a child. */
+  depth: number;
+  /** A child's widest mode: the one its header was created with (its parent's or narrower then); null: no ceiling. */
+  modeCeiling: SessionModeId | null;
+}
+
+export const ROOT_LINEAGE: SessionLineage = { parentId: null, depth: 0, modeCeiling: null };
+
+/** A stored session's lineage, from its header: a child's ceiling is the mode it was made with. */
+export function lineageOf(header: LogHeader): SessionLineage {
+  return header.parent ? { parentId: header.parent.sessionId, depth: header.parent.depth, modeCeiling: header.mode } : ROOT_LINEAGE;
+}
+
 export interface SessionOptions {
   /** The session comes from the state dir (session/load, resume) rather than session/new. */
   stored?: boolean;
   /** Whose it is (from its log header); null: no tenant, only tenantless peers see it. */
   tenant?: string | null;
+  lineage?: SessionLineage;
+  /** The title session/list shows now; null: none yet (its first prompt gives it one). */
+  title?: string | null;
+  /**
+   * Where its updates go while no connection has attached it itself: a child's go to its parent's connection when that
+   * client understands subagents.
+   */
+  follow?: () => Peer | null;
 }
 
 export class SessionRecord implements SlotHolder {
   readonly id: string;
   readonly settings: SessionSettings;
   readonly tenant: string | null;
+  readonly lineage: SessionLineage;
   readonly #deps: SessionDeps;
   readonly #log: Logger;
   readonly #worker: SessionWorker;
@@ -57,21 +85,28 @@ export class SessionRecord implements SlotHolder {
   #closing: Promise<void> | null = null;
   #idleTimer: NodeJS.Timeout | null = null;
   #lastUsed = performance.now();
+  #title: string | null;
+  /** The text of the last answered turn's final assistant message (a child's answer to its parent's spawn_agent). */
+  #lastMessage = "";
 
   constructor(id: string, settings: SessionSettings, deps: SessionDeps, options: SessionOptions = {}) {
     this.id = id;
     this.settings = settings;
     this.tenant = options.tenant ?? null;
+    this.lineage = options.lineage ?? ROOT_LINEAGE;
+    this.#title = options.title ?? null;
     this.#deps = deps;
     this.#log = deps.log.child({ sessionId: id });
     this.#turns = new TurnSlot((outcome, seconds) => {
       // The worker refreshed the sidecar before it posted the turn's end.
       this.#deps.store.touched(this.id);
       this.#deps.observer?.turnEnded(outcome, seconds);
+      // Whatever ended the turn, the children's turns it started end with it.
+      this.#deps.delegation?.turnEnded(this.id);
       this.#wentIdle();
     });
     this.#permissions = new PermissionRequests(id, this.#log);
-    this.#outbox = new SessionOutbox(id, this.#log);
+    this.#outbox = new SessionOutbox(id, this.#log, options.follow);
     this.#toolTimings = deps.observer ? new ToolTimings(deps.observer) : null;
     this.#worker = new SessionWorker(
       id,
@@ -98,8 +133,25 @@ export class SessionRecord implements SlotHolder {
     return this.#turns.current !== null;
   }
 
+  /** Whether turnId is the turn in flight and nobody has asked to cancel it. */
+  runs(turnId: string): boolean {
+    const turn = this.#turns.current;
+    return turn?.id === turnId && !turn.cancelRequested;
+  }
+
   get attachment(): Peer | null {
     return this.#outbox.attachment;
+  }
+
+  /** The title session/list shows (null: none yet). */
+  get title(): string | null {
+    return this.#title;
+  }
+
+  /** A client set the title (stored already): it is the session's from now on, and its client is told. */
+  async setTitle(title: string): Promise<void> {
+    this.#title = title;
+    await this.send({ sessionUpdate: "session_info_update", title });
   }
 
   /** Resolves once no prompt is in flight. */
@@ -287,6 +339,12 @@ export class SessionRecord implements SlotHolder {
     return answer;
   }
 
+  /** A prompt from the session's parent (spawn_agent): its answer, and the text of the turn's final message. */
+  async promptAsChild(text: string): Promise<{ response: PromptResponse; lastMessage: string }> {
+    const response = await this.prompt(text);
+    return { response, lastMessage: this.#lastMessage };
+  }
+
   /**
    * Cooperative cancel; the worker is terminated if the turn has not ended within the grace period. reason: why the
    * host cancels it (recorded in the log), none for the client's session/cancel.
@@ -296,6 +354,8 @@ export class SessionRecord implements SlotHolder {
     if (!turn || turn.cancelRequested) return;
     turn.cancelRequested = true;
     this.#permissions.abortAll();
+    // Its children's turns are cancelled at once, not after its own turn has wound down.
+    this.#deps.delegation?.turnEnded(this.id);
     const lease = this.#worker.current;
     if (!lease) return;
     lease.post(reason === undefined ? { type: "cancel", turnId: turn.id } : { type: "cancel", turnId: turn.id, reason });
@@ -318,6 +378,16 @@ export class SessionRecord implements SlotHolder {
   }
 
   /**
+   * A client gave the session a new system prompt (load or resume): a live worker journals it and uses it from its
+   * next request; a later worker is given it and journals it if its log has another.
+   */
+  async setSystemPrompt(systemPrompt: SystemPromptSetting): Promise<void> {
+    this.settings.systemPrompt = systemPrompt;
+    await this.#worker.woken;
+    await this.#worker.live?.call((api) => api.setSystemPrompt(systemPrompt));
+  }
+
+  /**
    * Settles a pending prompt as cancelled, releases the worker (graceful, then terminated) and this process's lock
    * on the session; the log stays. Idempotent.
    */
@@ -330,8 +400,11 @@ export class SessionRecord implements SlotHolder {
     this.#replay?.fail(sessionClosed());
     this.#closing = (async () => {
       try {
+        // Its children close with it, beside its own worker.
+        const children = this.#deps.delegation?.closing(this.id, graceMs);
         // A worker still being opened is ended now, not awaited: the opening sees the session closed and gives up.
         await this.#release(this.#worker.opening ? 0 : graceMs);
+        await children;
       } finally {
         await this.#deps.endSession?.(this.id).catch((error: unknown) => this.#log.warn({ err: error }, "ending the session's commands failed"));
         this.#deps.store.touched(this.id);
@@ -426,16 +499,24 @@ export class SessionRecord implements SlotHolder {
       this.#record(lease, event);
       return;
     }
+    if (event.type === "title") {
+      // A title a client set wins over the one the first prompt gives.
+      if (this.#title !== null) return;
+      this.#title = event.title;
+      void this.send({ sessionUpdate: "session_info_update", title: event.title });
+      return;
+    }
     if (event.turnId === REPLAY_TURN_ID) {
       if (!this.#replay) return;
       if (event.type === "turn_end") this.#replay.done();
-      else for (const update of toSessionUpdates(event)) void this.send(update);
+      else for (const update of toSessionUpdates(event, this.#understands())) void this.send(update);
       return;
     }
     const turn = this.#turns.current;
     if (!turn || event.turnId !== turn.id) return;
     switch (event.type) {
       case "turn_end":
+        this.#lastMessage = event.lastMessage ?? "";
         this.#settleDurable(turn, { stopReason: turn.cancelRequested ? "cancelled" : event.stopReason });
         return;
       case "turn_error":
@@ -450,11 +531,28 @@ export class SessionRecord implements SlotHolder {
       case "permission_request":
         void this.#askClient(lease, event);
         return;
+      case "child_request":
+        void this.#delegate(lease, event);
+        return;
       default:
         if (event.type === "usage" && event.session) this.#tokens = event.session;
         this.#toolTimings?.see(event);
-        for (const update of toSessionUpdates(event)) void this.send(update);
+        for (const update of toSessionUpdates(event, this.#understands())) void this.send(update);
     }
+  }
+
+  /** What the attached client understands (a detached session's events reach no one). */
+  #understands(): { compaction: boolean } {
+    return { compaction: this.#outbox.attachment?.understands.compaction ?? false };
+  }
+
+  /** spawn_agent: the host makes or reuses the child and runs the prompt there; the worker is told how it went. */
+  async #delegate(lease: WorkerLease, request: Extract<WorkerEvent, { type: "child_request" }>): Promise<void> {
+    const delegation = this.#deps.delegation;
+    const outcome: ChildOutcome = delegation
+      ? await delegation.run(this.id, request)
+      : { ok: false, sessionId: null, error: "spawn_agent refused: this host does not make child sessions" };
+    lease.post({ type: "child_result", requestId: request.requestId, outcome });
   }
 
   async #askClient(lease: WorkerLease, event: PermissionRequestEvent): Promise<void> {

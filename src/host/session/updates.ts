@@ -1,11 +1,13 @@
-// Worker events → ACP session/update payloads. The session id is added by the caller, from the port's owner.
-import type { SessionUpdate } from "@agentclientprotocol/sdk";
+// Worker events → ACP session/update payloads. The session id is added by the caller, from the port's owner; what a
+// compaction shows depends on the client (compaction_update where it advertised `session.compaction`, else a thought).
+import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import type { WorkerEvent } from "../../protocol/port.js";
+import type { PeerUnderstands } from "../connection/peer.js";
 
 /** usage_update's `_meta` key: { tokens: this response's {prompt, completion, cached}, session: the session's sums }. */
 export const USAGE_META_KEY = "acp-session-host";
 
-export function toSessionUpdates(event: WorkerEvent): SessionUpdate[] {
+export function toSessionUpdates(event: WorkerEvent, client: Pick<PeerUnderstands, "compaction">): SessionUpdate[] {
   switch (event.type) {
     case "assistant_message":
       return event.blocks
@@ -42,7 +44,34 @@ export function toSessionUpdates(event: WorkerEvent): SessionUpdate[] {
       const meta = event.tokens || event.session ? { _meta: { [USAGE_META_KEY]: { ...(event.tokens ? { tokens: event.tokens } : {}), ...(event.session ? { session: event.session } : {}) } } } : {};
       return [{ sessionUpdate: "usage_update", used: event.used, size: event.size, ...meta }];
     }
+    case "plan":
+      return [{ sessionUpdate: "plan", entries: event.entries }];
+    case "compaction":
+      return client.compaction ? compactionUpdates(event) : compactionThought(event);
     default:
       return [];
   }
+}
+
+type CompactionEvent = Extract<WorkerEvent, { type: "compaction" }>;
+
+function compactionUpdates(event: CompactionEvent): SessionUpdate[] {
+  const { compactionId, status } = event;
+  switch (status) {
+    case "completed":
+      return [
+        ...(event.summary ? [{ sessionUpdate: "compaction_summary_chunk" as const, compactionId, content: { type: "text" as const, text: event.summary } }] : []),
+        { sessionUpdate: "compaction_update", compactionId, status },
+      ];
+    case "failed":
+      return [{ sessionUpdate: "compaction_update", compactionId, status, error: event.error ?? null }];
+    default:
+      return [{ sessionUpdate: "compaction_update", compactionId, status }];
+  }
+}
+
+/** What a client without compaction updates is shown, as before they existed: the notice of a completed one. */
+function compactionThought(event: CompactionEvent): SessionUpdate[] {
+  if (event.status !== "completed" || !event.notice) return [];
+  return [{ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: event.notice } }];
 }

@@ -8,7 +8,7 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { SessionUpdate, StopReason } from "@agentclientprotocol/sdk";
+import type { SessionUpdate, StopReason } from "@agentclientprotocol/sdk/unstable";
 import { z } from "zod";
 import { HostClient, type ToolCallSummary } from "../../client/index.js";
 import { ConfigError, flagsHelp, parseFlags } from "../../flags.js";

@@ -1,12 +1,12 @@
 // The state dir as the main thread sees it (the default store, src/store/session-store.ts): it creates a session's log
 // (the header line), reads headers for session/load and sidecars for session/list, holds the per-session lock files,
-// and deletes. It never reads a whole log and never appends to one: that is the session worker's
-// (workers/log/journal-file.ts).
+// the attributes a client sets (title, archived: session-attributes.ts), forks (fork-log.ts) and deletes. It never
+// appends to a log: that is the session worker's (workers/log/journal-file.ts).
 import { randomUUID } from "node:crypto";
 import { mkdirSync, readFileSync } from "node:fs";
 import { access, open, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
-import type { ListSessionsResponse, RequestError } from "@agentclientprotocol/sdk";
+import type { ListSessionsResponse, RequestError } from "@agentclientprotocol/sdk/unstable";
 import { z } from "zod";
 import type { WorkerLog, WorkerRestore } from "../../protocol/port.js";
 import {
@@ -18,6 +18,7 @@ import {
   LogError,
   parseHeaderLine,
   SessionSidecar,
+  SIDECAR_FORMAT,
   sessionPaths,
   sessionsDir,
   type LogHeader,
@@ -28,8 +29,11 @@ import { ConfigError } from "../../host/config.js";
 import { CreationSync } from "./creation-sync.js";
 import { SessionIndex, type IndexedSession } from "./session-index.js";
 import { decodeCursor, encodeCursor } from "../list-cursor.js";
-import type { ListOptions, NewSessionSettings, SessionStore, SessionWriter } from "../session-store.js";
+import { archiveMatches, listedMeta } from "../listing.js";
+import type { ForkedSession, ForkRequest, ListOptions, NewSessionSettings, SessionStore, SessionWriter } from "../session-store.js";
 import type { Logger } from "../../host/logger.js";
+import { writeForkLog } from "./fork-log.js";
+import { ATTRIBUTES_SUFFIX, attributesPath, NO_ATTRIBUTES, readAttributes, removeAttributes, writeAttributes, type SessionAttributes } from "./session-attributes.js";
 
 /** A header longer than this is not one of ours. */
 const HEADER_MAX_BYTES = 64 * 1024;
@@ -52,6 +56,10 @@ export class DirStore implements SessionStore {
   readonly #me: LockOwner = { pid: process.pid, started: processStartAtBoot(process.pid) };
   readonly #creations: CreationSync;
   readonly #index: SessionIndex;
+  /** Sessions with an attributes file, as the directory's names last said (and as this host wrote them since). */
+  readonly #attributed = new Set<string>();
+  /** One change of a session's attributes at a time (each rewrites the whole file). */
+  readonly #attributeWrites = new Map<string, Promise<void>>();
 
   constructor(stateDir: string, log: Logger, options: DirStoreOptions) {
     this.stateDir = stateDir;
@@ -112,33 +120,153 @@ export class DirStore implements SessionStore {
    * are flushed in the background (CreationSync); the worker writes the sidecar when it opens the log.
    */
   async create(settings: NewSessionSettings, hostVersion: string, tenant: string | null): Promise<string> {
+    const id = await this.#claimId();
+    const paths = this.paths(id);
+    const header: LogHeader = {
+      format: LOG_FORMAT,
+      formatVersion: LOG_FORMAT_VERSION,
+      sessionId: id,
+      cwd: settings.cwd,
+      createdAt: new Date().toISOString(),
+      mode: settings.mode,
+      model: settings.model,
+      hostVersion,
+      ...(tenant ? { tenant } : {}),
+      ...(settings.systemPrompt ? { systemPrompt: settings.systemPrompt } : {}),
+      ...(settings.parent ? { parent: settings.parent } : {}),
+    };
+    try {
+      await writeFile(paths.log, `${JSON.stringify(header)}\n`, { flag: "wx" });
+    } catch (error) {
+      await this.unlock(id);
+      throw internal(`cannot create the session log: ${(error as Error).message}`, { stateDir: this.stateDir });
+    }
+    this.#creations.schedule(paths.log);
+    this.#index.touched(id);
+    return id;
+  }
+
+  /**
+   * The source's log up to its last ended turn, copied under the fork's header (fork-log.ts), then a sidecar, so
+   * session/list shows the fork's title and turns at once. Like a new session's log, the file and the directory entry
+   * that names it are flushed right after, off the request path (a kill -9 loses nothing written; the fork's first turn
+   * end flushes its log in any case).
+   */
+  async fork(request: ForkRequest): Promise<ForkedSession> {
+    const { sourceId } = request;
+    const source = await this.readHeader(sourceId);
+    const id = await this.#claimId();
+    const paths = this.paths(id);
+    const createdAt = new Date().toISOString();
+    let written: Awaited<ReturnType<typeof writeForkLog>>;
+    try {
+      written = await writeForkLog(this.paths(sourceId).log, sourceId, paths.log, (at) => ({
+        format: LOG_FORMAT,
+        formatVersion: source.formatVersion,
+        sessionId: id,
+        cwd: request.cwd,
+        createdAt,
+        mode: at.mode,
+        model: at.model,
+        hostVersion: request.hostVersion,
+        ...(request.tenant ? { tenant: request.tenant } : {}),
+        ...((request.systemPrompt ?? at.systemPrompt) ? { systemPrompt: request.systemPrompt ?? at.systemPrompt! } : {}),
+        forkOf: { sessionId: sourceId, turns: at.turns },
+      }));
+    } catch (error) {
+      await rm(paths.log, { force: true });
+      await this.unlock(id);
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") throw this.unknownSession(sourceId);
+      if (error instanceof LogError) throw unusable(sourceId, this.paths(sourceId).log, error.message);
+      throw internal(`cannot fork session ${sourceId}: ${(error as Error).message}`, { sessionId: sourceId });
+    }
+    const { state } = written;
+    const forkOf = { sessionId: sourceId, turns: state.turns };
+    const sidecar: SessionSidecar = {
+      format: SIDECAR_FORMAT,
+      sessionId: id,
+      cwd: request.cwd,
+      title: state.title,
+      createdAt,
+      updatedAt: createdAt,
+      turns: state.turns,
+      ...(request.tenant ? { tenant: request.tenant } : {}),
+      forkOf,
+    };
+    await writeFile(paths.sidecar, JSON.stringify(sidecar)).catch((error: unknown) => this.#log.warn({ sessionId: id, err: error }, "fork's sidecar not written: listed from its header"));
+    this.#creations.schedule(paths.log);
+    this.#index.touched(id);
+    return {
+      sessionId: id,
+      forkOf,
+      mode: state.mode,
+      model: state.model,
+      systemPrompt: request.systemPrompt ?? state.systemPrompt,
+      title: state.title,
+      bytesWritten: written.bytes,
+    };
+  }
+
+  /** A fresh id (never one deleted), locked to this process. */
+  async #claimId(): Promise<string> {
     for (;;) {
       const id = randomUUID();
       const paths = this.paths(id);
-      if (await exists(paths.tombstone)) continue;
+      if ((await exists(paths.tombstone)) || (await exists(paths.log))) continue;
       await this.lock(id);
-      const createdAt = new Date().toISOString();
-      const header: LogHeader = {
-        format: LOG_FORMAT,
-        formatVersion: LOG_FORMAT_VERSION,
-        sessionId: id,
-        cwd: settings.cwd,
-        createdAt,
-        mode: settings.mode,
-        model: settings.model,
-        hostVersion,
-        ...(tenant ? { tenant } : {}),
-      };
-      try {
-        await writeFile(paths.log, `${JSON.stringify(header)}\n`, { flag: "wx" });
-      } catch (error) {
-        await this.unlock(id);
-        if ((error as NodeJS.ErrnoException).code === "EEXIST") continue;
-        throw internal(`cannot create the session log: ${(error as Error).message}`, { stateDir: this.stateDir });
-      }
-      this.#creations.schedule(paths.log);
-      this.#index.touched(id);
       return id;
+    }
+  }
+
+  async title(sessionId: string): Promise<string | null> {
+    const attributes = await this.#attributes(sessionId);
+    if (attributes.title !== null) return attributes.title;
+    try {
+      const sidecar = SessionSidecar.safeParse(await readSidecar(this.paths(sessionId).sidecar));
+      return sidecar.success ? sidecar.data.title : null;
+    } catch {
+      return null;
+    }
+  }
+
+  async setTitle(sessionId: string, title: string): Promise<void> {
+    await this.#changeAttributes(sessionId, (attributes) => ({ ...attributes, title }));
+  }
+
+  async setArchived(sessionId: string, archived: boolean): Promise<void> {
+    await this.#changeAttributes(sessionId, (attributes) => ({ ...attributes, archived }));
+  }
+
+  async #changeAttributes(sessionId: string, change: (attributes: SessionAttributes) => SessionAttributes): Promise<void> {
+    // -32002 for a session that is not stored here.
+    await this.readHeader(sessionId);
+    const path = attributesPath(this.stateDir, sessionId);
+    const previous = this.#attributeWrites.get(sessionId) ?? Promise.resolve();
+    const write = previous
+      .catch(() => {})
+      .then(async () => {
+        const attributes = await this.#attributes(sessionId);
+        await writeAttributes(path, change(attributes));
+        this.#attributed.add(sessionId);
+        this.#index.touched(sessionId);
+      });
+    this.#attributeWrites.set(sessionId, write);
+    try {
+      await write;
+    } catch (error) {
+      throw internal(`cannot store session ${sessionId}'s attributes: ${(error as Error).message}`, { sessionId, path });
+    } finally {
+      if (this.#attributeWrites.get(sessionId) === write) this.#attributeWrites.delete(sessionId);
+    }
+  }
+
+  /** A session's attributes; a damaged file counts as none (and is logged): the log is the session, this is a label. */
+  async #attributes(sessionId: string): Promise<SessionAttributes> {
+    try {
+      return await readAttributes(attributesPath(this.stateDir, sessionId));
+    } catch (error) {
+      this.#log.warn({ sessionId, err: error }, "session attributes unreadable: taken as none set");
+      return NO_ATTRIBUTES;
     }
   }
 
@@ -225,7 +353,14 @@ export class DirStore implements SessionStore {
     await this.lock(sessionId);
     try {
       await writeFile(paths.tombstone, "");
-      await Promise.all([rm(paths.log, { force: true }), rm(paths.compacting, { force: true }), rm(paths.sidecar, { force: true }), rm(paths.outputDir, { recursive: true, force: true })]);
+      await Promise.all([
+        rm(paths.log, { force: true }),
+        rm(paths.compacting, { force: true }),
+        rm(paths.sidecar, { force: true }),
+        rm(paths.outputDir, { recursive: true, force: true }),
+        removeAttributes(attributesPath(this.stateDir, sessionId)),
+      ]);
+      this.#attributed.delete(sessionId);
     } finally {
       this.#index.touched(sessionId);
       await this.unlock(sessionId);
@@ -259,7 +394,10 @@ export class DirStore implements SessionStore {
       .page({
         after,
         pageSize: options.pageSize,
-        matches: (session) => (options.tenant === null || session.tenant === options.tenant) && (wantedCwd === null || session.cwdKey === wantedCwd),
+        matches: (session) =>
+          (options.tenant === null || session.tenant === options.tenant) &&
+          (wantedCwd === null || session.cwdKey === wantedCwd) &&
+          archiveMatches(options.archived, session.info.archived === true),
       })
       .catch((error: unknown) => {
         throw internal(`cannot list the stored sessions: ${(error as Error).message}`, { stateDir: this.stateDir });
@@ -277,32 +415,41 @@ export class DirStore implements SessionStore {
   async #storedIds(): Promise<string[]> {
     const [names, deleted] = await Promise.all([readdir(sessionsDir(this.stateDir)), readdir(deletedDir(this.stateDir))]);
     const tombstones = new Set(deleted);
+    for (const name of names) if (name.endsWith(ATTRIBUTES_SUFFIX)) this.#attributed.add(name.slice(0, -ATTRIBUTES_SUFFIX.length));
     return names
       .filter((name) => name.endsWith(LOG_SUFFIX))
       .map((name) => name.slice(0, -LOG_SUFFIX.length))
       .filter((id) => isSessionId(id) && !tombstones.has(id));
   }
 
-  /** A session as its sidecar says (its header when the sidecar is missing or damaged); null: not listable. */
+  /**
+   * A session as its sidecar says (its header when the sidecar is missing or damaged), with the attributes a client
+   * set; null: not listable. A session's attributes file is read when the directory's names said it has one.
+   */
   async #summary(id: string, deleted: boolean): Promise<IndexedSession | null> {
     const paths = this.paths(id);
     if (deleted && (await exists(paths.tombstone))) return null;
+    const attributes = this.#attributed.has(id) ? await this.#attributes(id) : NO_ATTRIBUTES;
+    const listed = (entry: Omit<IndexedSession, "info"> & { info: IndexedSession["info"] }): IndexedSession => ({
+      ...entry,
+      info: { ...entry.info, title: attributes.title ?? entry.info.title ?? null, archived: attributes.archived },
+    });
     try {
       const parsed = SessionSidecar.safeParse(await readSidecar(paths.sidecar));
       if (parsed.success && parsed.data.sessionId === id) {
-        const { cwd, title, updatedAt, turns, createdAt, tenant } = parsed.data;
-        return { tenant: tenant ?? null, cwdKey: resolve(cwd), info: { sessionId: id, cwd, title, updatedAt, _meta: { "acp-session-host": { turns, createdAt } } } };
+        const { cwd, title, updatedAt, turns, createdAt, tenant, parent, forkOf } = parsed.data;
+        return listed({ tenant: tenant ?? null, cwdKey: resolve(cwd), info: { sessionId: id, cwd, title, updatedAt, _meta: listedMeta({ turns, createdAt, parent, forkOf }) } });
       }
     } catch {
       // missing or unreadable: fall back to the header
     }
     try {
       const header = parseHeaderLine(await readFirstLine(paths.log), id);
-      return {
+      return listed({
         tenant: header.tenant ?? null,
         cwdKey: resolve(header.cwd),
-        info: { sessionId: id, cwd: header.cwd, title: null, updatedAt: header.createdAt, _meta: { "acp-session-host": { createdAt: header.createdAt } } },
-      };
+        info: { sessionId: id, cwd: header.cwd, title: null, updatedAt: header.createdAt, _meta: listedMeta({ createdAt: header.createdAt, parent: header.parent, forkOf: header.forkOf }) },
+      });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "ENOENT") this.#log.warn({ sessionId: id, reason: (error as Error).message }, "session not listed: its log is unusable");
       return null;

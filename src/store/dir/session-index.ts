@@ -5,7 +5,7 @@
 // directory's names (sessions another host process, or a hand, made or deleted) when a page finds the directories
 // changed: before the page while there are few (reading them takes a few ms), else in the background at most every
 // RESCAN_MS (reading 200,000 names takes about half a second).
-import type { SessionInfo } from "@agentclientprotocol/sdk";
+import type { SessionInfo } from "@agentclientprotocol/sdk/unstable";
 import type { Logger } from "../../host/logger.js";
 
 export interface IndexedSession {

@@ -3,7 +3,7 @@
 // commit. Each append is conditional on the session's epoch: the statement locks (FOR SHARE) the rows of the
 // sessions whose epoch is still the one this host holds, and writes only theirs; a session another host has taken
 // over (its epoch bumped) gets nothing written, ever again, and is reported lost.
-import type { RequestError } from "@agentclientprotocol/sdk";
+import type { RequestError } from "@agentclientprotocol/sdk/unstable";
 import type { Pool } from "pg";
 import { sessionMoved, storeFault } from "../../host/errors.js";
 

@@ -1,8 +1,9 @@
 // The PostgreSQL store's schema, versioned: each migration runs once, in order, in one transaction, under an advisory
 // lock, so hosts starting at once migrate it once between them. `acp-session-host store migrate --store URL` runs the
 // same and exits.
-//   ash_sessions    one row a session: its header, what session/list shows, its last snapshot, and who holds it
-//                   (owner, epoch, lease_until: every append is conditional on the epoch)
+//   ash_sessions    one row a session: its header, what session/list shows (title, turns, archived, a child's parent,
+//                   a fork's source), its last snapshot, and who holds it (owner, epoch, lease_until: every append is
+//                   conditional on the epoch)
 //   ash_records     the append-only log: one row a record, numbered per session from 0, with the epoch that wrote it
 //   ash_tombstones  ids deleted: never loaded or handed out again
 //   ash_outputs     the full output of the commands a session ran (the host that ran them uploads it when the session
@@ -41,7 +42,7 @@ const MIGRATIONS: readonly string[] = [
      PRIMARY KEY (session_id, seq)
    );
    CREATE TABLE ash_tombstones (id uuid PRIMARY KEY, deleted_at timestamptz NOT NULL DEFAULT now());`,
-  // The full output of each command a session ran, in parts of at most a MiB, kept once the session leaves its host.
+  // 2: the full output of each command a session ran, in parts of at most a MiB, kept once the session leaves its host.
   `CREATE TABLE ash_outputs (
      session_id uuid NOT NULL REFERENCES ash_sessions (id) ON DELETE CASCADE,
      name text NOT NULL,
@@ -49,6 +50,16 @@ const MIGRATIONS: readonly string[] = [
      content bytea NOT NULL,
      PRIMARY KEY (session_id, name, part)
    );`,
+  // 3: what a client sets (a title it gave, archived) and a session's lineage (a child's parent, a fork's source), for
+  // session/list without reading headers.
+  `ALTER TABLE ash_sessions
+     ADD COLUMN titled boolean NOT NULL DEFAULT false,
+     ADD COLUMN archived boolean NOT NULL DEFAULT false,
+     ADD COLUMN parent_id uuid,
+     ADD COLUMN parent_depth integer,
+     ADD COLUMN fork_of uuid,
+     ADD COLUMN fork_turns integer;
+   CREATE INDEX ash_sessions_children ON ash_sessions (parent_id) WHERE parent_id IS NOT NULL;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,0 +1,76 @@
+// Scenario 14: a parent fanning out to child sessions against a client doing the same itself. One host; each sample
+// either prompts a fresh parent whose one answer asks for 8 children (spawn_agent, run at once), each running an echo
+// turn, timed to the parent's answer; or makes 8 sessions from the client (session/new, then a prompt, all at once),
+// timed to the last answer. Samples alternate, and each starts on a quiet host with 8 started workers on standby
+// (--warm-workers 8), so neither pays for the thread starts the other's burst left to do.
+import type { BenchContext } from "../context.js";
+import { repeat } from "../context.js";
+import { waitForIdle } from "../proc.js";
+import { figures, median, ratio, type Figure } from "../stats.js";
+import { startHost, withSystem } from "../systems.js";
+
+const CHILDREN = 8;
+
+export interface FanOutResult {
+  runs: number;
+  samples: number;
+  children: number;
+  parentMs: Figure;
+  clientMs: Figure;
+  /** parent/client of the medians. */
+  ratio: number;
+}
+
+const parentScript = () =>
+  `/script ${JSON.stringify([
+    { tools: Array.from({ length: CHILDREN }, (_, i) => ({ tool: "spawn_agent", input: { prompt: `errand ${i}` } })) },
+    { say: "all errands done" },
+  ])}`;
+
+export async function fanOut(ctx: BenchContext): Promise<FanOutResult> {
+  const runs = ctx.quick ? 1 : 3;
+  const samples = ctx.quick ? 3 : 9;
+  const measured = await repeat(ctx, `fan-out: a parent to ${CHILDREN} children against ${CHILDREN} sessions from the client`, runs, () =>
+    withSystem(startHost(["--max-children", String(CHILDREN * 2), "--warm-workers", String(CHILDREN + 1)]), async ({ client, pid }) => {
+      await waitForIdle(pid);
+      const parent = async () => {
+        const { sessionId } = await client.newSession(ctx.cwd);
+        await client.prompt(sessionId, "warm up");
+        await waitForIdle(pid);
+        const sent = performance.now();
+        const turn = await client.prompt(sessionId, parentScript());
+        const ms = performance.now() - sent;
+        if (turn.text !== "all errands done" || turn.children.length !== CHILDREN) throw new Error(`fan-out: unexpected answer ${JSON.stringify(turn.text)}`);
+        await client.close(sessionId);
+        return ms;
+      };
+      const direct = async () => {
+        await waitForIdle(pid);
+        const sent = performance.now();
+        const ids = await Promise.all(
+          Array.from({ length: CHILDREN }, async (_, i) => {
+            const { sessionId } = await client.newSession(ctx.cwd);
+            const turn = await client.prompt(sessionId, `errand ${i}`);
+            if (turn.text !== `You said: errand ${i}`) throw new Error(`fan-out: unexpected answer ${JSON.stringify(turn.text)}`);
+            return sessionId;
+          }),
+        );
+        const ms = performance.now() - sent;
+        await Promise.all(ids.map((id) => client.close(id)));
+        return ms;
+      };
+      // One of each first: the first children and sessions pay for the code each path loads.
+      await parent();
+      await direct();
+      const parentTimes: number[] = [];
+      const clientTimes: number[] = [];
+      for (let i = 0; i < samples; i++) {
+        parentTimes.push(await parent());
+        clientTimes.push(await direct());
+      }
+      return { parentMs: median(parentTimes), clientMs: median(clientTimes) };
+    }),
+  );
+  const figured = figures(measured, ["parentMs", "clientMs"] as const);
+  return { runs, samples, children: CHILDREN, ...figured, ratio: ratio(figured.parentMs, figured.clientMs) };
+}

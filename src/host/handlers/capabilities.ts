@@ -1,0 +1,21 @@
+// What initialize advertises: each capability only where the host serves it (README, "Protocol", lists the same).
+import type { AgentCapabilities } from "@agentclientprotocol/sdk/unstable";
+
+export const AGENT_CAPABILITIES = {
+  loadSession: true,
+  sessionCapabilities: {
+    list: {},
+    resume: {},
+    close: {},
+    delete: {},
+    fork: {},
+    status: {},
+    title: {},
+    archive: {},
+    // append is every advertiser's; override replaces the host's own instructions.
+    systemPrompt: { mode: { override: {} } },
+  },
+  // stdio servers are a must for every ACP agent; http is advertised, sse (deprecated) is not supported.
+  mcpCapabilities: { http: true, sse: false },
+  promptCapabilities: { image: false, audio: false, embeddedContext: false },
+} satisfies AgentCapabilities;

@@ -1,0 +1,44 @@
+// session/fork: a new session (its own id, worker and log) whose history is its source's up to the source's last ended
+// turn. The source may be live, hibernated or only stored, here or on another host, even mid-turn: the store copies
+// its log (src/store/…) and it is left as it was. The fork takes its source's mode, model and system prompt at the
+// fork point (a system prompt given now replaces it), the request's cwd and MCP servers, and is attached here.
+import type { AgentApp, ForkSessionResponse, LoadSessionResponse } from "@agentclientprotocol/sdk/unstable";
+import type { HostContext } from "../host-context.js";
+import type { Peer } from "../connection/peer.js";
+import { SessionRecord } from "../session/session.js";
+import { mcpServersFrom } from "./mcp-servers.js";
+import { assertDirectory, assertNoExtras } from "./request-checks.js";
+import { findVisible } from "./session-access.js";
+import { ForkSessionParams } from "./session-params.js";
+import { systemPromptFrom } from "./system-prompt.js";
+import { LIST_META_KEY } from "../../store/listing.js";
+
+export function withForks(app: AgentApp, host: HostContext, peer: Peer, describe: (session: SessionRecord) => LoadSessionResponse): AgentApp {
+  return app.onRequest("session/fork", ForkSessionParams, async ({ params }) => fork(host, peer, params, describe));
+}
+
+async function fork(host: HostContext, peer: Peer, params: ForkSessionParams, describe: (session: SessionRecord) => LoadSessionResponse): Promise<ForkSessionResponse> {
+  host.assertAccepting();
+  assertNoExtras(params);
+  const mcpServers = mcpServersFrom(params.mcpServers);
+  const systemPrompt = systemPromptFrom(params.systemPrompt);
+  await assertDirectory(params.cwd);
+  const sourceId = params.sessionId;
+  // Another tenant's session is answered as an unknown one.
+  const live = findVisible(host.sessions, peer, sourceId);
+  const tenant = live ? live.tenant : (await host.store.readHeader(sourceId)).tenant ?? null;
+  if (!peer.sees(tenant)) throw host.store.unknownSession(sourceId);
+  host.sessions.assertCapacity();
+  host.assertMemory();
+  const forked = await host.store.fork({ sourceId, cwd: params.cwd, tenant, hostVersion: host.version, ...(systemPrompt ? { systemPrompt } : {}) });
+  const model = host.models.get(forked.model.model) ?? host.defaultModel;
+  const settings = { cwd: params.cwd, mode: forked.mode, model, mcpServers, ...(systemPrompt ? { systemPrompt } : {}) };
+  const session = new SessionRecord(forked.sessionId, settings, host.sessionDeps, { tenant, title: forked.title });
+  session.attach(peer);
+  host.sessions.add(session);
+  await host.hideWorkspaceOf(session);
+  // As after session/new: its worker starts behind the answer.
+  host.startSoon(session);
+  host.log.info({ sessionId: forked.sessionId, forkOf: forked.forkOf, bytes: forked.bytesWritten, connection: peer.label }, "session forked");
+  return { sessionId: forked.sessionId, ...describe(session), _meta: { [LIST_META_KEY]: { forkOf: forked.forkOf } } };
+}

@@ -1,0 +1,98 @@
+// Where a fork's history ends, the same for every store: after the source's last ended turn (a turn in flight, a
+// turn_start with no turn_end after it, is left out), with what the session was there: its mode, model and system
+// prompt, its turns and the title its first prompt gives. Read from the entries after the source's base (a compacted
+// log's snapshot, or its header): each entry by its type, and parsed only where it changes one of those.
+import type * as z from "zod/mini";
+import { ModelConfig, SessionModeId } from "../protocol/port.js";
+import { LogError, titleFrom } from "../protocol/session-log.js";
+import { SystemPromptSetting } from "../protocol/system-prompt.js";
+
+/** The source as it stands at the fork point: the fork's own settings. */
+export interface ForkPointState {
+  mode: SessionModeId;
+  model: ModelConfig;
+  systemPrompt: SystemPromptSetting | null;
+  turns: number;
+  title: string | null;
+}
+
+/** One entry after the base: its type (null: not an entry), and the entry itself when asked for. */
+export interface ForkLine {
+  type: string | null;
+  entry(): Record<string, unknown>;
+}
+
+/**
+ * The state at the fork point and how many of `lines` lie before it. torn: the last line may be the torn end of a
+ * write still going on (a log file being appended to); it is left out. Any other line that is not an entry is damage
+ * the fork would carry: LogError.
+ */
+export function forkPoint(lines: Iterable<ForkLine>, base: ForkPointState, torn: "last line may be torn" | "whole"): { state: ForkPointState; count: number } {
+  let current = { ...base };
+  let state = { ...base };
+  let count = 0;
+  let seen = 0;
+  let open = false;
+  let damaged = false;
+  for (const line of lines) {
+    if (damaged) throw new LogError("an entry after its replayable history is not a valid log entry (the log is damaged before its end)");
+    seen++;
+    const type = line.type;
+    if (type === null) {
+      // Only the last line may be torn: one more line after it makes it damage.
+      if (torn === "whole") throw new LogError("an entry after its replayable history is not a valid log entry");
+      damaged = true;
+      continue;
+    }
+    if (type === "turn_start") open = true;
+    else if (type === "turn_end") {
+      open = false;
+      current.turns++;
+    } else if (type === "mode" || type === "model" || type === "system_prompt" || (type === "user_message" && current.title === null)) {
+      current = withEntry(current, line.entry());
+    }
+    if (!open) {
+      count = seen;
+      state = { ...current };
+    }
+  }
+  return { state, count };
+}
+
+function withEntry(state: ForkPointState, entry: Record<string, unknown>): ForkPointState {
+  switch (entry.type) {
+    case "mode":
+      return { ...state, mode: checked(SessionModeId, entry.mode, "mode") };
+    case "model":
+      return { ...state, model: checked(ModelConfig, entry.model, "model") };
+    case "system_prompt":
+      return { ...state, systemPrompt: checked(SystemPromptSetting, entry.systemPrompt, "system_prompt") };
+    case "user_message":
+      return { ...state, title: typeof entry.text === "string" ? titleFrom(entry.text) : state.title };
+    default:
+      return state;
+  }
+}
+
+function checked<T>(schema: z.ZodMiniType<T>, value: unknown, what: string): T {
+  const result = schema.safeParse(value);
+  if (!result.success) throw new LogError(`a ${what} entry after its replayable history is not valid`);
+  return result.data;
+}
+
+const TYPE_PREFIX = '{"type":"';
+
+/** An entry's type from its first characters, as every entry is written ({"type":"…"); a line written otherwise is parsed. */
+export function entryTypeOf(head: string, parse: () => unknown): string | null {
+  if (head.startsWith(TYPE_PREFIX)) {
+    const end = head.indexOf('"', TYPE_PREFIX.length);
+    if (end > 0) return head.slice(TYPE_PREFIX.length, end);
+  }
+  try {
+    const parsed = parse();
+    const type = typeof parsed === "object" && parsed !== null ? (parsed as { type?: unknown }).type : undefined;
+    return typeof type === "string" ? type : null;
+  } catch {
+    return null;
+  }
+}

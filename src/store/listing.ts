@@ -1,0 +1,21 @@
+// What session/list shows of a session beyond ACP's fields, the same for every store, and the archive filter.
+import type { ForkPoint, ParentLink } from "../protocol/session-log.js";
+import type { ArchiveFilter } from "./session-store.js";
+
+export const LIST_META_KEY = "acp-session-host";
+
+/** `_meta["acp-session-host"]` of a listed session: its turns and creation time; a child's parent; a fork's source. */
+export function listedMeta(listed: { turns?: number | undefined; createdAt: string; parent?: ParentLink | null | undefined; forkOf?: ForkPoint | null | undefined }): Record<string, unknown> {
+  return {
+    [LIST_META_KEY]: {
+      ...(listed.turns !== undefined ? { turns: listed.turns } : {}),
+      createdAt: listed.createdAt,
+      ...(listed.parent ? { parentSessionId: listed.parent.sessionId, depth: listed.parent.depth } : {}),
+      ...(listed.forkOf ? { forkOf: listed.forkOf } : {}),
+    },
+  };
+}
+
+export function archiveMatches(filter: ArchiveFilter, archived: boolean): boolean {
+  return filter === "include" || (filter === "only") === archived;
+}

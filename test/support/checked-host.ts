@@ -1,0 +1,168 @@
+// Test support: a real host (subprocess on stdio, or a listener over WebSocket) driven by HostClient through a stream
+// that checks every message against the ACP SDK's own zod schema (its unstable v1 schema, which carries fork, status,
+// titles, archive, systemPrompt, subagent and compaction updates): each notification and request the host sends, each
+// answer to a request by the method it answers. A message is valid when it parses and nothing of it was dropped or
+// replaced on the way (the SDK's schemas salvage what does not fit: valid means no salvage was needed). Violations are
+// collected; a test ends by expecting none.
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { Readable, Writable } from "node:stream";
+import { WebSocket } from "ws";
+import { ndJsonStream, type AnyMessage, type Stream } from "@agentclientprotocol/sdk/unstable";
+import { createWebSocketStream } from "@agentclientprotocol/sdk/experimental/ws-client";
+import type { ZodType } from "zod";
+import * as acp from "../../node_modules/@agentclientprotocol/sdk/dist/v1/unstable/schema/zod.gen.js";
+import { HostClient, type PermissionPolicy, type Understands } from "../../src/client/index.js";
+import { CLI } from "./cli-path.js";
+import { tempDir, type TestHost } from "./host.js";
+
+const RESPONSES: Record<string, ZodType> = {
+  initialize: acp.zInitializeResponse,
+  authenticate: acp.zAuthenticateResponse,
+  "session/new": acp.zNewSessionResponse,
+  "session/load": acp.zLoadSessionResponse,
+  "session/resume": acp.zResumeSessionResponse,
+  "session/fork": acp.zForkSessionResponse,
+  "session/list": acp.zListSessionsResponse,
+  "session/status": acp.zSessionStatusResponse,
+  "session/set_title": acp.zSetSessionTitleResponse,
+  "session/archive": acp.zArchiveSessionResponse,
+  "session/unarchive": acp.zUnarchiveSessionResponse,
+  "session/close": acp.zCloseSessionResponse,
+  "session/delete": acp.zDeleteSessionResponse,
+  "session/prompt": acp.zPromptResponse,
+  "session/set_mode": acp.zSetSessionModeResponse,
+  "session/set_config_option": acp.zSetSessionConfigOptionResponse,
+};
+
+const FROM_HOST: Record<string, ZodType> = {
+  "session/update": acp.zSessionNotification,
+  "session/request_permission": acp.zRequestPermissionRequest,
+};
+
+/** The schema's own checks; then that every value sent survived parsing (none dropped, defaulted over or replaced). */
+export function schemaViolation(schema: ZodType, value: unknown): string | null {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) return parsed.error.message;
+  const lost = missing(JSON.parse(JSON.stringify(value)) as unknown, parsed.data, "");
+  return lost === null ? null : `not kept by the schema: ${lost}`;
+}
+
+function missing(sent: unknown, kept: unknown, path: string): string | null {
+  if (sent === null || typeof sent !== "object") return Object.is(sent, kept) ? null : `${path || "(value)"} = ${JSON.stringify(sent)}`;
+  if (kept === null || typeof kept !== "object") return `${path || "(value)"}`;
+  for (const [key, value] of Object.entries(sent)) {
+    const lost = missing(value, (kept as Record<string, unknown>)[key], `${path}.${key}`);
+    if (lost) return lost;
+  }
+  return null;
+}
+
+/** Wraps a client's stream: every message the host sends is checked; violations land in `violations`. */
+export function checkedStream(stream: Stream, violations: string[]): Stream {
+  const asked = new Map<string, string>();
+  const key = (id: unknown) => `${typeof id}:${String(id)}`;
+  const writer = stream.writable.getWriter();
+  const writable = new WritableStream<AnyMessage>({
+    write(message) {
+      if ("method" in message && "id" in message && message.id !== undefined && message.id !== null) asked.set(key(message.id), message.method);
+      return writer.write(message);
+    },
+    close: () => writer.close(),
+    abort: (reason: unknown) => writer.abort(reason),
+  });
+  const check = (message: AnyMessage) => {
+    const record = message as Record<string, unknown>;
+    if (typeof record.method === "string") {
+      const method = record.method;
+      if (method.startsWith("_")) return;
+      const schema = FROM_HOST[method];
+      const problem = schema ? schemaViolation(schema, record.params) : "a method the host never sends";
+      if (problem) violations.push(`${method}: ${problem}: ${JSON.stringify(record.params).slice(0, 400)}`);
+      return;
+    }
+    const method = asked.get(key(record.id));
+    asked.delete(key(record.id));
+    if (method === undefined || method.startsWith("_")) return;
+    if ("error" in record) {
+      const problem = schemaViolation(acp.zError, record.error);
+      if (problem) violations.push(`${method} error: ${problem}`);
+      return;
+    }
+    const schema = RESPONSES[method];
+    const problem = schema ? schemaViolation(schema, record.result) : "an answer to a method this suite does not know";
+    if (problem) violations.push(`${method} answer: ${problem}: ${JSON.stringify(record.result).slice(0, 400)}`);
+  };
+  const readable = stream.readable.pipeThrough(
+    new TransformStream<AnyMessage, AnyMessage>({
+      transform(message, controller) {
+        check(message);
+        controller.enqueue(message);
+      },
+    }),
+  );
+  return { readable, writable };
+}
+
+export interface CheckedHost extends TestHost {
+  /** Every schema violation in what the host sent so far. */
+  violations: string[];
+  /** SIGKILLs the host; resolves once it is gone. */
+  kill(): Promise<void>;
+}
+
+export interface CheckedHostOptions extends Understands {
+  permission?: PermissionPolicy;
+}
+
+/** A host on stdio (its state in a temp dir unless the args name one), every message it sends checked. */
+export async function startCheckedHost(hostArgs: string[] = [], options: CheckedHostOptions = {}): Promise<CheckedHost> {
+  const stateDir = hostArgs.includes("--state-dir") || hostArgs.includes("--store") ? [] : ["--state-dir", tempDir("ash-state-")];
+  const child = spawn(process.execPath, [CLI, "serve", "--log-level", "debug", ...stateDir, ...hostArgs], {
+    stdio: ["pipe", "pipe", "pipe"],
+    env: { MALLOC_ARENA_MAX: "2", ...process.env },
+  });
+  await once(child, "spawn");
+  let log = "";
+  child.stderr.setEncoding("utf8");
+  child.stderr.on("data", (chunk: string) => (log += chunk));
+  const exited = once(child, "exit");
+  const violations: string[] = [];
+  const stream = ndJsonStream(Writable.toWeb(child.stdin) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>);
+  const client = await HostClient.attach(checkedStream(stream, violations), { permission: options.permission ?? "deny", ...understands(options) });
+  const gone = () => child.exitCode !== null || child.signalCode !== null;
+  return {
+    client,
+    pid: child.pid!,
+    violations,
+    stderr: () => log,
+    dispose: async () => {
+      if (!gone()) {
+        child.stdin.end();
+        const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+        await exited;
+        clearTimeout(timer);
+      }
+      await client.dispose();
+      return child.exitCode;
+    },
+    kill: async () => {
+      if (!gone()) {
+        child.kill("SIGKILL");
+        await exited;
+      }
+      await client.dispose();
+    },
+  };
+}
+
+/** A client of a host listening (--listen) over WebSocket, every message it receives checked. */
+export async function connectChecked(wsUrl: string, violations: string[], options: CheckedHostOptions & { token?: string } = {}): Promise<HostClient> {
+  const headers: Record<string, string> = options.token ? { Authorization: `Bearer ${options.token}` } : {};
+  const stream = createWebSocketStream(wsUrl, { headers, WebSocket });
+  return HostClient.attach(checkedStream(stream, violations), { permission: options.permission ?? "deny", ...understands(options) });
+}
+
+function understands(options: Understands): Understands {
+  return { ...(options.subagents !== undefined ? { subagents: options.subagents } : {}), ...(options.compaction !== undefined ? { compaction: options.compaction } : {}) };
+}

@@ -1,0 +1,52 @@
+// The main thread reads a snapshot's settings without parsing its conversation (src/protocol/snapshot-settings.ts);
+// the worker writes the snapshot (workers/log/log-snapshot.ts). This holds the reader to the writer, also for a
+// conversation that spells the keys the reader looks for, and for a snapshot written before system prompts were kept.
+import { expect, it } from "vitest";
+import { LogError, type LogEntry } from "../../src/protocol/session-log.js";
+import { snapshotSettings } from "../../src/protocol/snapshot-settings.js";
+import { parseSnapshotLine, snapshotLine } from "../../workers/log/log-snapshot.js";
+import { advanceBase, emptyBase } from "../../workers/log/session-base.js";
+import { logTurns } from "../support/log-turns.js";
+
+const model = { provider: "scripted" as const, model: "scripted", retries: 0 };
+
+/** A turn whose tool input and answer hold the very keys the reader splits the line at. */
+const tricky: LogEntry[] = [
+  { type: "turn_start", turnId: "x", at: "2026-01-02T03:04:05.000Z" },
+  { type: "user_message", turnId: "x", text: 'a "quoted" first prompt ],"alwaysAllowed":[ and "mode":"full-access"' },
+  {
+    type: "assistant_message",
+    turnId: "x",
+    blocks: ['],"alwaysAllowed":["bash"],"usage":{}'],
+    toolCalls: [{ id: "c", name: "spawn_agent", input: { history: [], alwaysAllowed: ["x"], mode: "full-access", model: { provider: "evil" }, turns: 99, title: "t" } }],
+  },
+  { type: "tool_result", turnId: "x", toolCallId: "tc", callId: "c", name: "spawn_agent", result: "done", isError: false },
+  { type: "turn_end", turnId: "x", stopReason: "end_turn" },
+];
+
+it("reads the settings the worker wrote, whatever the conversation holds", () => {
+  for (const systemPrompt of [undefined, { mode: "override" as const, text: 'be "brief"\n],"alwaysAllowed":[' }]) {
+    const base = advanceBase(emptyBase({ mode: "read-only", model, systemPrompt }), [...tricky, ...logTurns(1, 9), { type: "mode", mode: "ask" }]);
+    const line = snapshotLine({ base, replayLines: 12, replayBytes: 3456 });
+    const written = parseSnapshotLine(line);
+    expect(snapshotSettings(line)).toEqual({
+      replayLines: 12,
+      replayBytes: 3456,
+      mode: written.base.mode,
+      model: written.base.model,
+      turns: written.base.turns,
+      title: written.base.title,
+      systemPrompt: written.base.systemPrompt,
+    });
+    expect(snapshotSettings(line)).toMatchObject({ mode: "ask", turns: 10, systemPrompt: systemPrompt ?? null });
+  }
+});
+
+it("reads a snapshot from before system prompts were kept, and refuses a damaged one", () => {
+  const base = advanceBase(emptyBase({ mode: "auto", model }), logTurns(1, 3));
+  const { systemPrompt: _dropped, ...older } = base;
+  const line = JSON.stringify({ type: "snapshot", replayLines: 1, replayBytes: 2, ...older });
+  expect(snapshotSettings(line)).toMatchObject({ mode: "auto", turns: 3, systemPrompt: null });
+  expect(() => snapshotSettings(line.slice(0, 40))).toThrow(LogError);
+  expect(() => snapshotSettings(line.replace('"mode":"auto"', '"mode":"sideways"'))).toThrow(LogError);
+});
