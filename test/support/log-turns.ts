@@ -5,7 +5,8 @@ import type { LogEntry } from "../../src/protocol/session-log.js";
 const at = "2026-01-02T03:04:05.000Z";
 
 export function logTurn(n: number): LogEntry[] {
-  const turnId = `t${n}`;
+  // Shaped like the host's own turn ids (UUIDs): every entry of a turn carries it, its snapshot does not.
+  const turnId = `00000000-0000-4000-8000-${String(n).padStart(12, "0")}`;
   if (n % 3 !== 1) {
     return [
       { type: "turn_start", turnId, at },
