@@ -41,8 +41,6 @@ function rssEvery(ms: number): (fresh?: boolean) => number {
 /** How long no prompt must be in flight before the main thread's heap is collected (idle-collect.ts). */
 const IDLE_COLLECT_AFTER_MS = 1000;
 
-/** How long thread starts stay throttled after the last session/new of a burst was answered. */
-const THROTTLE_LINGER_MS = 100;
 
 export class HostContext {
   readonly config: HostConfig;
@@ -171,22 +169,14 @@ export class HostContext {
 
   /**
    * Marks a session/new in progress; the returned function ends it. While any is, no worker is leased for
-   * startSoon, and thread starts are throttled: a burst of session/new is answered first (a prompt still wakes its
-   * own session at once).
+   * startSoon: a burst of session/new is answered first (a prompt still wakes its own session at once).
    */
   creating(): () => void {
-    if (this.#creating++ === 0) this.pool.throttleStarts(true);
+    this.#creating++;
     return () => {
-      if (--this.#creating === 0) this.#unthrottleSoon();
+      this.#creating--;
       this.#scheduleStart();
     };
-  }
-
-  /** A burst's requests arrive spread out: the throttle is lifted once none has come for a moment. */
-  #unthrottleSoon(): void {
-    setTimeout(() => {
-      if (this.#creating === 0) this.pool.throttleStarts(false);
-    }, THROTTLE_LINGER_MS).unref();
   }
 
   #scheduleStart(): void {

@@ -28,6 +28,8 @@ export interface WorkerPoolOptions {
 const SHRINK_EVERY_MS = 1000;
 /** How long after a lease the standby pool is refilled: after the leased session's start and first answer. */
 const REPLENISH_DELAY_MS = 50;
+/** A start that has not answered by then releases its place in the start gate (a start takes about 0.1 s). */
+const SLOW_START_MS = 5000;
 
 /** The session worker as one bundle (npm run build): a thread loads one file, not a module graph. */
 const SESSION_ENTRY = new URL("../../workers/bundle/session-loader.js", import.meta.url).href;
@@ -45,6 +47,7 @@ export class WorkerPool {
   readonly #alive = new Set<Worker>();
   readonly #counted = new WeakSet<Worker>();
   #mostAlive = 0;
+  /** Two starts per core load at once (start-gate.ts says why). */
   readonly #starts = new StartGate(availableParallelism() * 2);
 
   constructor(options: WorkerPoolOptions) {
@@ -70,11 +73,6 @@ export class WorkerPool {
     this.#piscina.on("workerCreate", () => this.#countThreads());
     this.#replenish();
     this.#shrinkTimer = setInterval(() => this.#shrink(), SHRINK_EVERY_MS).unref();
-  }
-
-  /** While on (a burst of session/new is being answered), at most two thread starts per core run at once. */
-  throttleStarts(on: boolean): void {
-    this.#starts.throttle(on);
   }
 
   /** Started workers waiting for a session. */
@@ -141,8 +139,14 @@ export class WorkerPool {
       const running = this.#piscina.run(task, { transferList: [commands.port2, events.port2], signal: abort.signal });
       // piscina makes the task's thread within run().
       this.#countThreads();
-      // Loaded once it answers a call; the next start may begin then (or when this one failed).
-      void lease.call((api) => api.stats()).then(release, release);
+      // Loaded once it answers a call; the next start may begin then (or when this one failed). A thread that takes
+      // far longer than a start does no longer holds the others back.
+      const slow = setTimeout(release, SLOW_START_MS).unref();
+      const loaded = () => {
+        clearTimeout(slow);
+        release();
+      };
+      void lease.call((api) => api.stats()).then(loaded, loaded);
       return running;
     });
     const lease = new WorkerLease(commands.port1, events.port1, run, abort, new OutputWindow(task.outputWindow));
