@@ -338,10 +338,12 @@ export class PostgresStore implements SessionStore {
           return;
         }
         if (performance.now() > deadline) throw internal(`session ${sessionId} cannot be opened: host ${taken.owner} holds it and neither answers nor lets its lease expire`, { sessionId });
+        const expires = performance.now() + taken.remainingMs;
         const answer = await this.#notices.ask(taken.owner, sessionId, Math.min(TAKEOVER_ANSWER_MS, taken.remainingMs + 50));
         if (answer.kind === "refused") throw invalidRequest(answer.reason, { sessionId, host: taken.owner });
-        // Released (take it now), or no answer: the holder may be dead, its lease is looked at again.
-        if (answer.kind === "timeout") await sleep(Math.max(0, Math.min(taken.remainingMs, deadline - performance.now())));
+        // Released (take it now), or no answer: the holder may be dead, and its lease is looked at again once it has
+        // run out (the wait for an answer counts towards it: a dead holder costs its lease, not its lease twice).
+        if (answer.kind === "timeout") await sleep(Math.max(0, Math.min(expires, deadline) - performance.now()));
       }
     } finally {
       this.#taking.delete(sessionId);
