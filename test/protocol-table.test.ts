@@ -1,4 +1,4 @@
-// The README's protocol table against a real host: every capability it names is one initialize advertises and every
+// The protocol table (docs/protocol.md) against a real host: every capability it names is one initialize advertises and every
 // one advertised is named; every client → host method it lists is served (whatever the params, never -32601), and
 // every other ACP method is answered -32601 (method not found).
 import { readFileSync } from "node:fs";
@@ -19,11 +19,9 @@ afterAll(async () => {
   removeTempDirs();
 });
 
-/** The rows of the table under "## Protocol": each row's cells. */
+/** The rows of docs/protocol.md's table: each row's cells. */
 function protocolRows(): string[][] {
-  const readme = readFileSync(join(REPO_ROOT, "README.md"), "utf8");
-  const section = readme.slice(readme.indexOf("\n## Protocol\n"), readme.indexOf("\n## ", readme.indexOf("\n## Protocol\n") + 5));
-  return section
+  return readFileSync(join(REPO_ROOT, "docs", "protocol.md"), "utf8")
     .split("\n")
     .filter((line) => line.startsWith("| `"))
     .map((line) => line.split(" | ").map((cell) => cell.replace(/^\| /, "").replace(/ \|$/, "")));

@@ -72,7 +72,7 @@ function baseConfig(config: HostConfig): ModelConfig {
   };
 }
 
-/** DeepSeek's API wants a turn's reasoning back within that turn and never after it (see README, Reasoning). */
+/** DeepSeek's API wants a turn's reasoning back within that turn and never after it (see docs/models.md, Reasoning). */
 function isDeepSeek(baseUrl: string): boolean {
   return URL.canParse(baseUrl) && new URL(baseUrl).hostname === "api.deepseek.com";
 }

@@ -1,5 +1,5 @@
 // The embedded scripted model: deterministic and offline, for tests, the demo and benchmarks.
-// A plain prompt is echoed ("You said: …"); "/script [steps]" runs the steps in order (see README).
+// A plain prompt is echoed ("You said: …"); "/script [steps]" runs the steps in order (see docs/models.md).
 // It is stateless: where a script stands is read from the conversation, so a restored session resumes it.
 import { setTimeout as sleep } from "node:timers/promises";
 import * as z from "zod/mini";

@@ -1,4 +1,4 @@
-// What initialize advertises: each capability only where the host serves it (README, "Protocol", lists the same).
+// What initialize advertises: each capability only where the host serves it (docs/protocol.md lists the same).
 import type { AgentCapabilities } from "@agentclientprotocol/sdk/unstable";
 
 export const AGENT_CAPABILITIES = {
