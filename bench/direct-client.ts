@@ -1,6 +1,8 @@
 // The floor of the model path, in a process of its own: S sessions' worth of streamed chat completions made straight
 // to the server with the `openai` client (one client, as an application would), K one after another per session, all
-// S at once. Prints {wallMs, cpuMs, requests, p50, p99} as JSON; cpuMs is this process's (the client's) CPU.
+// S at once, after one unmeasured round of S at once (the client warm and holding S connections, as the host is when
+// its sessions are measured). Prints {wallMs, cpuMs, requests, p50, p99} as JSON; cpuMs is this process's (the
+// client's) CPU.
 // Usage: node dist/bench/direct-client.js <baseURL> <sessions> <requests per session> [answer chars]
 import { OpenAI } from "openai";
 import { benchPrompt } from "./model-prompts.js";
@@ -19,6 +21,8 @@ async function one(prompt: string): Promise<void> {
   for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? "";
   if (!text.endsWith(`you said: ${prompt}`)) throw new Error(`unexpected answer: ${text}`);
 }
+
+await Promise.all(Array.from({ length: sessions }, () => one(benchPrompt(0, chars))));
 
 const latencies: number[] = [];
 const cpu0 = process.cpuUsage();

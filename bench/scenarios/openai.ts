@@ -11,6 +11,7 @@ import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import type { HostClient } from "../../src/client/index.js";
 import type { OpenAiServerOptions } from "../../test/support/openai-server.js";
 import { benchPrompt } from "../model-prompts.js";
 import type { BenchContext, Skipped } from "../context.js";
@@ -77,6 +78,16 @@ async function modelServer(options: OpenAiServerOptions): Promise<ModelServer> {
       if (child.exitCode === null) await once(child, "exit");
     },
   };
+}
+
+/**
+ * Every session's worker up (its first prompt), then one more prompt of every session at once: the thread starts
+ * spread the first prompts out, and the gateway keeps only the connections they needed open; a round all at once
+ * leaves it holding as many as the measured rounds use, as the direct client's own warm-up round does.
+ */
+async function warmUp(client: HostClient, ids: string[]): Promise<void> {
+  await Promise.all(ids.map((id) => client.prompt(id, "warm up")));
+  await Promise.all(ids.map((id) => client.prompt(id, "warm up, all at once")));
 }
 
 const hostArgs = (url: string) => ["--model-provider", "openai-compatible", "--base-url", url, "--model", MODEL, "--max-live-workers", "264"];
@@ -169,7 +180,7 @@ async function path(ctx: BenchContext, runs: number): Promise<PathRow[]> {
       const measured = await repeat(ctx, `model path S=${sessions} K=${prompts}`, runs, async () => {
         const host = await withSystem(startHost(hostArgs(server.url)), async ({ client }) => {
           const ids = await Promise.all(Array.from({ length: sessions }, async () => (await client.newSession(ctx.cwd)).sessionId));
-          await Promise.all(ids.map((id) => client.prompt(id, "warm up")));
+          await warmUp(client, ids);
           const latencies: number[] = [];
           const t0 = performance.now();
           await Promise.all(ids.map(async (id) => {
@@ -270,7 +281,7 @@ async function slow(ctx: BenchContext, runs: number): Promise<OpenAiResult["slow
       const host = await withSystem(startHost(hostArgs(server.url)), async ({ client }) => {
         const ids = await Promise.all(Array.from({ length: sessions }, async () => (await client.newSession(ctx.cwd)).sessionId));
         // Every session's worker up first: what is measured is a turn, not a start.
-        await Promise.all(ids.map((id) => client.prompt(id, "warm up")));
+        await warmUp(client, ids);
         const latencies: number[] = [];
         await Promise.all(ids.map(async (id) => {
           for (let i = 0; i < turns; i++) {
