@@ -8,26 +8,20 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { RequestPermissionRequest, SessionNotification, SessionUpdate } from "@agentclientprotocol/sdk/unstable";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LogHeader } from "../src/protocol/session-log.js";
 import { paths } from "./support/durable.js";
-import { startCheckedHost, type CheckedHost, type CheckedHostOptions } from "./support/checked-host.js";
+import { checkedHostsPerTest, startCheckedHost, type CheckedHost, type CheckedHostOptions } from "./support/checked-host.js";
 import { isAlive, removeTempDirs, tempDir } from "./support/host.js";
 import { query, TestPostgres } from "./support/postgres.js";
 import { bash, firstProcess, resultOf, script, waitFor, waitGone } from "./support/tools.js";
 
 let cluster: TestPostgres;
-const hosts: CheckedHost[] = [];
+const hosts = checkedHostsPerTest();
 
 beforeAll(async () => {
   cluster = await TestPostgres.start();
 }, 60_000);
-afterEach(async () => {
-  for (const host of hosts.splice(0)) {
-    await host.dispose();
-    expect(host.violations).toEqual([]);
-  }
-});
 afterAll(async () => {
   await cluster?.stop();
   removeTempDirs();

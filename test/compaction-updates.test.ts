@@ -3,9 +3,9 @@
 // on session/load; a client that did not sees what it saw before, the notice as a thought. Real hosts against a local
 // OpenAI-compatible server with a small context; every message checked against the SDK's schema.
 import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SUMMARY_PROMPT } from "../workers/context/summary-request.js";
-import { startCheckedHost, type CheckedHost } from "./support/checked-host.js";
+import { checkedHostsPerTest, startCheckedHost, type CheckedHost } from "./support/checked-host.js";
 import { removeTempDirs, tempDir } from "./support/host.js";
 import { OpenAiTestServer, type RecordedRequest } from "./support/openai-server.js";
 
@@ -13,19 +13,13 @@ const LIMIT = 3000;
 const isSummary = (request: RecordedRequest) => request.lastUserText.includes(SUMMARY_PROMPT);
 
 let server: OpenAiTestServer;
-const hosts: CheckedHost[] = [];
+const hosts = checkedHostsPerTest();
 
 beforeAll(async () => {
   server = await OpenAiTestServer.start({
     contextLimit: LIMIT,
     respond: (request) => (isSummary(request) ? { text: `Summary ${request.index}: the user counted.` } : { text: `Echo: ${"noted. ".repeat(12)}` }),
   });
-});
-afterEach(async () => {
-  for (const host of hosts.splice(0)) {
-    await host.dispose();
-    expect(host.violations).toEqual([]);
-  }
 });
 afterAll(async () => {
   await server?.close();

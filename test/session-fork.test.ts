@@ -5,26 +5,20 @@
 // kill -9, each replaying its own history.
 import { readFileSync, statSync } from "node:fs";
 import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LogHeader } from "../src/protocol/session-log.js";
 import { paths } from "./support/durable.js";
-import { startCheckedHost, type CheckedHost } from "./support/checked-host.js";
+import { checkedHostsPerTest, startCheckedHost, type CheckedHost } from "./support/checked-host.js";
 import { removeTempDirs, tempDir } from "./support/host.js";
 import { query, TestPostgres } from "./support/postgres.js";
 import { script, waitFor } from "./support/tools.js";
 
 let cluster: TestPostgres;
-const hosts: CheckedHost[] = [];
+const hosts = checkedHostsPerTest();
 
 beforeAll(async () => {
   cluster = await TestPostgres.start();
 }, 60_000);
-afterEach(async () => {
-  for (const host of hosts.splice(0)) {
-    await host.dispose();
-    expect(host.violations).toEqual([]);
-  }
-});
 afterAll(async () => {
   await cluster?.stop();
   removeTempDirs();

@@ -4,24 +4,18 @@
 // hides it from the default list, the archived filter finds it, it still loads, session/unarchive brings it back; and
 // an update_plan's plan is shown and replayed.
 import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { startCheckedHost, type CheckedHost } from "./support/checked-host.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { checkedHostsPerTest, startCheckedHost, type CheckedHost } from "./support/checked-host.js";
 import { removeTempDirs, tempDir } from "./support/host.js";
 import { TestPostgres } from "./support/postgres.js";
 import { script, waitFor } from "./support/tools.js";
 
 let cluster: TestPostgres;
-const hosts: CheckedHost[] = [];
+const hosts = checkedHostsPerTest();
 
 beforeAll(async () => {
   cluster = await TestPostgres.start();
 }, 60_000);
-afterEach(async () => {
-  for (const host of hosts.splice(0)) {
-    await host.dispose();
-    expect(host.violations).toEqual([]);
-  }
-});
 afterAll(async () => {
   await cluster?.stop();
   removeTempDirs();

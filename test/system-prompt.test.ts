@@ -2,25 +2,19 @@
 // OpenAI-compatible provider's requests (a local test server records them). append adds it to the host's own
 // instructions, override replaces them; it is durable (a restarted host sends it), replaced only by an explicit new one
 // (load, resume, fork), and a fork without one keeps its source's. What the host cannot apply is refused with -32602.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { startCheckedHost, type CheckedHost } from "./support/checked-host.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { checkedHostsPerTest, startCheckedHost, type CheckedHost } from "./support/checked-host.js";
 import { removeTempDirs, tempDir } from "./support/host.js";
 import { OpenAiTestServer } from "./support/openai-server.js";
 import { TestPostgres } from "./support/postgres.js";
 
 let cluster: TestPostgres;
 let server: OpenAiTestServer;
-const hosts: CheckedHost[] = [];
+const hosts = checkedHostsPerTest();
 
 beforeAll(async () => {
   [cluster, server] = await Promise.all([TestPostgres.start(), OpenAiTestServer.start()]);
 }, 60_000);
-afterEach(async () => {
-  for (const host of hosts.splice(0)) {
-    await host.dispose();
-    expect(host.violations).toEqual([]);
-  }
-});
 afterAll(async () => {
   await server?.close();
   await cluster?.stop();

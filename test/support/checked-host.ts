@@ -10,6 +10,7 @@ import { Readable, Writable } from "node:stream";
 import { WebSocket } from "ws";
 import { ndJsonStream, type AnyMessage, type Stream } from "@agentclientprotocol/sdk/unstable";
 import { createWebSocketStream } from "@agentclientprotocol/sdk/experimental/ws-client";
+import { afterEach, expect } from "vitest";
 import type { ZodType } from "zod";
 import * as acp from "../../node_modules/@agentclientprotocol/sdk/dist/v1/unstable/schema/zod.gen.js";
 import { HostClient, type PermissionPolicy, type Understands } from "../../src/client/index.js";
@@ -165,4 +166,19 @@ export async function connectChecked(wsUrl: string, violations: string[], option
 
 function understands(options: Understands): Understands {
   return { ...(options.subagents !== undefined ? { subagents: options.subagents } : {}), ...(options.compaction !== undefined ? { compaction: options.compaction } : {}) };
+}
+
+/**
+ * The hosts a test file starts, each disposed after its test and held to the schema: push every started host on the
+ * list this returns.
+ */
+export function checkedHostsPerTest(): CheckedHost[] {
+  const hosts: CheckedHost[] = [];
+  afterEach(async () => {
+    for (const host of hosts.splice(0)) {
+      await host.dispose();
+      expect(host.violations).toEqual([]);
+    }
+  });
+  return hosts;
 }

@@ -13,7 +13,6 @@ import {
   deletedDir,
   isSessionId,
   LOG_FORMAT,
-  LOG_FORMAT_VERSION,
   LOG_SUFFIX,
   LogError,
   parseHeaderLine,
@@ -30,6 +29,7 @@ import { CreationSync } from "./creation-sync.js";
 import { SessionIndex, type IndexedSession } from "./session-index.js";
 import { decodeCursor, encodeCursor } from "../list-cursor.js";
 import { archiveMatches, listedMeta } from "../listing.js";
+import { newSessionHeader } from "../new-header.js";
 import type { ForkedSession, ForkRequest, ListOptions, NewSessionSettings, SessionStore, SessionWriter } from "../session-store.js";
 import type { Logger } from "../../host/logger.js";
 import { writeForkLog } from "./fork-log.js";
@@ -122,19 +122,7 @@ export class DirStore implements SessionStore {
   async create(settings: NewSessionSettings, hostVersion: string, tenant: string | null): Promise<string> {
     const id = await this.#claimId();
     const paths = this.paths(id);
-    const header: LogHeader = {
-      format: LOG_FORMAT,
-      formatVersion: LOG_FORMAT_VERSION,
-      sessionId: id,
-      cwd: settings.cwd,
-      createdAt: new Date().toISOString(),
-      mode: settings.mode,
-      model: settings.model,
-      hostVersion,
-      ...(tenant ? { tenant } : {}),
-      ...(settings.systemPrompt ? { systemPrompt: settings.systemPrompt } : {}),
-      ...(settings.parent ? { parent: settings.parent } : {}),
-    };
+    const header = newSessionHeader(id, settings, hostVersion, tenant);
     try {
       await writeFile(paths.log, `${JSON.stringify(header)}\n`, { flag: "wx" });
     } catch (error) {

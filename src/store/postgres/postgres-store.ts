@@ -17,6 +17,7 @@ import { snapshotTailSettings } from "../../protocol/snapshot-settings.js";
 import { entryTypeOf, forkPoint, type ForkPointState } from "../fork-point.js";
 import { decodeCursor, encodeCursor } from "../list-cursor.js";
 import { listedMeta } from "../listing.js";
+import { newSessionHeader } from "../new-header.js";
 import type { ForkedSession, ForkRequest, ListOptions, NewSessionSettings, SessionLoss, SessionStore, SessionWriter } from "../session-store.js";
 import { GroupCommit } from "./group-commit.js";
 import { Notices, type Notice } from "./notices.js";
@@ -113,19 +114,7 @@ export class PostgresStore implements SessionStore {
   async create(settings: NewSessionSettings, hostVersion: string, tenant: string | null): Promise<string> {
     for (;;) {
       const id = randomUUID();
-      const header: LogHeader = {
-        format: LOG_FORMAT,
-        formatVersion: LOG_FORMAT_VERSION,
-        sessionId: id,
-        cwd: settings.cwd,
-        createdAt: new Date().toISOString(),
-        mode: settings.mode,
-        model: settings.model,
-        hostVersion,
-        ...(tenant ? { tenant } : {}),
-        ...(settings.systemPrompt ? { systemPrompt: settings.systemPrompt } : {}),
-        ...(settings.parent ? { parent: settings.parent } : {}),
-      };
+      const header = newSessionHeader(id, settings, hostVersion, tenant);
       const { rowCount } = await this.#query(
         `INSERT INTO ash_sessions (id, tenant, cwd, header, created_ms, updated_ms, owner, epoch, lease_until, parent_id, parent_depth)
          SELECT $1, $2, $3, $4, $5, $5, $6, 1, clock_timestamp() + $7 * interval '1 millisecond', $8, $9
