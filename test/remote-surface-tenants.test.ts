@@ -8,7 +8,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import type { HostClient } from "../src/client/index.js";
 import { connectChecked } from "./support/checked-host.js";
 import { removeTempDirs, tempDir } from "./support/host.js";
-import { startRemoteHost, tokensFile, type RemoteHost } from "./support/remote-host.js";
+import { answerWithout, startRemoteHost, tokensFile, type RemoteHost } from "./support/remote-host.js";
 import { script } from "./support/tools.js";
 
 let host: RemoteHost;
@@ -31,15 +31,7 @@ afterAll(async () => {
   removeTempDirs();
 });
 
-/** What a client sees of an answer, with the session id taken out so two ids can be compared. */
-async function answer(request: Promise<unknown>, id: string): Promise<unknown> {
-  try {
-    return { ok: JSON.parse(JSON.stringify((await request) ?? null).replaceAll(id, "<id>")) as unknown };
-  } catch (error) {
-    const { code, message, data } = error as { code?: number; message: string; data?: unknown };
-    return { code, message: message.replaceAll(id, "<id>"), data: JSON.stringify(data ?? null).replaceAll(id, "<id>") };
-  }
-}
+const answer = (request: Promise<unknown>, id: string) => answerWithout(id, request);
 
 it("B's answers about A's session, fork and child are those about a session that does not exist", async () => {
   const cwd = tempDir();

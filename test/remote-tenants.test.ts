@@ -5,7 +5,7 @@ import type { SessionNotification } from "@agentclientprotocol/sdk/unstable";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { HostClient } from "../src/client/index.js";
 import { removeTempDirs, tempDir } from "./support/host.js";
-import { startRemoteHost, tokensFile, type RemoteHost } from "./support/remote-host.js";
+import { answerWithout, startRemoteHost, tokensFile, type RemoteHost } from "./support/remote-host.js";
 
 let host: RemoteHost;
 let a: HostClient;
@@ -26,15 +26,7 @@ afterAll(async () => {
   removeTempDirs();
 });
 
-/** What a client sees of a failed request, with the session id taken out so two ids can be compared. */
-async function answer(request: Promise<unknown>, id: string): Promise<unknown> {
-  try {
-    return { ok: JSON.parse(JSON.stringify((await request) ?? null).replaceAll(id, "<id>")) as unknown };
-  } catch (error) {
-    const { code, message, data } = error as { code?: number; message: string; data?: unknown };
-    return { code, message: message.replaceAll(id, "<id>"), data: JSON.stringify(data ?? null).replaceAll(id, "<id>") };
-  }
-}
+const answer = (request: Promise<unknown>, id: string) => answerWithout(id, request);
 
 it("B's answers about A's session are exactly those about a session that does not exist", async () => {
   const cwd = tempDir();

@@ -68,3 +68,16 @@ export function tokensFile(tenants: string[], operators: string[] = []): { path:
   for (const tenant of tenants) tokens[tenant] = add(tenant);
   return { path, tokens, add };
 }
+
+/**
+ * What a client sees of an answer (its result, or its error's code, message and data), with a session id taken out,
+ * so the answers about two ids can be compared: another tenant's session must look like one that does not exist.
+ */
+export async function answerWithout(id: string, request: Promise<unknown>): Promise<unknown> {
+  try {
+    return { ok: JSON.parse(JSON.stringify((await request) ?? null).replaceAll(id, "<id>")) as unknown };
+  } catch (error) {
+    const { code, message, data } = error as { code?: number; message: string; data?: unknown };
+    return { code, message: message.replaceAll(id, "<id>"), data: JSON.stringify(data ?? null).replaceAll(id, "<id>") };
+  }
+}
