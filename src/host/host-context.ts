@@ -41,7 +41,6 @@ function rssEvery(ms: number): (fresh?: boolean) => number {
 /** How long no prompt must be in flight before the main thread's heap is collected (idle-collect.ts). */
 const IDLE_COLLECT_AFTER_MS = 1000;
 
-
 export class HostContext {
   readonly config: HostConfig;
   readonly log: Logger;
