@@ -228,7 +228,7 @@ export function markdownReport(results: BenchResults): string {
           ],
         ),
         "",
-        "Path: 50 ms to the first byte, then 100 chunks 2 ms apart; every session warmed by one prompt first.",
+        "Path: 50 ms to the first byte, then 100 chunks 2 ms apart; both sides warmed first (the host: a prompt of every session, then one more of all at once; the direct client: one request of every session at once).",
         "",
         table(
           ["S × K", "host prompts/s", "direct prompts/s", "host/direct", "host p50", "direct p50", "host/direct p50"],
@@ -254,7 +254,7 @@ export function markdownReport(results: BenchResults): string {
           ]),
         ),
         "",
-        `A slow model (1 s to the first byte, 50 chunks a second), ${o.slow.sessions} sessions × ${o.slow.turns} turns: turn latency through the host against the direct client's.`,
+        `A slow model (1 s to the first byte, 50 chunks a second), ${o.slow.sessions} sessions × ${o.slow.turns} turns, both sides warmed as above: turn latency through the host against the direct client's.`,
         "",
         table(
           ["", "host", "direct", "host adds", "goal"],
