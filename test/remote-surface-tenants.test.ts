@@ -31,8 +31,6 @@ afterAll(async () => {
   removeTempDirs();
 });
 
-const answer = (request: Promise<unknown>, id: string) => answerWithout(id, request);
-
 it("B's answers about A's session, fork and child are those about a session that does not exist", async () => {
   const cwd = tempDir();
   const { sessionId: mine } = await a.newSession(cwd);
@@ -54,8 +52,8 @@ it("B's answers about A's session, fork and child are those about a session that
   for (const id of ids) {
     const nobody = randomUUID();
     for (const [name, request] of requests) {
-      const theirs = await answer(request(id), id);
-      const none = await answer(request(nobody), nobody);
+      const theirs = await answerWithout(request(id), id);
+      const none = await answerWithout(request(nobody), nobody);
       expect({ name, answer: theirs }).toEqual({ name, answer: none });
       expect(theirs).toHaveProperty("code");
     }

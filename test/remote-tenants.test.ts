@@ -26,8 +26,6 @@ afterAll(async () => {
   removeTempDirs();
 });
 
-const answer = (request: Promise<unknown>, id: string) => answerWithout(id, request);
-
 it("B's answers about A's session are exactly those about a session that does not exist", async () => {
   const cwd = tempDir();
   const { sessionId: mine } = await a.newSession(cwd);
@@ -42,15 +40,15 @@ it("B's answers about A's session are exactly those about a session that does no
     ["resume", (id) => b.resume(id, cwd)],
   ];
   for (const [name, request] of requests) {
-    const theirs = await answer(request(mine), mine);
-    const none = await answer(request(nobody), nobody);
+    const theirs = await answerWithout(request(mine), mine);
+    const none = await answerWithout(request(nobody), nobody);
     expect({ name, answer: theirs }).toEqual({ name, answer: none });
     expect(theirs).toHaveProperty("code");
   }
   // close and delete of an unknown session succeed and change nothing: so do they for A's session.
   await b.cancel(mine);
-  expect(await answer(b.close(mine), mine)).toEqual(await answer(b.close(nobody), nobody));
-  expect(await answer(b.delete(mine), mine)).toEqual(await answer(b.delete(nobody), nobody));
+  expect(await answerWithout(b.close(mine), mine)).toEqual(await answerWithout(b.close(nobody), nobody));
+  expect(await answerWithout(b.delete(mine), mine)).toEqual(await answerWithout(b.delete(nobody), nobody));
 
   const listed = await b.list();
   expect(listed.sessions.map((session) => session.sessionId)).not.toContain(mine);

@@ -73,7 +73,7 @@ export function tokensFile(tenants: string[], operators: string[] = []): { path:
  * What a client sees of an answer (its result, or its error's code, message and data), with a session id taken out,
  * so the answers about two ids can be compared: another tenant's session must look like one that does not exist.
  */
-export async function answerWithout(id: string, request: Promise<unknown>): Promise<unknown> {
+export async function answerWithout(request: Promise<unknown>, id: string): Promise<unknown> {
   try {
     return { ok: JSON.parse(JSON.stringify((await request) ?? null).replaceAll(id, "<id>")) as unknown };
   } catch (error) {
