@@ -10,6 +10,7 @@ import { OutputWindow, outputWindowBuffer } from "../protocol/output-window.js";
 import type { SessionTask, WorkerInit } from "../protocol/port.js";
 import { StandbyTarget } from "./standby-target.js";
 import { StartGate } from "./start-gate.js";
+import { workerExecArgv } from "./worker-exec-argv.js";
 import { WorkerLease } from "./worker-lease.js";
 
 export interface WorkerPoolOptions {
@@ -63,7 +64,7 @@ export class WorkerPool {
       resourceLimits: { maxOldGenerationSizeMb: options.sessionHeapMb },
       // The host's entry is CommonJS and is required. An ESM entry (--worker-entry) must go through import():
       // Node 20's require(esm) aborts the whole process (v8 IsGraphAsync fatal) when a thread is ended mid-load.
-      execArgv: [...process.execArgv, "--no-experimental-require-module"],
+      execArgv: [...workerExecArgv(), "--no-experimental-require-module"],
       // Every thread is a session's for life: queue leases beyond maxThreads rather than share a thread.
       maxQueue: Number.MAX_SAFE_INTEGER,
     });
