@@ -8,6 +8,7 @@ import * as Comlink from "comlink";
 import { Piscina } from "piscina";
 import { OutputWindow, outputWindowBuffer } from "../protocol/output-window.js";
 import type { SessionTask, WorkerInit } from "../protocol/port.js";
+import { tuneIsolates } from "./isolate-flags.js";
 import { StandbyTarget } from "./standby-target.js";
 import { StartGate } from "./start-gate.js";
 import { workerExecArgv } from "./worker-exec-argv.js";
@@ -54,6 +55,7 @@ export class WorkerPool {
   constructor(options: WorkerPoolOptions) {
     this.#target = new StandbyTarget(options.warmWorkers, options.maxWarmWorkers ?? options.warmWorkers);
     const maxThreads = options.maxLiveWorkers + this.#target.max;
+    tuneIsolates();
     this.#piscina = new Piscina<SessionTask, never>({
       filename: options.entry ? pathToFileURL(options.entry).href : SESSION_ENTRY,
       // Standby tasks hold the warm threads; piscina need not keep idle ones of its own.
