@@ -91,9 +91,12 @@ it("another connection is refused until it takes the session over, which it cann
     await expect(two.prompt(sessionId, "mine now?")).rejects.toThrow(/attached to another connection/);
     await expect(two.close(sessionId)).rejects.toThrow(/attached to another connection/);
 
-    // In flight until one cancels it, however long the checks take.
-    const running = one.prompt(sessionId, script({ say: "one's turn" }, { sleep_ms: 60_000 }));
-    await waitFor("the turn to start", async () => (await one.stats()).sessions.busy >= 1);
+    // In flight until one cancels it, however long the checks take; its first message shown before the cancel.
+    let shown = false;
+    const running = one.prompt(sessionId, script({ say: "one's turn" }, { sleep_ms: 60_000 }), {
+      onUpdate: (update) => void (shown ||= update.sessionUpdate === "agent_message_chunk"),
+    });
+    await waitFor("the turn's first message", () => shown);
     await expect(two.resume(sessionId, cwd)).rejects.toThrow(/prompt is in flight/);
     await expect(two.load(sessionId, cwd)).rejects.toThrow(/prompt is in flight/);
     await one.cancel(sessionId);
