@@ -1,11 +1,12 @@
 // The deployment files are real: the Kubernetes Deployment's and the systemd unit's command lines start a host on a
 // real PostgreSQL store (their placeholders filled in), which answers /healthz and ends cleanly on SIGTERM; the probes,
-// ports, secrets and deadlines they name agree with each other and with the host. (HAProxy's config is exercised
-// by test/fleet-proxy.test.ts.)
-import { spawn } from "node:child_process";
+// ports, secrets and deadlines they name agree with each other and with the host. HAProxy accepts its config with
+// static hosts, a DNS name, or both (test/fleet-proxy.test.ts runs a fleet behind it).
+import { execFile, spawn } from "node:child_process";
 import { once } from "node:events";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
 import { CLI, REPO_ROOT } from "./support/cli-path.js";
@@ -145,5 +146,20 @@ describe("deploy/systemd", () => {
       .replace(/--state-dir \S+/, `--state-dir ${join(dir, "state")}`)
       .split(" ");
     await runsAndEnds(flags, port);
+  });
+});
+
+describe("deploy/haproxy.cfg", () => {
+  const statics = Object.fromEntries(Array.from({ length: 8 }, (_, index) => [`ACP_HOST_${index + 1}`, `127.0.0.1:${8081 + index}`]));
+  const dns = { ACP_HOSTS_DNS: "localhost", ACP_HOSTS_PORT: "8081" };
+
+  it.each([
+    ["static hosts", statics],
+    ["a DNS name", dns],
+    ["both at once", { ...statics, ...dns }],
+  ])("haproxy -c accepts it with %s", async (_name, hosts) => {
+    const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("ACP_")));
+    const { stdout } = await promisify(execFile)("haproxy", ["-c", "-f", join(REPO_ROOT, "deploy/haproxy.cfg")], { env: { ...inherited, ...hosts } });
+    expect(stdout).toContain("Configuration file is valid");
   });
 });
