@@ -1,5 +1,5 @@
-// Sockets that are not (yet) connections: silent and slow ones are closed by --handshake-timeout-ms and count against
-// --max-connections meanwhile, and one address holds at most --max-connections-per-address; a refused request ends
+// Sockets that are not (yet) connections: silent and slow ones are closed by --handshake-timeout-ms, and at
+// --max-connections (or --max-connections-per-address) the oldest of them makes room for a newcomer; a refused request ends
 // its connection at once, answer first, whatever body it still trickles; a 413 reaches a client that wrote its headers
 // and body in one go; and what such clients do is logged once, then counted, per address. Another client's echoes
 // are answered throughout.
@@ -61,13 +61,14 @@ describe("sockets that never finish a request", () => {
   let host: RemoteHost;
   afterAll(async () => expect(await host.stop()).toBe(0));
 
-  it("are closed by --handshake-timeout-ms and count against --max-connections meanwhile", { timeout: 120_000 }, async () => {
-    host = await startRemoteHost(["--max-connections", "7", "--handshake-timeout-ms", "1000", "--max-connections-per-address", "0"]);
+  it("are closed by --handshake-timeout-ms, and the oldest makes room for a newcomer at --max-connections", { timeout: 120_000 }, async () => {
+    host = await startRemoteHost(["--max-connections", "7", "--handshake-timeout-ms", "4000", "--max-connections-per-address", "0"]);
     const other = await HostClient.connect(host.wsUrl);
     const { sessionId } = await other.newSession(tempDir());
     const echoes = echoThroughout(other, sessionId);
 
-    const silent = await Promise.all([1, 2, 3].map(() => rawSocket(host.httpUrl)));
+    const silent = [];
+    for (let i = 0; i < 3; i++) silent.push(await rawSocket(host.httpUrl));
     const slow = await Promise.all([1, 2, 3].map(() => rawSocket(host.httpUrl)));
     // Headers that never end: a byte now and then.
     const request = "GET /acp HTTP/1.1\r\nHost: x\r\nX-Slow: " + "a".repeat(1000);
@@ -77,18 +78,22 @@ describe("sockets that never finish a request", () => {
       sent++;
     }, 100);
     try {
-      // The echo client's socket and these six fill --max-connections: a seventh is turned away.
-      await expect(HostClient.connect(host.wsUrl)).rejects.toThrow();
-      await waitFor("the refusal's log line", () => host.stderr().includes("socket refused: --max-connections reached"));
-      await Promise.all([...silent, ...slow].map((raw) => raw.closed));
-      // Node's own request timeout closed them (408).
-      for (const raw of [...silent, ...slow]) expect(raw.received()).toMatch(/^HTTP\/1\.1 408/);
+      // The echo client's socket and these six fill --max-connections: a newcomer takes the place of the oldest.
+      const newcomer = await HostClient.connect(host.wsUrl);
+      await silent[0]!.closed;
+      expect(silent[0]!.received()).toBe("");
+      expect([...silent.slice(1), ...slow].map((raw) => raw.isClosed())).toEqual([false, false, false, false, false]);
+      await waitFor("the eviction's log line", () => host.stderr().includes("socket closed to make room"));
+      await newcomer.dispose();
+      await Promise.all([...silent.slice(1), ...slow].map((raw) => raw.closed));
+      // Node's own request timeout closed the others (408).
+      for (const raw of [...silent.slice(1), ...slow]) expect(raw.received()).toMatch(/^HTTP\/1\.1 408/);
     } finally {
       clearInterval(trickle);
     }
 
-    // Their places are free again; a connection that has authenticated is not held to the handshake's budget: an
-    // HTTP client's event stream outlives a silent socket opened after it.
+    // A connection that has authenticated is not held to the handshake's budget: an HTTP client's event stream
+    // outlives a silent socket opened after it.
     const http = await HostClient.connect(host.httpUrl);
     const { sessionId: viaHttp } = await http.newSession(tempDir());
     const late = await rawSocket(host.httpUrl);
@@ -104,17 +109,17 @@ describe("one address", () => {
   let host: RemoteHost;
   afterAll(async () => expect(await host.stop()).toBe(0));
 
-  it("holds at most --max-connections-per-address sockets; another address is not affected", { timeout: 60_000 }, async () => {
+  it("holds at most --max-connections-per-address sockets, its oldest silent one making room; another address is not affected", { timeout: 60_000 }, async () => {
     host = await startRemoteHost(["--max-connections-per-address", "2"]);
     const other = await HostClient.connect(host.wsUrl);
     const { sessionId } = await other.newSession(tempDir());
     const held = [await rawSocket(host.httpUrl, "127.0.0.2"), await rawSocket(host.httpUrl, "127.0.0.2")];
     const third = await rawSocket(host.httpUrl, "127.0.0.2");
-    await third.closed;
-    expect(held.map((raw) => raw.isClosed())).toEqual([false, false]);
-    await waitFor("the refusal's log line", () => host.stderr().includes("socket refused: --max-connections-per-address reached"));
+    await held[0]!.closed;
+    expect([held[1]!.isClosed(), third.isClosed()]).toEqual([false, false]);
+    await waitFor("the eviction's log line", () => host.stderr().includes("socket closed to make room"));
     expect((await other.prompt(sessionId, "unaffected")).text).toBe("You said: unaffected");
-    for (const raw of held) raw.socket.destroy();
+    for (const raw of [held[1]!, third]) raw.socket.destroy();
     await other.dispose();
   });
 });

@@ -131,10 +131,13 @@ export const HostConfig = z.object({
   "metrics-listen": ListenAddress.optional().describe("serve Prometheus metrics at http://HOST:PORT/metrics (port 0: any free port, logged)"),
   "max-connections": int(1)
     .default(1024)
-    .describe("sockets open at once, authenticated or not, and client connections (--listen): a socket beyond is closed at once, a connection beyond gets 503"),
+    .describe("sockets open at once, authenticated or not, and client connections (--listen): at the cap a socket that carries no authenticated request is closed to make room; a socket beyond authenticated ones is closed at once, a connection beyond gets 503"),
   "max-connections-per-address": int(0)
     .default(256)
-    .describe("sockets open at once from one remote address (--listen): one beyond is closed at once; 0: no cap (behind a proxy, every client has its address)"),
+    .describe("sockets open at once from one remote address (--listen): at the cap one of its sockets that carries no authenticated request makes room; 0: no cap (behind a proxy, every client has its address)"),
+  "max-connections-per-tenant": int(1)
+    .optional()
+    .describe("client connections, and sockets carrying authenticated requests, one tenant holds at once (--listen; default half of --max-connections): one beyond gets 503 with Retry-After"),
   "handshake-timeout-ms": int(100)
     .default(10_000)
     .describe("a socket must have sent a request's headers, and a request its body, within this long, or it is closed (--listen)"),

@@ -22,7 +22,7 @@ import { health } from "./health.js";
 import { closeIfRefused, isClosing, refuseRequest, refuseUpgrade } from "./refusal.js";
 import { RepeatedWarnings } from "./repeated-warnings.js";
 import { RequestGate } from "./request-gate.js";
-import { limitSockets } from "./socket-limits.js";
+import { SocketSlots } from "./socket-slots.js";
 import { closingPromptly } from "./ws-closing.js";
 import { dropBinaryFrames } from "./ws-text-only.js";
 import { urlHost } from "./listen-address.js";
@@ -45,6 +45,8 @@ export interface RemoteOptions {
   maxConnections: number;
   /** Sockets from one remote address; 0: no cap. */
   maxConnectionsPerAddress: number;
+  /** Client connections of one tenant, and sockets its requests hold. */
+  maxConnectionsPerTenant: number;
   /** Time for a socket to send a request's headers, and a request its body (and a TLS socket its handshake). */
   handshakeTimeoutMs: number;
   /** Requests of one connection answered at once (session/prompt apart). */
@@ -80,6 +82,7 @@ export class RemoteListener {
   readonly #peers = new Set<Peer>();
   readonly #gate: TokenGate;
   readonly #warnings: RepeatedWarnings;
+  readonly #slots: SocketSlots;
   /** The upgrade being handed to the SDK now, if any. */
   #upgrading: Upgrade | null = null;
   /** Each upgrade's connection, until its WebSocket is accepted. */
@@ -102,7 +105,11 @@ export class RemoteListener {
     this.#server = options.tls
       ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key, handshakeTimeout: options.handshakeTimeoutMs, ...timeouts })
       : createHttpServer(timeouts);
-    limitSockets(this.#server, { maxSockets: options.maxConnections, maxPerAddress: options.maxConnectionsPerAddress }, this.#warnings);
+    this.#slots = new SocketSlots(
+      { maxSockets: options.maxConnections, maxPerAddress: options.maxConnectionsPerAddress, maxPerTenant: options.maxConnectionsPerTenant },
+      this.#warnings,
+    );
+    this.#slots.attach(this.#server);
     // One message per turn of the event loop: a connection that sends thousands at once does not hold the main
     // thread from the others (and ws stops reading its socket while messages wait).
     this.#webSockets = new WebSocketServer({ noServer: true, maxPayload: options.maxMessageBytes, allowSynchronousEvents: false });
@@ -186,8 +193,12 @@ export class RemoteListener {
       return refuseRequest(req, 413, {}, `request body over --max-message-bytes (${this.#options.maxMessageBytes})`);
     }
     const opening = req.method === "POST" && req.headers[CONNECTION_ID_HEADER] === undefined;
-    const refusal = opening ? this.#refuseNewConnection(req) : null;
+    const refusal = opening ? this.#refuseNewConnection(req, caller) : null;
     if (refusal) return refuseRequest(req, 503, { "Retry-After": "1" }, refusal);
+    // The socket is not evicted while it carries this request (an event stream: as long as it is open).
+    const release = this.#slots.hold(req.socket, caller.tenant);
+    if (!release) return refuseRequest(req, 503, { "Retry-After": "1" }, this.#tenantRefusal(req, caller));
+    res.once("close", release);
     // A body without a declared length that grows past the bound is refused by the SDK (413): that ends it too.
     closeIfRefused(req, res);
     this.#door(caller).http(req, res);
@@ -198,7 +209,12 @@ export class RemoteListener {
     if (pathOf(req) !== ACP_PATH) return refuseUpgrade(socket, 404);
     const caller = this.#gate.authenticate(req);
     if (!caller) return refuseUpgrade(socket, 401, { "WWW-Authenticate": "Bearer" });
-    if (this.#refuseNewConnection(req)) return refuseUpgrade(socket, 503, { "Retry-After": "1" });
+    if (this.#refuseNewConnection(req, caller)) return refuseUpgrade(socket, 503, { "Retry-After": "1" });
+    // A WebSocket holds its slot as long as it is open.
+    if (!this.#slots.hold(req.socket, caller.tenant)) {
+      this.#tenantRefusal(req, caller);
+      return refuseUpgrade(socket, 503, { "Retry-After": "1" });
+    }
     const upgrade: Upgrade = { remote: req.socket.remoteAddress, gate: null };
     this.#upgrades.set(req, upgrade);
     this.#upgrading = upgrade;
@@ -216,13 +232,23 @@ export class RemoteListener {
     dropBinaryFrames(webSocket, () => this.#warnings.warn(upgrade?.remote, "binary frame", {}, "binary WebSocket frame dropped (ACP is text frames)"));
   }
 
-  #refuseNewConnection(req: IncomingMessage): string | null {
+  #refuseNewConnection(req: IncomingMessage, caller: Caller): string | null {
     if (!this.#host.accepting) return "host is shutting down";
     if (this.#peers.size >= this.#options.maxConnections) {
       this.#warnings.warn(req.socket.remoteAddress, "connection refused", { maxConnections: this.#options.maxConnections }, "connection refused: --max-connections reached");
       return `too many connections (--max-connections ${this.#options.maxConnections})`;
     }
-    return null;
+    if (caller.tenant === null) return null;
+    let tenantConnections = 0;
+    for (const peer of this.#peers) if (peer.tenant === caller.tenant) tenantConnections++;
+    return tenantConnections >= this.#options.maxConnectionsPerTenant ? this.#tenantRefusal(req, caller) : null;
+  }
+
+  /** The caller's tenant holds its share of connections or sockets: logged, and the 503's reason. */
+  #tenantRefusal(req: IncomingMessage, caller: Caller): string {
+    const share = this.#options.maxConnectionsPerTenant;
+    this.#warnings.warn(req.socket.remoteAddress, "tenant share", { tenant: caller.tenant, maxConnectionsPerTenant: share }, "connection refused: --max-connections-per-tenant reached");
+    return `tenant ${caller.tenant} holds its share (--max-connections-per-tenant ${share})`;
   }
 
   #door(caller: Caller): Door {

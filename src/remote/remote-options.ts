@@ -24,6 +24,7 @@ export async function remoteOptions(config: HostConfig): Promise<{ options: Remo
       tls,
       maxConnections: config["max-connections"],
       maxConnectionsPerAddress: config["max-connections-per-address"],
+      maxConnectionsPerTenant: config["max-connections-per-tenant"] ?? Math.max(1, Math.floor(config["max-connections"] / 2)),
       handshakeTimeoutMs: config["handshake-timeout-ms"],
       maxRequestsInFlight: config["max-requests-in-flight"],
       maxBufferedBytes: config["max-buffered-bytes"],

@@ -1,0 +1,162 @@
+// Every socket the listener accepts holds one of --max-connections' slots (and one of its address's) until it
+// closes. At the cap the newcomer is not refused: a socket that carries no authenticated request is closed to make
+// room, as nginx reuses its idle keep-alive connections. First one that never carried one (its request's headers
+// still coming, a refused request lingering, silence), the oldest of the address that holds the most such sockets
+// (so a flood from one address evicts its own); then the one idle longest since its last authenticated request. Only
+// when every slot carries an authenticated request (a WebSocket, an event stream, a request being answered) is the
+// newcomer closed. A tenant's authenticated requests hold at most its share of the slots.
+import type { Server, Socket } from "node:net";
+import type { RepeatedWarnings } from "./repeated-warnings.js";
+
+export interface SocketSlotOptions {
+  maxSockets: number;
+  /** 0: no cap. */
+  maxPerAddress: number;
+  /** Slots one tenant's requests hold at once. */
+  maxPerTenant: number;
+}
+
+/** What the listener needs of a socket: Node's net.Socket, or the TLS socket over one (same address and port). */
+export interface SlotSocket {
+  readonly remoteAddress?: string | undefined;
+  readonly remotePort?: number | undefined;
+  destroy(): void;
+  once(event: "close", listener: () => void): unknown;
+}
+
+interface Slot {
+  readonly socket: SlotSocket;
+  readonly key: string;
+  readonly address: string;
+  /** Authenticated requests it carries now (a WebSocket's lasts as long as the socket). */
+  holds: number;
+  tenant: string | null;
+  /** It has carried an authenticated request. */
+  proven: boolean;
+}
+
+interface AddressSlots {
+  count: number;
+  /** Insertion-ordered: the oldest first. */
+  readonly unproven: Set<Slot>;
+}
+
+export type Release = () => void;
+
+export class SocketSlots {
+  readonly #options: SocketSlotOptions;
+  readonly #warnings: RepeatedWarnings;
+  /** By remote address and port: a TLS socket and the TCP socket under it are the same slot. */
+  readonly #slots = new Map<string, Slot>();
+  readonly #addresses = new Map<string, AddressSlots>();
+  /** Proven sockets that carry nothing now, the longest idle first. */
+  readonly #idle = new Set<Slot>();
+  readonly #heldByTenant = new Map<string, number>();
+
+  constructor(options: SocketSlotOptions, warnings: RepeatedWarnings) {
+    this.#options = options;
+    this.#warnings = warnings;
+  }
+
+  /** Takes every socket the server accepts. */
+  attach(server: Server): void {
+    server.on("connection", (socket: Socket) => this.admit(socket));
+  }
+
+  get open(): number {
+    return this.#slots.size;
+  }
+
+  /** A socket just accepted: it takes a slot, making room if it must; false: it was closed. */
+  admit(socket: SlotSocket): boolean {
+    const address = socket.remoteAddress ?? "";
+    const own = this.#addresses.get(address);
+    const { maxSockets, maxPerAddress } = this.#options;
+    if (maxPerAddress > 0 && own && own.count >= maxPerAddress && !this.#evict(own)) {
+      socket.destroy();
+      this.#warnings.warn(address, "socket refused: per address", { maxConnectionsPerAddress: maxPerAddress }, "socket refused: --max-connections-per-address reached");
+      return false;
+    }
+    if (this.#slots.size >= maxSockets && !this.#evict(null)) {
+      socket.destroy();
+      this.#warnings.warn(address, "socket refused: max-connections", { maxConnections: maxSockets }, "socket refused: --max-connections reached");
+      return false;
+    }
+    const slot: Slot = { socket, key: slotKey(socket), address, holds: 0, tenant: null, proven: false };
+    // The same address and port again before the old socket's close was seen: that one is gone.
+    const stale = this.#slots.get(slot.key);
+    if (stale) this.#free(stale);
+    this.#slots.set(slot.key, slot);
+    const slots = this.#addresses.get(address) ?? { count: 0, unproven: new Set<Slot>() };
+    this.#addresses.set(address, slots);
+    slots.count++;
+    slots.unproven.add(slot);
+    socket.once("close", () => this.#free(slot));
+    return true;
+  }
+
+  /**
+   * An authenticated request on this socket: its slot is not evicted until released. null: the tenant already holds
+   * its share (the request is to be refused).
+   */
+  hold(socket: SlotSocket, tenant: string | null): Release | null {
+    const slot = this.#slots.get(slotKey(socket));
+    if (!slot) return () => {};
+    if (slot.holds === 0) {
+      if (tenant !== null && (this.#heldByTenant.get(tenant) ?? 0) >= this.#options.maxPerTenant) return null;
+      slot.tenant = tenant;
+      if (tenant !== null) this.#heldByTenant.set(tenant, (this.#heldByTenant.get(tenant) ?? 0) + 1);
+      this.#addresses.get(slot.address)?.unproven.delete(slot);
+      this.#idle.delete(slot);
+      slot.proven = true;
+    }
+    slot.holds++;
+    let released = false;
+    return () => {
+      if (released || this.#slots.get(slot.key) !== slot) return;
+      released = true;
+      if (--slot.holds > 0) return;
+      this.#untenant(slot);
+      this.#idle.add(slot);
+    };
+  }
+
+  /** Closes one evictable socket (of this address only, when given); false: none. */
+  #evict(only: AddressSlots | null): boolean {
+    let from: AddressSlots | null = only;
+    if (!only) for (const slots of this.#addresses.values()) if (slots.unproven.size > (from?.unproven.size ?? 0)) from = slots;
+    let victim: Slot | undefined = from?.unproven.values().next().value;
+    if (!victim) for (const slot of this.#idle) if (!only || this.#addresses.get(slot.address) === only) {
+      victim = slot;
+      break;
+    }
+    if (!victim) return false;
+    this.#free(victim);
+    victim.socket.destroy();
+    this.#warnings.warn(victim.address, "socket evicted", { maxConnections: this.#options.maxSockets, authenticatedBefore: victim.proven }, "socket closed to make room: it carried no authenticated request");
+    return true;
+  }
+
+  #free(slot: Slot): void {
+    if (this.#slots.get(slot.key) !== slot) return;
+    this.#slots.delete(slot.key);
+    this.#idle.delete(slot);
+    if (slot.holds > 0) this.#untenant(slot);
+    const slots = this.#addresses.get(slot.address);
+    if (!slots) return;
+    slots.unproven.delete(slot);
+    if (--slots.count === 0) this.#addresses.delete(slot.address);
+  }
+
+  #untenant(slot: Slot): void {
+    if (slot.tenant === null) return;
+    const left = (this.#heldByTenant.get(slot.tenant) ?? 1) - 1;
+    if (left === 0) this.#heldByTenant.delete(slot.tenant);
+    else this.#heldByTenant.set(slot.tenant, left);
+    slot.tenant = null;
+  }
+}
+
+function slotKey(socket: SlotSocket): string {
+  return `${socket.remoteAddress ?? ""} ${socket.remotePort ?? ""}`;
+}

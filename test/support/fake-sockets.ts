@@ -1,0 +1,26 @@
+// Sockets for the slot table's unit tests: an address, a port of their own, and a close that comes after destroy()
+// as Node's does.
+import { EventEmitter } from "node:events";
+import type { Logger } from "../../src/host/logger.js";
+import { RepeatedWarnings } from "../../src/remote/repeated-warnings.js";
+import { SocketSlots, type SlotSocket } from "../../src/remote/socket-slots.js";
+
+let nextPort = 1000;
+
+export class FakeSocket extends EventEmitter implements SlotSocket {
+  readonly remotePort = nextPort++;
+  destroyed = false;
+  constructor(readonly remoteAddress: string) {
+    super();
+  }
+  destroy(): void {
+    this.destroyed = true;
+    queueMicrotask(() => this.emit("close"));
+  }
+}
+
+const quiet = { warn: () => {} } as unknown as Logger;
+
+export function socketSlots(maxSockets: number, maxPerAddress = 0, maxPerTenant = maxSockets): SocketSlots {
+  return new SocketSlots({ maxSockets, maxPerAddress, maxPerTenant }, new RepeatedWarnings(quiet));
+}
