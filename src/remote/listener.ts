@@ -1,5 +1,6 @@
 // The remote listener: ACP at /acp over Streamable HTTP and WebSocket (the SDK's AcpServer and Node adapters),
-// bearer-token tenants, bounds on sockets and connections, idle timeout, and GET /healthz. Each token gets an
+// bearer-token tenants, bounds on sockets (socket-slots.ts: at the cap an unauthenticated one makes room) and on
+// connections (per tenant too), idle timeout, and GET /healthz. Each token gets an
 // AcpServer of its own, so a connection id is usable only with the token that opened it, and revoking a token closes
 // exactly the connections it opened. A socket has --handshake-timeout-ms to send a request (Node's header and
 // request timeouts); a refused request ends its connection (refusal.ts); each connection's requests in flight are
