@@ -151,10 +151,9 @@ export class HostContext {
     if (!this.#accepting) throw shuttingDown();
   }
 
-  /** session/new is refused while the host is over its memory budget. */
-  assertMemory(): void {
-    const rss = this.memory.rssBytes();
-    if (rss > this.memory.limitBytes) throw this.memory.exceeded(rss);
+  /** session/new is refused while the host is over its memory budget and no idle session is left to hibernate. */
+  assertMemory(): Promise<void> {
+    return this.slots.fitMemory(0);
   }
 
   /**

@@ -27,7 +27,7 @@ export interface DelegationHost {
   readonly sessionDeps: SessionDeps;
   readonly limits: { maxDepth: number; maxChildren: number };
   assertAccepting(): void;
-  assertMemory(): void;
+  assertMemory(): Promise<void>;
   hideWorkspaceOf(session: SessionRecord): Promise<void>;
 }
 
@@ -94,7 +94,7 @@ export class ChildSessions implements Delegation {
     const mode = this.#modeFor(parent, request.mode, null);
     const cwd = await this.#cwdFor(parent, request.cwd);
     host.sessions.assertCapacity();
-    host.assertMemory();
+    await host.assertMemory();
     const model = parent.settings.model;
     const settings = { cwd, mode, model, mcpServers: [] };
     const id = await host.store.create({ ...settings, parent: { sessionId: parent.id, depth } }, host.version, parent.tenant);
@@ -124,7 +124,7 @@ export class ChildSessions implements Delegation {
       });
       if (header.parent?.sessionId !== parent.id || (header.tenant ?? null) !== parent.tenant) throw notAChild();
       host.sessions.assertCapacity();
-      host.assertMemory();
+      await host.assertMemory();
       await host.store.lock(childId);
       const title = await host.store.title(childId).catch(() => null);
       const settings = { cwd: header.cwd, mode: header.mode, model: host.sessionDeps.resolveModel(header.model), mcpServers: [] };

@@ -44,7 +44,7 @@ export function createAgentApp(host: HostContext, peer: Peer, stats: HostStatsMo
     const systemPrompt = systemPromptFrom(params.systemPrompt);
     await assertDirectory(params.cwd);
     host.sessions.assertCapacity();
-    host.assertMemory();
+    await host.assertMemory();
     const mode = host.config["default-mode"];
     const settings = { cwd: params.cwd, mode, model: host.defaultModel, mcpServers, ...(systemPrompt ? { systemPrompt } : {}) };
     // The log (its header) exists and is locked to this process before the client learns the id.

@@ -29,7 +29,7 @@ async function fork(host: HostContext, peer: Peer, params: ForkSessionParams, de
   const tenant = live ? live.tenant : (await host.store.readHeader(sourceId)).tenant ?? null;
   if (!peer.sees(tenant)) throw host.store.unknownSession(sourceId);
   host.sessions.assertCapacity();
-  host.assertMemory();
+  await host.assertMemory();
   const forked = await host.store.fork({ sourceId, cwd: params.cwd, tenant, hostVersion: host.version, ...(systemPrompt ? { systemPrompt } : {}) });
   const model = host.models.get(forked.model.model) ?? host.defaultModel;
   const settings = { cwd: params.cwd, mode: forked.mode, model, mcpServers, ...(systemPrompt ? { systemPrompt } : {}) };

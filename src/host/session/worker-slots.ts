@@ -58,21 +58,28 @@ export class WorkerSlots {
   }
 
   async acquire(holder: SlotHolder): Promise<Slot> {
-    for (let hibernated = false; ; ) {
-      const rss = this.#memory?.rssBytes(hibernated) ?? 0;
-      if (this.#memory && rss + this.#memory.perWorkerBytes > this.#memory.limitBytes) {
-        // Over the memory budget: idle sessions make room, least recently used first; with none left, a clear refusal.
-        const idle = this.#leastRecentlyUsedIdle(holder);
-        if (!idle) throw this.#memory.exceeded(rss);
-        await idle.hibernate("host at --max-rss-mb: least recently used idle session");
-        hibernated = true;
-        continue;
-      }
+    for (;;) {
+      await this.fitMemory(this.#memory?.perWorkerBytes ?? 0, holder);
       if (this.free) return this.#take(holder);
       const victim = this.#leastRecentlyUsedIdle(holder);
       if (!victim) return new Promise<Slot>((grant) => this.#waiting.push({ holder, grant }));
       // Its slot comes back when its worker has ended: to this taker, or to one that waited longer.
       await victim.hibernate("live workers at --max-live-workers: least recently used idle session");
+    }
+  }
+
+  /**
+   * Until the host's RSS plus extraBytes is within the memory budget, idle sessions hibernate, least recently used
+   * first (their workers' memory goes back to the system as their threads end); with none left, a clear refusal.
+   */
+  async fitMemory(extraBytes: number, except: SlotHolder | null = null): Promise<void> {
+    if (!this.#memory) return;
+    for (let hibernated = false; ; hibernated = true) {
+      const rss = this.#memory.rssBytes(hibernated);
+      if (rss + extraBytes <= this.#memory.limitBytes) return;
+      const idle = this.#leastRecentlyUsedIdle(except);
+      if (!idle) throw this.#memory.exceeded(rss);
+      await idle.hibernate("host at --max-rss-mb: least recently used idle session");
     }
   }
 
@@ -93,7 +100,7 @@ export class WorkerSlots {
     if (next) next.grant(this.#take(next.holder));
   }
 
-  #leastRecentlyUsedIdle(except: SlotHolder): SlotHolder | null {
+  #leastRecentlyUsedIdle(except: SlotHolder | null): SlotHolder | null {
     let best: SlotHolder | null = null;
     let bestSince = Infinity;
     for (const { holder } of this.#taken) {
