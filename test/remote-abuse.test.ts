@@ -9,14 +9,12 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { HostClient } from "../src/client/index.js";
-import { removeTempDirs, tempDir } from "./support/host.js";
+import { tempDir } from "./support/host.js";
 import { startRemoteHost, tokensFile, type RemoteHost } from "./support/remote-host.js";
 import { p99 } from "./support/soak.js";
 import { waitFor } from "./support/tools.js";
 
 const FLOOD_CLI = fileURLToPath(new URL("../dist/test/support/socket-flood-cli.js", import.meta.url));
-
-afterAll(() => removeTempDirs());
 
 /** One request on a socket of its own: its status and headers. */
 function httpOnce(url: string, method: string, headers: Record<string, string>, body = ""): Promise<{ status: number; headers: Record<string, unknown> }> {
@@ -51,6 +49,8 @@ describe("a flood of sockets that never authenticate", () => {
     const health = host.httpUrl.replace(/\/acp$/, "/healthz");
     const running = await HostClient.connect(host.wsUrl, { token });
     const { sessionId } = await running.newSession(tempDir());
+    // Its worker started and warm before the quiet figure is taken.
+    for (let i = 0; i < 5; i++) await running.prompt(sessionId, "warm");
     const quiet: number[] = [];
     for (let i = 0; i < 40; i++) await timed(quiet, () => running.prompt(sessionId, "quiet"));
 
