@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startRawHost, type RawHost } from "./support/raw-host.js";
-import { removeTempDirs, tempDir } from "./support/host.js";
+import { tempDir } from "./support/host.js";
 
 const byId = (id: number) => (m: Record<string, unknown>) => m.id === id;
 
@@ -15,7 +15,6 @@ describe("bad input never kills the host", () => {
   });
   afterAll(async () => {
     await host.close();
-    removeTempDirs();
   });
 
   it("answers malformed JSON with -32700 and id null", async () => {

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isAlive, removeTempDirs, startHost, tempDir, type TestHost } from "./support/host.js";
+import { isAlive, startHost, tempDir, type TestHost } from "./support/host.js";
 import { bash, deltasOf, firstProcess, processesRunning, resultOf, results, script, taskIdIn, tool, waitFor, waitGone } from "./support/tools.js";
 
 const CAP = 4096;
@@ -12,7 +12,6 @@ describe("bash: foreground, background, kill, output", () => {
   });
   afterAll(async () => {
     await host.dispose();
-    removeTempDirs();
   });
 
   const session = async () => (await host.client.newSession(tempDir())).sessionId;

@@ -2,10 +2,8 @@
 // after host teardown, and after the host is SIGKILLed. Pids are checked in /proc.
 import { once } from "node:events";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isAlive, removeTempDirs, startHost, tempDir, type TestHost } from "./support/host.js";
+import { isAlive, startHost, tempDir, type TestHost } from "./support/host.js";
 import { bash, firstProcess, processesRunning, resultOf, script, spawnerOf, taskIdIn, tool, waitFor, waitGone } from "./support/tools.js";
-
-afterAll(removeTempDirs);
 
 describe("process groups end with their command and session", () => {
   let host: TestHost;

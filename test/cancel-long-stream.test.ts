@@ -4,7 +4,7 @@
 // response, and so are the prompts after it. Ordering, not time: nothing here depends on the machine's speed.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PromptResult } from "../src/client/index.js";
-import { removeTempDirs, startHost, tempDir, type TestHost } from "./support/host.js";
+import { startHost, tempDir, type TestHost } from "./support/host.js";
 import { OpenAiTestServer, type RecordedRequest, type Reply } from "./support/openai-server.js";
 
 const SLOW_PROMPT = "take a minute";
@@ -31,7 +31,6 @@ describe.each([
     await host?.dispose();
     // Ends the server's minute-long loops.
     await server?.close();
-    removeTempDirs();
   });
 
   /** Whether the server has finished going through a request's response. */

@@ -2,7 +2,7 @@
 // while a tool call runs, during a retry's wait and during a permission request, on both models.
 import type { RequestPermissionRequest, RequestPermissionResponse, SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { removeTempDirs, startHost, tempDir, type TestHost } from "./support/host.js";
+import { startHost, tempDir, type TestHost } from "./support/host.js";
 import { OpenAiTestServer } from "./support/openai-server.js";
 import { bash, script, tool } from "./support/tools.js";
 
@@ -42,7 +42,6 @@ describe("openai-compatible: cancel, then the next prompt", () => {
     for (const release of heldOpen.splice(0)) release({ outcome: { outcome: "cancelled" } });
     await host?.dispose();
     await server?.close();
-    removeTempDirs();
   });
 
   const newSession = async (mode?: "auto") => (await host.client.newSession(tempDir(), mode ? { mode } : {})).sessionId;
@@ -109,7 +108,6 @@ describe("scripted: cancel, then the next prompt", () => {
   afterAll(async () => {
     for (const release of heldOpen.splice(0)) release({ outcome: { outcome: "cancelled" } });
     await host?.dispose();
-    removeTempDirs();
   });
 
   const next = (sessionId: string) => () => host.client.prompt(sessionId, "next");

@@ -8,24 +8,17 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { RequestPermissionRequest, SessionNotification, SessionUpdate } from "@agentclientprotocol/sdk/unstable";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { LogHeader } from "../src/protocol/session-log.js";
 import { paths } from "./support/durable.js";
 import { checkedHostsPerTest, startCheckedHost, type CheckedHost, type CheckedHostOptions } from "./support/checked-host.js";
-import { isAlive, removeTempDirs, tempDir } from "./support/host.js";
-import { query, TestPostgres } from "./support/postgres.js";
+import { isAlive, tempDir } from "./support/host.js";
+import { postgresPerFile, query } from "./support/postgres.js";
 import { bash, firstProcess, resultOf, script, waitFor, waitGone } from "./support/tools.js";
 
-let cluster: TestPostgres;
-const hosts = checkedHostsPerTest();
+const cluster = postgresPerFile();
 
-beforeAll(async () => {
-  cluster = await TestPostgres.start();
-}, 60_000);
-afterAll(async () => {
-  await cluster?.stop();
-  removeTempDirs();
-});
+const hosts = checkedHostsPerTest();
 
 async function start(args: string[], options: CheckedHostOptions = {}): Promise<CheckedHost> {
   const host = await startCheckedHost(args, options);

@@ -2,8 +2,8 @@
 import { execFile } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { afterAll, describe, expect, it } from "vitest";
-import { removeTempDirs, tempDir } from "./support/host.js";
+import { describe, expect, it } from "vitest";
+import { tempDir } from "./support/host.js";
 
 const CLI = fileURLToPath(new URL("../dist/src/cli.js", import.meta.url));
 
@@ -28,7 +28,6 @@ interface RunJson {
 }
 
 describe("acp-session-host run", () => {
-  afterAll(() => removeTempDirs());
 
   it("--json: every session ends its turn with the echo, and the document adds up; nothing is left on disk", async () => {
     const xdgState = tempDir();

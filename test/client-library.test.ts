@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import { ndJsonStream, type SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HostClient } from "../src/client/index.js";
-import { removeTempDirs, startHost, tempDir, type TestHost } from "./support/host.js";
+import { startHost, tempDir, type TestHost } from "./support/host.js";
 
 const CLI = fileURLToPath(new URL("../dist/src/cli.js", import.meta.url));
 
@@ -17,7 +17,6 @@ describe("HostClient", () => {
   });
   afterAll(async () => {
     await host.dispose();
-    removeTempDirs();
   });
 
   it("prompt gathers the turn and calls onUpdate with each update as it arrives", async () => {

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { RequestPermissionRequest } from "@agentclientprotocol/sdk/unstable";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { removeTempDirs, startHost, tempDir, type TestHost } from "./support/host.js";
+import { startHost, tempDir, type TestHost } from "./support/host.js";
 
 const write = (path: string, content = "written") =>
   `/script ${JSON.stringify([{ tool: "write_file", input: { path, content } }, { say: "{{result}}" }])}`;
@@ -15,7 +15,6 @@ describe("HostClient permission policies", () => {
   });
   afterAll(async () => {
     await host.dispose();
-    removeTempDirs();
   });
 
   it("deny (the default) rejects the call: the tool fails and nothing is written", async () => {

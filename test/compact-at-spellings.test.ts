@@ -2,7 +2,7 @@
 // (a bare number up to 1 is a fraction). Through real hosts against a real HTTP server: each spelling compacts the same
 // conversation at the same turn, and a smaller share compacts earlier.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { removeTempDirs, startHost, tempDir, type TestHost } from "./support/host.js";
+import { startHost, tempDir, type TestHost } from "./support/host.js";
 import { OpenAiTestServer } from "./support/openai-server.js";
 
 describe("--compact-at spellings", () => {
@@ -15,7 +15,6 @@ describe("--compact-at spellings", () => {
   afterAll(async () => {
     for (const host of hosts) await host.dispose();
     await server?.close();
-    removeTempDirs();
   });
 
   /** The turn whose updates first show a compaction, for the same prompts every time. */

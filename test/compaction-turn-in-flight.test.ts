@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SUMMARY_PROMPT } from "../workers/context/summary-request.js";
 import { logEntries, transcript } from "./support/durable.js";
-import { removeTempDirs, startHost, tempDir, type TestHost } from "./support/host.js";
+import { startHost, tempDir, type TestHost } from "./support/host.js";
 import { OpenAiTestServer, requestTokens, type RecordedRequest, type Reply } from "./support/openai-server.js";
 
 /** The server's limit: below the 80% of 4000 the host starts with, so the host only learns it from the refusal. */
@@ -50,7 +50,6 @@ describe("a compaction keeps the turn in flight", () => {
   afterAll(async () => {
     await host?.dispose();
     await server?.close();
-    removeTempDirs();
   });
 
   /** Prompts a new session until one prompt's first request is refused; returns that turn's requests and answer. */

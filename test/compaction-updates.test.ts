@@ -6,7 +6,7 @@ import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SUMMARY_PROMPT } from "../workers/context/summary-request.js";
 import { checkedHostsPerTest, startCheckedHost, type CheckedHost } from "./support/checked-host.js";
-import { removeTempDirs, tempDir } from "./support/host.js";
+import { tempDir } from "./support/host.js";
 import { OpenAiTestServer, type RecordedRequest } from "./support/openai-server.js";
 
 const LIMIT = 3000;
@@ -23,7 +23,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await server?.close();
-  removeTempDirs();
 });
 
 async function start(stateDir: string, compaction: boolean): Promise<CheckedHost> {

@@ -7,13 +7,15 @@ import { once } from "node:events";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
 import { CLI, REPO_ROOT } from "./support/cli-path.js";
 import { freePort } from "./support/fleet.js";
-import { removeTempDirs, tempDir } from "./support/host.js";
-import { TestPostgres } from "./support/postgres.js";
+import { tempDir } from "./support/host.js";
+import { postgresPerFile } from "./support/postgres.js";
 import { waitFor } from "./support/tools.js";
+
+const cluster = postgresPerFile();
 
 interface Container {
   command: string[];
@@ -27,15 +29,6 @@ interface Container {
 
 const read = (path: string) => readFileSync(join(REPO_ROOT, "deploy", path), "utf8");
 const yamlDocs = (path: string) => parseAllDocuments(read(path)).map((doc) => doc.toJSON() as Record<string, any>);
-
-let cluster: TestPostgres;
-beforeAll(async () => {
-  cluster = await TestPostgres.start();
-}, 60_000);
-afterAll(async () => {
-  await cluster?.stop();
-  removeTempDirs();
-});
 
 /** Runs the host with these flags: healthy, then SIGTERM answers 503 and exits 0. */
 async function runsAndEnds(flags: string[], port: number): Promise<void> {

@@ -3,12 +3,10 @@
 // another session's prompt gets a clear -32603 that names the log and the cause, the host serves on, no log keeps a
 // partial record, and once there is room again the session answers and its log holds every turn that ended.
 import { readFileSync, rmSync } from "node:fs";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { HostClient } from "../src/client/index.js";
-import { removeTempDirs, tempDir } from "./support/host.js";
+import { tempDir } from "./support/host.js";
 import { bash, script } from "./support/tools.js";
-
-afterAll(() => removeTempDirs());
 
 const CLI = new URL("../dist/src/cli.js", import.meta.url).pathname;
 

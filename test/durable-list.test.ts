@@ -5,7 +5,7 @@ import type { SessionInfo } from "@agentclientprotocol/sdk/unstable";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SIDECAR_FORMAT } from "../src/protocol/session-log.js";
 import { eventually, exists, header, logEntries, paths, transcript, writeLog } from "./support/durable.js";
-import { removeTempDirs, startHost, tempDir, type TestHost } from "./support/host.js";
+import { startHost, tempDir, type TestHost } from "./support/host.js";
 
 let h: TestHost;
 let state: string;
@@ -24,7 +24,6 @@ function noWorkerThreads(): Promise<void> {
 
 afterAll(async () => {
   await h.dispose();
-  removeTempDirs();
 });
 
 async function allPages(cwd?: string): Promise<{ pages: SessionInfo[][]; sessions: SessionInfo[] }> {

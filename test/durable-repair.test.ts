@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { NOT_RUN, OUTCOME_UNKNOWN } from "../workers/log/log-repair.js";
 import { exists, header, logEntries, paths, transcript, writeLog } from "./support/durable.js";
-import { removeTempDirs, startHost, tempDir, type TestHost } from "./support/host.js";
+import { startHost, tempDir, type TestHost } from "./support/host.js";
 
 let h: TestHost;
 let state: string;
@@ -15,7 +15,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await h.dispose();
-  removeTempDirs();
 });
 
 const at = "2026-01-02T03:04:05.000Z";

@@ -3,7 +3,7 @@ import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import { afterAll, describe, expect, it } from "vitest";
 import { OUTCOME_UNKNOWN } from "../workers/log/log-repair.js";
 import { eventually, exists, logEntries, paths, transcript } from "./support/durable.js";
-import { isAlive, removeTempDirs, startHost, tempDir, type TestHost } from "./support/host.js";
+import { isAlive, startHost, tempDir, type TestHost } from "./support/host.js";
 
 const hosts: TestHost[] = [];
 async function host(stateDir: string, ...args: string[]): Promise<TestHost> {
@@ -14,7 +14,6 @@ async function host(stateDir: string, ...args: string[]): Promise<TestHost> {
 
 afterAll(async () => {
   await Promise.all(hosts.map((h) => h.dispose()));
-  removeTempDirs();
 });
 
 describe("a session outlives its host process", () => {

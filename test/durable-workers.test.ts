@@ -1,7 +1,7 @@
 import type { RequestPermissionRequest, ResumeSessionResponse } from "@agentclientprotocol/sdk/unstable";
 import { afterAll, describe, expect, it } from "vitest";
 import { eventually, logEntries, transcript } from "./support/durable.js";
-import { removeTempDirs, startHost, tempDir, type TestHost } from "./support/host.js";
+import { startHost, tempDir, type TestHost } from "./support/host.js";
 
 const hosts: TestHost[] = [];
 async function host(...args: string[]): Promise<TestHost> {
@@ -14,7 +14,6 @@ function track(started: TestHost): TestHost {
 
 afterAll(async () => {
   await Promise.all(hosts.map((h) => h.dispose()));
-  removeTempDirs();
 });
 
 const count = (text: string, pattern: RegExp) => text.match(new RegExp(pattern.source, "g"))?.length ?? 0;

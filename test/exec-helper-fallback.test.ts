@@ -3,11 +3,9 @@
 // commands' PATH holds bash but no perl.
 import { mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, expect, it } from "vitest";
-import { descendants, isAlive, removeTempDirs, startHost, tempDir } from "./support/host.js";
+import { expect, it } from "vitest";
+import { descendants, isAlive, startHost, tempDir } from "./support/host.js";
 import { bash, cmdline, firstProcess, resultOf, script, taskIdIn, tool } from "./support/tools.js";
-
-afterAll(removeTempDirs);
 
 it("runs commands through the bash helper when perl is not on the sandbox's PATH", async () => {
   const bin = join(tempDir("ash-bin-"), "bin");

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { removeTempDirs, startHost, tempDir, type TestHost } from "./support/host.js";
+import { startHost, tempDir, type TestHost } from "./support/host.js";
 
 describe("faults stay in their session", () => {
   let host: TestHost;
@@ -8,7 +8,6 @@ describe("faults stay in their session", () => {
   });
   afterAll(async () => {
     await host.dispose();
-    removeTempDirs();
   });
 
   it("a spinning session is hard-cancelled after the grace while others keep answering", async () => {

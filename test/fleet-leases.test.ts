@@ -2,26 +2,22 @@
 // lets a session go when another asks (not while a prompt is in flight there), a stopped host's session is taken
 // once its lease expires and the stopped host never writes to it again, a delete on one host removes the session
 // for all, and tenants stay apart across hosts.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { HostClient } from "../src/client/index.js";
 import { startHosts, type FleetHost } from "./support/fleet.js";
-import { removeTempDirs, tempDir } from "./support/host.js";
-import { query, TestPostgres } from "./support/postgres.js";
+import { tempDir } from "./support/host.js";
+import { postgresPerFile, query } from "./support/postgres.js";
 import { tokensFile } from "./support/remote-host.js";
 import { script, waitFor } from "./support/tools.js";
 
-let cluster: TestPostgres;
+const cluster = postgresPerFile();
+
 const clients: HostClient[] = [];
 const hosts: FleetHost[] = [];
 
-beforeAll(async () => {
-  cluster = await TestPostgres.start();
-}, 60_000);
 afterAll(async () => {
   await Promise.all(clients.map((client) => client.dispose().catch(() => {})));
   await Promise.all(hosts.map((host) => host.stop("SIGKILL").catch(() => {})));
-  await cluster?.stop();
-  removeTempDirs();
 });
 
 async function fleet(count: number, args: string[] = []): Promise<{ url: string; hosts: FleetHost[] }> {

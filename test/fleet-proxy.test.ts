@@ -2,29 +2,25 @@
 // the proxy spread over the hosts and every session is listed from each; a host killed with SIGKILL mid-turn loses no
 // turn whose end a client saw (a reconnecting HostClient resumes its sessions on a live host through the proxy); a
 // rolling restart of every host under load loses no session.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { ConnectionLost, HostClient } from "../src/client/index.js";
 import { Proxy, startHosts, type FleetHost } from "./support/fleet.js";
-import { removeTempDirs, tempDir } from "./support/host.js";
-import { query, TestPostgres } from "./support/postgres.js";
+import { tempDir } from "./support/host.js";
+import { postgresPerFile, query } from "./support/postgres.js";
 import { script } from "./support/tools.js";
+
+const cluster = postgresPerFile();
 
 const LEASE_MS = 2000;
 
-let cluster: TestPostgres;
 const clients: HostClient[] = [];
 const hosts: FleetHost[] = [];
 const proxies: Proxy[] = [];
 
-beforeAll(async () => {
-  cluster = await TestPostgres.start();
-}, 60_000);
 afterAll(async () => {
   await Promise.all(clients.map((client) => client.dispose().catch(() => {})));
   await Promise.all(proxies.map((proxy) => proxy.stop()));
   await Promise.all(hosts.map((host) => host.stop("SIGKILL").catch(() => {})));
-  await cluster?.stop();
-  removeTempDirs();
 });
 
 async function fleetBehindProxy(): Promise<{ url: string; hosts: FleetHost[]; proxy: Proxy }> {

@@ -4,15 +4,13 @@ import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { HostClient } from "../src/client/index.js";
-import { afterAll, describe, expect, it } from "vitest";
-import { removeTempDirs, startHost, tempDir } from "./support/host.js";
+import { describe, expect, it } from "vitest";
+import { startHost, tempDir } from "./support/host.js";
 import { OpenAiTestServer } from "./support/openai-server.js";
 import { waitFor } from "./support/tools.js";
 import { startRemoteHost } from "./support/remote-host.js";
 
 const CLI = fileURLToPath(new URL("../dist/src/cli.js", import.meta.url));
-
-afterAll(removeTempDirs);
 
 describe("_host/status", () => {
   it("pages a row per session with its worker's figures and its token sums", async () => {

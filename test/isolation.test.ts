@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SessionNotification } from "@agentclientprotocol/sdk/unstable";
-import { removeTempDirs, startHost, tempDir, type TestHost } from "./support/host.js";
+import { startHost, tempDir, type TestHost } from "./support/host.js";
 
 describe("concurrent sessions are isolated", () => {
   let host: TestHost;
@@ -9,7 +9,6 @@ describe("concurrent sessions are isolated", () => {
   });
   afterAll(async () => {
     await host.dispose();
-    removeTempDirs();
   });
 
   it("20 sessions prompting at once: no update or answer crosses sessions", async () => {

@@ -4,14 +4,12 @@
 // leftover file never costs a turn.
 import { randomUUID } from "node:crypto";
 import { readFileSync, statSync, writeFileSync } from "node:fs";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { eventually, exists, header, paths, transcript, writeLog } from "./support/durable.js";
 import { join } from "node:path";
-import { removeTempDirs, startHost, tempDir } from "./support/host.js";
+import { startHost, tempDir } from "./support/host.js";
 import { logTurns } from "./support/log-turns.js";
 import { script, tool } from "./support/tools.js";
-
-afterAll(removeTempDirs);
 
 /** What session/load shows of logTurns(first, last), as transcript() reduces it. */
 function shown(first: number, last: number): string[] {

@@ -5,11 +5,11 @@
 import { randomUUID } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { LogError, type LogEntry } from "../src/protocol/session-log.js";
 import { restoreLog } from "../workers/log/log-repair.js";
 import { paths, transcript } from "./support/durable.js";
-import { removeTempDirs, startHost, tempDir } from "./support/host.js";
+import { startHost, tempDir } from "./support/host.js";
 import { bash, script, tool } from "./support/tools.js";
 
 const seed = Number(process.env.FUZZ_SEED ?? 15);
@@ -71,8 +71,6 @@ beforeAll(async () => {
   log = readFileSync(paths(state, sessionId).log);
   lines = splitLines(log);
 }, 60_000);
-
-afterAll(() => removeTempDirs());
 
 describe("log fuzz", () => {
   it("the log under test has turns with tool calls and output", () => {

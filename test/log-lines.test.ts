@@ -1,9 +1,7 @@
 // Every line the host writes to stderr is one JSON object with each key once: log shippers reject duplicate keys.
-import { afterAll, describe, expect, it } from "vitest";
-import { removeTempDirs, startHost, tempDir } from "./support/host.js";
+import { describe, expect, it } from "vitest";
+import { startHost, tempDir } from "./support/host.js";
 import { bash, script } from "./support/tools.js";
-
-afterAll(removeTempDirs);
 
 /** The top-level keys of a JSON object's text, in order, duplicates kept (JSON.parse would keep only the last). */
 function topLevelKeys(json: string): string[] {

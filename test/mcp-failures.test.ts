@@ -3,7 +3,7 @@
 // sessions go on; session/new never waits for any server.
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { descendants, removeTempDirs, startHost, tempDir, type TestHost } from "./support/host.js";
+import { descendants, startHost, tempDir, type TestHost } from "./support/host.js";
 import { PATIENT, everythingStdio, hangingStdio, marker, mcpStatuses, processesWith, serverPids, statusOf } from "./support/mcp.js";
 import { cmdline, resultOf, script, tool, waitFor } from "./support/tools.js";
 
@@ -18,7 +18,6 @@ describe("MCP servers that fail", () => {
   });
   afterAll(async () => {
     await host.dispose();
-    removeTempDirs();
   });
 
   it("a missing command and a server that hangs at startup fail alone; session/new answers before any server is up", async () => {

@@ -4,7 +4,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { removeTempDirs, startHost, tempDir, type TestHost } from "./support/host.js";
+import { startHost, tempDir, type TestHost } from "./support/host.js";
 import { PATIENT, everythingStdio, filesystemStdio, marker, mcpStatuses, processesWith, serverPids, statusOf } from "./support/mcp.js";
 import { resultOf, script, tool, waitFor } from "./support/tools.js";
 
@@ -19,7 +19,6 @@ describe("MCP servers per session", () => {
   });
   afterAll(async () => {
     await host.dispose();
-    removeTempDirs();
   });
 
   it("two sessions with servers of the same name see only their own tools and processes", async () => {

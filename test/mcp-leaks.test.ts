@@ -1,7 +1,7 @@
 // No MCP server process outlives what ends it: session/close, session/delete, hibernation, a worker crash, the hard
 // cancel of a wedged worker, and host teardown. After hibernation and a crash, the next prompt reconnects them.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { removeTempDirs, startHost, tempDir, type TestHost } from "./support/host.js";
+import { startHost, tempDir, type TestHost } from "./support/host.js";
 import { PATIENT, everythingStdio, marker, mcpStatuses, processesWith, serverPids, statusOf } from "./support/mcp.js";
 import { resultOf, script, tool, waitFor } from "./support/tools.js";
 
@@ -14,7 +14,6 @@ describe("MCP server processes end with what ends them", () => {
   });
   afterAll(async () => {
     await host.dispose();
-    removeTempDirs();
   });
 
   /** A session whose everything server answered a call; its server's processes. */

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { RequestPermissionRequest, RequestPermissionResponse } from "@agentclientprotocol/sdk/unstable";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { removeTempDirs, startHost, tempDir, type TestHost } from "./support/host.js";
+import { startHost, tempDir, type TestHost } from "./support/host.js";
 import { EVERYTHING, PATIENT, everythingHttp, everythingStdio, marker, mcpStatuses, statusOf, type HttpServer } from "./support/mcp.js";
 import { bash, resultOf, results, script, tool } from "./support/tools.js";
 
@@ -34,7 +34,6 @@ describe("MCP tools", () => {
   afterAll(async () => {
     await host.dispose();
     await http.stop();
-    removeTempDirs();
   });
 
   const askedBy = (sessionId: string) => asked.filter((request) => request.sessionId === sessionId);

@@ -2,11 +2,9 @@
 // idle session is left, session/new (and a prompt that needs a worker) get a clear -32603, and the host goes on; once
 // the sessions holding the memory are idle, session/new hibernates them and is let in.
 import type { ResumeSessionResponse } from "@agentclientprotocol/sdk/unstable";
-import { afterAll, describe, expect, it } from "vitest";
-import { removeTempDirs, startHost, tempDir } from "./support/host.js";
+import { describe, expect, it } from "vitest";
+import { startHost, tempDir } from "./support/host.js";
 import { script, waitFor } from "./support/tools.js";
-
-afterAll(removeTempDirs);
 
 describe("the host's memory limit", () => {
   it("refuses session/new with a clear error when the host is over it, and keeps serving", async () => {

@@ -1,10 +1,8 @@
 // --metrics-listen: Prometheus text at /metrics, read by a Prometheus text parser, with the host's figures in it.
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
-import { afterAll, describe, expect, it } from "vitest";
-import { removeTempDirs, startHost, tempDir } from "./support/host.js";
+import { describe, expect, it } from "vitest";
+import { startHost, tempDir } from "./support/host.js";
 import { bash, script, waitFor } from "./support/tools.js";
-
-afterAll(removeTempDirs);
 
 interface Family {
   name: string;

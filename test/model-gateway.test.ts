@@ -1,7 +1,7 @@
 // The model gateway: one thread per host makes every session's OpenAI-compatible requests, so its connections to the
 // server are kept alive across sessions, and no session worker ever holds the API key or the HTTP client.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { removeTempDirs, startHost, tempDir, type TestHost } from "./support/host.js";
+import { startHost, tempDir, type TestHost } from "./support/host.js";
 import { OpenAiTestServer } from "./support/openai-server.js";
 
 describe("model gateway", () => {
@@ -15,7 +15,6 @@ describe("model gateway", () => {
   afterAll(async () => {
     await host?.dispose();
     await server?.close();
-    removeTempDirs();
   });
 
   it("requests of different sessions, one after another, go over the same kept-alive connection", async () => {

@@ -1,7 +1,7 @@
 // --model-idle-timeout-ms: a model stream that goes quiet (before its headers or mid-stream) is aborted and counts
 // as a retryable failure; after the retries the turn fails with an error naming the timeout, and the session goes on.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { removeTempDirs, startHost, tempDir, type TestHost } from "./support/host.js";
+import { startHost, tempDir, type TestHost } from "./support/host.js";
 import { OpenAiTestServer } from "./support/openai-server.js";
 
 describe("a model stream that goes quiet", () => {
@@ -15,7 +15,6 @@ describe("a model stream that goes quiet", () => {
   afterAll(async () => {
     await host?.dispose();
     await server?.close();
-    removeTempDirs();
   });
 
   it("is retried, and the retry's answer is the turn's", async () => {

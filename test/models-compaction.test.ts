@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SUMMARY_PROMPT } from "../workers/context/summary-request.js";
 import { logEntries, transcript } from "./support/durable.js";
-import { removeTempDirs, startHost, tempDir, type TestHost } from "./support/host.js";
+import { startHost, tempDir, type TestHost } from "./support/host.js";
 import { OpenAiTestServer, requestTokens, type RecordedRequest, type Reply } from "./support/openai-server.js";
 
 // Room for the tools every request offers (update_plan and spawn_agent added about 400 tokens to them).
@@ -48,7 +48,6 @@ describe("context compaction", () => {
   afterAll(async () => {
     for (const host of hosts) await host.dispose();
     await server?.close();
-    removeTempDirs();
   });
 
   it("300 turns against a small context never fail a prompt; compactions are shown, journaled and replayed", { timeout: 600_000 }, async () => {

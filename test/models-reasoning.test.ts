@@ -3,7 +3,7 @@
 // turn's, other servers never get it back. Usage carries the cached-prompt tokens in _meta.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { logEntries, transcript } from "./support/durable.js";
-import { removeTempDirs, startHost, tempDir, type TestHost } from "./support/host.js";
+import { startHost, tempDir, type TestHost } from "./support/host.js";
 import { OpenAiTestServer } from "./support/openai-server.js";
 
 const KEY = "sk-test-reasoning";
@@ -27,7 +27,6 @@ describe("reasoning as thought chunks", () => {
   afterAll(async () => {
     for (const host of hosts) await host.dispose();
     await server?.close();
-    removeTempDirs();
   });
 
   it("thoughts come before their message, in order, and replay after a restart exactly as they were shown", async () => {
@@ -117,7 +116,6 @@ describe("reasoning with another server", () => {
   afterAll(async () => {
     await host?.dispose();
     await server?.close();
-    removeTempDirs();
   });
 
   it("is shown but never sent back, even within the turn; OpenAI's cached_tokens are reported", async () => {

@@ -3,7 +3,7 @@
 import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { logEntries, transcript } from "./support/durable.js";
-import { removeTempDirs, startHost, tempDir, type TestHost } from "./support/host.js";
+import { startHost, tempDir, type TestHost } from "./support/host.js";
 import { OpenAiTestServer } from "./support/openai-server.js";
 
 const texts = (updates: readonly SessionUpdate[], kind: "agent_message_chunk" | "agent_thought_chunk") =>
@@ -21,7 +21,6 @@ describe("--stream-chunks", () => {
   afterAll(async () => {
     await host?.dispose();
     await server?.close();
-    removeTempDirs();
   });
 
   it("shows deltas as they arrive and journals the whole message; session/load replays it whole", async () => {

@@ -4,7 +4,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { removeTempDirs, startHost, tempDir, type TestHost } from "./support/host.js";
+import { startHost, tempDir, type TestHost } from "./support/host.js";
 import { OpenAiTestServer } from "./support/openai-server.js";
 
 describe("broken tool calls and empty answers", () => {
@@ -18,7 +18,6 @@ describe("broken tool calls and empty answers", () => {
   afterAll(async () => {
     await host?.dispose();
     await server?.close();
-    removeTempDirs();
   });
 
   const resultOf = (call: { rawOutput: unknown }) => (call.rawOutput as { output: string }).output;

@@ -4,7 +4,7 @@ import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { removeTempDirs, startHost, tempDir, type TestHost } from "./support/host.js";
+import { startHost, tempDir, type TestHost } from "./support/host.js";
 import { OpenAiTestServer } from "./support/openai-server.js";
 
 const CLI = fileURLToPath(new URL("../dist/src/cli.js", import.meta.url));
@@ -15,8 +15,6 @@ function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   for (const name of ["OPENAI_API_KEY", "DEEPSEEK_API_KEY", "OPENAI_ORG_ID", "OPENAI_PROJECT_ID"]) delete env[name];
   return { ...env, ...extra };
 }
-
-afterAll(() => removeTempDirs());
 
 describe("model flags", () => {
   const serve = (...args: string[]) => spawnSync(process.execPath, [CLI, "serve", ...args], { input: "", encoding: "utf8", timeout: 20_000 });

@@ -2,7 +2,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { removeTempDirs, startHost, tempDir, type TestHost } from "./support/host.js";
+import { startHost, tempDir, type TestHost } from "./support/host.js";
 import { OpenAiTestServer } from "./support/openai-server.js";
 
 const KEY = "sk-test-provider";
@@ -27,7 +27,6 @@ describe("openai-compatible provider", () => {
   afterAll(async () => {
     await host?.dispose();
     await server?.close();
-    removeTempDirs();
   });
 
   const newSession = async () => (await host.client.newSession(tempDir())).sessionId;

@@ -6,12 +6,10 @@
 import { existsSync } from "node:fs";
 import { setTimeout as delay } from "node:timers/promises";
 import { join } from "node:path";
-import { afterAll, expect, it } from "vitest";
-import { removeTempDirs, tempDir } from "./support/host.js";
+import { expect, it } from "vitest";
+import { tempDir } from "./support/host.js";
 import { startRawHost } from "./support/raw-host.js";
 import { bash, processesRunning, script, waitFor } from "./support/tools.js";
-
-afterAll(() => removeTempDirs());
 
 const byId = (id: number) => (message: Record<string, unknown>) => message.id === id;
 

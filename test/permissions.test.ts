@@ -4,7 +4,7 @@ import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { RequestPermissionRequest, RequestPermissionResponse, SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { removeTempDirs, startHost, tempDir, type TestHost } from "./support/host.js";
+import { startHost, tempDir, type TestHost } from "./support/host.js";
 import { bash, resultOf, results, script, tool, waitFor } from "./support/tools.js";
 
 const allow = (optionId: "allow_once" | "allow_always" | "reject_once"): RequestPermissionResponse => ({ outcome: { outcome: "selected", optionId } });
@@ -22,7 +22,6 @@ describe("ask mode and permission requests", () => {
   });
   afterAll(async () => {
     await host.dispose();
-    removeTempDirs();
   });
 
   const askedBy = (sessionId: string) => asked.filter((request) => request.sessionId === sessionId);

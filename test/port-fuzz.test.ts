@@ -2,7 +2,7 @@
 // crashes; the session's turn ends or fails with -32603 and its worker is replaced; another session keeps answering.
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { removeTempDirs, startHost, tempDir, type TestHost } from "./support/host.js";
+import { startHost, tempDir, type TestHost } from "./support/host.js";
 
 const FUZZ_WORKER = fileURLToPath(new URL("../dist/test/support/fuzz-worker.js", import.meta.url));
 const seed = Number(process.env.FUZZ_SEED ?? 15);
@@ -15,7 +15,6 @@ describe("port fuzz", () => {
   });
   afterAll(async () => {
     await host?.dispose();
-    removeTempDirs();
   });
 
   it(`random messages on a session's ports end at most that session's turn (seed ${seed})`, async () => {

@@ -7,7 +7,6 @@ import { AGENT_METHODS } from "@agentclientprotocol/sdk/unstable";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { REPO_ROOT } from "./support/cli-path.js";
 import { startCheckedHost, type CheckedHost } from "./support/checked-host.js";
-import { removeTempDirs } from "./support/host.js";
 
 let host: CheckedHost;
 beforeAll(async () => {
@@ -16,7 +15,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await host.dispose();
   expect(host.violations).toEqual([]);
-  removeTempDirs();
 });
 
 /** The rows of docs/protocol.md's table: each row's cells. */

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
 import { HostClient } from "../src/client/index.js";
 import { hashToken } from "../src/remote/tokens.js";
-import { removeTempDirs, tempDir } from "./support/host.js";
+import { tempDir } from "./support/host.js";
 import { startRemoteHost, tokensFile, transports, type RemoteHost } from "./support/remote-host.js";
 import { waitFor } from "./support/tools.js";
 
@@ -50,7 +50,6 @@ describe("a host with a tokens file", () => {
   });
   afterAll(async () => {
     expect(await host.stop()).toBe(0);
-    removeTempDirs();
   });
 
   it("answers 401 with no detail to a request without a token or with a wrong one, and logs it without the token", async () => {
@@ -123,7 +122,6 @@ describe("a host with a tokens file", () => {
 });
 
 describe("token add and listen refusals", () => {
-  afterAll(() => removeTempDirs());
 
   it("token add prints a fresh token once and appends only its hash", () => {
     const path = join(tempDir(), "tokens");

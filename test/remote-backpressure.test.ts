@@ -3,14 +3,12 @@
 // throughout, and once the client reads, the whole answer arrives and the turn ends.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { HostClient } from "../src/client/index.js";
-import { removeTempDirs, tempDir } from "./support/host.js";
+import { tempDir } from "./support/host.js";
 import { startRemoteHost, tokensFile } from "./support/remote-host.js";
 import { openStalledClient } from "./support/stalled-client.js";
 import { script, tool, waitFor } from "./support/tools.js";
-
-afterAll(() => removeTempDirs());
 
 const MiB = 2 ** 20;
 const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)]!;

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { HostClient } from "../src/client/index.js";
 import { transcript } from "./support/durable.js";
-import { removeTempDirs, tempDir } from "./support/host.js";
+import { tempDir } from "./support/host.js";
 import { startRemoteHost, type RemoteHost } from "./support/remote-host.js";
 import { waitFor } from "./support/tools.js";
 
@@ -13,7 +13,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   expect(await host.stop()).toBe(0);
-  removeTempDirs();
 });
 
 const open = async (client: HostClient, sessionId: string) => (await client.status()).sessionRows.some((row) => row.sessionId === sessionId);

@@ -1,14 +1,12 @@
 // One connection's request flood does not hold the host from the others: the flooder's requests are read and
 // answered a bounded number at a time, and another tenant's echoes are answered between them, while the flood is
 // still being answered, not after it. The echo's latency is printed (a figure for the bench, not a threshold here).
-import { afterAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { HostClient } from "../src/client/index.js";
-import { removeTempDirs, tempDir } from "./support/host.js";
+import { tempDir } from "./support/host.js";
 import { startRemoteHost, tokensFile } from "./support/remote-host.js";
 import { frame, openStalledClient } from "./support/stalled-client.js";
 import { waitFor } from "./support/tools.js";
-
-afterAll(() => removeTempDirs());
 
 const percentile = (values: number[], p: number) => [...values].sort((x, y) => x - y)[Math.min(values.length - 1, Math.floor(values.length * p))]!;
 

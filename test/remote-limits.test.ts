@@ -5,12 +5,10 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { HostClient } from "../src/client/index.js";
-import { removeTempDirs, tempDir } from "./support/host.js";
+import { tempDir } from "./support/host.js";
 import { startRemoteHost, type RemoteHost } from "./support/remote-host.js";
 import { openStalledClient } from "./support/stalled-client.js";
 import { bash, processesRunning, script, tool, waitFor } from "./support/tools.js";
-
-afterAll(() => removeTempDirs());
 
 const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)]!;
 

@@ -5,15 +5,13 @@ import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { HostClient } from "../src/client/index.js";
 import { hashToken } from "../src/remote/tokens.js";
-import { removeTempDirs, tempDir } from "./support/host.js";
+import { tempDir } from "./support/host.js";
 import { startRemoteHost, tokensFile } from "./support/remote-host.js";
 
 const CLI = fileURLToPath(new URL("../dist/src/cli.js", import.meta.url));
-
-afterAll(() => removeTempDirs());
 
 it("a tenant is refused _host/stats and _host/status; the operator gets them, with its own sessions only", { timeout: 60_000 }, async () => {
   const tokens = tokensFile(["alpha", "ops"], ["ops"]);

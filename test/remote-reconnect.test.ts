@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { HostClient } from "../src/client/index.js";
 import { logEntries, transcript } from "./support/durable.js";
-import { removeTempDirs, tempDir } from "./support/host.js";
+import { tempDir } from "./support/host.js";
 import { startRemoteHost, tokensFile, type RemoteHost } from "./support/remote-host.js";
 import { script, tool, waitFor } from "./support/tools.js";
 
@@ -20,7 +20,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   expect(await host.stop()).toBe(0);
-  removeTempDirs();
 });
 
 it("a dropped connection's turn completes in the log; a new connection resumes and loads it with nothing lost", async () => {

@@ -3,14 +3,12 @@
 import { spawn, spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { RunReport } from "../src/run/summary.js";
-import { removeTempDirs, tempDir } from "./support/host.js";
+import { tempDir } from "./support/host.js";
 import { startRemoteHost, tokensFile } from "./support/remote-host.js";
 
 const CLI = fileURLToPath(new URL("../dist/src/cli.js", import.meta.url));
-
-afterAll(() => removeTempDirs());
 
 function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {

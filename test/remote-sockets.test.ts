@@ -6,12 +6,10 @@
 import { connect, type Socket } from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
 import { HostClient } from "../src/client/index.js";
-import { removeTempDirs, tempDir } from "./support/host.js";
+import { tempDir } from "./support/host.js";
 import { startRemoteHost, tokensFile, type RemoteHost } from "./support/remote-host.js";
 import { openStalledClient } from "./support/stalled-client.js";
 import { waitFor } from "./support/tools.js";
-
-afterAll(() => removeTempDirs());
 
 interface RawSocket {
   socket: Socket;

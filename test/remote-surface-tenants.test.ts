@@ -7,7 +7,7 @@ import type { SessionNotification } from "@agentclientprotocol/sdk/unstable";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { HostClient } from "../src/client/index.js";
 import { connectChecked } from "./support/checked-host.js";
-import { removeTempDirs, tempDir } from "./support/host.js";
+import { tempDir } from "./support/host.js";
 import { answerWithout, startRemoteHost, tokensFile, type RemoteHost } from "./support/remote-host.js";
 import { script } from "./support/tools.js";
 
@@ -28,7 +28,6 @@ afterAll(async () => {
   await a.dispose();
   await b.dispose();
   expect(await host.stop()).toBe(0);
-  removeTempDirs();
 });
 
 it("B's answers about A's session, fork and child are those about a session that does not exist", async () => {

@@ -4,7 +4,7 @@ import { randomUUID } from "node:crypto";
 import type { SessionNotification } from "@agentclientprotocol/sdk/unstable";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { HostClient } from "../src/client/index.js";
-import { removeTempDirs, tempDir } from "./support/host.js";
+import { tempDir } from "./support/host.js";
 import { answerWithout, startRemoteHost, tokensFile, type RemoteHost } from "./support/remote-host.js";
 
 let host: RemoteHost;
@@ -23,7 +23,6 @@ afterAll(async () => {
   await a.dispose();
   await b.dispose();
   expect(await host.stop()).toBe(0);
-  removeTempDirs();
 });
 
 it("B's answers about A's session are exactly those about a session that does not exist", async () => {

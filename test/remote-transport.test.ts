@@ -5,7 +5,7 @@ import { join } from "node:path";
 import type { RequestPermissionRequest } from "@agentclientprotocol/sdk/unstable";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HostClient } from "../src/client/index.js";
-import { removeTempDirs, tempDir } from "./support/host.js";
+import { tempDir } from "./support/host.js";
 import { startRemoteHost, transports, type RemoteHost } from "./support/remote-host.js";
 import { script, tool, waitFor } from "./support/tools.js";
 
@@ -15,7 +15,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   expect(await host.stop()).toBe(0);
-  removeTempDirs();
 });
 
 describe.each(transports)("over $name", ({ url }) => {

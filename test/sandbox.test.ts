@@ -5,7 +5,7 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, sy
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { removeTempDirs, startHost, tempDir, type TestHost } from "./support/host.js";
+import { startHost, tempDir, type TestHost } from "./support/host.js";
 import { bash, resultOf, results, script, tool, waitFor } from "./support/tools.js";
 
 const unique = () => randomBytes(6).toString("hex");
@@ -23,7 +23,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   server.close();
-  removeTempDirs();
 });
 
 const connect = () => bash(`exec 3<>/dev/tcp/127.0.0.1/${port} && echo connected && cat <&3`);

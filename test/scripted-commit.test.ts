@@ -4,7 +4,7 @@ import { once } from "node:events";
 import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import { afterAll, describe, expect, it } from "vitest";
 import { transcript } from "./support/durable.js";
-import { removeTempDirs, startHost, tempDir, type TestHost } from "./support/host.js";
+import { startHost, tempDir, type TestHost } from "./support/host.js";
 import { script } from "./support/tools.js";
 
 const hosts: TestHost[] = [];
@@ -16,7 +16,6 @@ async function host(...args: string[]): Promise<TestHost> {
 
 afterAll(async () => {
   await Promise.all(hosts.map((h) => h.dispose()));
-  removeTempDirs();
 });
 
 const chunkText = (update: SessionUpdate) => (update.sessionUpdate === "agent_message_chunk" && update.content.type === "text" ? update.content.text : null);

@@ -5,24 +5,17 @@
 // kill -9, each replaying its own history.
 import { readFileSync, statSync } from "node:fs";
 import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { LogHeader } from "../src/protocol/session-log.js";
 import { paths } from "./support/durable.js";
 import { checkedHostsPerTest, startCheckedHost, type CheckedHost } from "./support/checked-host.js";
-import { removeTempDirs, tempDir } from "./support/host.js";
-import { query, TestPostgres } from "./support/postgres.js";
+import { tempDir } from "./support/host.js";
+import { postgresPerFile, query } from "./support/postgres.js";
 import { script, waitFor } from "./support/tools.js";
 
-let cluster: TestPostgres;
-const hosts = checkedHostsPerTest();
+const cluster = postgresPerFile();
 
-beforeAll(async () => {
-  cluster = await TestPostgres.start();
-}, 60_000);
-afterAll(async () => {
-  await cluster?.stop();
-  removeTempDirs();
-});
+const hosts = checkedHostsPerTest();
 
 interface Store {
   name: string;

@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { removeTempDirs, startHost, tempDir, type TestHost } from "./support/host.js";
+import { startHost, tempDir, type TestHost } from "./support/host.js";
 
 describe("session/new and session/prompt validation", () => {
   let host: TestHost;
@@ -10,7 +10,6 @@ describe("session/new and session/prompt validation", () => {
   });
   afterAll(async () => {
     await host.dispose();
-    removeTempDirs();
   });
 
   it("initialize advertises protocol 1, text-only prompts and no auth", () => {

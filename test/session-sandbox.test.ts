@@ -5,10 +5,8 @@
 import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isAlive, removeTempDirs, startHost, tempDir, type TestHost } from "./support/host.js";
+import { isAlive, startHost, tempDir, type TestHost } from "./support/host.js";
 import { bash, cmdline, resultOf, script, taskIdIn, tool, waitFor } from "./support/tools.js";
-
-afterAll(() => removeTempDirs());
 
 /** The sandboxes of this session that have a process alive: their exec directories, named after the session. */
 function helpersOf(sessionId: string): string[] {

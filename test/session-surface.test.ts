@@ -4,22 +4,15 @@
 // hides it from the default list, the archived filter finds it, it still loads, session/unarchive brings it back; and
 // an update_plan's plan is shown and replayed.
 import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { checkedHostsPerTest, startCheckedHost, type CheckedHost } from "./support/checked-host.js";
-import { removeTempDirs, tempDir } from "./support/host.js";
-import { TestPostgres } from "./support/postgres.js";
+import { tempDir } from "./support/host.js";
+import { postgresPerFile } from "./support/postgres.js";
 import { script, waitFor } from "./support/tools.js";
 
-let cluster: TestPostgres;
-const hosts = checkedHostsPerTest();
+const cluster = postgresPerFile();
 
-beforeAll(async () => {
-  cluster = await TestPostgres.start();
-}, 60_000);
-afterAll(async () => {
-  await cluster?.stop();
-  removeTempDirs();
-});
+const hosts = checkedHostsPerTest();
 
 const STORES = [
   { name: "state dir", args: async () => ["--state-dir", tempDir("ash-state-")] },

@@ -5,7 +5,7 @@ import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SpawnerClient } from "../src/spawner/client/spawner-client.js";
 import { SpawnerConnection, type StdioExit, type StdioProcess } from "../workers/tools/spawner-connection.js";
-import { removeTempDirs, tempDir } from "./support/host.js";
+import { tempDir } from "./support/host.js";
 import { firstProcess, waitFor, waitGone } from "./support/tools.js";
 
 const log = pino({ level: "silent" });
@@ -36,7 +36,6 @@ describe("spawner stdio processes", () => {
   afterAll(async () => {
     await spawner.shutdown();
     delete process.env.SPAWNER_TEST_SECRET;
-    removeTempDirs();
   });
 
   it("streams stdin to stdout, with the given env and not the spawner's; stderr's tail comes with the exit", async () => {

@@ -8,7 +8,7 @@ import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { SpawnerClient } from "../src/spawner/client/spawner-client.js";
 import { SpawnerConnection } from "../workers/tools/spawner-connection.js";
-import { isAlive, removeTempDirs, tempDir } from "./support/host.js";
+import { isAlive, tempDir } from "./support/host.js";
 import { firstProcess, waitFor, waitGone } from "./support/tools.js";
 
 const log = pino({ level: "silent" });
@@ -21,7 +21,6 @@ describe("spawner", () => {
   });
   afterAll(async () => {
     await spawner.shutdown();
-    removeTempDirs();
   });
 
   it("starts at boot with a working sandbox and a private socket", () => {

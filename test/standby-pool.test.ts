@@ -1,14 +1,13 @@
 // The standby pool adapts: a burst of session/new grows the started-but-unbound workers beyond --warm-workers (up
 // to --max-warm-workers); once the burst is over they shrink back.
 import { afterAll, describe, expect, it } from "vitest";
-import { removeTempDirs, startHost, tempDir, type TestHost } from "./support/host.js";
+import { startHost, tempDir, type TestHost } from "./support/host.js";
 import { waitFor } from "./support/tools.js";
 
 describe("standby workers", () => {
   let host: TestHost;
   afterAll(async () => {
     await host?.dispose();
-    removeTempDirs();
   });
 
   it("grow during a burst of session/new and shrink back to --warm-workers after it", async () => {

@@ -3,23 +3,15 @@
 // replays its whole history, a database restarted mid-run costs the turns that could not commit and nothing else, and
 // a database that cannot be reached at start is refused in one line.
 import { spawnSync } from "node:child_process";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { HostClient } from "../src/client/index.js";
 import { CLI } from "./support/cli-path.js";
-import { removeTempDirs, startHost, tempDir } from "./support/host.js";
-import { query, TestPostgres } from "./support/postgres.js";
+import { startHost, tempDir } from "./support/host.js";
+import { postgresPerFile, query, TestPostgres } from "./support/postgres.js";
 import { startRemoteHost } from "./support/remote-host.js";
 import { script, waitFor } from "./support/tools.js";
 
-let cluster: TestPostgres;
-
-beforeAll(async () => {
-  cluster = await TestPostgres.start();
-}, 60_000);
-afterAll(async () => {
-  await cluster?.stop();
-  removeTempDirs();
-});
+const cluster = postgresPerFile();
 
 const texts = (updates: Awaited<ReturnType<HostClient["load"]>>) =>
   updates.flatMap((update) => (update.sessionUpdate === "agent_message_chunk" && update.content.type === "text" ? [update.content.text] : []));

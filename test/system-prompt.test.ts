@@ -4,21 +4,20 @@
 // (load, resume, fork), and a fork without one keeps its source's. What the host cannot apply is refused with -32602.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkedHostsPerTest, startCheckedHost, type CheckedHost } from "./support/checked-host.js";
-import { removeTempDirs, tempDir } from "./support/host.js";
+import { tempDir } from "./support/host.js";
 import { OpenAiTestServer } from "./support/openai-server.js";
-import { TestPostgres } from "./support/postgres.js";
+import { postgresPerFile } from "./support/postgres.js";
 
-let cluster: TestPostgres;
+const cluster = postgresPerFile();
+
 let server: OpenAiTestServer;
 const hosts = checkedHostsPerTest();
 
 beforeAll(async () => {
-  [cluster, server] = await Promise.all([TestPostgres.start(), OpenAiTestServer.start()]);
+  server = await OpenAiTestServer.start();
 }, 60_000);
 afterAll(async () => {
   await server?.close();
-  await cluster?.stop();
-  removeTempDirs();
 });
 
 const STORES = [

@@ -1,8 +1,8 @@
 import { once } from "node:events";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { OUTCOME_UNKNOWN } from "../workers/log/log-repair.js";
 import { exists, logEntries, paths } from "./support/durable.js";
-import { descendants, isAlive, removeTempDirs, startHost, tempDir, type TestHost } from "./support/host.js";
+import { descendants, isAlive, startHost, tempDir, type TestHost } from "./support/host.js";
 import { bash, processesRunning, script, waitFor } from "./support/tools.js";
 
 type Ending = "SIGTERM" | "stdin closed";
@@ -15,8 +15,6 @@ function end(host: TestHost, ending: Ending): Promise<[number | null, string | n
 }
 
 const sleepy = script({ say: "working" }, { sleep_ms: 60_000 });
-
-afterAll(removeTempDirs);
 
 describe("teardown", () => {
   it.each(["SIGTERM", "SIGINT"] as const)("on %s settles pending prompts as cancelled, exits 0 and leaves nothing behind", async (signal) => {

@@ -3,12 +3,10 @@
 // with the calls beyond the limit not run.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { logEntries } from "./support/durable.js";
-import { removeTempDirs, startHost, tempDir } from "./support/host.js";
+import { startHost, tempDir } from "./support/host.js";
 import { bash, script } from "./support/tools.js";
-
-afterAll(removeTempDirs);
 
 describe("turn limits", () => {
   it("--turn-timeout-ms cancels a turn that runs too long and records why", async () => {

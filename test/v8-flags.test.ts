@@ -1,11 +1,9 @@
 // A host run with V8 options of its own (`node --max-old-space-size=… cli.js serve`): its session workers start
 // without them (a Worker refuses them) and keep the node options they may have, and its sessions answer.
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { HostClient } from "../src/client/index.js";
 import { workerExecArgv } from "../src/pool/worker-exec-argv.js";
-import { removeTempDirs, tempDir } from "./support/host.js";
-
-afterAll(() => removeTempDirs());
+import { tempDir } from "./support/host.js";
 
 const CLI = new URL("../dist/src/cli.js", import.meta.url).pathname;
 

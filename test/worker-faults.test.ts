@@ -3,7 +3,7 @@
 // the host go on.
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { removeTempDirs, startHost, tempDir, type TestHost } from "./support/host.js";
+import { startHost, tempDir, type TestHost } from "./support/host.js";
 import { MALFORMED_OPEN_CWD } from "./support/rogue-worker.js";
 import { waitFor } from "./support/tools.js";
 
@@ -16,7 +16,6 @@ describe("a worker that breaks the port's contract", () => {
   });
   afterAll(async () => {
     await host?.dispose();
-    removeTempDirs();
   });
 
   it("a malformed reply to open fails the prompt with -32603 naming the session", async () => {

@@ -1,10 +1,8 @@
 // Session worker threads run at --worker-nice (default 5) while the main thread keeps the host's priority: under a
 // full CPU the thread that routes every session is served first. Read from the host's threads in /proc.
 import { readFile, readdir } from "node:fs/promises";
-import { afterAll, describe, expect, it } from "vitest";
-import { removeTempDirs, startHost, tempDir } from "./support/host.js";
-
-afterAll(removeTempDirs);
+import { describe, expect, it } from "vitest";
+import { startHost, tempDir } from "./support/host.js";
 
 /** The nice value of each of a process's threads, by thread id. */
 async function niceByThread(pid: number): Promise<Map<number, number>> {

@@ -1,11 +1,9 @@
 // The worker watchdog: an idle session's worker whose event loop is blocked stops answering pings; after
 // --worker-stall-ms it is ended, and the session's next prompt runs in a fresh worker restored from its log.
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { transcript } from "./support/durable.js";
-import { removeTempDirs, startHost, tempDir } from "./support/host.js";
+import { startHost, tempDir } from "./support/host.js";
 import { script, waitFor } from "./support/tools.js";
-
-afterAll(removeTempDirs);
 
 describe("worker watchdog", () => {
   it("ends a worker that blocks after its turn; the next prompt is answered from a restored session", async () => {

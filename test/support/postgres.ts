@@ -1,6 +1,7 @@
 // Test support: a throwaway PostgreSQL cluster (initdb into a temp dir, postgres listening on a Unix socket there, no
 // TCP port), run as the `postgres` system user when the tests run as root (the server refuses root). Debian puts the
 // server's programs in /usr/lib/postgresql/<version>/bin, off PATH.
+import { afterAll, beforeAll } from "vitest";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { once } from "node:events";
@@ -122,4 +123,24 @@ export async function query<Row extends pg.QueryResultRow = Record<string, unkno
   } finally {
     await client.end();
   }
+}
+
+/**
+ * A throwaway cluster for the test file that calls this (at its top level): started before its tests, stopped after
+ * them and after the file's own afterAll hooks registered later (which may still stop hosts that use it).
+ */
+export function postgresPerFile(): { database(): Promise<string> } {
+  let cluster: TestPostgres | undefined;
+  beforeAll(async () => {
+    cluster = await TestPostgres.start();
+  }, 60_000);
+  afterAll(async () => {
+    await cluster?.stop();
+  });
+  return {
+    database: () => {
+      if (!cluster) throw new Error("postgresPerFile(): the cluster is started in beforeAll; ask for a database in a test");
+      return cluster.database();
+    },
+  };
 }
