@@ -1,9 +1,9 @@
 // Reasoning on the wire: assembled from either field name, and sent back only where and when the provider wants it.
 import type { ChatCompletionChunk } from "openai/resources/chat/completions";
 import { describe, expect, it } from "vitest";
-import type { ChatMessage } from "../workers/models/model.js";
-import { SUMMARY_HEADING, toOpenAiMessages } from "../workers/models/openai-messages.js";
-import { ChunkAssembler } from "../workers/gateway/openai-stream.js";
+import type { ChatMessage } from "../../workers/models/model.js";
+import { SUMMARY_HEADING, toOpenAiMessages } from "../../workers/models/openai-messages.js";
+import { ChunkAssembler } from "../../workers/gateway/openai-stream.js";
 
 const chunk = (delta: Record<string, unknown>, finish: ChatCompletionChunk.Choice["finish_reason"] = null, usage?: Record<string, unknown>): ChatCompletionChunk =>
   ({ id: "c", object: "chat.completion.chunk", created: 0, model: "m", choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }], ...(usage ? { usage } : {}) }) as ChatCompletionChunk;

@@ -1,8 +1,8 @@
 // Which provider answers mean "the request does not fit the context window", and the limit they name.
 import { APIError } from "openai";
 import { describe, expect, it } from "vitest";
-import { ContextOverflow } from "../workers/models/model.js";
-import { classify, isContextOverflow } from "../workers/gateway/openai-errors.js";
+import { ContextOverflow } from "../../workers/models/model.js";
+import { classify, isContextOverflow } from "../../workers/gateway/openai-errors.js";
 
 const failure = (status: number, message: string, code: string | null = null) =>
   classify(APIError.generate(status, { error: { message, type: "invalid_request_error", code } }, undefined, new Headers()));

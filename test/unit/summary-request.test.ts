@@ -1,9 +1,9 @@
 // The summary request's input fits its budget: oldest messages go first (an earlier summary stays), then long texts
 // are clipped; the model is asked for a length, and a longer summary is clipped to what the plan allows.
 import { describe, expect, it } from "vitest";
-import type { ChatMessage } from "../workers/models/model.js";
-import { summaryInput, summaryPrompt, summaryText, summaryWords } from "../workers/context/summary-request.js";
-import { estimateMessages } from "../workers/context/token-estimate.js";
+import type { ChatMessage } from "../../workers/models/model.js";
+import { summaryInput, summaryPrompt, summaryText, summaryWords } from "../../workers/context/summary-request.js";
+import { estimateMessages } from "../../workers/context/token-estimate.js";
 
 describe("summary request", () => {
   it("a prefix within budget goes whole, followed by the instruction", () => {

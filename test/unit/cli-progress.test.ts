@@ -1,7 +1,7 @@
 // The run command's progress bar: drawn in place on a terminal, absent otherwise.
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { ProgressBar } from "../src/run/progress.js";
+import { ProgressBar } from "../../src/run/progress.js";
 
 function stream(isTTY: boolean): NodeJS.WriteStream & { text(): string } {
   const out = new PassThrough() as unknown as NodeJS.WriteStream & { text(): string };

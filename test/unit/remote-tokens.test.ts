@@ -1,7 +1,7 @@
 // The tokens file and token matching, in process: parsing, hashing, bearer headers, constant-time lookup.
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { bearerToken, hashToken, matchToken, newToken, parseTokens, TokensFileError } from "../src/remote/tokens.js";
+import { bearerToken, hashToken, matchToken, newToken, parseTokens, TokensFileError } from "../../src/remote/tokens.js";
 
 const sha = (text: string) => createHash("sha256").update(text).digest("hex");
 

@@ -2,10 +2,10 @@
 // or ids, histories restored from a log, Retry-After in its several spellings, the backoff's bounds.
 import type { ChatCompletionChunk } from "openai/resources/chat/completions";
 import { describe, expect, it } from "vitest";
-import { toOpenAiMessages, toOpenAiTools } from "../workers/models/openai-messages.js";
-import { ChunkAssembler, StreamIncomplete } from "../workers/gateway/openai-stream.js";
-import { contextWindow } from "../workers/models/context-windows.js";
-import { backoffMs, retryAfterMs, RETRY_MAX_MS } from "../workers/models/retry.js";
+import { toOpenAiMessages, toOpenAiTools } from "../../workers/models/openai-messages.js";
+import { ChunkAssembler, StreamIncomplete } from "../../workers/gateway/openai-stream.js";
+import { contextWindow } from "../../workers/models/context-windows.js";
+import { backoffMs, retryAfterMs, RETRY_MAX_MS } from "../../workers/models/retry.js";
 
 type Delta = ChatCompletionChunk.Choice.Delta;
 const chunk = (delta: Delta, finish: ChatCompletionChunk.Choice["finish_reason"] = null, usage?: ChatCompletionChunk["usage"]): ChatCompletionChunk => ({

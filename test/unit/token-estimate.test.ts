@@ -1,7 +1,7 @@
 // The cheap token estimate errs high against the usual 4 characters a token, and counts tools and framing.
 import { describe, expect, it } from "vitest";
-import type { ChatMessage } from "../workers/models/model.js";
-import { estimateMessages, estimateRequest, estimateTokens } from "../workers/context/token-estimate.js";
+import type { ChatMessage } from "../../workers/models/model.js";
+import { estimateMessages, estimateRequest, estimateTokens } from "../../workers/context/token-estimate.js";
 
 describe("token estimate", () => {
   it("counts about 3 characters a token, rounding up", () => {

@@ -1,9 +1,9 @@
 // Which part of a conversation a compaction summarises: cuts at user messages only, recent turns kept whole, the turn
 // in flight never summarised, and the summary held to half of what it replaces.
 import { describe, expect, it } from "vitest";
-import { KEEP_TURNS, MIN_SUMMARY_TOKENS, planCompaction } from "../workers/context/compaction-plan.js";
-import { estimateMessages } from "../workers/context/token-estimate.js";
-import type { ChatMessage } from "../workers/models/model.js";
+import { KEEP_TURNS, MIN_SUMMARY_TOKENS, planCompaction } from "../../workers/context/compaction-plan.js";
+import { estimateMessages } from "../../workers/context/token-estimate.js";
+import type { ChatMessage } from "../../workers/models/model.js";
 
 function turn(n: number, withTool = false): ChatMessage[] {
   const user: ChatMessage = { role: "user", text: `question ${n}` };
