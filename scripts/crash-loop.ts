@@ -1,6 +1,6 @@
 // npm run crash-loop -- [--kills N] [--sessions N] [--seed S]: the long kill -9 loop through the built host.
-import { numberFlag } from "./args.js";
-import { runCrashLoop } from "./crash-loop.js";
+import { numberFlag } from "../test/support/args.js";
+import { runCrashLoop } from "../test/support/crash-loop.js";
 
 const argv = process.argv.slice(2);
 const seed = numberFlag(argv, "seed", Math.floor(Math.random() * 2 ** 31));

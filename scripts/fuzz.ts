@@ -1,6 +1,6 @@
 // npm run fuzz -- [--runs N] [--seed S]: the long wire fuzz through the built host.
-import { numberFlag } from "./args.js";
-import { runWireFuzz } from "./wire-fuzz.js";
+import { numberFlag } from "../test/support/args.js";
+import { runWireFuzz } from "../test/support/wire-fuzz.js";
 
 const argv = process.argv.slice(2);
 const seed = numberFlag(argv, "seed", Math.floor(Math.random() * 2 ** 31));
