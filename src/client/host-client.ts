@@ -260,8 +260,7 @@ export class HostClient {
     const command = options.command ?? process.execPath;
     const args = options.args ?? [CLI, "serve", ...(options.hostArgs ?? [])];
     // glibc gives each thread that allocates an arena of its own (up to 8 per core) and keeps what is freed in it: a
-    // host that makes and ends worker threads grows by them. Measured at rest after 200 sessions × 5 prompts: arenas
-    // unbounded, 15 of them holding 36 MiB and RSS +12 % over its warm-up; two, 8 MiB and +6.5 %.
+    // host that makes and ends worker threads grows by them (docs/performance.md, "Measured choices in the code").
     const env = { MALLOC_ARENA_MAX: "2", ...(options.env ?? process.env) };
     const child = spawn(command, args, { stdio: ["pipe", "pipe", options.stderr ?? "ignore"], env });
     await once(child, "spawn");

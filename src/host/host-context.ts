@@ -20,7 +20,7 @@ import { ChildSessions } from "./children/child-sessions.js";
 /** What a session's worker may have on its way to the client before it waits (src/protocol/output-window.ts). */
 const OUTPUT_WINDOW_BYTES = 1024 * 1024;
 
-/** What a live, idle session worker adds to the host's RSS (bench worker-start: about 9–10 MiB). */
+/** What a live, idle session worker adds to the host's RSS, with a margin (the bench's worker-start scenario). */
 const WORKER_RSS_ESTIMATE_BYTES = 12 * 2 ** 20;
 /** Reading the RSS is a /proc read: a burst of leases shares one reading per this many ms. */
 const RSS_READ_EVERY_MS = 100;

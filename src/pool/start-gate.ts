@@ -1,9 +1,7 @@
 // How many session threads may be loading at once. A thread's start is CPU work (its isolate, its bundle): two
 // hundred of them at once share the machine's cores with each other and with the main thread, so every session waits
-// for the slowest start and the main thread, one runnable thread among hundreds, answers nothing for seconds.
-// Measured on 2 cores, 200 sessions opened at once and prompted (load 33 at start, so ratios only): ungated, the
-// first answers' median came after 17.5–18 s and the main thread's event loop stalled for 9.5–10 s; gated at two
-// starts per core, 7–10 s and 0.3–0.5 s, and the last first answer no later (15–21 s against 21–22 s).
+// for the slowest start and the main thread, one runnable thread among hundreds, answers nothing for seconds (the
+// figures, gated and not: docs/performance.md, "Measured choices in the code").
 // Starts beyond the limit wait their turn, in order.
 export class StartGate {
   readonly #limit: number;

@@ -1,7 +1,7 @@
 // Where the spawner's runtime directory goes: its socket, and every running command's output file. A command's
 // output is written while it runs and read back at once; on the disk that holds the session logs, a command printing
-// tens of MB left that much writeback in front of every other session's turn-end fsync (measured beside a 50 MB
-// printer: other sessions' p99 118-187 ms with this directory on the log's disk, 63-98 ms on tmpfs). So a RAM-backed
+// tens of MB left that much writeback in front of every other session's turn-end fsync (docs/performance.md,
+// "Measured choices in the code"). So a RAM-backed
 // directory is preferred when it has room: $XDG_RUNTIME_DIR, then /dev/shm (a container's is often 64 MiB: then the
 // temp dir).
 import { constants } from "node:fs";

@@ -1,8 +1,8 @@
 // A memory-reducing garbage collection of the main thread once the host has had no prompt in flight for a moment.
 // V8 collects only when JavaScript allocates, so a host that goes quiet after a burst keeps the heap the burst grew:
-// the young generation at its largest (two 16 MiB semi-spaces) and old-space garbage not yet marked. Measured after
-// a 200-session soak: main heap 57 MiB reserved, 17 MiB of it live, and nothing given back in 45 s of idling. That is
-// RSS the --max-rss-mb budget counts against new workers for as long as the host stays idle.
+// the young generation at its largest (two 16 MiB semi-spaces) and old-space garbage not yet marked (after a soak:
+// docs/performance.md, "Measured choices in the code"). That is RSS the --max-rss-mb budget counts against new
+// workers for as long as the host stays idle.
 import { Session } from "node:inspector/promises";
 import { getHeapStatistics } from "node:v8";
 
