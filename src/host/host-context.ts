@@ -3,7 +3,7 @@ import { dirname } from "node:path";
 import { atMemoryLimit, sessionMoved, shuttingDown } from "./errors.js";
 import { isInside } from "../protocol/paths.js";
 import type { ModelConfig, WorkerInit, WorkerRestore } from "../protocol/port.js";
-import { ModelGateway } from "../pool/model-gateway.js";
+import { ModelGateway } from "../pool/gateway-thread.js";
 import type { WorkerPool } from "../pool/worker-pool.js";
 import { hostIdOf, type HostConfig } from "./config.js";
 import type { Logger } from "./logger.js";

@@ -8,7 +8,7 @@ import { remoteOptions } from "../remote/remote-options.js";
 import type { HostConfig } from "./config.js";
 import { connectPeer } from "./connection/connect-peer.js";
 import { HostContext } from "./host-context.js";
-import { HostStatsMonitor } from "./ops/host-stats.js";
+import { HostStatsMonitor } from "./ops/host-stats-monitor.js";
 import { createLogger, type Logger } from "./logger.js";
 import { HostMetrics, serveMetrics } from "./ops/metrics.js";
 import { findBwrap } from "../spawner/client/find-bwrap.js";

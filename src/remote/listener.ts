@@ -16,7 +16,7 @@ import { AcpServer } from "@agentclientprotocol/sdk/experimental/server";
 import { WebSocketServer, type WebSocket } from "ws";
 import { connectPeer } from "../host/connection/connect-peer.js";
 import type { HostContext } from "../host/host-context.js";
-import type { HostStatsMonitor } from "../host/ops/host-stats.js";
+import type { HostStatsMonitor } from "../host/ops/host-stats-monitor.js";
 import { Peer } from "../host/connection/peer.js";
 import { ConfigError } from "../flags.js";
 import { health } from "./health.js";

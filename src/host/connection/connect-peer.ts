@@ -5,7 +5,7 @@ import type { AgentConnection, Stream } from "@agentclientprotocol/sdk/unstable"
 import { createAgentApp } from "../handlers/acp-handlers.js";
 import { closeIfStillDetached } from "./detached-close.js";
 import type { HostContext } from "../host-context.js";
-import type { HostStatsMonitor } from "../ops/host-stats.js";
+import type { HostStatsMonitor } from "../ops/host-stats-monitor.js";
 import type { Peer } from "./peer.js";
 
 export function connectPeer(host: HostContext, peer: Peer, stats: HostStatsMonitor, stream: Stream): AgentConnection {

@@ -5,13 +5,13 @@ import { resolve } from "node:path";
 import type { AgentApp, LoadSessionResponse } from "@agentclientprotocol/sdk/unstable";
 import { invalidParams, invalidRequest } from "../errors.js";
 import { assertAbsolute, assertNoExtras } from "./request-checks.js";
-import { mcpServersFrom } from "./mcp-servers.js";
+import { mcpServersFrom } from "./mcp-servers-param.js";
 import { OpenSessionParams } from "./session-params.js";
 import type { HostContext } from "../host-context.js";
 import type { Peer } from "../connection/peer.js";
 import { assertAttachable, findVisible } from "./session-access.js";
 import { lineageOf, SessionRecord } from "../session/session.js";
-import { systemPromptFrom } from "./system-prompt.js";
+import { systemPromptFrom } from "./system-prompt-param.js";
 import type { ArchiveFilter } from "../../store/session-store.js";
 
 const ARCHIVE_FILTERS: readonly string[] = ["exclude", "include", "only"] satisfies ArchiveFilter[];

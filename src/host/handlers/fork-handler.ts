@@ -6,11 +6,11 @@ import type { AgentApp, ForkSessionResponse, LoadSessionResponse } from "@agentc
 import type { HostContext } from "../host-context.js";
 import type { Peer } from "../connection/peer.js";
 import { SessionRecord } from "../session/session.js";
-import { mcpServersFrom } from "./mcp-servers.js";
+import { mcpServersFrom } from "./mcp-servers-param.js";
 import { assertDirectory, assertNoExtras } from "./request-checks.js";
 import { findVisible } from "./session-access.js";
 import { ForkSessionParams } from "./session-params.js";
-import { systemPromptFrom } from "./system-prompt.js";
+import { systemPromptFrom } from "./system-prompt-param.js";
 import { LIST_META_KEY } from "../../store/listing.js";
 
 export function withForks(app: AgentApp, host: HostContext, peer: Peer, describe: (session: SessionRecord) => LoadSessionResponse): AgentApp {

@@ -3,7 +3,7 @@
 import type { HostStatus, HostStatusParams } from "../../protocol/host-status.js";
 import { invalidParams } from "../errors.js";
 import type { HostContext } from "../host-context.js";
-import type { HostStatsMonitor } from "./host-stats.js";
+import type { HostStatsMonitor } from "./host-stats-monitor.js";
 import type { Peer } from "../connection/peer.js";
 
 export async function hostStatus(host: HostContext, peer: Peer, stats: HostStatsMonitor, params: HostStatusParams): Promise<HostStatus> {
