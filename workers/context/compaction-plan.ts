@@ -21,7 +21,7 @@ export const MIN_SUMMARY_TOKENS = 64;
 
 export type CompactionLevel = "normal" | "hard";
 
-export interface CompactionPlan {
+export interface SummaryCut {
   /** history[0, cut) is summarised; history[cut…] is kept as is. history[cut] is a user message. */
   cut: number;
   /** User turns in the summarised part (whole ones: a cut falls where a turn starts). */
@@ -33,7 +33,7 @@ export interface CompactionPlan {
 }
 
 /** Null when nothing worth summarising lies before the turn in flight at this level. */
-export function planCompaction(history: readonly ChatMessage[], level: CompactionLevel, budgetTokens: number): CompactionPlan | null {
+export function planCompaction(history: readonly ChatMessage[], level: CompactionLevel, budgetTokens: number): SummaryCut | null {
   const start = history[0]?.role === "summary" ? 1 : 0;
   const users = history.flatMap((message, index) => (message.role === "user" ? [index] : []));
   const current = users.at(-1);

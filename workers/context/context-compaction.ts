@@ -18,7 +18,7 @@ import { ContextOverflow, ModelError, type ChatMessage, type Model, type ModelRe
 import { summaryInput, summaryText, summaryWords } from "./summary-request.js";
 import { estimateMessages, estimateRequest } from "./token-estimate.js";
 
-export interface ContextKeeperOptions {
+export interface ContextCompactorOptions {
   journal: Journal;
   events: EventSink;
   /** Fraction of the context window above which a request is compacted first. */
@@ -34,14 +34,14 @@ export interface ContextRequest extends Omit<ModelRequest, "messages"> {
   history: ChatMessage[];
 }
 
-export class ContextKeeper {
-  readonly #options: ContextKeeperOptions;
+export class ContextCompactor {
+  readonly #options: ContextCompactorOptions;
   /** The prompt tokens the provider counted for a request that carried history[0, length). */
   #measured: { tokens: number; length: number } | null = null;
   /** The context length the provider named when it refused a request. */
   #learned: number | null = null;
 
-  constructor(options: ContextKeeperOptions) {
+  constructor(options: ContextCompactorOptions) {
     this.#options = options;
   }
 

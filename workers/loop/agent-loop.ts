@@ -3,7 +3,7 @@
 import type { PlanEntry } from "../../src/protocol/plan.js";
 import type { PermissionOutcome, SessionModeId, StopReason, ToolKind } from "../../src/protocol/port.js";
 import { ChunkRelay } from "./chunk-relay.js";
-import { ContextKeeper } from "../context/context-compaction.js";
+import { ContextCompactor } from "../context/context-compaction.js";
 import type { EventSink } from "../event-sink.js";
 import { LogWriteError, type Journal } from "../log/journal.js";
 import { alwaysAllowedFrom, historyFrom } from "../log/history.js";
@@ -50,7 +50,7 @@ export class AgentLoop {
   readonly #history: ChatMessage[];
   readonly #permissions = new Map<string, (outcome: PermissionOutcome) => void>();
   readonly #alwaysAllowed = new Set<string>();
-  readonly #context: ContextKeeper;
+  readonly #context: ContextCompactor;
   readonly #usage: UsageTotals;
   #model: Model;
   #mode: SessionModeId;
@@ -67,7 +67,7 @@ export class AgentLoop {
     this.#history = historyFrom(options.journal.entries(), base.history);
     for (const name of alwaysAllowedFrom(options.journal.entries(), base.alwaysAllowed)) this.#alwaysAllowed.add(name);
     this.#usage = new UsageTotals(options.journal.entries(), base.usage);
-    this.#context = new ContextKeeper({
+    this.#context = new ContextCompactor({
       journal: options.journal,
       events: options.events,
       compactAt: options.compactAt,
