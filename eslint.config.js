@@ -8,7 +8,7 @@ const workerSide = ["**/src/host/**", "**/src/store/**", "**/src/pool/**", "**/s
 export default tseslint.config(
   { ignores: ["dist/**", "node_modules/**", "bench/results/**"] },
   {
-    files: ["src/**/*.ts", "workers/**/*.ts", "bench/**/*.ts", "test/**/*.ts"],
+    files: ["src/**/*.ts", "workers/**/*.ts", "bench/**/*.ts", "scripts/**/*.ts", "test/**/*.ts"],
     extends: [tseslint.configs.base],
     languageOptions: { parserOptions: { project: "./tsconfig.lint.json", tsconfigRootDir: import.meta.dirname } },
     rules: {
