@@ -1,6 +1,6 @@
 // A session's history rebuilt from its log: a compaction entry replaces what came before its kept messages.
 import { describe, expect, it } from "vitest";
-import { historyFrom } from "../workers/log/history.js";
+import { historyFrom } from "../src/protocol/log/session-state.js";
 import type { JournalEntry } from "../workers/log/journal.js";
 
 const turn = (n: number): JournalEntry[] => [

@@ -81,7 +81,7 @@ export const WorkerLog = z.discriminatedUnion("kind", [
     restore: WorkerRestore,
     /** The header as stored (a JSON LogHeader). */
     header: z.string(),
-    /** The last compaction's snapshot line (log-snapshot.ts), null when the session was never compacted. */
+    /** The last compaction's snapshot line (log/snapshot.ts), null when the session was never compacted. */
     snapshot: z.nullable(z.string()),
     /** The records after the snapshot (all of them without one), one JSON log entry each, oldest first. */
     records: z.array(z.string()),

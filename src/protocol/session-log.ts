@@ -1,7 +1,7 @@
 // The on-disk format of a durable session, the one module both threads import. Under --state-dir:
 //   sessions/<id>.jsonl      the log: a header line, then one entry per line, append-only; compaction rewrites it
 //                            (header with formatVersion 2, a snapshot line, the replayable history, see
-//                            workers/log/log-snapshot.ts) into a new file renamed over it
+//                            src/protocol/log/snapshot.ts) into a new file renamed over it
 //   sessions/<id>.jsonl.compact  a compaction's new file before its rename (a crash can leave one; it is ignored)
 //   sessions/<id>.meta.json  the sidecar: what session/list shows, rewritten (atomically) at every turn end
 //   sessions/<id>.lock       the pid of the host process that has the session open
@@ -19,7 +19,7 @@ import { SystemPromptSetting } from "./system-prompt.js";
 export const LOG_FORMAT = "acp-session-host/session-log";
 /** A log as the main thread creates it. */
 export const LOG_FORMAT_VERSION = 1;
-/** A compacted log: its second line is a snapshot, followed by the replayable history (workers/log/log-snapshot.ts). */
+/** A compacted log: its second line is a snapshot, followed by the replayable history (log/snapshot.ts). */
 export const COMPACTED_LOG_FORMAT_VERSION = 2;
 
 /** A child session's parent and how deep below the root session it is (1: the root's child). */

@@ -1,12 +1,12 @@
 // A compacted log restores to the same session without reading its history: the snapshot's base and the entries
 // appended after it; session/load's entries (the replayable history, then those) show what the whole log showed.
 import { expect, it } from "vitest";
+import { isReplayed } from "../../src/protocol/log/snapshot.js";
+import { advanceBase, emptyBase } from "../../src/protocol/log/session-state.js";
 import { LogError, type LogEntry } from "../../src/protocol/session-log.js";
 import { compactedLog } from "../../workers/log/log-compaction.js";
 import { parseReplayed, restoreLog } from "../../workers/log/log-repair.js";
-import { isReplayed } from "../../workers/log/log-snapshot.js";
 import { replayEvents } from "../../workers/log/replay.js";
-import { advanceBase, emptyBase } from "../../workers/log/session-base.js";
 import { header } from "../support/durable.js";
 import { logTurns } from "../support/log-turns.js";
 

@@ -1,7 +1,7 @@
 // A compaction may fold a log at any turn boundary: the base it stores, advanced by the entries after it, is the
 // session that folding the whole log gives.
 import { expect, it } from "vitest";
-import { advanceBase, emptyBase } from "../../workers/log/session-base.js";
+import { advanceBase, emptyBase } from "../../src/protocol/log/session-state.js";
 import { logTurns } from "../support/log-turns.js";
 
 const header = { mode: "ask" as const, model: { provider: "scripted" as const, model: "scripted", retries: 0 } };

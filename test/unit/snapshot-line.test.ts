@@ -1,8 +1,8 @@
 // A compacted log's snapshot line reads back as written; a damaged one is a LogError that says what is wrong.
 import { expect, it } from "vitest";
 import { LogError } from "../../src/protocol/session-log.js";
-import { parseSnapshotLine, snapshotLine } from "../../workers/log/log-snapshot.js";
-import { advanceBase, emptyBase } from "../../workers/log/session-base.js";
+import { parseSnapshotLine, snapshotLine } from "../../src/protocol/log/snapshot.js";
+import { advanceBase, emptyBase } from "../../src/protocol/log/session-state.js";
 import { logTurns } from "../support/log-turns.js";
 
 const base = advanceBase(emptyBase({ mode: "ask", model: { provider: "scripted", model: "scripted", retries: 0 } }), logTurns(1, 12));

@@ -1,11 +1,10 @@
-// The main thread reads a snapshot's settings without parsing its conversation (src/protocol/snapshot-settings.ts);
-// the worker writes the snapshot (workers/log/log-snapshot.ts). This holds the reader to the writer, also for a
+// The main thread reads a snapshot's settings without parsing its conversation (src/protocol/log/snapshot.ts);
+// the worker writes the snapshot (snapshotLine, beside it). This holds the reader to the writer, also for a
 // conversation that spells the keys the reader looks for, and for a snapshot written before system prompts were kept.
 import { expect, it } from "vitest";
 import { LogError, type LogEntry } from "../../src/protocol/session-log.js";
-import { snapshotSettings } from "../../src/protocol/snapshot-settings.js";
-import { parseSnapshotLine, snapshotLine } from "../../workers/log/log-snapshot.js";
-import { advanceBase, emptyBase } from "../../workers/log/session-base.js";
+import { parseSnapshotLine, snapshotLine, snapshotSettings } from "../../src/protocol/log/snapshot.js";
+import { advanceBase, emptyBase } from "../../src/protocol/log/session-state.js";
 import { logTurns } from "../support/log-turns.js";
 
 const model = { provider: "scripted" as const, model: "scripted", retries: 0 };

@@ -9,10 +9,10 @@
 // conversation is left compacted for the next prompt. No level ever summarises the turn in flight. A limit the
 // provider names in that answer is smaller than the configured window (a local server started with less): it is
 // taken as the window from then on, until a request larger than it succeeds.
+import { historyFrom } from "../../src/protocol/log/session-state.js";
 import type { EventSink } from "../event-sink.js";
 import type { Journal } from "../log/journal.js";
 import { compactionNotice } from "./compaction-notice.js";
-import { historyFrom } from "../log/history.js";
 import { planCompaction, type CompactionLevel } from "./compaction-plan.js";
 import { ContextOverflow, ModelError, type ChatMessage, type Model, type ModelRequest, type ModelResponse, type ModelUsage } from "../models/model.js";
 import { summaryInput, summaryText, summaryWords } from "./summary-request.js";

@@ -3,12 +3,12 @@
 // Once the entries since the log's last snapshot pass compactBytes, the log is compacted when the session is idle
 // (after a turn has ended and been posted, never during one): see log-compaction.ts.
 import { closeSync, constants, fdatasyncSync, fstatSync, fsyncSync, ftruncateSync, openSync, readFileSync, readSync, writeSync } from "node:fs";
+import { isReplayed } from "../../src/protocol/log/snapshot.js";
+import { advanceBase, emptyBase, type SessionBase } from "../../src/protocol/log/session-state.js";
 import { LogError, SessionSidecar, SIDECAR_FORMAT, titleFrom, type LogHeader } from "../../src/protocol/session-log.js";
 import { LogWriteError, type Journal, type JournalEntry } from "./journal.js";
 import { compactionPlan, syncDirOf, writeCompactedLog } from "./log-compaction.js";
 import { parseReplayed, restoreLogFrom } from "./log-repair.js";
-import { isReplayed } from "./log-snapshot.js";
-import { advanceBase, emptyBase, type SessionBase } from "./session-base.js";
 
 /** Never creates the file: a missing log is an error, not a new empty one. */
 const READ_APPEND = constants.O_RDWR | constants.O_APPEND;

@@ -4,13 +4,13 @@
 // are committed); at each turn end it posts what session/list shows. Once the records since the last snapshot pass
 // compactBytes it posts a new snapshot: the store keeps the records (session/load replays them), and a restore reads
 // the snapshot and only the records after it.
+import { isReplayed, parseSnapshotLine, snapshotLine } from "../../src/protocol/log/snapshot.js";
+import { advanceBase, emptyBase, type SessionBase } from "../../src/protocol/log/session-state.js";
 import type { ReplayedRecords, WorkerLog } from "../../src/protocol/port.js";
 import { LogError, parseHeaderLine, titleFrom, type LogEntry, type LogHeader } from "../../src/protocol/session-log.js";
 import type { EventSink } from "../event-sink.js";
 import type { Journal } from "./journal.js";
 import { closeOpenTurn, parseEntry } from "./log-repair.js";
-import { isReplayed, parseSnapshotLine, snapshotLine } from "./log-snapshot.js";
-import { advanceBase, emptyBase, type SessionBase } from "./session-base.js";
 
 type RecordsLog = Extract<WorkerLog, { kind: "records" }>;
 

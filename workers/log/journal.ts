@@ -3,7 +3,7 @@
 import type { ReplayedRecords } from "../../src/protocol/port.js";
 import { titleFrom, type LogEntry } from "../../src/protocol/session-log.js";
 import type { ChatMessage } from "../models/model.js";
-import type { TokenCounts } from "./usage-totals.js";
+import type { TokenCounts } from "../../src/protocol/log/session-state.js";
 
 /** The entry kinds and their schema live with the log format (src/protocol/session-log.ts). */
 export type JournalEntry = LogEntry;

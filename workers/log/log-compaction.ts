@@ -4,10 +4,10 @@
 // each whole; a new file left unrenamed is ignored, and overwritten by the next compaction.
 import { closeSync, constants, fsyncSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
+import { snapshotLine } from "../../src/protocol/log/snapshot.js";
+import type { SessionBase } from "../../src/protocol/log/session-state.js";
 import { COMPACTED_LOG_FORMAT_VERSION } from "../../src/protocol/session-log.js";
 import type { JournalEntry } from "./journal.js";
-import { snapshotLine } from "./log-snapshot.js";
-import type { SessionBase } from "./session-base.js";
 
 export interface CompactionInput {
   headerLine: string;

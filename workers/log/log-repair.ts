@@ -3,9 +3,9 @@
 // "outcome unknown" result for each of its tool calls that has none. Anything else wrong is a LogError: the
 // log is refused, never rewritten. A compacted log's replayable history is skipped, not read: only its snapshot and
 // the entries after it are (a compaction happens between turns, so an open turn lies wholly after it).
+import { parseSnapshotLine, type Snapshot } from "../../src/protocol/log/snapshot.js";
 import { COMPACTED_LOG_FORMAT_VERSION, LogError, parseHeaderLine, type LogEntry, type LogHeader } from "../../src/protocol/session-log.js";
 import { asLogEntry } from "./log-entry-check.js";
-import { parseSnapshotLine, type Snapshot } from "./log-snapshot.js";
 
 export const OUTCOME_UNKNOWN = "outcome unknown: the session stopped while this tool call was running";
 export const NOT_RUN = "tool call not run: the session stopped before it started";

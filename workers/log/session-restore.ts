@@ -1,11 +1,11 @@
 // What a session worker starts from: a fresh in-memory journal, or the session's log restored with load-repair (a log
 // file in the state dir, or the records a store the host writes handed over), together with the mode and model the
 // session runs with from now on.
+import { settingsFrom } from "../../src/protocol/log/session-state.js";
 import type { ModelConfig, SessionModeId, WorkerInit } from "../../src/protocol/port.js";
 import { LogError, type LogEntry } from "../../src/protocol/session-log.js";
 import { sameSystemPrompt, type SystemPromptSetting } from "../../src/protocol/system-prompt.js";
 import type { EventSink } from "../event-sink.js";
-import { settingsFrom } from "./history.js";
 import { FileJournal } from "./journal-file.js";
 import { RecordJournal } from "./journal-records.js";
 import { MemoryJournal, type Journal } from "./journal.js";

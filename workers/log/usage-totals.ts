@@ -1,13 +1,10 @@
 // A session's token sums since it was created (the inputs of its cost): from its log when it is restored, then
 // from every response, summary requests included.
 import type { LogEntry } from "../../src/protocol/session-log.js";
+import type { TokenCounts } from "../../src/protocol/log/session-state.js";
 import type { ModelUsage } from "../models/model.js";
 
-export interface TokenCounts {
-  prompt: number;
-  completion: number;
-  cached: number;
-}
+export type { TokenCounts } from "../../src/protocol/log/session-state.js";
 
 export function tokenCounts(usage: ModelUsage): TokenCounts {
   return { prompt: usage.promptTokens ?? 0, completion: usage.completionTokens ?? 0, cached: usage.cachedTokens ?? 0 };

@@ -1,12 +1,12 @@
 // The turn loop of one session: user message → model → tool calls → tool results → model … until the model
 // answers without tool calls, the turn is cancelled, or it runs out of model requests.
+import { alwaysAllowedFrom, historyFrom } from "../../src/protocol/log/session-state.js";
 import type { PlanEntry } from "../../src/protocol/plan.js";
 import type { PermissionOutcome, SessionModeId, StopReason, ToolKind } from "../../src/protocol/port.js";
 import { ChunkRelay } from "./chunk-relay.js";
 import { ContextCompactor } from "../context/context-compaction.js";
 import type { EventSink } from "../event-sink.js";
 import { LogWriteError, type Journal } from "../log/journal.js";
-import { alwaysAllowedFrom, historyFrom } from "../log/history.js";
 import { ModelError, PromptRejected, type ChatMessage, type Model, type ModelResponse, type ModelUsage, type ToolCallRequest } from "../models/model.js";
 import { checkToolInput } from "./tool-input.js";
 import { tokenCounts, UsageTotals } from "../log/usage-totals.js";

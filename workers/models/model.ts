@@ -1,19 +1,8 @@
 // The provider-agnostic model interface the agent loop talks to.
+import type { ChatMessage, ToolCallRequest } from "../../src/protocol/log/chat-message.js";
 import type { ToolSpec } from "../tools/tool.js";
 
-export interface ToolCallRequest {
-  id: string;
-  name: string;
-  input: unknown;
-}
-
-export type ChatMessage =
-  | { role: "user"; text: string }
-  /** `thought`: the model's reasoning (reasoning_content), when it sent any. */
-  | { role: "assistant"; blocks: string[]; toolCalls: ToolCallRequest[]; thought?: string }
-  | { role: "tool"; toolCallId: string; name: string; result: string; isError: boolean }
-  /** What a compaction left of the older conversation: the model's own summary of it. */
-  | { role: "summary"; text: string };
+export type { ChatMessage, ToolCallRequest } from "../../src/protocol/log/chat-message.js";
 
 export type FinishReason = "stop" | "tool_calls" | "length" | "content_filter";
 

@@ -1,12 +1,12 @@
 // A fork in the state dir: the source's log, up to its last ended turn, copied byte for byte under a header of the
 // fork's own. A compacted source stays compacted (its snapshot line and replayable history are copied as they are,
 // then the entries after them up to the fork point), so a fork costs one copy of the log and no parse of the
-// conversation: only the header, the snapshot's settings (snapshot-settings.ts) and the lines after the replayable
-// history are read (../fork-point.ts). The source may be open in a worker appending to it: a turn in flight and a torn
-// last line are left out.
+// conversation: only the header, the snapshot's settings (src/protocol/log/snapshot.ts) and the lines after the
+// replayable history are read (../fork-point.ts). The source may be open in a worker appending to it: a turn in flight
+// and a torn last line are left out.
 import { open, type FileHandle } from "node:fs/promises";
 import { COMPACTED_LOG_FORMAT_VERSION, LogError, parseHeaderLine, type LogHeader } from "../../protocol/session-log.js";
-import { snapshotSettings } from "../../protocol/snapshot-settings.js";
+import { snapshotSettings } from "../../protocol/log/snapshot.js";
 import { entryTypeOf, forkPoint, type ForkLine, type ForkPointState } from "../fork-point.js";
 
 /** A header longer than this is not one of ours. */

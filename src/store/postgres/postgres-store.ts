@@ -13,7 +13,7 @@ import { internal, invalidRequest, notFound, sessionMoved, storeFault } from "..
 import type { Logger } from "../../host/logger.js";
 import type { WorkerLog, WorkerRestore } from "../../protocol/port.js";
 import { COMPACTED_LOG_FORMAT_VERSION, isSessionId, LOG_FORMAT, LOG_FORMAT_VERSION, LogError, parseHeaderLine, type LogHeader } from "../../protocol/session-log.js";
-import { snapshotTailSettings } from "../../protocol/snapshot-settings.js";
+import { snapshotTailSettings } from "../../protocol/log/snapshot.js";
 import { entryTypeOf, forkPoint, type ForkPointState } from "../fork-point.js";
 import { decodeCursor, encodeCursor } from "../list-cursor.js";
 import { listedMeta } from "../listing.js";
