@@ -127,7 +127,7 @@ export default function runSession(task: SessionTask): Promise<never> {
         const session = await bound;
         return { ok: true, turns: session.turns, mode: session.loop.mode, model: session.model, threadId };
       } catch (error) {
-        return { ok: false, code: -32603, message: error instanceof Error ? error.message : String(error) };
+        return { ok: false, reason: "WORKER_FAILED", message: error instanceof Error ? error.message : String(error) };
       }
     },
     async stats() {

@@ -1,75 +1,70 @@
-// Every JSON-RPC error the host answers with comes from here: the client's mistakes are -32602/-32600, the host's
-// and its workers' faults are -32603. A worker's fault is never blamed on the client.
+// Every JSON-RPC error the host answers with comes from here, each with its reason from the catalogue
+// (src/protocol/errors.ts) in data.reason and the code that goes with it: the client's mistakes are -32602/-32600,
+// the host's and its workers' faults are -32603. A worker's fault is never blamed on the client.
 import { RequestError } from "@agentclientprotocol/sdk/unstable";
+import { codeOf, type ErrorReason } from "../protocol/errors.js";
+
+/** An error of the catalogue: its reason's code, the reason in data.reason beside the details. */
+export function hostError(reason: ErrorReason, message: string, data: Record<string, unknown> = {}): RequestError {
+  return new RequestError(codeOf(reason), message, { reason, ...data });
+}
 
 /** A parameter the client sent is wrong. */
 export function invalidParams(field: string, message: string, data: Record<string, unknown> = {}): RequestError {
-  return RequestError.invalidParams({ field, ...data }, message);
+  return hostError("INVALID_PARAMS", message, { field, ...data });
 }
 
 /** No stored session by that id (-32002, ACP's resource-not-found). */
 export function notFound(sessionId: string, message: string): RequestError {
-  return new RequestError(-32002, message, { sessionId });
-}
-
-/** The request is valid but not now (a prompt in flight, a session being loaded). */
-export function invalidRequest(message: string, data?: Record<string, unknown>): RequestError {
-  return RequestError.invalidRequest(data, message);
+  return hostError("SESSION_NOT_FOUND", message, { sessionId });
 }
 
 export function unknownSession(sessionId: string): RequestError {
-  return RequestError.invalidParams({ sessionId }, `unknown session: ${sessionId}`);
+  return hostError("UNKNOWN_SESSION", `unknown session: ${sessionId}`, { sessionId });
 }
 
 export function sessionClosed(): RequestError {
-  return RequestError.invalidRequest(undefined, "session is closed");
+  return hostError("SESSION_CLOSED", "session is closed");
 }
 
 export function promptInFlight(): RequestError {
-  return RequestError.invalidRequest(undefined, "a prompt is already in flight for this session");
-}
-
-/** The host's own fault (state dir, capacity, shutting down). */
-export function internal(message: string, data?: Record<string, unknown>): RequestError {
-  return RequestError.internalError(data, message);
+  return hostError("PROMPT_IN_FLIGHT", "a prompt is already in flight for this session");
 }
 
 export function atMemoryLimit(rssBytes: number, limitBytes: number): RequestError {
   const mib = (bytes: number) => Math.round(bytes / 2 ** 20);
-  return RequestError.internalError(
-    { rssMiB: mib(rssBytes), limitMiB: mib(limitBytes) },
+  return hostError(
+    "MEMORY_LIMIT",
     `host at memory limit: RSS ${mib(rssBytes)} MiB, limit ${mib(limitBytes)} MiB (--max-rss-mb), and no idle session left to hibernate`,
+    { rssMiB: mib(rssBytes), limitMiB: mib(limitBytes) },
   );
 }
 
 /** A method of the host's operator, called on a connection whose token is not marked `operator`. */
 export function operatorOnly(method: string): RequestError {
-  return RequestError.invalidRequest(
-    { method },
-    `${method} is for the host's operator: this connection's token is not marked operator in the tokens file`,
-  );
+  return hostError("OPERATOR_ONLY", `${method} is for the host's operator: this connection's token is not marked operator in the tokens file`, { method });
 }
 
 export function shuttingDown(): RequestError {
-  return RequestError.internalError(undefined, "host is shutting down");
+  return hostError("SHUTTING_DOWN", "host is shutting down");
 }
 
 /** A session's worker died, answered nonsense, or failed: the host's fault, named with the session. */
 export function workerFault(sessionId: string, message: string): RequestError {
-  return RequestError.internalError({ sessionId }, message);
+  return hostError("WORKER_FAILED", message, { sessionId });
 }
 
-/** An error a worker reported with its own code (a refused prompt, a failed turn). */
-export function fromWorker(code: number, message: string, data?: Record<string, unknown>): RequestError {
-  return new RequestError(code, message, data);
+/** An error a worker reported with its reason (a refused prompt, a failed turn). */
+export function fromWorker(reason: ErrorReason, message: string, data: Record<string, unknown> = {}): RequestError {
+  return hostError(reason, message, data);
 }
 
 /** The session store failed (PostgreSQL unreachable, a statement refused): the host's fault, named with the store. */
 export function storeFault(store: string, message: string, data: Record<string, unknown> = {}): RequestError {
-  return RequestError.internalError({ store, ...data }, `session store ${store}: ${message}`);
+  return hostError("STORE_FAILED", `session store ${store}: ${message}`, { store, ...data });
 }
 
 /** This host no longer holds the session (another host took it over, or it was deleted there): it drops it. */
 export function sessionMoved(sessionId: string, why: string): RequestError {
-  return RequestError.internalError({ sessionId }, `session ${sessionId} moved: ${why}; this host no longer serves it (resume it again to continue)`);
+  return hostError("SESSION_MOVED", `session ${sessionId} moved: ${why}; this host no longer serves it (resume it again to continue)`, { sessionId });
 }

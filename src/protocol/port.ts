@@ -4,11 +4,15 @@
 // Worker → main: plain one-way posts of WorkerEventBatch on the events port; parsed by the main thread, which
 // attributes them to a session by the port they arrived on (no event carries a session id).
 // zod/mini: the worker loads only the validators it uses (a session worker must cost about a bare thread).
+import { ERROR_REASONS, type ErrorReason as ErrorReasonName } from "./errors.js";
 import type { MessagePort } from "node:worker_threads";
 import * as z from "zod/mini";
 import { McpServerConfig, McpServerStatus } from "./mcp-servers.js";
 import { PlanEntry } from "./plan.js";
 import { SystemPromptSetting } from "./system-prompt.js";
+
+/** A reason of the error catalogue (src/protocol/errors.ts): a worker names the one its refusal or failure is. */
+const ErrorReason = z.enum(ERROR_REASONS as [ErrorReasonName, ...ErrorReasonName[]]);
 
 export const StopReason = z.enum(["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"]);
 export type StopReason = z.infer<typeof StopReason>;
@@ -230,7 +234,7 @@ export const WorkerEvent = z.discriminatedUnion("type", [
    * The turn failed: the prompt gets a JSON-RPC error with this code and message. workerEnds: the worker's memory
    * may hold what the log does not (the log could not be written), so it ends; the next prompt needs a fresh one.
    */
-  z.object({ type: z.literal("turn_error"), turnId: TurnId, code: z.int(), message: z.string(), workerEnds: z.optional(z.literal(true)) }),
+  z.object({ type: z.literal("turn_error"), turnId: TurnId, reason: ErrorReason, message: z.string(), workerEnds: z.optional(z.literal(true)) }),
   /** One of the session's MCP servers changed state (sent to the client as `_host/mcp_status`). */
   z.object({
     type: z.literal("mcp_status"),
@@ -265,7 +269,7 @@ export type WorkerEventBatch = z.infer<typeof WorkerEventBatch>;
 
 /**
  * Main → worker on the events port (the lean path: one postMessage, no reply). A prompt the worker refuses ends at
- * once with a turn_error carrying the refusal's code; otherwise its turn runs and ends with turn_end or turn_error.
+ * once with a turn_error carrying the refusal's reason; otherwise its turn runs and ends with turn_end or turn_error.
  * A permission's outcome takes the same path as a cancel, so the worker sees them in the order they were sent.
  */
 export type HostMessage =
@@ -336,7 +340,7 @@ export const OpenAck = z.discriminatedUnion("ok", [
     /** The worker's thread, so the main thread can tell when it is really gone. */
     threadId: z.int().check(z.nonnegative()),
   }),
-  z.object({ ok: z.literal(false), code: z.int(), message: z.string() }),
+  z.object({ ok: z.literal(false), reason: ErrorReason, message: z.string() }),
 ]);
 export type OpenAck = z.infer<typeof OpenAck>;
 

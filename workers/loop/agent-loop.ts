@@ -12,6 +12,7 @@ import { checkToolInput } from "./tool-input.js";
 import { tokenCounts, UsageTotals } from "../log/usage-totals.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { ToolResult } from "../tools/tool.js";
+import type { ErrorReason } from "../../src/protocol/errors.js";
 
 export interface AgentLoopOptions {
   model: Model;
@@ -92,13 +93,13 @@ export class AgentLoop {
 
   /** Starts a turn; a prompt it cannot take ends at once with a turn_error that says why. */
   prompt(turnId: string, text: string): void {
-    const refuse = (code: number, message: string) => this.#options.events.post({ type: "turn_error", turnId, code, message });
+    const refuse = (reason: ErrorReason, message: string) => this.#options.events.post({ type: "turn_error", turnId, reason, message });
     if (this.#logFailure) return this.#endsForLog(turnId, this.#logFailure);
-    if (this.#turn) return refuse(-32600, "a prompt is already in flight for this session");
+    if (this.#turn) return refuse("PROMPT_IN_FLIGHT", "a prompt is already in flight for this session");
     try {
       this.#model.check(text);
     } catch (error) {
-      if (error instanceof PromptRejected) return refuse(-32602, error.message);
+      if (error instanceof PromptRejected) return refuse("PROMPT_REJECTED", error.message);
       throw error;
     }
     const turn: Turn = { id: turnId, abort: new AbortController(), toolCalls: 0, lastMessage: "" };
@@ -142,7 +143,7 @@ export class AgentLoop {
 
   /** Fails a turn for the log that could not be written, saying this worker ends. */
   #endsForLog(turnId: string, error: LogWriteError): void {
-    this.#options.events.post({ type: "turn_error", turnId, code: -32603, message: error.message, workerEnds: true });
+    this.#options.events.post({ type: "turn_error", turnId, reason: "LOG_WRITE_FAILED", message: error.message, workerEnds: true });
   }
 
   async #runTurn(turn: Turn, text: string): Promise<void> {
@@ -154,14 +155,14 @@ export class AgentLoop {
     journal.append({ type: "user_message", turnId, text });
     if (untitled && journal.title !== null) events.post({ type: "title", turnId, title: journal.title });
     this.#history.push({ role: "user", text });
-    let ending: { stopReason: StopReason } | { code: number; message: string };
+    let ending: { stopReason: StopReason } | { reason: ErrorReason; message: string };
     try {
       ending = { stopReason: await this.#loop(turn) };
     } catch (error) {
       if (error instanceof LogWriteError) throw error;
       if (signal.aborted) ending = { stopReason: "cancelled" };
-      else if (error instanceof ModelError) ending = { code: -32603, message: error.message };
-      else ending = { code: -32603, message: `agent loop failed: ${(error as Error).message ?? String(error)}` };
+      else if (error instanceof ModelError) ending = { reason: "MODEL_FAILED", message: error.message };
+      else ending = { reason: "TURN_FAILED", message: `agent loop failed: ${(error as Error).message ?? String(error)}` };
     }
     this.#turn = null;
     if ("stopReason" in ending) {
@@ -174,7 +175,7 @@ export class AgentLoop {
     } else {
       journal.append({ type: "turn_end", turnId, stopReason: "error", error: ending.message });
       journal.endTurn();
-      events.post({ type: "turn_error", turnId, code: ending.code, message: ending.message });
+      events.post({ type: "turn_error", turnId, reason: ending.reason, message: ending.message });
     }
   }
 

@@ -3,7 +3,7 @@
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { AgentApp, LoadSessionResponse } from "@agentclientprotocol/sdk/unstable";
-import { invalidParams, invalidRequest } from "../errors.js";
+import { hostError, invalidParams } from "../errors.js";
 import { assertAbsolute, assertNoExtras } from "./request-checks.js";
 import { mcpServersFrom } from "./mcp-servers-param.js";
 import { OpenSessionParams } from "./session-params.js";
@@ -98,7 +98,8 @@ async function takeOver(host: HostContext, session: SessionRecord, peer: Peer): 
   if (holder === peer) return;
   if (session.busy) {
     if (holder && !holder.closed) {
-      throw invalidRequest(
+      throw hostError(
+        "PROMPT_IN_FLIGHT",
         `a prompt is in flight for session ${session.id} on another connection: load or resume it here once the prompt has ended`,
         { sessionId: session.id },
       );

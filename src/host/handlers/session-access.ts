@@ -2,7 +2,7 @@
 // not exist; a session of the peer's tenant attached to another connection is refused until that one lets it go.
 import type { Peer } from "../connection/peer.js";
 import type { SessionRecord } from "../session/session.js";
-import { invalidRequest, unknownSession } from "../errors.js";
+import { hostError, unknownSession } from "../errors.js";
 import type { SessionTable } from "../session/session-table.js";
 
 /** The live session if this peer may see it (any attachment). */
@@ -24,12 +24,14 @@ export function assertAttachable(session: SessionRecord, peer: Peer): void {
   const holder = session.attachment;
   if (holder === peer) return;
   if (holder && !holder.closed) {
-    throw invalidRequest(
+    throw hostError(
+      "NOT_ATTACHED",
       `session ${session.id} is attached to another connection: session/load or session/resume it here once its prompt has ended`,
       { sessionId: session.id },
     );
   }
-  throw invalidRequest(
+  throw hostError(
+    "NOT_ATTACHED",
     `session ${session.id} is not attached to this connection (its connection closed): session/resume or session/load it first`,
     { sessionId: session.id },
   );

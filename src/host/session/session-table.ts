@@ -1,6 +1,6 @@
 // The routing table: session id → record, and parent → the children open here. Ids are random UUIDs and never handed
 // out twice.
-import { internal, unknownSession } from "../errors.js";
+import { hostError, unknownSession } from "../errors.js";
 import type { SessionRecord } from "./session.js";
 
 export class SessionTable {
@@ -37,7 +37,7 @@ export class SessionTable {
 
   assertCapacity(): void {
     if (this.#sessions.size >= this.#maxSessions) {
-      throw internal(`host at capacity: ${this.#maxSessions} sessions`, { maxSessions: this.#maxSessions });
+      throw hostError("AT_CAPACITY", `host at capacity: ${this.#maxSessions} sessions`, { maxSessions: this.#maxSessions });
     }
   }
 

@@ -190,7 +190,7 @@ export class SessionWorker {
     }
     if (!ack.ok) {
       await this.#discard(lease);
-      throw fromWorker(ack.code, ack.message, { sessionId: this.#id });
+      throw fromWorker(ack.reason, ack.message, { sessionId: this.#id });
     }
     this.#threadId = ack.threadId;
     // The worker wrote the session's sidecar when it restored the log.

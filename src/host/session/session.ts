@@ -12,7 +12,7 @@ import type { SessionStatus } from "../../protocol/host-status.js";
 import type { McpServerConfig } from "../../protocol/mcp-servers.js";
 import { MCP_STATUS_METHOD, type McpStatusNotification } from "../../protocol/mcp-status.js";
 import { WorkerGone, type WorkerExit, type WorkerLease } from "../../pool/worker-lease.js";
-import { fromWorker, invalidRequest, promptInFlight, sessionClosed, workerFault } from "../errors.js";
+import { fromWorker, hostError, promptInFlight, sessionClosed, workerFault } from "../errors.js";
 import { foreignFields, type Logger } from "../logger.js";
 import type { SessionDeps, SessionSettings } from "./session-deps.js";
 import type { Peer } from "../connection/peer.js";
@@ -198,8 +198,8 @@ export class SessionRecord implements SlotHolder {
   /** Sends the session's history as session/update notifications and resolves once all are out (session/load). */
   async replayHistory(): Promise<void> {
     if (this.#closed) throw sessionClosed();
-    if (this.#turns.current) throw invalidRequest("a prompt is in flight for this session: load it once the prompt has ended", { sessionId: this.id });
-    if (this.#replay) throw invalidRequest("this session is being loaded already", { sessionId: this.id });
+    if (this.#turns.current) throw hostError("PROMPT_IN_FLIGHT", "a prompt is in flight for this session: load it once the prompt has ended", { sessionId: this.id });
+    if (this.#replay) throw hostError("SESSION_BUSY", "this session is being loaded already", { sessionId: this.id });
     const replay = new Replay();
     this.#replay = replay;
     this.#used();
@@ -311,7 +311,7 @@ export class SessionRecord implements SlotHolder {
   async prompt(text: string): Promise<PromptResponse> {
     if (this.#closed) throw sessionClosed();
     if (this.#turns.current) throw promptInFlight();
-    if (this.#replay) throw invalidRequest("the session is being loaded: prompt it once session/load has answered");
+    if (this.#replay) throw hostError("SESSION_BUSY", "the session is being loaded: prompt it once session/load has answered", { sessionId: this.id });
     const { turn, answer } = this.#turns.begin();
     this.#used();
     const timeoutMs = this.#deps.turnTimeoutMs;
@@ -436,7 +436,7 @@ export class SessionRecord implements SlotHolder {
    */
   async useMcpServers(servers: McpServerConfig[]): Promise<void> {
     if (JSON.stringify(servers) === JSON.stringify(this.settings.mcpServers)) return;
-    if (this.#turns.current) throw invalidRequest("a prompt is in flight for this session: pass it other MCP servers once the prompt has ended", { sessionId: this.id });
+    if (this.#turns.current) throw hostError("PROMPT_IN_FLIGHT", "a prompt is in flight for this session: pass it other MCP servers once the prompt has ended", { sessionId: this.id });
     this.settings.mcpServers = servers;
     // A worker still being opened was given the old servers: it is released once open.
     await this.#worker.woken;
@@ -526,7 +526,7 @@ export class SessionRecord implements SlotHolder {
           void this.#release(0);
         }
         if (turn.cancelRequested) this.#settle(turn, { stopReason: "cancelled" });
-        else this.#turns.fail(turn.id, fromWorker(event.code, event.message), this.#outbox.drained);
+        else this.#turns.fail(turn.id, fromWorker(event.reason, event.message), this.#outbox.drained);
         return;
       case "permission_request":
         void this.#askClient(lease, event);

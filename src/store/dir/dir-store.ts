@@ -23,7 +23,7 @@ import {
   type LogHeader,
   type SessionPaths,
 } from "../../protocol/session-log.js";
-import { internal, invalidRequest, notFound } from "../../host/errors.js";
+import { hostError, notFound } from "../../host/errors.js";
 import { ConfigError } from "../../host/config.js";
 import { CreationSync } from "./creation-sync.js";
 import { SessionIndex, type IndexedSession } from "./session-index.js";
@@ -127,7 +127,7 @@ export class DirStore implements SessionStore {
       await writeFile(paths.log, `${JSON.stringify(header)}\n`, { flag: "wx" });
     } catch (error) {
       await this.unlock(id);
-      throw internal(`cannot create the session log: ${(error as Error).message}`, { stateDir: this.stateDir });
+      throw hostError("STORE_FAILED", `cannot create the session log: ${(error as Error).message}`, { stateDir: this.stateDir });
     }
     this.#creations.schedule(paths.log);
     this.#index.touched(id);
@@ -166,7 +166,7 @@ export class DirStore implements SessionStore {
       await this.unlock(id);
       if ((error as NodeJS.ErrnoException).code === "ENOENT") throw this.unknownSession(sourceId);
       if (error instanceof LogError) throw unusable(sourceId, this.paths(sourceId).log, error.message);
-      throw internal(`cannot fork session ${sourceId}: ${(error as Error).message}`, { sessionId: sourceId });
+      throw hostError("STORE_FAILED", `cannot fork session ${sourceId}: ${(error as Error).message}`, { sessionId: sourceId });
     }
     const { state } = written;
     const forkOf = { sessionId: sourceId, turns: state.turns };
@@ -242,7 +242,7 @@ export class DirStore implements SessionStore {
     try {
       await write;
     } catch (error) {
-      throw internal(`cannot store session ${sessionId}'s attributes: ${(error as Error).message}`, { sessionId, path });
+      throw hostError("STORE_FAILED", `cannot store session ${sessionId}'s attributes: ${(error as Error).message}`, { sessionId, path });
     } finally {
       if (this.#attributeWrites.get(sessionId) === write) this.#attributeWrites.delete(sessionId);
     }
@@ -298,13 +298,13 @@ export class DirStore implements SessionStore {
         return;
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== "EEXIST") {
-          throw internal(`cannot lock session ${sessionId}: ${(error as Error).message}`, { sessionId });
+          throw hostError("STORE_FAILED", `cannot lock session ${sessionId}: ${(error as Error).message}`, { sessionId });
         }
       }
       const owner = await readOwner(path);
       if (owner === "fresh") throw busy(sessionId, "another host process is opening it right now");
       if (owner && (await ownerAlive(owner, this.#me))) {
-        if (owner.pid === this.#me.pid) throw invalidRequest(`session ${sessionId} is being opened by another request in this host`, { sessionId });
+        if (owner.pid === this.#me.pid) throw hostError("SESSION_BUSY", `session ${sessionId} is being opened by another request in this host`, { sessionId });
         throw busy(sessionId, `it is open in another acp-session-host process (pid ${owner.pid}); close it there first`);
       }
       this.#log.info({ sessionId, owner }, "stale session lock taken over: its owner is gone");
@@ -388,7 +388,7 @@ export class DirStore implements SessionStore {
           archiveMatches(options.archived, session.info.archived === true),
       })
       .catch((error: unknown) => {
-        throw internal(`cannot list the stored sessions: ${(error as Error).message}`, { stateDir: this.stateDir });
+        throw hostError("STORE_FAILED", `cannot list the stored sessions: ${(error as Error).message}`, { stateDir: this.stateDir });
       });
     const page = sessions.map((session) => session.info);
     const last = page.at(-1);
@@ -511,12 +511,12 @@ function startField(stat: string | null): string | null {
   return stat === null ? null : (stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19] ?? null);
 }
 
-function unusable(sessionId: string, path: string, reason: string): RequestError {
-  return internal(`session log ${path} cannot be used: ${reason}`, { sessionId, path, reason });
+function unusable(sessionId: string, path: string, why: string): RequestError {
+  return hostError("LOG_UNUSABLE", `session log ${path} cannot be used: ${why}`, { sessionId, path, why });
 }
 
-function busy(sessionId: string, reason: string): RequestError {
-  return internal(`session ${sessionId} cannot be opened: ${reason}`, { sessionId });
+function busy(sessionId: string, why: string): RequestError {
+  return hostError("LOCKED_ELSEWHERE", `session ${sessionId} cannot be opened: ${why}`, { sessionId });
 }
 
 /** A worker rewrites its session's sidecar in place: a read that caught it mid-write is read again once. */

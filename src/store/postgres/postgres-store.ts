@@ -9,7 +9,7 @@ import { join, resolve } from "node:path";
 import { RequestError, type ListSessionsResponse } from "@agentclientprotocol/sdk/unstable";
 import pg from "pg";
 import { ConfigError } from "../../host/config.js";
-import { internal, invalidRequest, notFound, sessionMoved, storeFault } from "../../host/errors.js";
+import { hostError, notFound, sessionMoved, storeFault } from "../../host/errors.js";
 import type { Logger } from "../../host/logger.js";
 import type { WorkerLog, WorkerRestore } from "../../protocol/port.js";
 import { COMPACTED_LOG_FORMAT_VERSION, isSessionId, LOG_FORMAT, LOG_FORMAT_VERSION, LogError, parseHeaderLine, type LogHeader } from "../../protocol/session-log.js";
@@ -225,7 +225,7 @@ export class PostgresStore implements SessionStore {
     } catch (error) {
       await client.query("ROLLBACK").catch(() => {});
       if (error instanceof RequestError) throw error;
-      if (error instanceof LogError) throw internal(`the stored log of session ${sourceId} cannot be forked: ${error.message}`, { sessionId: sourceId, store: this.label });
+      if (error instanceof LogError) throw hostError("LOG_UNUSABLE", `the stored log of session ${sourceId} cannot be forked: ${error.message}`, { sessionId: sourceId, store: this.label });
       throw this.#fault(error);
     } finally {
       client.release();
@@ -282,7 +282,7 @@ export class PostgresStore implements SessionStore {
     try {
       return parseHeaderLine(text, sessionId);
     } catch (error) {
-      if (error instanceof LogError) throw internal(`the stored header of session ${sessionId} cannot be used: ${error.message}`, { sessionId, store: this.label });
+      if (error instanceof LogError) throw hostError("LOG_UNUSABLE", `the stored header of session ${sessionId} cannot be used: ${error.message}`, { sessionId, store: this.label });
       throw error;
     }
   }
@@ -315,7 +315,7 @@ export class PostgresStore implements SessionStore {
    */
   async lock(sessionId: string): Promise<void> {
     if (this.#held.has(sessionId) || this.#taking.has(sessionId)) {
-      throw invalidRequest(`session ${sessionId} is being opened by another request in this host`, { sessionId });
+      throw hostError("SESSION_BUSY", `session ${sessionId} is being opened by another request in this host`, { sessionId });
     }
     this.#taking.add(sessionId);
     try {
@@ -326,10 +326,10 @@ export class PostgresStore implements SessionStore {
           this.#held.set(sessionId, { epoch: taken.epoch });
           return;
         }
-        if (performance.now() > deadline) throw internal(`session ${sessionId} cannot be opened: host ${taken.owner} holds it and neither answers nor lets its lease expire`, { sessionId });
+        if (performance.now() > deadline) throw hostError("OWNER_UNREACHABLE", `session ${sessionId} cannot be opened: host ${taken.owner} holds it and neither answers nor lets its lease expire`, { sessionId });
         const expires = performance.now() + taken.remainingMs;
         const answer = await this.#notices.ask(taken.owner, sessionId, Math.min(TAKEOVER_ANSWER_MS, taken.remainingMs + 50));
-        if (answer.kind === "refused") throw invalidRequest(answer.reason, { sessionId, host: taken.owner });
+        if (answer.kind === "refused") throw hostError("HELD_ELSEWHERE", answer.reason, { sessionId, host: taken.owner });
         // Released (take it now), or no answer: the holder may be dead, and its lease is looked at again once it has
         // run out (the wait for an answer counts towards it: a dead holder costs its lease, not its lease twice).
         if (answer.kind === "timeout") await sleep(Math.max(0, Math.min(expires, deadline) - performance.now()));
@@ -455,7 +455,7 @@ export class PostgresStore implements SessionStore {
     const firstSeq = Number(row.snapshot_seq);
     const records = await this.#query<{ seq: string; entry: string }>("SELECT seq, entry FROM ash_records WHERE session_id = $1 AND seq >= $2 ORDER BY seq", [sessionId, firstSeq]);
     records.rows.forEach((record, index) => {
-      if (Number(record.seq) !== firstSeq + index) throw internal(`the stored log of session ${sessionId} has no record ${firstSeq + index}`, { sessionId, store: this.label });
+      if (Number(record.seq) !== firstSeq + index) throw hostError("LOG_UNUSABLE", `the stored log of session ${sessionId} has no record ${firstSeq + index}`, { sessionId, store: this.label });
     });
     this.#commit.open(sessionId, held.epoch, firstSeq + records.rows.length);
     return {
