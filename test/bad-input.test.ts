@@ -50,7 +50,7 @@ describe("bad input never kills the host", () => {
 
   it("answers an unknown session with -32602 unknown session", async () => {
     host.send(JSON.stringify({ jsonrpc: "2.0", id: 4, method: "session/prompt", params: { sessionId: "nope", prompt: [{ type: "text", text: "hi" }] } }));
-    expect(await host.next(byId(4))).toMatchObject({ error: { code: -32602, message: expect.stringContaining("unknown session") } });
+    expect(await host.next(byId(4))).toMatchObject({ error: { code: -32602, data: expect.objectContaining({ reason: "UNKNOWN_SESSION" }) } });
   });
 
   it("keeps serving after all of it: a session still answers", async () => {

@@ -70,7 +70,7 @@ describe("session/list", () => {
   });
 
   it("refuses a cursor it did not give out and a relative cwd", async () => {
-    await expect(h.client.list({ cursor: "not-a-cursor" })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining("cursor") });
+    await expect(h.client.list({ cursor: "not-a-cursor" })).rejects.toMatchObject({ code: -32602, data: expect.objectContaining({ reason: "INVALID_PARAMS", field: "cursor" }) });
     await expect(h.client.list({ cwd: "relative/dir" })).rejects.toMatchObject({ code: -32602 });
   });
 });
@@ -87,7 +87,7 @@ describe("session/close and session/delete", () => {
     expect((await inFlight).stopReason).toBe("cancelled");
     await h.client.close(sessionId);
     await h.client.close("00000000-0000-4000-8000-000000000000");
-    await expect(h.client.prompt(sessionId, "gone?")).rejects.toMatchObject({ code: -32602, message: expect.stringContaining("unknown session") });
+    await expect(h.client.prompt(sessionId, "gone?")).rejects.toMatchObject({ code: -32602, data: expect.objectContaining({ reason: "UNKNOWN_SESSION" }) });
 
     await noWorkerThreads();
     const files = paths(state, sessionId);
@@ -120,8 +120,8 @@ describe("session/close and session/delete", () => {
       for (const path of [files.log, files.sidecar, files.lock, files.outputDir]) expect(exists(path)).toBe(false);
       expect(exists(files.tombstone)).toBe(true);
       await h.client.delete(id);
-      await expect(h.client.load(id, cwd)).rejects.toMatchObject({ code: -32002, message: expect.stringContaining("was deleted") });
-      await expect(h.client.resume(id, cwd)).rejects.toMatchObject({ code: -32002 });
+      await expect(h.client.load(id, cwd)).rejects.toMatchObject({ code: -32002, data: expect.objectContaining({ reason: "SESSION_NOT_FOUND" }) });
+      await expect(h.client.resume(id, cwd)).rejects.toMatchObject({ code: -32002, data: expect.objectContaining({ reason: "SESSION_NOT_FOUND" }) });
     }
     const never = "00000000-0000-4000-8000-000000000001";
     await h.client.delete(never);

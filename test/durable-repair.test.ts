@@ -118,9 +118,9 @@ describe("logs that cannot be used are refused with a clear error, and the host 
     const path = write(id, cwd);
     const before = readFileSync(path);
     for (const attempt of [() => h.client.load(id, cwd), () => h.client.resume(id, cwd), () => h.client.load(id, cwd)]) {
-      await expect(attempt()).rejects.toMatchObject({ code: -32603, message: expect.stringMatching(message) });
+      await expect(attempt()).rejects.toMatchObject({ code: -32603, message: expect.stringMatching(message), data: expect.objectContaining({ reason: "LOG_UNUSABLE" }) });
     }
-    await expect(h.client.prompt(id, "hi")).rejects.toMatchObject({ code: -32602, message: expect.stringContaining("unknown session") });
+    await expect(h.client.prompt(id, "hi")).rejects.toMatchObject({ code: -32602, data: expect.objectContaining({ reason: "UNKNOWN_SESSION" }) });
     // Refused, never rewritten, and not left locked.
     expect(readFileSync(path).equals(before)).toBe(true);
     expect(exists(paths(state, id).lock)).toBe(false);

@@ -102,7 +102,7 @@ describe("a session outlives its host process", () => {
     expect(replay).toEqual(["user: one", "agent: You said: one", "user: two", "agent: You said: two"]);
     await only.client.resume(sessionId, cwd);
     expect(only.stderr()).not.toContain("session restored from its log");
-    await expect(only.client.load(sessionId, tempDir())).rejects.toMatchObject({ code: -32602, message: expect.stringContaining("the session's cwd is") });
+    await expect(only.client.load(sessionId, tempDir())).rejects.toMatchObject({ code: -32602, data: expect.objectContaining({ reason: "INVALID_PARAMS", field: "cwd" }) });
     expect((await only.client.prompt(sessionId, "three")).text).toBe("You said: three");
   });
 
@@ -110,8 +110,8 @@ describe("a session outlives its host process", () => {
     const state = tempDir();
     const only = await host(state);
     const cwd = tempDir();
-    await expect(only.client.load("00000000-0000-4000-8000-000000000000", cwd)).rejects.toMatchObject({ code: -32002 });
-    await expect(only.client.resume("../../etc/passwd", cwd)).rejects.toMatchObject({ code: -32002 });
+    await expect(only.client.load("00000000-0000-4000-8000-000000000000", cwd)).rejects.toMatchObject({ code: -32002, data: expect.objectContaining({ reason: "SESSION_NOT_FOUND" }) });
+    await expect(only.client.resume("../../etc/passwd", cwd)).rejects.toMatchObject({ code: -32002, data: expect.objectContaining({ reason: "SESSION_NOT_FOUND" }) });
     await expect(only.client.load("00000000-0000-4000-8000-000000000000", "relative/dir")).rejects.toMatchObject({ code: -32602 });
   });
 });

@@ -38,6 +38,7 @@ describe("faults stay in their session", () => {
     await expect(host.client.prompt(crasher, `/script [{"crash":"kaboom"}]`)).rejects.toMatchObject({
       code: -32603,
       message: expect.stringContaining("kaboom"),
+      data: { reason: "WORKER_FAILED", sessionId: crasher },
     });
     expect((await slow).text).toBe("unharmed");
     expect((await host.client.prompt(crasher, "back")).text).toBe("You said: back");
@@ -49,6 +50,7 @@ describe("faults stay in their session", () => {
     await expect(host.client.prompt(hog, `/script [{"alloc_mb":400}]`)).rejects.toMatchObject({
       code: -32603,
       message: expect.stringContaining("ERR_WORKER_OUT_OF_MEMORY"),
+      data: { reason: "WORKER_FAILED", sessionId: hog },
     });
     expect((await host.client.prompt(other, "fine")).text).toBe("You said: fine");
     expect((await host.client.prompt(hog, "recovered")).text).toBe("You said: recovered");
@@ -60,7 +62,7 @@ describe("faults stay in their session", () => {
       const { sessionId } = await strict.client.newSession(tempDir());
       await expect(strict.client.prompt(sessionId, `/script [{"crash":"no"}]`)).rejects.toMatchObject({
         code: -32602,
-        message: expect.stringContaining("--allow-fault-injection"),
+        data: expect.objectContaining({ reason: "PROMPT_REJECTED" }),
       });
       expect((await strict.client.prompt(sessionId, `/script [{"say":"ok"}]`)).text).toBe("ok");
     } finally {

@@ -12,7 +12,7 @@ describe("the host's memory limit", () => {
     try {
       await expect(host.client.newSession(tempDir())).rejects.toMatchObject({
         code: -32603,
-        message: expect.stringMatching(/host at memory limit: RSS \d+ MiB, limit 64 MiB/),
+        data: { reason: "MEMORY_LIMIT", rssMiB: expect.any(Number), limitMiB: 64 },
       });
       expect((await host.client.stats()).pid).toBe(host.pid);
     } finally {
@@ -47,7 +47,7 @@ describe("the host's memory limit", () => {
       const a = (await host.client.newSession(tempDir())).sessionId;
       const turn = host.client.prompt(a, script({ alloc_mb: 300 }, { sleep_ms: 120_000 }));
       await waitFor("A's worker to hold its memory", async () => ((await host.client.stats()).memory.rssBytes > 300 * 2 ** 20 ? true : null));
-      await expect(host.client.newSession(tempDir())).rejects.toMatchObject({ code: -32603, message: expect.stringMatching(/no idle session left to hibernate/) });
+      await expect(host.client.newSession(tempDir())).rejects.toMatchObject({ code: -32603, data: expect.objectContaining({ reason: "MEMORY_LIMIT" }) });
       await host.client.cancel(a);
       expect((await turn).stopReason).toBe("cancelled");
       // A is idle now, so it is hibernated for the new session, at once: not refused until its idle timer.

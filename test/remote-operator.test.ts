@@ -23,7 +23,7 @@ it("a tenant is refused _host/stats and _host/status; the operator gets them, wi
     const { sessionId: ofOps } = await ops.newSession(tempDir());
 
     for (const request of [() => alpha.stats(), () => alpha.stats({ resetEventLoopDelay: true }), () => alpha.status()]) {
-      await expect(request()).rejects.toMatchObject({ code: -32600, message: expect.stringContaining("not marked operator") });
+      await expect(request()).rejects.toMatchObject({ code: -32600, data: expect.objectContaining({ reason: "OPERATOR_ONLY" }) });
     }
     // The tenant's own work is not affected.
     expect((await alpha.prompt(ofAlpha, "mine")).text).toBe("You said: mine");
@@ -37,7 +37,7 @@ it("a tenant is refused _host/stats and _host/status; the operator gets them, wi
     host.child.kill("SIGHUP");
     await ops.closed;
     const demoted = await HostClient.connect(host.wsUrl, { token: tokens.tokens.ops! });
-    await expect(demoted.stats()).rejects.toMatchObject({ code: -32600 });
+    await expect(demoted.stats()).rejects.toMatchObject({ code: -32600, data: expect.objectContaining({ reason: "OPERATOR_ONLY" }) });
     await demoted.dispose();
   } finally {
     await alpha.dispose();

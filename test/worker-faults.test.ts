@@ -23,7 +23,7 @@ describe("a worker that breaks the port's contract", () => {
     await expect(host.client.prompt(sessionId, "hello")).rejects.toMatchObject({
       code: -32603,
       message: expect.stringContaining("malformed reply to open"),
-      data: { sessionId },
+      data: { reason: "WORKER_FAILED", sessionId },
     });
     await waitFor("the log line", () => /"sessionId":"[^"]+".*malformed reply to open/.test(host.stderr()));
   });
@@ -33,7 +33,7 @@ describe("a worker that breaks the port's contract", () => {
     expect((await host.client.prompt(sessionId, "first")).text).toBe("rogue says: first");
     await expect(host.client.prompt(sessionId, "malformed event")).rejects.toMatchObject({
       code: -32603,
-      message: expect.stringContaining(sessionId),
+      data: { reason: "WORKER_FAILED", sessionId },
     });
     await waitFor("the log line", () => /"threadId":\d+.*malformed event: worker replaced/.test(host.stderr()));
     expect((await host.client.prompt(sessionId, "again")).text).toBe("rogue says: again");

@@ -36,6 +36,7 @@ import { createTools } from "./tools/create-tools.js";
 import type { SpawnerConnection } from "./tools/spawner-connection.js";
 import type { ToolRegistry } from "./tools/registry.js";
 import type { Workspace } from "./tools/workspace.js";
+import { LogError } from "../src/protocol/session-log.js";
 
 interface Session {
   init: WorkerInit;
@@ -127,7 +128,9 @@ export default function runSession(task: SessionTask): Promise<never> {
         const session = await bound;
         return { ok: true, turns: session.turns, mode: session.loop.mode, model: session.model, threadId };
       } catch (error) {
-        return { ok: false, reason: "WORKER_FAILED", message: error instanceof Error ? error.message : String(error) };
+        // A log it cannot use is the log's fault, not the worker's: the same log refuses every worker.
+        const reason = error instanceof LogError ? "LOG_UNUSABLE" : "WORKER_FAILED";
+        return { ok: false, reason, message: error instanceof Error ? error.message : String(error) };
       }
     },
     async stats() {
