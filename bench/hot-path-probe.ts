@@ -11,6 +11,7 @@ import { compile } from "zod/mini";
 import { createLogger } from "../src/host/logger.js";
 import { DirStore } from "../src/store/dir/dir-store.js";
 import { toSessionUpdates } from "../src/host/session/updates.js";
+import { emptyState } from "../src/protocol/log/session-state.js";
 import { OutputWindow, outputWindowBuffer } from "../src/protocol/output-window.js";
 import { WorkerEventBatch, type WorkerEvent } from "../src/protocol/port.js";
 import { AgentLoop } from "../workers/loop/agent-loop.js";
@@ -59,7 +60,7 @@ async function workerTurn(samples: number): Promise<number> {
     model: new ScriptedModel({ allowFaultInjection: false }),
     tools: new ToolRegistry(),
     events,
-    journal: new MemoryJournal(),
+    journal: new MemoryJournal(emptyState({ mode: "auto", model: { provider: "scripted", model: "scripted", retries: 0 } })),
     mode: "auto",
     cwd: tmpdir(),
     maxTurnRequests: 50,

@@ -1,7 +1,9 @@
 // A session's history rebuilt from its log: a compaction entry replaces what came before its kept messages.
 import { describe, expect, it } from "vitest";
-import { historyFrom } from "../src/protocol/log/session-state.js";
+import { emptyState, foldLog } from "../src/protocol/log/session-state.js";
 import type { JournalEntry } from "../workers/log/journal.js";
+
+const historyFrom = (entries: readonly JournalEntry[]) => foldLog(emptyState({ mode: "ask", model: { provider: "scripted", model: "scripted", retries: 0 } }), entries).history;
 
 const turn = (n: number): JournalEntry[] => [
   { type: "turn_start", turnId: `t${n}`, at: "2026-01-01T00:00:00.000Z" },

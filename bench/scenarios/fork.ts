@@ -5,7 +5,7 @@ import { randomUUID } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { advanceBase, emptyBase } from "../../src/protocol/log/session-state.js";
+import { emptyState, foldLog } from "../../src/protocol/log/session-state.js";
 import { isReplayed, snapshotLine } from "../../src/protocol/log/snapshot.js";
 import { sessionPaths, sessionsDir, type LogEntry } from "../../src/protocol/session-log.js";
 import { FileJournal, type LogFiles } from "../../workers/log/journal-file.js";
@@ -110,7 +110,7 @@ async function seedPostgres(url: string, cwd: string, turns: number, compacted: 
   const at = new Date().toISOString();
   const header = logHeader(id, cwd, at);
   const entries = sessionLogEntries(turns, at);
-  const snapshot = compacted ? snapshotLine({ base: advanceBase(emptyBase(header), entries), replayLines: 0, replayBytes: 0 }) : null;
+  const snapshot = compacted ? snapshotLine({ base: foldLog(emptyState(header), entries), replayLines: 0, replayBytes: 0 }) : null;
   const headerText = JSON.stringify(header);
   await query(
     url,

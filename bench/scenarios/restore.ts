@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { advanceBase } from "../../src/protocol/log/session-state.js";
+import { foldLog } from "../../src/protocol/log/session-state.js";
 import { sessionPaths, sessionsDir } from "../../src/protocol/session-log.js";
 import { FileJournal, type LogFiles } from "../../workers/log/journal-file.js";
 import type { BenchContext } from "../context.js";
@@ -98,7 +98,7 @@ export async function restore(ctx: BenchContext): Promise<RestoreResult> {
 function timeRestore(files: LogFiles, sessionId: string): number {
   const started = performance.now();
   const journal = FileJournal.open(files, sessionId);
-  advanceBase(journal.base(), journal.entries());
+  foldLog(journal.base(), journal.entries());
   const elapsed = performance.now() - started;
   journal.close();
   return elapsed;

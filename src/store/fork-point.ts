@@ -1,20 +1,13 @@
 // Where a fork's history ends, the same for every store: after the source's last ended turn (a turn in flight, a
 // turn_start with no turn_end after it, is left out), with what the session was there: its mode, model and system
 // prompt, its turns and the title its first prompt gives. Read from the entries after the source's base (a compacted
-// log's snapshot, or its header): each entry by its type, and parsed only where it changes one of those.
-import type * as z from "zod/mini";
-import { ModelConfig, SessionModeId } from "../protocol/port.js";
-import { LogError, titleFrom } from "../protocol/session-log.js";
-import { SystemPromptSetting } from "../protocol/system-prompt.js";
+// log's snapshot, or its header): each entry by its type, and parsed (then folded, log/session-state.ts) only where it
+// changes one of those.
+import { foldSummary, type SessionSummary } from "../protocol/log/session-state.js";
+import { LogEntry, LogError } from "../protocol/session-log.js";
 
 /** The source as it stands at the fork point: the fork's own settings. */
-export interface ForkPointState {
-  mode: SessionModeId;
-  model: ModelConfig;
-  systemPrompt: SystemPromptSetting | null;
-  turns: number;
-  title: string | null;
-}
+export type ForkPointState = SessionSummary;
 
 /** One entry after the base: its type (null: not an entry), and the entry itself when asked for. */
 export interface ForkLine {
@@ -28,8 +21,8 @@ export interface ForkLine {
  * the fork would carry: LogError.
  */
 export function forkPoint(lines: Iterable<ForkLine>, base: ForkPointState, torn: "last line may be torn" | "whole"): { state: ForkPointState; count: number } {
-  let current = { ...base };
-  let state = { ...base };
+  let current = base;
+  let state = base;
   let count = 0;
   let seen = 0;
   let open = false;
@@ -46,38 +39,24 @@ export function forkPoint(lines: Iterable<ForkLine>, base: ForkPointState, torn:
     }
     if (type === "turn_start") open = true;
     else if (type === "turn_end") {
+      // Turn lines are counted by their type, never parsed: a log holds one pair per turn.
       open = false;
-      current.turns++;
+      current = { ...current, turns: current.turns + 1 };
     } else if (type === "mode" || type === "model" || type === "system_prompt" || (type === "user_message" && current.title === null)) {
-      current = withEntry(current, line.entry());
+      current = foldSummary(current, entryOf(line, type));
     }
     if (!open) {
       count = seen;
-      state = { ...current };
+      state = current;
     }
   }
   return { state, count };
 }
 
-function withEntry(state: ForkPointState, entry: Record<string, unknown>): ForkPointState {
-  switch (entry.type) {
-    case "mode":
-      return { ...state, mode: checked(SessionModeId, entry.mode, "mode") };
-    case "model":
-      return { ...state, model: checked(ModelConfig, entry.model, "model") };
-    case "system_prompt":
-      return { ...state, systemPrompt: checked(SystemPromptSetting, entry.systemPrompt, "system_prompt") };
-    case "user_message":
-      return { ...state, title: typeof entry.text === "string" ? titleFrom(entry.text) : state.title };
-    default:
-      return state;
-  }
-}
-
-function checked<T>(schema: z.ZodMiniType<T>, value: unknown, what: string): T {
-  const result = schema.safeParse(value);
-  if (!result.success) throw new LogError(`a ${what} entry after its replayable history is not valid`);
-  return result.data;
+function entryOf(line: ForkLine, type: string): LogEntry {
+  const parsed = LogEntry.safeParse(line.entry());
+  if (!parsed.success) throw new LogError(`a ${type} entry after its replayable history is not valid`);
+  return parsed.data;
 }
 
 const TYPE_PREFIX = '{"type":"';

@@ -2,7 +2,7 @@
 // appended after it; session/load's entries (the replayable history, then those) show what the whole log showed.
 import { expect, it } from "vitest";
 import { isReplayed } from "../../src/protocol/log/snapshot.js";
-import { advanceBase, emptyBase } from "../../src/protocol/log/session-state.js";
+import { emptyState, foldLog } from "../../src/protocol/log/session-state.js";
 import { LogError, type LogEntry } from "../../src/protocol/session-log.js";
 import { compactedLog } from "../../workers/log/log-compaction.js";
 import { parseReplayed, restoreLog } from "../../workers/log/log-repair.js";
@@ -16,7 +16,7 @@ const lines = (entries: readonly LogEntry[]) => Buffer.from(entries.map((entry) 
 
 function compact(entries: readonly LogEntry[], previous?: Buffer): Buffer {
   const restored = previous ? restoreLog(previous, id) : null;
-  const base = advanceBase(restored?.snapshot?.base ?? emptyBase(header(id, "/work")), entries);
+  const base = foldLog(restored?.snapshot?.base ?? emptyState(header(id, "/work")), entries);
   const replayed = restored?.snapshot ? previous!.subarray(restored.replayStart, restored.replayStart + restored.snapshot.replayBytes) : Buffer.alloc(0);
   const log = compactedLog({ headerLine, base, replayed, replayedLines: restored?.snapshot?.replayLines ?? 0, added: entries.filter(isReplayed) });
   return Buffer.concat([log.head, ...log.history]);
@@ -33,7 +33,7 @@ it("twice compacted, then appended to and torn: the base, the entries after it a
   expect(JSON.parse(twice.toString("utf8", 0, twice.indexOf(0x0a)))).toMatchObject({ mcpServers: [], sessionId: id });
   expect(restored.entries).toEqual(logTurns(31, 40));
   expect(restored.droppedBytes).toBe('{"type":"turn_st'.length);
-  expect(advanceBase(restored.snapshot!.base, restored.entries)).toEqual(advanceBase(emptyBase(header(id, "/work")), all));
+  expect(foldLog(restored.snapshot!.base, restored.entries)).toEqual(foldLog(emptyState(header(id, "/work")), all));
   const history = twice.subarray(restored.replayStart, restored.replayStart + restored.snapshot!.replayBytes);
   expect(replayEvents([...parseReplayed(history, 3), ...restored.entries])).toEqual(replayEvents(all));
 });

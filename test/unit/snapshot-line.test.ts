@@ -2,10 +2,10 @@
 import { expect, it } from "vitest";
 import { LogError } from "../../src/protocol/session-log.js";
 import { parseSnapshotLine, snapshotLine } from "../../src/protocol/log/snapshot.js";
-import { advanceBase, emptyBase } from "../../src/protocol/log/session-state.js";
+import { emptyState, foldLog } from "../../src/protocol/log/session-state.js";
 import { logTurns } from "../support/log-turns.js";
 
-const base = advanceBase(emptyBase({ mode: "ask", model: { provider: "scripted", model: "scripted", retries: 0 } }), logTurns(1, 12));
+const base = foldLog(emptyState({ mode: "ask", model: { provider: "scripted", model: "scripted", retries: 0 } }), logTurns(1, 12));
 
 it("reads back what was written, and refuses damage with a LogError naming it", () => {
   const line = snapshotLine({ base, replayLines: 40, replayBytes: 4000 });

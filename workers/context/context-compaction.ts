@@ -9,7 +9,7 @@
 // conversation is left compacted for the next prompt. No level ever summarises the turn in flight. A limit the
 // provider names in that answer is smaller than the configured window (a local server started with less): it is
 // taken as the window from then on, until a request larger than it succeeds.
-import { historyFrom } from "../../src/protocol/log/session-state.js";
+import { foldLog } from "../../src/protocol/log/session-state.js";
 import type { EventSink } from "../event-sink.js";
 import type { Journal } from "../log/journal.js";
 import { compactionNotice } from "./compaction-notice.js";
@@ -107,7 +107,7 @@ export class ContextCompactor {
     // The compaction entry counts kept messages on the history rebuilt from the log; the live one can hold what the
     // log does not (the "not run" results of a cancelled turn), so the cut is made on the rebuilt one.
     const journal = this.#options.journal;
-    history.splice(0, history.length, ...historyFrom(journal.entries(), journal.base().history));
+    history.splice(0, history.length, ...foldLog(journal.base(), journal.entries()).history);
     const plan = planCompaction(history, level, this.#budget(request));
     if (!plan) return false;
     const compactionId = crypto.randomUUID();

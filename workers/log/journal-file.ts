@@ -4,8 +4,8 @@
 // (after a turn has ended and been posted, never during one): see log-compaction.ts.
 import { closeSync, constants, fdatasyncSync, fstatSync, fsyncSync, ftruncateSync, openSync, readFileSync, readSync, writeSync } from "node:fs";
 import { isReplayed } from "../../src/protocol/log/snapshot.js";
-import { advanceBase, emptyBase, type SessionBase } from "../../src/protocol/log/session-state.js";
-import { LogError, SessionSidecar, SIDECAR_FORMAT, titleFrom, type LogHeader } from "../../src/protocol/session-log.js";
+import { emptyState, foldLog, foldSummary, type SessionState, type SessionSummary } from "../../src/protocol/log/session-state.js";
+import { LogError, SessionSidecar, SIDECAR_FORMAT, type LogHeader } from "../../src/protocol/session-log.js";
 import { LogWriteError, type Journal, type JournalEntry } from "./journal.js";
 import { compactionPlan, syncDirOf, writeCompactedLog } from "./log-compaction.js";
 import { parseReplayed, restoreLogFrom } from "./log-repair.js";
@@ -41,7 +41,7 @@ export class FileJournal implements Journal {
   readonly repair: RepairReport;
   readonly #files: LogFiles;
   readonly #headerLine: string;
-  #base: SessionBase;
+  #base: SessionState;
   #replay: ReplaySection;
   #entries: JournalEntry[];
   /** Bytes of the entries after the replayable history. */
@@ -53,8 +53,8 @@ export class FileJournal implements Journal {
   #sidecarFd: number | null = null;
   #sidecarLength = 0;
   #fd: number | null;
-  #turns: number;
-  #title: string | null;
+  /** The base and every entry since, folded. */
+  #summary: SessionSummary;
 
   /** Restores the log with load-repair; throws LogError when it is not a usable log of this session. */
   static open(files: LogFiles, sessionId: string): FileJournal {
@@ -81,7 +81,7 @@ export class FileJournal implements Journal {
     if (restored.droppedBytes > 0) ftruncateSync(fd, restored.validLength);
     const snapshot = restored.snapshot;
     const replay = snapshot ? { start: restored.replayStart, bytes: snapshot.replayBytes, lines: snapshot.replayLines } : { start: restored.replayStart, bytes: 0, lines: 0 };
-    const journal = new FileJournal(fd, files, restored.header, restored.headerLine, snapshot?.base ?? emptyBase(restored.header), replay, restored.entries, {
+    const journal = new FileJournal(fd, files, restored.header, restored.headerLine, snapshot?.base ?? emptyState(restored.header), replay, restored.entries, {
       droppedBytes: restored.droppedBytes,
       appended: restored.repairs,
     });
@@ -98,7 +98,7 @@ export class FileJournal implements Journal {
     files: LogFiles,
     header: LogHeader,
     headerLine: string,
-    base: SessionBase,
+    base: SessionState,
     replay: ReplaySection,
     entries: JournalEntry[],
     repair: RepairReport,
@@ -113,21 +113,20 @@ export class FileJournal implements Journal {
     this.#tailBytes = 0;
     this.#compactAtTail = files.compactBytes;
     this.repair = repair;
-    this.#turns = base.turns;
-    this.#title = base.title;
+    this.#summary = base;
     for (const entry of entries) this.#count(entry);
   }
 
   get turns(): number {
-    return this.#turns;
+    return this.#summary.turns;
   }
 
   get title(): string | null {
-    return this.#title;
+    return this.#summary.title;
   }
 
   /** The session as of the log's snapshot (the header's settings for a log never compacted). */
-  base(): SessionBase {
+  base(): SessionState {
     return this.#base;
   }
 
@@ -186,14 +185,14 @@ export class FileJournal implements Journal {
     const fd = this.#fd;
     if (fd === null || this.#turnOpen) return false;
     const bytesBefore = this.#replay.start + this.#replay.bytes + this.#tailBytes;
-    const base = advanceBase(this.#base, this.#entries);
+    const base = foldLog(this.#base, this.#entries);
     const plan = compactionPlan(
       { headerLine: this.#headerLine, base, replayedLines: this.#replay.lines, added: this.#entries.filter(isReplayed) },
       this.#replay.bytes,
     );
     if (plan.bytes >= bytesBefore) {
       this.#compactAtTail = this.#tailBytes + this.#files.compactBytes;
-      this.#files.log("info", "session log not compacted: the compacted log would not be smaller", { bytesBefore, bytesAfter: plan.bytes, turns: this.#turns });
+      this.#files.log("info", "session log not compacted: the compacted log would not be smaller", { bytesBefore, bytesAfter: plan.bytes, turns: this.turns });
       return false;
     }
     const next = writeCompactedLog(this.#files, plan, this.#read(this.#replay.start, this.#replay.bytes));
@@ -210,7 +209,7 @@ export class FileJournal implements Journal {
     } catch (error) {
       this.#files.log("warn", "sessions directory not flushed after a compaction", { reason: (error as Error).message });
     }
-    this.#files.log("info", "session log compacted", { bytesBefore, bytesAfter: plan.bytes, turns: this.#turns });
+    this.#files.log("info", "session log compacted", { bytesBefore, bytesAfter: plan.bytes, turns: this.turns });
     return true;
   }
 
@@ -225,11 +224,9 @@ export class FileJournal implements Journal {
   }
 
   #count(entry: JournalEntry): void {
+    this.#summary = foldSummary(this.#summary, entry);
     if (entry.type === "turn_start") this.#turnOpen = true;
-    else if (entry.type === "turn_end") {
-      this.#turns++;
-      this.#turnOpen = false;
-    } else if (entry.type === "user_message" && this.#title === null) this.#title = titleFrom(entry.text);
+    else if (entry.type === "turn_end") this.#turnOpen = false;
   }
 
   /** After the turn's end has been posted: a compaction delays the next prompt of this session only, not its answer. */
@@ -259,10 +256,10 @@ export class FileJournal implements Journal {
       format: SIDECAR_FORMAT,
       sessionId: this.header.sessionId,
       cwd: this.header.cwd,
-      title: this.#title,
+      title: this.#summary.title,
       createdAt: this.header.createdAt,
       updatedAt,
-      turns: this.#turns,
+      turns: this.#summary.turns,
       ...(this.header.tenant ? { tenant: this.header.tenant } : {}),
       ...(this.header.parent ? { parent: this.header.parent } : {}),
       ...(this.header.forkOf ? { forkOf: this.header.forkOf } : {}),

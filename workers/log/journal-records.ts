@@ -5,9 +5,9 @@
 // compactBytes it posts a new snapshot: the store keeps the records (session/load replays them), and a restore reads
 // the snapshot and only the records after it.
 import { isReplayed, parseSnapshotLine, snapshotLine } from "../../src/protocol/log/snapshot.js";
-import { advanceBase, emptyBase, type SessionBase } from "../../src/protocol/log/session-state.js";
+import { emptyState, foldLog, foldSummary, type SessionState, type SessionSummary } from "../../src/protocol/log/session-state.js";
 import type { ReplayedRecords, WorkerLog } from "../../src/protocol/port.js";
-import { LogError, parseHeaderLine, titleFrom, type LogEntry, type LogHeader } from "../../src/protocol/session-log.js";
+import { LogError, parseHeaderLine, type LogEntry, type LogHeader } from "../../src/protocol/session-log.js";
 import type { EventSink } from "../event-sink.js";
 import type { Journal } from "./journal.js";
 import { closeOpenTurn, parseEntry } from "./log-repair.js";
@@ -20,20 +20,20 @@ export class RecordJournal implements Journal {
   readonly repairs: LogEntry[];
   readonly #events: EventSink;
   readonly #compactBytes: number;
-  #base: SessionBase;
+  #base: SessionState;
   /** The sequence number of the first entry in #entries: the snapshot covers every record before it. */
   #baseSeq: number;
   #entries: LogEntry[];
   #nextSeq: number;
   #tailBytes = 0;
-  #turns: number;
-  #title: string | null;
+  /** The base and every entry since, folded. */
+  #summary: SessionSummary;
   #closed = false;
 
   /** Throws LogError when the header, the snapshot or a record is not usable. */
   static open(log: RecordsLog, sessionId: string, events: EventSink): RecordJournal {
     const header = parseHeaderLine(log.header, sessionId);
-    const base = log.snapshot === null ? emptyBase(header) : parseSnapshotLine(log.snapshot).base;
+    const base = log.snapshot === null ? emptyState(header) : parseSnapshotLine(log.snapshot).base;
     const entries = log.records.map((line, index) => {
       const entry = parseEntry(line);
       if (!entry) throw new LogError(`its record ${log.firstSeq + index} is not a valid log entry`);
@@ -44,7 +44,7 @@ export class RecordJournal implements Journal {
     return journal;
   }
 
-  private constructor(header: LogHeader, base: SessionBase, log: RecordsLog, entries: LogEntry[], events: EventSink) {
+  private constructor(header: LogHeader, base: SessionState, log: RecordsLog, entries: LogEntry[], events: EventSink) {
     this.header = header;
     this.#events = events;
     this.#compactBytes = log.compactBytes;
@@ -52,21 +52,19 @@ export class RecordJournal implements Journal {
     this.#baseSeq = log.firstSeq;
     this.#entries = entries;
     this.#nextSeq = log.firstSeq + entries.length;
-    this.#turns = base.turns;
-    this.#title = base.title;
-    for (const entry of entries) this.#count(entry);
+    this.#summary = entries.reduce<SessionSummary>(foldSummary, base);
     this.repairs = closeOpenTurn(entries);
   }
 
   get turns(): number {
-    return this.#turns;
+    return this.#summary.turns;
   }
 
   get title(): string | null {
-    return this.#title;
+    return this.#summary.title;
   }
 
-  base(): SessionBase {
+  base(): SessionState {
     return this.#base;
   }
 
@@ -81,12 +79,12 @@ export class RecordJournal implements Journal {
     this.#events.postRecord(this.#nextSeq++, line, isReplayed(entry));
     this.#tailBytes += line.length + 1;
     this.#entries.push(entry);
-    this.#count(entry);
+    this.#summary = foldSummary(this.#summary, entry);
   }
 
   endTurn(): void {
     if (this.#closed) return;
-    this.#events.post({ type: "log_summary", turns: this.#turns, title: this.#title });
+    this.#events.post({ type: "log_summary", turns: this.turns, title: this.title });
     if (this.#tailBytes >= this.#compactBytes) this.#snapshot();
   }
 
@@ -110,16 +108,11 @@ export class RecordJournal implements Journal {
   }
 
   #snapshot(): void {
-    const base = advanceBase(this.#base, this.#entries);
+    const base = foldLog(this.#base, this.#entries);
     this.#events.post({ type: "log_snapshot", seq: this.#nextSeq, snapshot: snapshotLine({ base, replayLines: 0, replayBytes: 0 }) });
     this.#base = base;
     this.#baseSeq = this.#nextSeq;
     this.#entries = [];
     this.#tailBytes = 0;
-  }
-
-  #count(entry: LogEntry): void {
-    if (entry.type === "turn_end") this.#turns++;
-    else if (entry.type === "user_message" && this.#title === null) this.#title = titleFrom(entry.text);
   }
 }

@@ -1,19 +1,11 @@
 // What a session records of itself. The agent loop appends an entry before it posts the event that shows it,
 // so nothing the client has seen can be missing from the record.
+import { foldSummary, type SessionState, type SessionSummary } from "../../src/protocol/log/session-state.js";
 import type { ReplayedRecords } from "../../src/protocol/port.js";
-import { titleFrom, type LogEntry } from "../../src/protocol/session-log.js";
-import type { ChatMessage } from "../models/model.js";
-import type { TokenCounts } from "../../src/protocol/log/session-state.js";
+import type { LogEntry } from "../../src/protocol/session-log.js";
 
 /** The entry kinds and their schema live with the log format (src/protocol/session-log.ts). */
 export type JournalEntry = LogEntry;
-
-/** What the session was before its first entry in entries(): a compacted log's snapshot, else nothing. */
-export interface JournalBase {
-  history: readonly ChatMessage[];
-  alwaysAllowed: readonly string[];
-  usage: TokenCounts;
-}
 
 export interface Journal {
   /** Appends one entry; returns once the write call has returned. */
@@ -22,7 +14,8 @@ export interface Journal {
   endTurn(): void;
   /** The entries recorded since the base, oldest first (after load-repair). */
   entries(): readonly JournalEntry[];
-  base(): JournalBase;
+  /** What the session was before its first entry in entries(): a compacted log's snapshot, else its header's. */
+  base(): SessionState;
   /**
    * The entries before the base that session/load shows (read on demand), oldest first. A journal on a store the host
    * writes is handed them (recordsBefore says which it needs).
@@ -36,8 +29,6 @@ export interface Journal {
   readonly title: string | null;
   close(): void;
 }
-
-const EMPTY: JournalBase = { history: [], alwaysAllowed: [], usage: { prompt: 0, completion: 0, cached: 0 } };
 
 /**
  * The log could not be written (a full disk, an I/O error). The append left no partial record behind; the turn is
@@ -53,23 +44,26 @@ export class LogWriteError extends Error {
 
 /** A session that keeps its record in memory only. */
 export class MemoryJournal implements Journal {
+  readonly #base: SessionState;
   readonly #entries: JournalEntry[] = [];
-  #turns = 0;
-  #title: string | null = null;
+  #summary: SessionSummary;
+  constructor(base: SessionState) {
+    this.#base = base;
+    this.#summary = base;
+  }
   append(entry: JournalEntry): void {
     this.#entries.push(entry);
-    if (entry.type === "turn_end") this.#turns++;
-    else if (entry.type === "user_message" && this.#title === null) this.#title = titleFrom(entry.text);
+    this.#summary = foldSummary(this.#summary, entry);
   }
   get title(): string | null {
-    return this.#title;
+    return this.#summary.title;
   }
   endTurn(): void {}
   entries(): readonly JournalEntry[] {
     return this.#entries;
   }
-  base(): JournalBase {
-    return EMPTY;
+  base(): SessionState {
+    return this.#base;
   }
   replayed(): readonly JournalEntry[] {
     return [];
@@ -78,7 +72,7 @@ export class MemoryJournal implements Journal {
     return null;
   }
   get turns(): number {
-    return this.#turns;
+    return this.#summary.turns;
   }
   close(): void {}
 }

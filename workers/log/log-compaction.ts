@@ -5,13 +5,13 @@
 import { closeSync, constants, fsyncSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import { snapshotLine } from "../../src/protocol/log/snapshot.js";
-import type { SessionBase } from "../../src/protocol/log/session-state.js";
+import type { SessionState } from "../../src/protocol/log/session-state.js";
 import { COMPACTED_LOG_FORMAT_VERSION } from "../../src/protocol/session-log.js";
 import type { JournalEntry } from "./journal.js";
 
 export interface CompactionInput {
   headerLine: string;
-  base: SessionBase;
+  base: SessionState;
   /** The old log's replayable history, as its bytes. */
   replayed: Buffer;
   replayedLines: number;

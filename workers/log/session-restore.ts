@@ -1,7 +1,7 @@
 // What a session worker starts from: a fresh in-memory journal, or the session's log restored with load-repair (a log
 // file in the state dir, or the records a store the host writes handed over), together with the mode and model the
 // session runs with from now on.
-import { settingsFrom } from "../../src/protocol/log/session-state.js";
+import { emptyState, foldSummary, type SessionSummary } from "../../src/protocol/log/session-state.js";
 import type { ModelConfig, SessionModeId, WorkerInit } from "../../src/protocol/port.js";
 import { LogError, type LogEntry } from "../../src/protocol/session-log.js";
 import { sameSystemPrompt, type SystemPromptSetting } from "../../src/protocol/system-prompt.js";
@@ -21,7 +21,7 @@ export interface RestoredSession {
 /** Throws LogError (its message names the log and says why) when the log is not a usable log of this session. */
 export function restoreSession(init: WorkerInit, events: EventSink): RestoredSession {
   const log = init.log;
-  if (!log) return { journal: new MemoryJournal(), mode: init.mode, model: init.model, systemPrompt: init.systemPrompt ?? null, turns: 0 };
+  if (!log) return { journal: new MemoryJournal(emptyState(init)), mode: init.mode, model: init.model, systemPrompt: init.systemPrompt ?? null, turns: 0 };
   let journal: FileJournal | RecordJournal;
   let repair: { droppedBytes: number; appended: readonly LogEntry[] };
   const where = log.kind === "dir" ? `session log ${log.path}` : `the stored log of session ${init.sessionId}`;
@@ -46,7 +46,7 @@ export function restoreSession(init: WorkerInit, events: EventSink): RestoredSes
       unansweredToolCalls: appended.filter((entry) => entry.type === "tool_result").length,
     });
   }
-  const fromLog = settingsFrom(journal.base(), journal.entries());
+  const fromLog = journal.entries().reduce<SessionSummary>(foldSummary, journal.base());
   // A system prompt the client gave now replaces the log's, whichever side's mode and model win.
   const systemPrompt = init.systemPrompt ?? fromLog.systemPrompt;
   if (!sameSystemPrompt(systemPrompt, fromLog.systemPrompt) && systemPrompt) journal.append({ type: "system_prompt", systemPrompt });

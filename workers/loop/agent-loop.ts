@@ -1,6 +1,6 @@
 // The turn loop of one session: user message → model → tool calls → tool results → model … until the model
 // answers without tool calls, the turn is cancelled, or it runs out of model requests.
-import { alwaysAllowedFrom, historyFrom } from "../../src/protocol/log/session-state.js";
+import { foldLog } from "../../src/protocol/log/session-state.js";
 import type { PlanEntry } from "../../src/protocol/plan.js";
 import type { PermissionOutcome, SessionModeId, StopReason, ToolKind } from "../../src/protocol/port.js";
 import { ChunkRelay } from "./chunk-relay.js";
@@ -64,10 +64,10 @@ export class AgentLoop {
     this.#options = options;
     this.#model = options.model;
     this.#mode = options.mode;
-    const base = options.journal.base();
-    this.#history = historyFrom(options.journal.entries(), base.history);
-    for (const name of alwaysAllowedFrom(options.journal.entries(), base.alwaysAllowed)) this.#alwaysAllowed.add(name);
-    this.#usage = new UsageTotals(options.journal.entries(), base.usage);
+    const restored = foldLog(options.journal.base(), options.journal.entries());
+    this.#history = restored.history;
+    for (const name of restored.alwaysAllowed) this.#alwaysAllowed.add(name);
+    this.#usage = new UsageTotals(restored.usage);
     this.#context = new ContextCompactor({
       journal: options.journal,
       events: options.events,

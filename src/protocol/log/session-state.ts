@@ -1,6 +1,7 @@
-// What a session is at some point of its log, folded from the entries before it: the conversation its model sees,
-// the tools allowed always, its token sums, mode and model, turns and title. A restore starts from the base a
-// compaction stored (or the header's) and folds only the entries after it.
+// What a session's log says of it, folded entry by entry: the conversation its model sees, the tools allowed always,
+// its token sums, mode, model and system prompt, turns and title. Every reader of a log folds it here: the worker's
+// journals and its restore, a compaction's snapshot, and the main thread's fork point. A restore starts from the state
+// a compaction stored (or the header's) and folds only the entries after it.
 import type { ModelConfig, SessionModeId } from "../port.js";
 import { titleFrom, type LogEntry } from "../session-log.js";
 import type { SystemPromptSetting } from "../system-prompt.js";
@@ -12,19 +13,29 @@ export interface TokenCounts {
   cached: number;
 }
 
-export interface SessionBase {
+/** The part of the state session/list and a fork read, cheap to fold on every entry a journal appends. */
+export interface SessionSummary {
+  mode: SessionModeId;
+  model: ModelConfig;
+  systemPrompt: SystemPromptSetting | null;
+  /** Turns ended. */
+  turns: number;
+  /** The title session/list shows when none was set: the first line of the first prompt (null before one). */
+  title: string | null;
+}
+
+export interface SessionState extends SessionSummary {
   history: ChatMessage[];
   alwaysAllowed: string[];
   usage: TokenCounts;
-  mode: SessionModeId;
-  model: ModelConfig;
-  turns: number;
-  title: string | null;
-  /** Last, after the fields snapshot.ts's settings reader reads past the history (absent in older snapshots). */
-  systemPrompt: SystemPromptSetting | null;
+  /**
+   * The tool names of the turn in flight's calls, by toolCallId: a permission names only its call. Empty between
+   * turns, where snapshots are written, so a snapshot does not hold it.
+   */
+  openCalls: ReadonlyMap<string, string>;
 }
 
-export function emptyBase(header: { mode: SessionModeId; model: ModelConfig; systemPrompt?: SystemPromptSetting | undefined }): SessionBase {
+export function emptyState(header: { mode: SessionModeId; model: ModelConfig; systemPrompt?: SystemPromptSetting | undefined }): SessionState {
   return {
     history: [],
     alwaysAllowed: [],
@@ -34,77 +45,90 @@ export function emptyBase(header: { mode: SessionModeId; model: ModelConfig; sys
     turns: 0,
     title: null,
     systemPrompt: header.systemPrompt ?? null,
+    openCalls: new Map(),
   };
 }
 
-/** The base after `entries`. */
-export function advanceBase(base: SessionBase, entries: readonly LogEntry[]): SessionBase {
-  const usage = { ...base.usage };
-  let turns = base.turns;
-  let title = base.title;
+/** The summary after `entry`: the same object when the entry does not change it. */
+export function foldSummary(summary: SessionSummary, entry: LogEntry): SessionSummary {
+  if (!changesSummary(summary, entry)) return summary;
+  const { mode, model, systemPrompt, turns, title } = summary;
+  const next = { mode, model, systemPrompt, turns, title };
+  stepSummary(next, entry);
+  return next;
+}
+
+/** The state after `entries`, `state` left as it was: copied once, however many entries there are. */
+export function foldLog(state: SessionState, entries: readonly LogEntry[]): SessionState {
+  const next: Draft = { ...state, history: [...state.history], alwaysAllowed: [...state.alwaysAllowed], usage: { ...state.usage }, openCalls: new Map(state.openCalls) };
   for (const entry of entries) {
-    if (entry.type === "usage") {
-      usage.prompt += entry.tokens.prompt;
-      usage.completion += entry.tokens.completion;
-      usage.cached += entry.tokens.cached;
-    } else if (entry.type === "turn_end") turns++;
-    else if (entry.type === "user_message" && title === null) title = titleFrom(entry.text);
+    stepSummary(next, entry);
+    stepConversation(next, entry);
   }
-  const { mode, model, systemPrompt } = settingsFrom(base, entries);
-  // The key order is the snapshot line's (snapshot.ts's settings reader reads it).
-  return {
-    history: historyFrom(entries, base.history),
-    alwaysAllowed: alwaysAllowedFrom(entries, base.alwaysAllowed),
-    usage,
-    mode,
-    model,
-    turns,
-    title,
-    systemPrompt,
-  };
+  return next;
 }
 
-/** base: the history before the first entry (a compacted log's snapshot). */
-export function historyFrom(entries: readonly LogEntry[], base: readonly ChatMessage[] = []): ChatMessage[] {
-  let history: ChatMessage[] = [...base];
-  for (const entry of entries) {
-    if (entry.type === "user_message") history.push({ role: "user", text: entry.text });
-    else if (entry.type === "assistant_message")
-      history.push({ role: "assistant", blocks: entry.blocks, toolCalls: entry.toolCalls, ...(entry.thought ? { thought: entry.thought } : {}) });
-    else if (entry.type === "tool_result")
-      history.push({ role: "tool", toolCallId: entry.callId, name: entry.name, result: entry.result, isError: entry.isError });
-    else if (entry.type === "compaction") history = [{ role: "summary", text: entry.summary }, ...history.slice(history.length - entry.kept)];
+type Draft = SessionState & { openCalls: Map<string, string> };
+
+function changesSummary(summary: SessionSummary, entry: LogEntry): boolean {
+  const type = entry.type;
+  return type === "turn_end" || type === "mode" || type === "model" || type === "system_prompt" || (type === "user_message" && summary.title === null);
+}
+
+function stepSummary(summary: SessionSummary, entry: LogEntry): void {
+  switch (entry.type) {
+    case "turn_end":
+      summary.turns++;
+      break;
+    case "user_message":
+      summary.title ??= titleFrom(entry.text);
+      break;
+    case "mode":
+      summary.mode = entry.mode;
+      break;
+    case "model":
+      summary.model = entry.model;
+      break;
+    case "system_prompt":
+      summary.systemPrompt = entry.systemPrompt;
+      break;
+    default:
+      break;
   }
-  return history;
 }
 
-export interface SessionSettingsAt {
-  mode: SessionModeId;
-  model: ModelConfig;
-  systemPrompt: SystemPromptSetting | null;
-}
-
-/** The mode, model and system prompt a session runs with at the end of its log: its base's, then each change after it. */
-export function settingsFrom(base: SessionSettingsAt, entries: readonly LogEntry[]): SessionSettingsAt {
-  let { mode, model, systemPrompt } = base;
-  for (const entry of entries) {
-    if (entry.type === "mode") mode = entry.mode;
-    else if (entry.type === "model") model = entry.model;
-    else if (entry.type === "system_prompt") systemPrompt = entry.systemPrompt;
-  }
-  return { mode, model, systemPrompt };
-}
-
-/** Tools the user allowed always in this session: the grant outlives the worker it was given to. */
-export function alwaysAllowedFrom(entries: readonly LogEntry[], base: readonly string[] = []): string[] {
-  const names = new Map<string, string>();
-  const allowed = new Set<string>(base);
-  for (const entry of entries) {
-    if (entry.type === "tool_call") names.set(entry.toolCallId, entry.name);
-    else if (entry.type === "permission" && entry.outcome === "allow_always") {
-      const name = names.get(entry.toolCallId);
-      if (name) allowed.add(name);
+function stepConversation(state: Draft, entry: LogEntry): void {
+  switch (entry.type) {
+    case "user_message":
+      state.history.push({ role: "user", text: entry.text });
+      break;
+    case "assistant_message":
+      state.history.push({ role: "assistant", blocks: entry.blocks, toolCalls: entry.toolCalls, ...(entry.thought ? { thought: entry.thought } : {}) });
+      break;
+    case "tool_result":
+      state.history.push({ role: "tool", toolCallId: entry.callId, name: entry.name, result: entry.result, isError: entry.isError });
+      break;
+    case "compaction":
+      state.history = [{ role: "summary", text: entry.summary }, ...state.history.slice(state.history.length - entry.kept)];
+      break;
+    case "usage":
+      state.usage.prompt += entry.tokens.prompt;
+      state.usage.completion += entry.tokens.completion;
+      state.usage.cached += entry.tokens.cached;
+      break;
+    case "tool_call":
+      state.openCalls.set(entry.toolCallId, entry.name);
+      break;
+    case "permission": {
+      // The grant outlives the worker it was given to.
+      const name = entry.outcome === "allow_always" ? state.openCalls.get(entry.toolCallId) : undefined;
+      if (name && !state.alwaysAllowed.includes(name)) state.alwaysAllowed.push(name);
+      break;
     }
+    case "turn_end":
+      state.openCalls.clear();
+      break;
+    default:
+      break;
   }
-  return [...allowed];
 }

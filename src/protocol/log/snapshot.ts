@@ -1,18 +1,26 @@
-// The second line of a compacted log: the session's base (what a restore needs, without reading the history) and
+// The second line of a compacted log: the session's state (what a restore needs, without reading the history) and
 // the size of the replayable history that follows it. A compacted log is
 //   header (formatVersion 2) \n snapshot \n replay entries (replayLines lines, replayBytes bytes) \n… then the
-//   entries appended since, which a restore folds onto the snapshot's base.
-// Checked by hand, field by field: a restore parses it on every open, and a schema for the whole conversation would
-// cost more than the parse (and the worker's bundle more bytes).
+//   entries appended since, which a restore folds onto the snapshot's state.
+// One JSON object, its keys in SNAPSHOT_KEYS' order, read two ways: whole by the worker's restore (parseSnapshotLine),
+// and its settings only by the main thread to fork a session (snapshotSettings: a conversation can take megabytes).
 import * as z from "zod/mini";
 import { ModelConfig, SessionModeId } from "../port.js";
 import { LogError, type LogEntry } from "../session-log.js";
 import { SystemPromptSetting } from "../system-prompt.js";
 import type { ChatMessage } from "./chat-message.js";
-import type { SessionBase } from "./session-state.js";
+import type { SessionState } from "./session-state.js";
+
+/**
+ * The keys in the order they are written. The settings reader splits the line at the history: the settings lie before
+ * it and after the key that follows it, which only the object's own structure can spell there (inside a JSON string
+ * every quote is escaped). systemPrompt is last: snapshots written before system prompts were kept lack it.
+ */
+const SNAPSHOT_KEYS = ["type", "replayLines", "replayBytes", "history", "alwaysAllowed", "usage", "mode", "model", "turns", "title", "systemPrompt"] as const;
+type SnapshotKey = (typeof SNAPSHOT_KEYS)[number];
 
 export interface Snapshot {
-  base: SessionBase;
+  base: SessionState;
   replayLines: number;
   replayBytes: number;
 }
@@ -24,9 +32,16 @@ export function isReplayed(entry: LogEntry): boolean {
 }
 
 export function snapshotLine(snapshot: Snapshot): string {
-  return JSON.stringify({ type: "snapshot", replayLines: snapshot.replayLines, replayBytes: snapshot.replayBytes, ...snapshot.base });
+  const { base, replayLines, replayBytes } = snapshot;
+  const { history, alwaysAllowed, usage, mode, model, turns, title, systemPrompt } = base;
+  const fields: Record<SnapshotKey, unknown> = { type: "snapshot", replayLines, replayBytes, history, alwaysAllowed, usage, mode, model, turns, title, systemPrompt };
+  return JSON.stringify(Object.fromEntries(SNAPSHOT_KEYS.map((key) => [key, fields[key]])));
 }
 
+/**
+ * Checked by hand, field by field: a restore parses it on every open, and a schema for the whole conversation would
+ * cost more than the parse.
+ */
 export function parseSnapshotLine(text: string): Snapshot {
   let json: unknown;
   try {
@@ -65,6 +80,7 @@ export function parseSnapshotLine(text: string): Snapshot {
       turns: turns as number,
       title: title as string | null,
       systemPrompt: prompt?.data ?? null,
+      openCalls: new Map(),
     },
   };
 }
@@ -100,13 +116,7 @@ function isMessage(value: unknown): boolean {
   }
 }
 
-// What a compacted log's snapshot line says of the session's settings, read without parsing its conversation: the
-// main thread reads it to fork a session (src/store/dir/fork-log.ts), and a conversation can take megabytes. The line
-// is written by snapshotLine above as one JSON object whose keys come in this order:
-//   type, replayLines, replayBytes, history, alwaysAllowed, usage, mode, model, turns, title, systemPrompt (newer)
-// so the small fields lie before `"history":[` and after the history's closing `],"alwaysAllowed":[`, which only the
-// object's own structure can spell (inside a JSON string every quote is escaped). test/unit/snapshot-settings.test.ts
-// holds this reader to the writer; a line it cannot split is parsed whole.
+// The settings reader (src/store/dir/fork-log.ts, src/store/postgres/): a line it cannot split is parsed whole.
 const Head = z.object({ replayLines: z.int().check(z.nonnegative()), replayBytes: z.int().check(z.nonnegative()) });
 const Tail = z.object({
   mode: SessionModeId,
@@ -126,8 +136,9 @@ export interface SnapshotSettings {
   systemPrompt: SystemPromptSetting | null;
 }
 
-const HISTORY = ',"history":[';
-const AFTER_HISTORY = '],"alwaysAllowed":[';
+const HISTORY_AT = SNAPSHOT_KEYS.indexOf("history");
+const HISTORY = `,"${SNAPSHOT_KEYS[HISTORY_AT]}":[`;
+const AFTER_HISTORY = `],"${SNAPSHOT_KEYS[HISTORY_AT + 1]}":[`;
 
 /**
  * The settings from the end of a snapshot line (all of it, or its last part: the host's store may hand over only that);
