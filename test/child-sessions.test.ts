@@ -107,7 +107,7 @@ describe("child sessions", () => {
     const narrow = await host.client.prompt(sessionId, script(spawnAgent({ prompt: script({ tool: "write_file", input: { path: "x.txt", content: "x" } }, { say: "{{result}}" }), mode: "read-only" }), { say: "{{result}}" }));
     expect(narrow.text).toMatch(/^write_file is refused in read-only mode/);
     const childId = narrow.children[0]!.sessionId;
-    expect(await host.client.setMode(childId, "auto").then(() => null, (error: { code?: number }) => error)).toMatchObject({ code: -32602 });
+    expect(await host.client.setMode(childId, "auto").then(() => null, (error: { code?: number }) => error)).toMatchObject({ code: -32602, data: expect.objectContaining({ reason: "INVALID_PARAMS", field: "modeId" }) });
     await host.client.setMode(childId, "read-only");
   });
 

@@ -28,7 +28,7 @@ describe("sessions outlive their workers", () => {
     await h.client.prompt(sessionId, "one");
     await h.client.prompt(sessionId, "two");
     const crash = `/script [{"crash":"kaboom"}]`;
-    await expect(h.client.prompt(sessionId, crash)).rejects.toMatchObject({ code: -32603, message: expect.stringContaining("kaboom") });
+    await expect(h.client.prompt(sessionId, crash)).rejects.toMatchObject({ code: -32603, message: expect.stringContaining("kaboom"), data: expect.objectContaining({ reason: "WORKER_FAILED" }) });
     expect((await h.client.prompt(sessionId, "three")).text).toBe("You said: three");
 
     // The fresh worker started from the log: two finished turns and the crashed one, closed as interrupted.

@@ -63,7 +63,7 @@ describe("fleet: session ownership", () => {
     expect((await b.prompt(sessionId, "on h2")).text).toBe("You said: on h2");
     // h1 let it go: it is no longer in h1's table, and a prompt there is answered as for a session it does not have.
     expect((await a.stats()).sessions.live).toBe(0);
-    await expect(a.prompt(sessionId, "back on h1?")).rejects.toMatchObject({ code: -32602 });
+    await expect(a.prompt(sessionId, "back on h1?")).rejects.toMatchObject({ code: -32602, data: expect.objectContaining({ reason: "UNKNOWN_SESSION" }) });
   });
 
   it("a stopped owner: its session is taken once its lease has expired, and after SIGCONT it never writes to it again", async () => {
@@ -122,7 +122,7 @@ describe("fleet: session ownership", () => {
     await b.delete(sessionId);
     await waitFor("h1 to drop the deleted session", async () => (await a.stats()).sessions.live === 0);
     for (const client of [a, b, c]) expect((await client.list()).sessions.map((session) => session.sessionId)).not.toContain(sessionId);
-    await expect(c.load(sessionId, cwd)).rejects.toMatchObject({ code: -32002 });
+    await expect(c.load(sessionId, cwd)).rejects.toMatchObject({ code: -32002, data: expect.objectContaining({ reason: "SESSION_NOT_FOUND" }) });
     expect(await query(url, "SELECT 1 FROM ash_records WHERE session_id = $1", [sessionId])).toEqual([]);
     expect(await query(url, "SELECT 1 FROM ash_tombstones WHERE id = $1", [sessionId])).toHaveLength(1);
   });
@@ -138,8 +138,8 @@ describe("fleet: session ownership", () => {
     await alice.prompt(sessionId, "alice's");
     expect((await bob.list()).sessions).toEqual([]);
     expect((await aliceOnH2.list()).sessions.map((session) => session.sessionId)).toEqual([sessionId]);
-    await expect(bob.load(sessionId, cwd)).rejects.toMatchObject({ code: -32002 });
-    await expect(bob.resume(sessionId, cwd)).rejects.toMatchObject({ code: -32002 });
+    await expect(bob.load(sessionId, cwd)).rejects.toMatchObject({ code: -32002, data: expect.objectContaining({ reason: "SESSION_NOT_FOUND" }) });
+    await expect(bob.resume(sessionId, cwd)).rejects.toMatchObject({ code: -32002, data: expect.objectContaining({ reason: "SESSION_NOT_FOUND" }) });
     await bob.delete(sessionId);
     expect((await alice.prompt(sessionId, "still there")).text).toBe("You said: still there");
   });

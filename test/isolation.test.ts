@@ -91,7 +91,7 @@ describe("concurrent sessions are isolated", () => {
     const first = host.client.prompt(sessionId, `/script [{"say":"first"},{"sleep_ms":60000}]`, {
       onUpdate: (update) => void (update.sessionUpdate === "agent_message_chunk" && said()),
     });
-    await expect(host.client.prompt(sessionId, "second")).rejects.toMatchObject({ code: -32600, message: expect.stringContaining("already in flight") });
+    await expect(host.client.prompt(sessionId, "second")).rejects.toMatchObject({ code: -32600, data: expect.objectContaining({ reason: "PROMPT_IN_FLIGHT" }) });
     // Cancelled once the turn has said its first word: a cancel that comes while the session's worker is still
     // starting ends the turn before it says anything.
     await saidFirst;

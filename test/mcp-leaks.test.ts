@@ -43,7 +43,7 @@ describe("MCP server processes end with what ends them", () => {
   it("a worker crash; the next prompt reconnects", async () => {
     const { sessionId, mark } = await connected();
     const before = serverPids(mark);
-    await expect(host.client.prompt(sessionId, script({ crash: "boom" }))).rejects.toMatchObject({ code: -32603 });
+    await expect(host.client.prompt(sessionId, script({ crash: "boom" }))).rejects.toMatchObject({ code: -32603, data: expect.objectContaining({ reason: "WORKER_FAILED" }) });
     await gone(mark);
     expect(resultOf((await host.client.prompt(sessionId, echo("again"))).toolCalls[0])).toBe("Echo: again");
     const after = serverPids(mark);

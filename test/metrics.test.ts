@@ -18,7 +18,7 @@ describe("metrics", () => {
       await host.client.prompt(sessionId, "hello");
       await host.client.prompt(sessionId, script(bash("true"), { say: "ran" }));
       const crasher = (await host.client.newSession(tempDir())).sessionId;
-      await expect(host.client.prompt(crasher, script({ crash: "boom" }))).rejects.toMatchObject({ code: -32603 });
+      await expect(host.client.prompt(crasher, script({ crash: "boom" }))).rejects.toMatchObject({ code: -32603, data: expect.objectContaining({ reason: "WORKER_FAILED" }) });
 
       // The state dir's size is measured in the background: present once its first walk has ended.
       const text = await waitFor("the state dir size", async () => {

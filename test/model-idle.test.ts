@@ -33,6 +33,7 @@ describe("a model stream that goes quiet", () => {
     server.enqueue({ text: "no headers", headersMs: 30_000 }, { text: "silent mid-stream", firstTokenMs: 30_000 });
     await expect(host.client.prompt(sessionId, "hello")).rejects.toMatchObject({
       code: -32603,
+      data: expect.objectContaining({ reason: "MODEL_FAILED" }),
       message: expect.stringMatching(/no bytes from the model for 2000 ms \(--model-idle-timeout-ms\).*2 attempts/),
     });
     expect(await server.requests[before]!.ended).toBe("client-closed");

@@ -82,6 +82,7 @@ describe("the API key", () => {
     const { sessionId } = await host.client.newSession(tempDir());
     await expect(host.client.prompt(sessionId, "hello?")).rejects.toMatchObject({
       code: -32603,
+      data: expect.objectContaining({ reason: "MODEL_FAILED" }),
       message: expect.stringMatching(/HTTP 401: Incorrect API key provided.*the environment variable UNSET_TEST_KEY is not set/),
     });
     expect(server.requests).toHaveLength(1);
@@ -186,9 +187,10 @@ describe("the model config option", () => {
     const { sessionId } = await host.client.newSession(tempDir());
     await expect(host.client.setConfigOption(sessionId, "model", "gpt-9")).rejects.toMatchObject({
       code: -32602,
+      data: expect.objectContaining({ reason: "INVALID_PARAMS", field: "value" }),
       message: expect.stringContaining("unknown model: gpt-9 (this host has: model-a, model-b, ghost-model)"),
     });
-    await expect(host.client.setConfigOption(sessionId, "temperature", "hot")).rejects.toMatchObject({ code: -32602 });
+    await expect(host.client.setConfigOption(sessionId, "temperature", "hot")).rejects.toMatchObject({ code: -32602, data: expect.objectContaining({ reason: "INVALID_PARAMS", field: "configId" }) });
     expect((await host.client.prompt(sessionId, "unchanged?")).text).toBe("[model-a] you said: unchanged?");
   });
 });

@@ -232,7 +232,7 @@ describe("openai-compatible provider", () => {
     const overloaded = { fail: { status: 503, message: "The engine is currently overloaded", retryAfterMs: 5 } };
     server.enqueue(overloaded, overloaded, overloaded, overloaded, { text: "never asked for" });
     const failed = host.client.prompt(sessionId, "overloaded");
-    await expect(failed).rejects.toMatchObject({ code: -32603, message: expect.stringMatching(/HTTP 503: The engine is currently overloaded.*after 4 attempts/) });
+    await expect(failed).rejects.toMatchObject({ code: -32603, data: expect.objectContaining({ reason: "MODEL_FAILED" }), message: expect.stringMatching(/HTTP 503: The engine is currently overloaded.*after 4 attempts/) });
     expect(server.requests.length - before).toBe(4);
     expect((await host.client.prompt(sessionId, "later")).text).toBe("never asked for");
   });
@@ -244,6 +244,7 @@ describe("openai-compatible provider", () => {
     const failed = host.client.prompt(sessionId, "who am i");
     await expect(failed).rejects.toMatchObject({
       code: -32603,
+      data: expect.objectContaining({ reason: "MODEL_FAILED" }),
       message: `model "test-model" at ${server.url}: HTTP 401: Incorrect API key provided: sk-wrong.`,
     });
     expect(server.requests.length - before).toBe(1);

@@ -138,7 +138,7 @@ describe("sandboxed modes", () => {
 
   it("full-access is not offered without --allow-full-access", async () => {
     const { sessionId } = await host.client.newSession(tempDir());
-    await expect(host.client.setMode(sessionId, "full-access")).rejects.toMatchObject({ code: -32602 });
+    await expect(host.client.setMode(sessionId, "full-access")).rejects.toMatchObject({ code: -32602, data: expect.objectContaining({ reason: "INVALID_PARAMS", field: "modeId" }) });
   });
 });
 

@@ -130,9 +130,9 @@ describe.each(STORES)("session/fork on the $name", (store) => {
   it("refuses an unknown source (-32002) and a cwd that is not an existing absolute directory (-32602)", async () => {
     const host = await start(await store.args());
     const { sessionId } = await host.client.newSession(tempDir());
-    expect(await rejection(host.client.fork(crypto.randomUUID(), tempDir()))).toMatchObject({ code: -32002 });
-    expect(await rejection(host.client.fork(sessionId, "relative/dir"))).toMatchObject({ code: -32602 });
-    expect(await rejection(host.client.fork(sessionId, `${tempDir()}/missing`))).toMatchObject({ code: -32602 });
+    expect(await rejection(host.client.fork(crypto.randomUUID(), tempDir()))).toMatchObject({ code: -32002, data: expect.objectContaining({ reason: "SESSION_NOT_FOUND" }) });
+    expect(await rejection(host.client.fork(sessionId, "relative/dir"))).toMatchObject({ code: -32602, data: expect.objectContaining({ reason: "INVALID_PARAMS", field: "cwd" }) });
+    expect(await rejection(host.client.fork(sessionId, `${tempDir()}/missing`))).toMatchObject({ code: -32602, data: expect.objectContaining({ reason: "INVALID_PARAMS", field: "cwd" }) });
   });
 });
 

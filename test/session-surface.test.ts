@@ -68,8 +68,8 @@ describe.each(STORES)("on the $name", (store) => {
 
     const unknown = crypto.randomUUID();
     const error = await rejection(host.client.status(unknown));
-    expect(error).toMatchObject({ code: -32002, data: { sessionId: unknown } });
-    expect(await rejection(host.client.status("not-a-session"))).toMatchObject({ code: -32002 });
+    expect(error).toMatchObject({ code: -32002, data: { reason: "SESSION_NOT_FOUND", sessionId: unknown } });
+    expect(await rejection(host.client.status("not-a-session"))).toMatchObject({ code: -32002, data: expect.objectContaining({ reason: "SESSION_NOT_FOUND" }) });
 
     // No side effect: no worker started, no session opened, the list in the same order with the same times.
     const listed = await host.client.list();
@@ -81,7 +81,7 @@ describe.each(STORES)("on the $name", (store) => {
     expect(await host.client.list()).toEqual(listed);
     expect(listed.sessions.map((session) => session.sessionId)).toEqual([other, sessionId]);
     // Not attached: a prompt from this connection is refused as for a session the host does not have open.
-    expect(await rejection(host.client.prompt(sessionId, "no"))).toMatchObject({ code: -32602 });
+    expect(await rejection(host.client.prompt(sessionId, "no"))).toMatchObject({ code: -32602, data: expect.objectContaining({ reason: "UNKNOWN_SESSION" }) });
 
     await stop(host);
     const again = await start(args, "--warm-workers", "0");
@@ -117,8 +117,8 @@ describe.each(STORES)("on the $name", (store) => {
     expect(await host.client.setTitle(early, "Named again")).toBe("Named again");
     expect((await host.client.stats()).threads.mostWorkers).toBe(workers);
 
-    expect(await rejection(host.client.setTitle(sessionId, " \n\t "))).toMatchObject({ code: -32602 });
-    expect(await rejection(host.client.setTitle(crypto.randomUUID(), "nobody"))).toMatchObject({ code: -32002 });
+    expect(await rejection(host.client.setTitle(sessionId, " \n\t "))).toMatchObject({ code: -32602, data: expect.objectContaining({ reason: "INVALID_PARAMS", field: "title" }) });
+    expect(await rejection(host.client.setTitle(crypto.randomUUID(), "nobody"))).toMatchObject({ code: -32002, data: expect.objectContaining({ reason: "SESSION_NOT_FOUND" }) });
 
     await stop(host);
     const again = await start(args);
@@ -153,9 +153,9 @@ describe.each(STORES)("on the $name", (store) => {
     expect(await ids("exclude")).toEqual([[kept, false]]);
     expect(await ids("only")).toEqual([[sessionId, true]]);
     expect(new Set(await ids("include"))).toEqual(new Set([[kept, false], [sessionId, true]]));
-    expect(await rejection(host.client.list({ archived: "_everything" }))).toMatchObject({ code: -32602 });
-    expect(await rejection(host.client.archive(crypto.randomUUID()))).toMatchObject({ code: -32002 });
-    expect(await rejection(host.client.unarchive(crypto.randomUUID()))).toMatchObject({ code: -32002 });
+    expect(await rejection(host.client.list({ archived: "_everything" }))).toMatchObject({ code: -32602, data: expect.objectContaining({ reason: "INVALID_PARAMS", field: "archived" }) });
+    expect(await rejection(host.client.archive(crypto.randomUUID()))).toMatchObject({ code: -32002, data: expect.objectContaining({ reason: "SESSION_NOT_FOUND" }) });
+    expect(await rejection(host.client.unarchive(crypto.randomUUID()))).toMatchObject({ code: -32002, data: expect.objectContaining({ reason: "SESSION_NOT_FOUND" }) });
     // Archiving an archived session succeeds.
     await host.client.archive(sessionId);
 

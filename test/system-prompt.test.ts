@@ -103,10 +103,10 @@ describe.each(STORES)("system prompts on the $name", (store) => {
     const host = await start(await store.args());
     const cwd = tempDir();
     const refused = (systemPrompt: unknown) => rejection(host.client.request("session/new", { cwd, mcpServers: [], systemPrompt }));
-    expect(await refused({ mode: "_prepend", content: [{ type: "text", text: "x" }] })).toMatchObject({ code: -32602 });
-    expect(await refused({ mode: "append", content: [] })).toMatchObject({ code: -32602 });
-    expect(await refused({ mode: "append", content: [{ type: "image", data: "AAAA", mimeType: "image/png" }] })).toMatchObject({ code: -32602 });
-    expect(await refused({ mode: "override", content: [{ type: "text", text: "  " }] })).toMatchObject({ code: -32602 });
+    expect(await refused({ mode: "_prepend", content: [{ type: "text", text: "x" }] })).toMatchObject({ code: -32602, data: expect.objectContaining({ reason: "INVALID_PARAMS" }) });
+    expect(await refused({ mode: "append", content: [] })).toMatchObject({ code: -32602, data: expect.objectContaining({ reason: "INVALID_PARAMS" }) });
+    expect(await refused({ mode: "append", content: [{ type: "image", data: "AAAA", mimeType: "image/png" }] })).toMatchObject({ code: -32602, data: expect.objectContaining({ reason: "INVALID_PARAMS" }) });
+    expect(await refused({ mode: "override", content: [{ type: "text", text: "  " }] })).toMatchObject({ code: -32602, data: expect.objectContaining({ reason: "INVALID_PARAMS" }) });
     // null and absent are the same: the host's own instructions.
     const { sessionId } = await host.client.request<{ sessionId: string }>("session/new", { cwd, mcpServers: [], systemPrompt: null });
     expect(await systemMessageOf(host, sessionId, "nothing given")).toContain("You are a coding agent");
