@@ -2,7 +2,7 @@
 import { dirname } from "node:path";
 import { atMemoryLimit, sessionMoved, shuttingDown } from "./errors.js";
 import { isInside } from "../protocol/paths.js";
-import type { ModelConfig, WorkerInit, WorkerRestore } from "../protocol/port.js";
+import type { ModelConfig, WorkerInit, SettingsFrom } from "../protocol/port.js";
 import { ModelGateway } from "../pool/gateway-thread.js";
 import type { WorkerPool } from "../pool/worker-pool.js";
 import { hostIdOf, type HostConfig } from "./config.js";
@@ -127,7 +127,7 @@ export class HostContext {
       log,
       cancelGraceMs: config["cancel-grace-ms"],
       turnTimeoutMs: config["turn-timeout-ms"],
-      workerInit: (id, settings, restore) => this.#workerInit(id, settings, restore),
+      workerInit: (id, settings, settingsFrom) => this.#workerInit(id, settings, settingsFrom),
       slots: this.slots,
       store: this.store,
       hibernateAfterMs: config["hibernate-after-ms"],
@@ -234,9 +234,9 @@ export class HostContext {
     return answer;
   }
 
-  async #workerInit(sessionId: string, settings: SessionSettings, restore: WorkerRestore): Promise<WorkerInit> {
+  async #workerInit(sessionId: string, settings: SessionSettings, settingsFrom: SettingsFrom): Promise<WorkerInit> {
     const config = this.config;
-    const log = await this.store.workerLog(sessionId, restore);
+    const log = await this.store.workerLog(sessionId, settingsFrom);
     return {
       sessionId,
       cwd: settings.cwd,

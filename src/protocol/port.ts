@@ -55,12 +55,12 @@ export const SpawnerGrant = z.object({ socketPath: z.string(), token: z.string()
 export type SpawnerGrant = z.infer<typeof SpawnerGrant>;
 
 /**
- * restore "log": the log's mode and model win (session/load, session/resume); "host": the mode and model in WorkerInit
- * win and are appended to the log when they differ (a session restored after a crash or hibernation, whose settings
- * may have moved on).
+ * Whose mode and model a restored session runs with. "log": the log's (session/load, session/resume); "host": the
+ * ones in WorkerInit, appended to the log when they differ (a session restored after a crash or hibernation, whose
+ * settings may have moved on on the main thread).
  */
-export const WorkerRestore = z.enum(["log", "host"]);
-export type WorkerRestore = z.infer<typeof WorkerRestore>;
+export const SettingsFrom = z.enum(["log", "host"]);
+export type SettingsFrom = z.infer<typeof SettingsFrom>;
 
 /**
  * Where a session's log lives, as its worker opens it (src/store/). "dir": the log file exists (the main thread wrote
@@ -74,7 +74,7 @@ export const WorkerLog = z.discriminatedUnion("kind", [
     path: z.string(),
     sidecarPath: z.string(),
     outputDir: z.string(),
-    restore: WorkerRestore,
+    settingsFrom: SettingsFrom,
     /** Where a compaction writes the new log before it renames it over path. */
     compactingPath: z.string(),
     /** Compact the log once its entries since the last compaction take this many bytes (--log-compact-bytes). */
@@ -82,7 +82,7 @@ export const WorkerLog = z.discriminatedUnion("kind", [
   }),
   z.object({
     kind: z.literal("records"),
-    restore: WorkerRestore,
+    settingsFrom: SettingsFrom,
     /** The header as stored (a JSON LogHeader). */
     header: z.string(),
     /** The last compaction's snapshot line (log/snapshot.ts), null when the session was never compacted. */

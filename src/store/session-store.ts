@@ -6,7 +6,7 @@
 // Runs in the main thread. Nothing here reaches a worker but what workerLog() returns (the port's WorkerLog).
 import type { ListSessionsResponse, RequestError } from "@agentclientprotocol/sdk/unstable";
 import type { McpServerConfig } from "../protocol/mcp-servers.js";
-import type { ModelConfig, SessionModeId, WorkerLog, WorkerRestore } from "../protocol/port.js";
+import type { ModelConfig, SessionModeId, WorkerLog, SettingsFrom } from "../protocol/port.js";
 import type { ForkPoint, LogHeader, ParentLink } from "../protocol/session-log.js";
 import type { SystemPromptSetting } from "../protocol/system-prompt.js";
 
@@ -115,7 +115,7 @@ export interface SessionStore {
   storedSessions(): Promise<number | null>;
   list(options: ListOptions): Promise<ListSessionsResponse>;
   /** What a session's worker opens its log from. */
-  workerLog(sessionId: string, restore: WorkerRestore): Promise<WorkerLog>;
+  workerLog(sessionId: string, settingsFrom: SettingsFrom): Promise<WorkerLog>;
   /** Where the spawner keeps the session's full command outputs (null: in its own directory only). */
   outputDir(sessionId: string): string | null;
   /** The host's writer of the session's records, for a store the host writes; null where the worker writes its log. */

@@ -118,7 +118,7 @@ it("gives each journal, restored from a log or its snapshot or appended to, the 
       expect({ turns: memory.turns, title: memory.title }).toEqual({ turns: whole.turns, title: whole.title });
 
       const cut = ends[pick % ends.length]!;
-      const logged = { kind: "records", restore: "log", header: JSON.stringify(header(id, "/work")), compactBytes: 2 ** 40 } as const;
+      const logged = { kind: "records", settingsFrom: "log", header: JSON.stringify(header(id, "/work")), compactBytes: 2 ** 40 } as const;
       const snapshot = cut === 0 ? null : snapshotLine({ base: foldLog(start, entries.slice(0, cut)), replayLines: 0, replayBytes: 0 });
       const restored = RecordJournal.open({ ...logged, snapshot, records: records(entries.slice(cut)), firstSeq: cut }, id, noEvents);
       const appended = RecordJournal.open({ ...logged, snapshot: null, records: [], firstSeq: 0 }, id, noEvents);

@@ -50,7 +50,7 @@ export function restoreSession(init: WorkerInit, events: EventSink): RestoredSes
   // A system prompt the client gave now replaces the log's, whichever side's mode and model win.
   const systemPrompt = init.systemPrompt ?? fromLog.systemPrompt;
   if (!sameSystemPrompt(systemPrompt, fromLog.systemPrompt) && systemPrompt) journal.append({ type: "system_prompt", systemPrompt });
-  if (log.restore === "log") return { journal, mode: fromLog.mode, model: fromLog.model, systemPrompt, turns: journal.turns };
+  if (log.settingsFrom === "log") return { journal, mode: fromLog.mode, model: fromLog.model, systemPrompt, turns: journal.turns };
   // The main thread's settings may have moved on while no worker held the session: they win, and are logged.
   if (fromLog.mode !== init.mode) journal.append({ type: "mode", mode: init.mode });
   if (JSON.stringify(fromLog.model) !== JSON.stringify(init.model)) journal.append({ type: "model", model: init.model });

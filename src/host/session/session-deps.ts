@@ -3,7 +3,7 @@
 import type { MessagePort } from "node:worker_threads";
 import type { WorkerPool } from "../../pool/worker-pool.js";
 import type { McpServerConfig } from "../../protocol/mcp-servers.js";
-import type { ChildOutcome, ModelConfig, SessionModeId, SpawnerGrant, ToolKind, WorkerEvent, WorkerInit, WorkerRestore } from "../../protocol/port.js";
+import type { ChildOutcome, ModelConfig, SessionModeId, SpawnerGrant, ToolKind, WorkerEvent, WorkerInit, SettingsFrom } from "../../protocol/port.js";
 import type { SystemPromptSetting } from "../../protocol/system-prompt.js";
 import type { SessionStore } from "../../store/session-store.js";
 import type { Logger } from "../logger.js";
@@ -48,7 +48,7 @@ export interface SessionDeps {
   /** Told of turn ends, tool call ends and worker exits (the metrics); unset without --metrics-listen. */
   observer?: SessionObserver;
   /** Builds the worker's init from the session's current settings. */
-  workerInit(id: string, settings: SessionSettings, restore: WorkerRestore): Promise<WorkerInit>;
+  workerInit(id: string, settings: SessionSettings, settingsFrom: SettingsFrom): Promise<WorkerInit>;
   slots: WorkerSlots;
   store: SessionStore;
   /** Idle time after which the session's worker is released (0: never). */

@@ -2,7 +2,7 @@
 // (hibernation, close, the watchdog) and replaced after it died. Never two workers on one log: a new worker opens the
 // log only once the previous worker's thread is gone.
 import { RequestError } from "@agentclientprotocol/sdk/unstable";
-import { OpenAck, type ModelConfig, type WorkerEvent, type WorkerRestore } from "../../protocol/port.js";
+import { OpenAck, type ModelConfig, type WorkerEvent, type SettingsFrom } from "../../protocol/port.js";
 import { WorkerGone, type WorkerExit, type WorkerLease } from "../../pool/worker-lease.js";
 import { fromWorker, sessionClosed, workerFault } from "../errors.js";
 import type { Logger } from "../logger.js";
@@ -159,10 +159,10 @@ export class SessionWorker {
   }
 
   async #openLease(slot: Slot): Promise<WorkerLease> {
-    const restore: WorkerRestore = this.#adoptLog ? "log" : "host";
+    const settingsFrom: SettingsFrom = this.#adoptLog ? "log" : "host";
     let lease: WorkerLease;
     try {
-      const init = await this.#deps.workerInit(this.#id, this.#settings, restore);
+      const init = await this.#deps.workerInit(this.#id, this.#settings, settingsFrom);
       lease = this.#deps.pool.lease(init, this.#deps.gatewayPort?.(this.#id) ?? null);
     } catch (error) {
       slot.release();
@@ -199,7 +199,7 @@ export class SessionWorker {
       await this.#discard(lease);
       throw sessionClosed();
     }
-    if (this.#workersStarted++ > 0 || restore === "log") this.#log.info({ turns: ack.turns }, "session restored from its log in a fresh worker");
+    if (this.#workersStarted++ > 0 || settingsFrom === "log") this.#log.info({ turns: ack.turns }, "session restored from its log in a fresh worker");
     return lease;
   }
 

@@ -8,7 +8,7 @@ import { access, open, readdir, readFile, rm, stat, writeFile } from "node:fs/pr
 import { resolve } from "node:path";
 import type { ListSessionsResponse, RequestError } from "@agentclientprotocol/sdk/unstable";
 import { z } from "zod";
-import type { WorkerLog, WorkerRestore } from "../../protocol/port.js";
+import type { WorkerLog, SettingsFrom } from "../../protocol/port.js";
 import {
   deletedDir,
   isSessionId,
@@ -80,14 +80,14 @@ export class DirStore implements SessionStore {
     return sessionPaths(this.stateDir, sessionId);
   }
 
-  async workerLog(sessionId: string, restore: WorkerRestore): Promise<WorkerLog> {
+  async workerLog(sessionId: string, settingsFrom: SettingsFrom): Promise<WorkerLog> {
     const paths = this.paths(sessionId);
     return {
       kind: "dir",
       path: paths.log,
       sidecarPath: paths.sidecar,
       outputDir: paths.outputDir,
-      restore,
+      settingsFrom,
       compactingPath: paths.compacting,
       compactBytes: this.#options.compactBytes,
     };

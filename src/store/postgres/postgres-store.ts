@@ -11,7 +11,7 @@ import pg from "pg";
 import { ConfigError } from "../../host/config.js";
 import { hostError, notFound, sessionMoved, storeFault } from "../../host/errors.js";
 import type { Logger } from "../../host/logger.js";
-import type { WorkerLog, WorkerRestore } from "../../protocol/port.js";
+import type { WorkerLog, SettingsFrom } from "../../protocol/port.js";
 import { COMPACTED_LOG_FORMAT_VERSION, isSessionId, LOG_FORMAT, LOG_FORMAT_VERSION, LogError, parseHeaderLine, type LogHeader } from "../../protocol/session-log.js";
 import { snapshotTailSettings } from "../../protocol/log/snapshot.js";
 import { entryTypeOf, forkPoint, type ForkPointState } from "../fork-point.js";
@@ -438,7 +438,7 @@ export class PostgresStore implements SessionStore {
     return { sessions: page, ...(rows.length > options.pageSize && last ? { nextCursor: encodeCursor(last.updatedAt, last.sessionId) } : {}) };
   }
 
-  async workerLog(sessionId: string, restore: WorkerRestore): Promise<WorkerLog> {
+  async workerLog(sessionId: string, settingsFrom: SettingsFrom): Promise<WorkerLog> {
     // A previous worker's appends still on their way land first: the new worker starts after them.
     await this.#commit.committed(sessionId).catch(() => {});
     const held = this.#held.get(sessionId);
@@ -460,7 +460,7 @@ export class PostgresStore implements SessionStore {
     this.#commit.open(sessionId, held.epoch, firstSeq + records.rows.length);
     return {
       kind: "records",
-      restore,
+      settingsFrom,
       header: row.header,
       snapshot: row.snapshot,
       records: records.rows.map((record) => record.entry),
