@@ -7,7 +7,7 @@ import { isReplayed } from "../../src/protocol/log/snapshot.js";
 import { emptyState, foldLog, foldSummary, type SessionState, type SessionSummary } from "../../src/protocol/log/session-state.js";
 import { LogError, SessionSidecar, SIDECAR_FORMAT, type LogHeader } from "../../src/protocol/session-log.js";
 import { LogWriteError, type Journal, type JournalEntry } from "./journal.js";
-import { compactionPlan, syncDirOf, writeCompactedLog } from "./log-compaction.js";
+import { logRewrite, syncDirOf, writeCompactedLog } from "./log-compaction.js";
 import { parseReplayed, restoreLogFrom } from "./log-repair.js";
 
 /** Never creates the file: a missing log is an error, not a new empty one. */
@@ -186,7 +186,7 @@ export class FileJournal implements Journal {
     if (fd === null || this.#turnOpen) return false;
     const bytesBefore = this.#replay.start + this.#replay.bytes + this.#tailBytes;
     const base = foldLog(this.#base, this.#entries);
-    const plan = compactionPlan(
+    const plan = logRewrite(
       { headerLine: this.#headerLine, base, replayedLines: this.#replay.lines, added: this.#entries.filter(isReplayed) },
       this.#replay.bytes,
     );

@@ -28,7 +28,7 @@ export interface CompactedLog {
 }
 
 /** A compacted log but for the old history's bytes, which it keeps as they are: enough to know its size. */
-export interface CompactionPlan {
+export interface LogRewrite {
   head: Buffer;
   /** The replayable entries since, after the old history. */
   added: Buffer;
@@ -37,7 +37,7 @@ export interface CompactionPlan {
 }
 
 /** The new log without the old history read (pure): replayedBytes is that history's size. */
-export function compactionPlan(input: Omit<CompactionInput, "replayed">, replayedBytes: number): CompactionPlan {
+export function logRewrite(input: Omit<CompactionInput, "replayed">, replayedBytes: number): LogRewrite {
   const header = { ...(JSON.parse(input.headerLine) as Record<string, unknown>), formatVersion: COMPACTED_LOG_FORMAT_VERSION };
   const added = Buffer.from(input.added.map((entry) => `${JSON.stringify(entry)}\n`).join(""));
   const replay = { bytes: replayedBytes + added.length, lines: input.replayedLines + input.added.length };
@@ -48,7 +48,7 @@ export function compactionPlan(input: Omit<CompactionInput, "replayed">, replaye
 
 /** The new log's bytes (pure). */
 export function compactedLog(input: CompactionInput): CompactedLog {
-  const plan = compactionPlan(input, input.replayed.length);
+  const plan = logRewrite(input, input.replayed.length);
   return { head: plan.head, history: [input.replayed, plan.added], replay: plan.replay, bytes: plan.bytes };
 }
 
@@ -57,7 +57,7 @@ export function compactedLog(input: CompactionInput): CompactedLog {
  * append), opened before the rename so nothing can fail between the commit and the switch to the new file.
  * syncDirOf then flushes the rename. replayed: the old log's replayable history, as its bytes.
  */
-export function writeCompactedLog(files: { path: string; compactingPath: string }, plan: CompactionPlan, replayed: Buffer): number {
+export function writeCompactedLog(files: { path: string; compactingPath: string }, plan: LogRewrite, replayed: Buffer): number {
   let fd: number | null = null;
   try {
     fd = openSync(files.compactingPath, constants.O_RDWR | constants.O_CREAT | constants.O_TRUNC | constants.O_APPEND, 0o644);
