@@ -1,7 +1,7 @@
 // A session's history rebuilt from its log: a compaction entry replaces what came before its kept messages.
 import { describe, expect, it } from "vitest";
-import { emptyState, foldLog } from "../src/protocol/log/session-state.js";
-import type { JournalEntry } from "../workers/log/journal.js";
+import { emptyState, foldLog } from "../../src/protocol/log/session-state.js";
+import type { JournalEntry } from "../../workers/log/journal.js";
 
 const historyFrom = (entries: readonly JournalEntry[]) => foldLog(emptyState({ mode: "ask", model: { provider: "scripted", model: "scripted", retries: 0 } }), entries).history;
 
