@@ -3,9 +3,14 @@
 // what every thread before it compiled. A cache V8 rejects (another Node build) only costs the compile it saves.
 // Run directly (`node session-loader.js --write-code-cache`), it makes that cache: it runs one session through the
 // bundle, as a thread would, and stores what V8 compiled.
+// The bundle is loaded by the task, not when piscina loads this file: a load that throws (the bundle unreadable or
+// broken, the heap too small for it) then fails the task, and so the session's start, with its cause. Thrown while
+// piscina loads this file, it would end the thread before piscina hands it the task, and piscina keeps the task queued
+// for a thread that never comes: the session's prompt would wait for ever.
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { Script } from "node:vm";
+import type { SessionTask } from "../src/protocol/port.js";
 
 const BUNDLE = join(__dirname, "session-entry.js");
 const CACHE = `${BUNDLE}.cache`;
@@ -22,7 +27,7 @@ function compile(cachedData: Buffer | undefined): Script {
 
 interface BundleExports {
   /** The piscina task that is a session worker's life. */
-  default: unknown;
+  default(task: SessionTask): Promise<never>;
   warmUp(): Promise<void>;
 }
 
@@ -50,4 +55,8 @@ function writeCache(): null {
   return null;
 }
 
-export default process.argv.includes("--write-code-cache") ? writeCache() : run(compile(readCache())).default;
+function runSession(task: SessionTask): Promise<never> {
+  return run(compile(readCache())).default(task);
+}
+
+export default process.argv.includes("--write-code-cache") ? writeCache() : runSession;

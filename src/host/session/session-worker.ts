@@ -184,9 +184,9 @@ export class SessionWorker {
       }
     } catch (error) {
       await this.#discard(lease);
-      if (error instanceof WorkerGone) throw workerFault(this.#id, `session worker died while restoring the session: ${error.exit.cause}`);
+      if (error instanceof WorkerGone) throw workerFault(this.#id, `session ${this.#id}: its worker died while it started: ${error.exit.cause}`);
       if (error instanceof RequestError) throw error;
-      throw workerFault(this.#id, `session worker failed to open the session: ${(error as Error).message}`);
+      throw workerFault(this.#id, `session ${this.#id}: its worker failed to open the session: ${(error as Error).message}`);
     }
     if (!ack.ok) {
       await this.#discard(lease);

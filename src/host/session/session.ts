@@ -452,6 +452,9 @@ export class SessionRecord implements SlotHolder {
     this.#clearIdleTimer();
     this.#deps.observer?.workerExited(exit.kind);
     if (exit.kind === "crashed") this.#log.error({ cause: exit.cause }, "session worker died: the session's next prompt restores it from its log");
+    // A worker that dies while it starts fails the wake that waited for it: what waited on that wake (a prompt, a
+    // load) is answered with the wake's error, which says so.
+    if (this.#worker.opening) return;
     this.#replay?.fail(workerFault(this.id, `session worker died: ${exit.cause}`));
     const turn = this.#turns.current;
     if (!turn) return;
