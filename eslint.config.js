@@ -3,7 +3,15 @@
 // contract. Import cycles are checked by dpdm (npm run lint).
 import tseslint from "typescript-eslint";
 
-const workerSide = ["**/src/host/**", "**/src/store/**", "**/src/pool/**", "**/src/remote/**", "**/src/client/**", "**/src/run/**", "**/src/spawner/**"];
+const workerSide = [
+  "**/src/host/**",
+  "**/src/store/**",
+  "**/src/pool/**",
+  "**/src/remote/**",
+  "**/src/client/**",
+  "**/src/run/**",
+  "**/src/spawner/**",
+];
 
 export default tseslint.config(
   { ignores: ["dist/**", "node_modules/**", "bench/results/**"] },
@@ -12,21 +20,48 @@ export default tseslint.config(
     extends: [tseslint.configs.base],
     languageOptions: { parserOptions: { project: "./tsconfig.lint.json", tsconfigRootDir: import.meta.dirname } },
     rules: {
-      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none" }],
+      "@typescript-eslint/no-unused-vars": [
+        "error",
+        { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none" },
+      ],
       "@typescript-eslint/no-floating-promises": "error",
-      "@typescript-eslint/consistent-type-imports": ["error", { fixStyle: "inline-type-imports", disallowTypeAnnotations: false }],
+      "@typescript-eslint/consistent-type-imports": [
+        "error",
+        { fixStyle: "inline-type-imports", disallowTypeAnnotations: false },
+      ],
     },
   },
   {
     files: ["workers/**/*.ts"],
     rules: {
-      "no-restricted-imports": ["error", { patterns: [{ group: workerSide, message: "a session worker reaches the host only through src/protocol/ (the port's contract)" }] }],
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              group: workerSide,
+              message: "a session worker reaches the host only through src/protocol/ (the port's contract)",
+            },
+          ],
+        },
+      ],
     },
   },
   {
     files: ["src/**/*.ts"],
     rules: {
-      "no-restricted-imports": ["error", { patterns: [{ group: ["**/workers/**"], message: "the host's threads never load session worker code: it crosses the port only as messages (src/protocol/)" }] }],
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              group: ["**/workers/**"],
+              message:
+                "the host's threads never load session worker code: it crosses the port only as messages (src/protocol/)",
+            },
+          ],
+        },
+      ],
     },
   },
   {
@@ -35,7 +70,22 @@ export default tseslint.config(
     rules: {
       "no-restricted-imports": [
         "error",
-        { patterns: [{ group: ["**/workers/**", "**/host/**", "**/store/**", "**/pool/**", "**/remote/**", "**/client/**", "./client/**"], message: "the spawner process imports only its own files and src/protocol/" }] },
+        {
+          patterns: [
+            {
+              group: [
+                "**/workers/**",
+                "**/host/**",
+                "**/store/**",
+                "**/pool/**",
+                "**/remote/**",
+                "**/client/**",
+                "./client/**",
+              ],
+              message: "the spawner process imports only its own files and src/protocol/",
+            },
+          ],
+        },
       ],
     },
   },

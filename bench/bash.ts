@@ -36,12 +36,19 @@ export async function timedBashCall(
     onUpdate: (update) => {
       if (update.sessionUpdate === "tool_call") callAt = performance.now();
       if (update.sessionUpdate === "tool_call_update") {
-        for (const item of update.content ?? []) if (item.type === "content" && item.content.type === "text") bytes += item.content.text.length;
+        for (const item of update.content ?? [])
+          if (item.type === "content" && item.content.type === "text") bytes += item.content.text.length;
         if (update.status === "completed" || update.status === "failed") endAt = performance.now();
       }
       onUpdate?.(update);
     },
   });
   const call = result.toolCalls[0];
-  return { toolMs: endAt - callAt, promptMs: performance.now() - sent, status: call?.status ?? "none", bytes, output: call?.output ?? result.text };
+  return {
+    toolMs: endAt - callAt,
+    promptMs: performance.now() - sent,
+    status: call?.status ?? "none",
+    bytes,
+    output: call?.output ?? result.text,
+  };
 }

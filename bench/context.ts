@@ -17,7 +17,12 @@ export function isSkipped(value: unknown): value is Skipped {
 }
 
 /** Runs `count` repetitions one after another, logging each. */
-export async function repeat<T>(ctx: BenchContext, label: string, count: number, run: (rep: number) => Promise<T>): Promise<T[]> {
+export async function repeat<T>(
+  ctx: BenchContext,
+  label: string,
+  count: number,
+  run: (rep: number) => Promise<T>,
+): Promise<T[]> {
   const results: T[] = [];
   for (let rep = 0; rep < count; rep++) {
     const started = performance.now();

@@ -16,7 +16,12 @@ if (!baseURL || !sessions || !requests) throw new Error("usage: direct-client <b
 const client = new OpenAI({ baseURL, apiKey: "unused", maxRetries: 0 });
 
 async function one(prompt: string): Promise<void> {
-  const stream = await client.chat.completions.create({ model: "bench-model", messages: [{ role: "user", content: prompt }], stream: true, stream_options: { include_usage: true } });
+  const stream = await client.chat.completions.create({
+    model: "bench-model",
+    messages: [{ role: "user", content: prompt }],
+    stream: true,
+    stream_options: { include_usage: true },
+  });
   let text = "";
   for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? "";
   if (!text.endsWith(`you said: ${prompt}`)) throw new Error(`unexpected answer: ${text}`);
@@ -39,4 +44,6 @@ await Promise.all(
 const wallMs = performance.now() - t0;
 const cpu = process.cpuUsage(cpu0);
 const { p50, p99 } = summarize(latencies);
-process.stdout.write(`${JSON.stringify({ wallMs, cpuMs: (cpu.user + cpu.system) / 1000, requests: latencies.length, p50, p99 })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ wallMs, cpuMs: (cpu.user + cpu.system) / 1000, requests: latencies.length, p50, p99 })}\n`,
+);

@@ -55,7 +55,13 @@ const app = agent({ name: "bench-floor-agent" })
           break;
         }
         for (const call of response.toolCalls) {
-          session.history.push({ role: "tool", toolCallId: call.id, name: call.name, result: "the floor agent has no tools", isError: true });
+          session.history.push({
+            role: "tool",
+            toolCallId: call.id,
+            name: call.name,
+            result: "the floor agent has no tools",
+            isError: true,
+          });
         }
       }
       return { stopReason: turn.signal.aborted ? "cancelled" : stopReason };
@@ -68,6 +74,9 @@ const app = agent({ name: "bench-floor-agent" })
   });
 
 const connection = app.connect(
-  ndJsonStream(Writable.toWeb(process.stdout) as WritableStream<Uint8Array>, Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>),
+  ndJsonStream(
+    Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
+    Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,
+  ),
 );
 void connection.closed.then(() => process.exit(0));

@@ -60,7 +60,9 @@ async function workerTurn(samples: number): Promise<number> {
     model: new ScriptedModel({ allowFaultInjection: false }),
     tools: new ToolRegistry(),
     events,
-    journal: new MemoryJournal(emptyState({ mode: "auto", model: { provider: "scripted", model: "scripted", retries: 0 } })),
+    journal: new MemoryJournal(
+      emptyState({ mode: "auto", model: { provider: "scripted", model: "scripted", retries: 0 } }),
+    ),
     mode: "auto",
     cwd: tmpdir(),
     maxTurnRequests: 50,
@@ -92,9 +94,22 @@ async function journal(samples: number): Promise<{ appendUs: number; syncUs: num
   const stateDir = mkdtempSync(join(tmpdir(), "ash-hot-"));
   try {
     const store = new DirStore(stateDir, createLogger("silent"), { compactBytes: 2 ** 40 });
-    const sessionId = await store.create({ cwd: stateDir, mode: "auto", model: { provider: "scripted", model: "scripted", retries: 0 } }, "probe", null);
+    const sessionId = await store.create(
+      { cwd: stateDir, mode: "auto", model: { provider: "scripted", model: "scripted", retries: 0 } },
+      "probe",
+      null,
+    );
     const paths = store.paths(sessionId);
-    const file = FileJournal.open({ path: paths.log, sidecarPath: paths.sidecar, compactingPath: paths.compacting, compactBytes: 2 ** 40, log: () => {} }, sessionId);
+    const file = FileJournal.open(
+      {
+        path: paths.log,
+        sidecarPath: paths.sidecar,
+        compactingPath: paths.compacting,
+        compactBytes: 2 ** 40,
+        log: () => {},
+      },
+      sessionId,
+    );
     const appends: number[] = [];
     const syncs: number[] = [];
     for (let i = 0; i < samples; i++) {

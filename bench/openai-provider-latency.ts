@@ -14,13 +14,26 @@ const N = quick ? 30 : 200;
 
 function line(label: string, samples: number[]): void {
   const s = summarize(samples);
-  console.log(`${label.padEnd(58)} n=${String(s.count).padStart(4)}  p50 ${s.p50.toFixed(2).padStart(7)} ms  p95 ${s.p95.toFixed(2).padStart(7)} ms  max ${s.max.toFixed(2).padStart(7)} ms`);
+  console.log(
+    `${label.padEnd(58)} n=${String(s.count).padStart(4)}  p50 ${s.p50.toFixed(2).padStart(7)} ms  p95 ${s.p95.toFixed(2).padStart(7)} ms  max ${s.max.toFixed(2).padStart(7)} ms`,
+  );
 }
 
 async function main(): Promise<void> {
   const server = await OpenAiTestServer.start({ chunkChars: 8 });
   const client = await HostClient.spawn({
-    hostArgs: ["--model-provider", "openai-compatible", "--base-url", server.url, "--model", MODEL, "--cancel-grace-ms", "60000", "--log-level", "warn"],
+    hostArgs: [
+      "--model-provider",
+      "openai-compatible",
+      "--base-url",
+      server.url,
+      "--model",
+      MODEL,
+      "--cancel-grace-ms",
+      "60000",
+      "--log-level",
+      "warn",
+    ],
     env: { ...process.env, OPENAI_API_KEY: "sk-bench" },
   });
   const cwd = process.cwd();
@@ -49,7 +62,12 @@ async function main(): Promise<void> {
     const directly: number[] = [];
     for (let i = 0; i < N; i++) {
       const started = performance.now();
-      const stream = await openai.chat.completions.create({ model: MODEL, messages: [{ role: "user", content: `prompt ${i}` }], stream: true, stream_options: { include_usage: true } });
+      const stream = await openai.chat.completions.create({
+        model: MODEL,
+        messages: [{ role: "user", content: `prompt ${i}` }],
+        stream: true,
+        stream_options: { include_usage: true },
+      });
       let text = "";
       for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? "";
       directly.push(performance.now() - started);
@@ -73,7 +91,8 @@ async function main(): Promise<void> {
       await client.cancel(s);
       const [end, result] = await Promise.all([request.ended.then((how) => ({ how, at: performance.now() })), turn]);
       const settled = performance.now();
-      if (end.how !== "client-closed" || result.stopReason !== "cancelled") throw new Error(`cancel: ${end.how}, ${result.stopReason}`);
+      if (end.how !== "client-closed" || result.stopReason !== "cancelled")
+        throw new Error(`cancel: ${end.how}, ${result.stopReason}`);
       toClose.push(end.at - cancelled);
       toSettle.push(settled - cancelled);
     }

@@ -19,7 +19,10 @@ export function cpuTicks(pid: number): number {
 }
 
 /** Waits until `pid` burns at most `maxTicks` CPU ticks per `windowMs` (its threads have settled), or the timeout. */
-export async function waitForIdle(pid: number, options: { windowMs?: number; maxTicks?: number; timeoutMs?: number } = {}): Promise<boolean> {
+export async function waitForIdle(
+  pid: number,
+  options: { windowMs?: number; maxTicks?: number; timeoutMs?: number } = {},
+): Promise<boolean> {
   const { windowMs = 250, maxTicks = 3, timeoutMs = 30_000 } = options;
   const deadline = performance.now() + timeoutMs;
   let before = cpuTicks(pid);

@@ -20,9 +20,13 @@ export interface ListeningHost {
 /** Like the stdio host of systems.ts: a throwaway state dir and no hibernation. The URL is read from its info log. */
 export async function startListeningHost(args: string[]): Promise<ListeningHost> {
   const stateDir = mkdtempSync(join(tmpdir(), "ash-bench-state-"));
-  const child = spawn(process.execPath, [CLI, "serve", "--listen", "127.0.0.1:0", "--state-dir", stateDir, "--hibernate-after-ms", "0", ...args], {
-    stdio: ["ignore", "ignore", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    [CLI, "serve", "--listen", "127.0.0.1:0", "--state-dir", stateDir, "--hibernate-after-ms", "0", ...args],
+    {
+      stdio: ["ignore", "ignore", "pipe"],
+    },
+  );
   const exited = once(child, "exit");
   let log = "";
   try {

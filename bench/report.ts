@@ -31,7 +31,11 @@ function x(value: number): string {
 }
 
 function table(header: string[], rows: string[][]): string {
-  return [`| ${header.join(" | ")} |`, `| ${header.map(() => "---").join(" | ")} |`, ...rows.map((row) => `| ${row.join(" | ")} |`)].join("\n");
+  return [
+    `| ${header.join(" | ")} |`,
+    `| ${header.map(() => "---").join(" | ")} |`,
+    ...rows.map((row) => `| ${row.join(" | ")} |`),
+  ].join("\n");
 }
 
 /** The section's body, or one line saying why there is none. */
@@ -50,7 +54,9 @@ export function markdownReport(results: BenchResults): string {
     `## Benchmark ${results.startedAt}${results.quick ? " (quick)" : ""}`,
     "",
     `\`${results.command}\` · ${m.cpus} × ${m.cpuModel} · ${m.memoryGiB} GiB · Node ${m.node} · ${m.platform} ${m.kernel}` +
-      (results.git.commit ? ` · commit ${results.git.commit.slice(0, 10)}${results.git.dirty ? " (uncommitted changes)" : ""}` : "") +
+      (results.git.commit
+        ? ` · commit ${results.git.commit.slice(0, 10)}${results.git.dirty ? " (uncommitted changes)" : ""}`
+        : "") +
       ` · ${Math.round(results.durationS)} s · load average ${results.loadAverage.start.toFixed(1)} at start, ${results.loadAverage.end.toFixed(1)} at end`,
     "",
     "Each figure is the median over repeated runs, with the spread across runs as (min–max); latencies in ms.",
@@ -65,41 +71,84 @@ export function markdownReport(results: BenchResults): string {
           ["", "CPU ms/start", "wall ms/start", "RSS MiB/live worker"],
           [
             ["bare worker (floor)", fmt(w.bare.cpuMsPerStart), fmt(w.bare.wallMsPerStart), fmt(w.bare.rssPerLiveMiB)],
-            ["session worker", fmt(w.session.cpuMsPerStart), fmt(w.session.wallMsPerStart), fmt(w.session.rssPerLiveMiB)],
+            [
+              "session worker",
+              fmt(w.session.cpuMsPerStart),
+              fmt(w.session.wallMsPerStart),
+              fmt(w.session.rssPerLiveMiB),
+            ],
             ["session/bare", x(w.ratio.cpu), x(w.ratio.wall), x(w.ratio.rss)],
           ],
         ),
       ].join("\n"),
     ),
-    section("1. Throughput: the host against the floor (bare SDK agent over stdio, same scripted model)", s.throughput, (t) =>
-      [
-        `${plural(t.runs, "run")}. Every session sends K echo prompts one after another, all S sessions at once; host/floor is the ratio of the medians. ` +
-          "The host journals every turn to its session log (fsync at the end of each turn); the floor keeps nothing. " +
-          '"host, log on tmpfs" is the host with its state dir on tmpfs, where fdatasync returns at once: the difference is what the turn-end fsync costs on this disk.',
-        "",
-        table(
-          ["S × K", "system", "prompts/s", "p50", "p95", "p99"],
-          t.rows.flatMap((r) => [
-            [`${r.sessions} × ${r.promptsPerSession}`, "host", fmt(r.host.promptsPerSecond), fmt(r.host.latencyMs.p50), fmt(r.host.latencyMs.p95), fmt(r.host.latencyMs.p99)],
-            ["", "floor", fmt(r.floor.promptsPerSecond), fmt(r.floor.latencyMs.p50), fmt(r.floor.latencyMs.p95), fmt(r.floor.latencyMs.p99)],
-            ["", "host/floor", x(r.ratio.promptsPerSecond), x(r.ratio.p50), "", x(r.ratio.p99)],
-            ...(r.hostOnTmpfs && r.tmpfsRatio
-              ? [
-                  ["", "host, log on tmpfs", fmt(r.hostOnTmpfs.promptsPerSecond), fmt(r.hostOnTmpfs.latencyMs.p50), fmt(r.hostOnTmpfs.latencyMs.p95), fmt(r.hostOnTmpfs.latencyMs.p99)],
-                  ["", "tmpfs host/floor", x(r.tmpfsRatio.promptsPerSecond), x(r.tmpfsRatio.p50), "", ""],
-                ]
-              : []),
-          ]),
-        ),
-        "",
-        "One echo prompt, hop by hop, each measured alone with the host's own code (medians, µs): the SDK's decode and encode and the " +
-          "stdio round trip are what the floor's p50 is made of; the host adds the hops below.",
-        "",
-        table(
-          ["main → worker → main (port)", "worker turn (loop + model)", "log appends", "turn-end fdatasync + sidecar", "main: check + translate events"],
-          [[t.breakdown.portRoundTripUs, t.breakdown.workerTurnUs, t.breakdown.journalAppendUs, t.breakdown.journalSyncUs, t.breakdown.mainEventsUs].map((us) => us.toFixed(0))],
-        ),
-      ].join("\n"),
+    section(
+      "1. Throughput: the host against the floor (bare SDK agent over stdio, same scripted model)",
+      s.throughput,
+      (t) =>
+        [
+          `${plural(t.runs, "run")}. Every session sends K echo prompts one after another, all S sessions at once; host/floor is the ratio of the medians. ` +
+            "The host journals every turn to its session log (fsync at the end of each turn); the floor keeps nothing. " +
+            '"host, log on tmpfs" is the host with its state dir on tmpfs, where fdatasync returns at once: the difference is what the turn-end fsync costs on this disk.',
+          "",
+          table(
+            ["S × K", "system", "prompts/s", "p50", "p95", "p99"],
+            t.rows.flatMap((r) => [
+              [
+                `${r.sessions} × ${r.promptsPerSession}`,
+                "host",
+                fmt(r.host.promptsPerSecond),
+                fmt(r.host.latencyMs.p50),
+                fmt(r.host.latencyMs.p95),
+                fmt(r.host.latencyMs.p99),
+              ],
+              [
+                "",
+                "floor",
+                fmt(r.floor.promptsPerSecond),
+                fmt(r.floor.latencyMs.p50),
+                fmt(r.floor.latencyMs.p95),
+                fmt(r.floor.latencyMs.p99),
+              ],
+              ["", "host/floor", x(r.ratio.promptsPerSecond), x(r.ratio.p50), "", x(r.ratio.p99)],
+              ...(r.hostOnTmpfs && r.tmpfsRatio
+                ? [
+                    [
+                      "",
+                      "host, log on tmpfs",
+                      fmt(r.hostOnTmpfs.promptsPerSecond),
+                      fmt(r.hostOnTmpfs.latencyMs.p50),
+                      fmt(r.hostOnTmpfs.latencyMs.p95),
+                      fmt(r.hostOnTmpfs.latencyMs.p99),
+                    ],
+                    ["", "tmpfs host/floor", x(r.tmpfsRatio.promptsPerSecond), x(r.tmpfsRatio.p50), "", ""],
+                  ]
+                : []),
+            ]),
+          ),
+          "",
+          "One echo prompt, hop by hop, each measured alone with the host's own code (medians, µs): the SDK's decode and encode and the " +
+            "stdio round trip are what the floor's p50 is made of; the host adds the hops below.",
+          "",
+          table(
+            [
+              "main → worker → main (port)",
+              "worker turn (loop + model)",
+              "log appends",
+              "turn-end fdatasync + sidecar",
+              "main: check + translate events",
+            ],
+            [
+              [
+                t.breakdown.portRoundTripUs,
+                t.breakdown.workerTurnUs,
+                t.breakdown.journalAppendUs,
+                t.breakdown.journalSyncUs,
+                t.breakdown.mainEventsUs,
+              ].map((us) => us.toFixed(0)),
+            ],
+          ),
+        ].join("\n"),
     ),
     section("2. session/new", s.sessionNew, (n) =>
       [
@@ -108,8 +157,20 @@ export function markdownReport(results: BenchResults): string {
         table(
           ["pool", "session/new p50", "session/new p99", "ready p50", "ready p99"],
           [
-            [`warm (--warm-workers ${n.samples})`, fmt(n.warm.newP50), fmt(n.warm.newP99), fmt(n.warm.readyP50), fmt(n.warm.readyP99)],
-            ["cold (--warm-workers 0)", fmt(n.cold.newP50), fmt(n.cold.newP99), fmt(n.cold.readyP50), fmt(n.cold.readyP99)],
+            [
+              `warm (--warm-workers ${n.samples})`,
+              fmt(n.warm.newP50),
+              fmt(n.warm.newP99),
+              fmt(n.warm.readyP50),
+              fmt(n.warm.readyP99),
+            ],
+            [
+              "cold (--warm-workers 0)",
+              fmt(n.cold.newP50),
+              fmt(n.cold.newP99),
+              fmt(n.cold.readyP50),
+              fmt(n.cold.readyP99),
+            ],
           ],
         ),
         "",
@@ -124,7 +185,15 @@ export function markdownReport(results: BenchResults): string {
           `Sessions are added 50 at a time; a level not reached within ${r.levelDeadlineS} s is measured where it stood ("reached").`,
         "",
         table(
-          ["live sessions", "host reached", "host MiB/session", "host RSS MiB", "host s to open", "floor MiB/session", "floor RSS MiB"],
+          [
+            "live sessions",
+            "host reached",
+            "host MiB/session",
+            "host RSS MiB",
+            "host s to open",
+            "floor MiB/session",
+            "floor RSS MiB",
+          ],
           r.rows.map((row) => [
             String(row.sessions),
             fmt(row.host.reached, 0),
@@ -144,7 +213,19 @@ export function markdownReport(results: BenchResults): string {
           "The floor, measured right after: N bare worker threads started at once in one process, each answering K echo messages over its port.",
         "",
         table(
-          ["N × K", "host wall ms", "floor wall ms", "wall host/floor", "host CPU ms/session", "floor CPU ms/session", "CPU host/floor", "host RSS MiB/session", "p50", "p99", "failures"],
+          [
+            "N × K",
+            "host wall ms",
+            "floor wall ms",
+            "wall host/floor",
+            "host CPU ms/session",
+            "floor CPU ms/session",
+            "CPU host/floor",
+            "host RSS MiB/session",
+            "p50",
+            "p99",
+            "failures",
+          ],
           c.rows.map((r) => [
             `${r.sessions} × ${r.turns}`,
             fmt(r.host.wallMs),
@@ -171,10 +252,38 @@ export function markdownReport(results: BenchResults): string {
         table(
           ["window", "prompts", "p50", "p99", "event-loop lag p99", "lag max"],
           [
-            ["quiet", fmt(n.quiet.prompts, 0), fmt(n.quiet.p50), fmt(n.quiet.p99), fmt(n.quiet.lagP99), fmt(n.quiet.lagMax)],
-            ["spinning session only", fmt(n.spinOnly.prompts, 0), fmt(n.spinOnly.p50), fmt(n.spinOnly.p99), fmt(n.spinOnly.lagP99), fmt(n.spinOnly.lagMax)],
-            ["printing session only", fmt(n.printOnly.prompts, 0), fmt(n.printOnly.p50), fmt(n.printOnly.p99), fmt(n.printOnly.lagP99), fmt(n.printOnly.lagMax)],
-            ["noisy (both)", fmt(n.noisy.prompts, 0), fmt(n.noisy.p50), fmt(n.noisy.p99), fmt(n.noisy.lagP99), fmt(n.noisy.lagMax)],
+            [
+              "quiet",
+              fmt(n.quiet.prompts, 0),
+              fmt(n.quiet.p50),
+              fmt(n.quiet.p99),
+              fmt(n.quiet.lagP99),
+              fmt(n.quiet.lagMax),
+            ],
+            [
+              "spinning session only",
+              fmt(n.spinOnly.prompts, 0),
+              fmt(n.spinOnly.p50),
+              fmt(n.spinOnly.p99),
+              fmt(n.spinOnly.lagP99),
+              fmt(n.spinOnly.lagMax),
+            ],
+            [
+              "printing session only",
+              fmt(n.printOnly.prompts, 0),
+              fmt(n.printOnly.p50),
+              fmt(n.printOnly.p99),
+              fmt(n.printOnly.lagP99),
+              fmt(n.printOnly.lagMax),
+            ],
+            [
+              "noisy (both)",
+              fmt(n.noisy.prompts, 0),
+              fmt(n.noisy.p50),
+              fmt(n.noisy.p99),
+              fmt(n.noisy.lagP99),
+              fmt(n.noisy.lagMax),
+            ],
           ],
         ),
         "",
@@ -205,11 +314,27 @@ export function markdownReport(results: BenchResults): string {
       [
         `${t.sessions} sessions mid-turn (${t.inBash} in a bash \`sleep 30\`, the rest sleeping in the model)` +
           (t.bashSkipped ? ` — bash part skipped: ${t.bashSkipped}` : "") +
-          ", then the host is ended; timed to its exit. \"Left\" counts what ran under the host and is still alive after it.",
+          ', then the host is ended; timed to its exit. "Left" counts what ran under the host and is still alive after it.',
         "",
         table(
-          ["ended by", "runs", "teardown ms", "processes under the host", "left afterwards", "prompts answered cancelled", "exit codes"],
-          t.rows.map((r) => [r.ending, String(r.runs), fmt(r.teardownMs), fmt(r.processesBefore, 0), fmt(r.processesLeft, 0), fmt(r.cancelledAnswers, 0), r.exitCodes.join(", ")]),
+          [
+            "ended by",
+            "runs",
+            "teardown ms",
+            "processes under the host",
+            "left afterwards",
+            "prompts answered cancelled",
+            "exit codes",
+          ],
+          t.rows.map((r) => [
+            r.ending,
+            String(r.runs),
+            fmt(r.teardownMs),
+            fmt(r.processesBefore, 0),
+            fmt(r.processesLeft, 0),
+            fmt(r.cancelledAnswers, 0),
+            r.exitCodes.join(", "),
+          ]),
         ),
       ].join("\n"),
     ),
@@ -223,8 +348,20 @@ export function markdownReport(results: BenchResults): string {
         table(
           ["", "host CPU ms", "against", "ratio", "goal"],
           [
-            ["per session, to its first answer", fmt(o.cost.sessionCpuMs.openai), `scripted ${fmt(o.cost.sessionCpuMs.scripted)}`, x(o.cost.sessionCpuMs.ratio), "≤ 1.2×"],
-            ["per model turn", fmt(o.cost.turnCpuMs.host, 2), `direct client ${fmt(o.cost.turnCpuMs.direct, 2)} per request`, x(o.cost.turnCpuMs.ratio), "≤ 2×"],
+            [
+              "per session, to its first answer",
+              fmt(o.cost.sessionCpuMs.openai),
+              `scripted ${fmt(o.cost.sessionCpuMs.scripted)}`,
+              x(o.cost.sessionCpuMs.ratio),
+              "≤ 1.2×",
+            ],
+            [
+              "per model turn",
+              fmt(o.cost.turnCpuMs.host, 2),
+              `direct client ${fmt(o.cost.turnCpuMs.direct, 2)} per request`,
+              x(o.cost.turnCpuMs.ratio),
+              "≤ 2×",
+            ],
           ],
         ),
         "",
@@ -232,7 +369,15 @@ export function markdownReport(results: BenchResults): string {
         "",
         table(
           ["S × K", "host prompts/s", "direct prompts/s", "host/direct", "host p50", "direct p50", "host/direct p50"],
-          o.path.map((r) => [`${r.sessions} × ${r.prompts}`, fmt(r.host.promptsPerSecond), fmt(r.direct.promptsPerSecond), x(r.ratio.promptsPerSecond), fmt(r.host.p50), fmt(r.direct.p50), x(r.ratio.p50)]),
+          o.path.map((r) => [
+            `${r.sessions} × ${r.prompts}`,
+            fmt(r.host.promptsPerSecond),
+            fmt(r.direct.promptsPerSecond),
+            x(r.ratio.promptsPerSecond),
+            fmt(r.host.p50),
+            fmt(r.direct.p50),
+            x(r.ratio.p50),
+          ]),
         ),
         "",
         `The seed's workload: N session/new at once, then K prompts each; the server answers at once with 4 text chunks, a finish and a usage chunk. ` +
@@ -240,7 +385,17 @@ export function markdownReport(results: BenchResults): string {
           "The seed system's prompts/s are its figures on this machine from issue 24 (not measured in this run).",
         "",
         table(
-          ["N × K", "prompts/s", "seed prompts/s", "host/seed", "p99", "all answered first ms", "/ floor", "CPU s", "peak RSS MiB"],
+          [
+            "N × K",
+            "prompts/s",
+            "seed prompts/s",
+            "host/seed",
+            "p99",
+            "all answered first ms",
+            "/ floor",
+            "CPU s",
+            "peak RSS MiB",
+          ],
           o.seed.rows.map((r) => [
             `${r.sessions} × ${r.prompts}`,
             fmt(r.promptsPerSecond),
@@ -287,8 +442,24 @@ export function markdownReport(results: BenchResults): string {
           "an echo call through the host (tool_call to completion) against the same call from an MCP client in the benchmark process.",
         "",
         table(
-          ["session/new p50, 0 servers", "session/new p50, 3 servers", "first tool lists p50", "call via host p50", "direct call p50", "overhead p50"],
-          [[fmt(m.figures.newP50NoMcp), fmt(m.figures.newP50ThreeMcp), fmt(m.figures.toolListP50), fmt(m.figures.hostCallP50), fmt(m.figures.directCallP50), fmt(m.figures.overheadP50)]],
+          [
+            "session/new p50, 0 servers",
+            "session/new p50, 3 servers",
+            "first tool lists p50",
+            "call via host p50",
+            "direct call p50",
+            "overhead p50",
+          ],
+          [
+            [
+              fmt(m.figures.newP50NoMcp),
+              fmt(m.figures.newP50ThreeMcp),
+              fmt(m.figures.toolListP50),
+              fmt(m.figures.hostCallP50),
+              fmt(m.figures.directCallP50),
+              fmt(m.figures.overheadP50),
+            ],
+          ],
         ),
       ].join("\n"),
     ),
@@ -300,7 +471,14 @@ export function markdownReport(results: BenchResults): string {
         "",
         table(
           ["turns", "log", "log MiB", "restore ms", "resume ms", "load ms"],
-          r.rows.map((row) => [String(row.turns), row.compacted ? "compacted" : row.compactionSkipped ? "compaction skipped (not smaller)" : "as appended", (row.logBytes / 2 ** 20).toFixed(1), fmt(row.restoreMs), fmt(row.resumeMs), fmt(row.loadMs)]),
+          r.rows.map((row) => [
+            String(row.turns),
+            row.compacted ? "compacted" : row.compactionSkipped ? "compaction skipped (not smaller)" : "as appended",
+            (row.logBytes / 2 ** 20).toFixed(1),
+            fmt(row.restoreMs),
+            fmt(row.resumeMs),
+            fmt(row.loadMs),
+          ]),
         ),
       ].join("\n"),
     ),
@@ -312,7 +490,16 @@ export function markdownReport(results: BenchResults): string {
         "",
         table(
           ["first page", "host RSS MiB", "page p50", "page p99", "cwd page p50", "after a turn"],
-          [[fmt(l.figures.firstPageMs), fmt(l.figures.rssMiB), fmt(l.figures.pageP50), fmt(l.figures.pageP99), fmt(l.figures.cwdPageP50), fmt(l.figures.afterTurnMs)]],
+          [
+            [
+              fmt(l.figures.firstPageMs),
+              fmt(l.figures.rssMiB),
+              fmt(l.figures.pageP50),
+              fmt(l.figures.pageP99),
+              fmt(l.figures.cwdPageP50),
+              fmt(l.figures.afterTurnMs),
+            ],
+          ],
         ),
       ].join("\n"),
     ),
@@ -352,8 +539,26 @@ export function markdownReport(results: BenchResults): string {
           "The goal: flooded p99 within 2× quiet.",
         "",
         table(
-          ["quiet p50", "quiet p99", "flooded p50", "flooded p99", "p99 flooded/quiet", "echoes during", "flood answered in s"],
-          [[fmt(f.quiet.p50), fmt(f.quiet.p99), fmt(f.flooded.p50), fmt(f.flooded.p99), fmt(f.p99Ratio), fmt(f.flooded.echoes, 0), fmt(f.floodS)]],
+          [
+            "quiet p50",
+            "quiet p99",
+            "flooded p50",
+            "flooded p99",
+            "p99 flooded/quiet",
+            "echoes during",
+            "flood answered in s",
+          ],
+          [
+            [
+              fmt(f.quiet.p50),
+              fmt(f.quiet.p99),
+              fmt(f.flooded.p50),
+              fmt(f.flooded.p99),
+              fmt(f.p99Ratio),
+              fmt(f.flooded.echoes, 0),
+              fmt(f.floodS),
+            ],
+          ],
         ),
       ].join("\n"),
     ),
@@ -398,5 +603,8 @@ export function markdownReport(results: BenchResults): string {
       ? ""
       : `### Incidents\n\nFaults the run worked around:\n\n${results.incidents.map((i) => `- ${i.count} × ${i.message}`).join("\n")}`,
   ];
-  return `${parts.filter((part) => part !== "").join("\n\n").replace(/\n{3,}/g, "\n\n")}\n`;
+  return `${parts
+    .filter((part) => part !== "")
+    .join("\n\n")
+    .replace(/\n{3,}/g, "\n\n")}\n`;
 }

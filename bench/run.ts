@@ -33,7 +33,9 @@ import { workerStart } from "./scenarios/worker-start.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
-const SCENARIOS: { [K in keyof ScenarioResults]: { flag: string; run: (ctx: BenchContext) => Promise<ScenarioResults[K]> } } = {
+const SCENARIOS: {
+  [K in keyof ScenarioResults]: { flag: string; run: (ctx: BenchContext) => Promise<ScenarioResults[K]> };
+} = {
   workerStart: { flag: "worker-start", run: workerStart },
   throughput: { flag: "throughput", run: throughput },
   sessionNew: { flag: "session-new", run: sessionNew },
@@ -60,7 +62,10 @@ const BenchFlags = z.object({
   only: z
     .string()
     .optional()
-    .refine((v) => v === undefined || v.split(",").every((name) => NAMES.includes(name.trim())), `names a scenario other than ${NAMES.join(", ")}`)
+    .refine(
+      (v) => v === undefined || v.split(",").every((name) => NAMES.includes(name.trim())),
+      `names a scenario other than ${NAMES.join(", ")}`,
+    )
     .describe(`comma-separated scenarios to run (${NAMES.join(", ")}); default all`),
   out: z.string().default("bench/results").describe("directory of the result files, relative to the package root"),
 });
@@ -101,7 +106,9 @@ async function main(argv: string[]): Promise<void> {
     incidents: incidents(),
   });
   try {
-    for (const [key, scenario] of Object.entries(SCENARIOS) as Array<[keyof ScenarioResults, (typeof SCENARIOS)[keyof ScenarioResults]]>) {
+    for (const [key, scenario] of Object.entries(SCENARIOS) as Array<
+      [keyof ScenarioResults, (typeof SCENARIOS)[keyof ScenarioResults]]
+    >) {
       if (only && !only.includes(scenario.flag)) continue;
       ctx.log(`${scenario.flag}: starting`);
       const t0 = performance.now();

@@ -7,10 +7,11 @@ const ECHO = `const { parentPort } = require("node:worker_threads"); parentPort.
 
 async function session(messages: number): Promise<Worker> {
   const worker = new Worker(ECHO, { eval: true });
-  const next = () => new Promise<unknown>((resolve, reject) => {
-    worker.once("message", resolve);
-    worker.once("error", reject);
-  });
+  const next = () =>
+    new Promise<unknown>((resolve, reject) => {
+      worker.once("message", resolve);
+      worker.once("error", reject);
+    });
   await next();
   for (let i = 0; i < messages; i++) {
     const answer = next();

@@ -35,9 +35,22 @@ function turn(n: number, at: string): LogEntry[] {
   return [
     { type: "turn_start", turnId, at },
     { type: "user_message", turnId, text: `build part ${n % 17}` },
-    { type: "assistant_message", turnId, blocks: ["running the build"], toolCalls: [{ id: callId, name: "bash", input }] },
+    {
+      type: "assistant_message",
+      turnId,
+      blocks: ["running the build"],
+      toolCalls: [{ id: callId, name: "bash", input }],
+    },
     { type: "tool_call", turnId, toolCallId, callId, name: "bash", title: input.command, kind: "execute", input },
-    { type: "tool_result", turnId, toolCallId, callId, name: "bash", result: `cc -O2 -c a.c\ncc -O2 -c b.c\nld -o part${n % 17} a.o b.o\n[exit 0]`, isError: false },
+    {
+      type: "tool_result",
+      turnId,
+      toolCallId,
+      callId,
+      name: "bash",
+      result: `cc -O2 -c a.c\ncc -O2 -c b.c\nld -o part${n % 17} a.o b.o\n[exit 0]`,
+      isError: false,
+    },
     { type: "assistant_message", turnId, blocks: [`part ${n % 17} built`], toolCalls: [] },
     { type: "turn_end", turnId, stopReason: "end_turn" },
   ];
@@ -53,7 +66,10 @@ export function sessionLogEntries(turns: number, at = new Date().toISOString()):
 /** Writes a log of `turns` finished turns; returns its size in bytes. */
 export function writeSessionLog(path: string, sessionId: string, cwd: string, turns: number): number {
   const at = new Date().toISOString();
-  const lines = [JSON.stringify(logHeader(sessionId, cwd, at)), ...sessionLogEntries(turns, at).map((entry) => JSON.stringify(entry))];
+  const lines = [
+    JSON.stringify(logHeader(sessionId, cwd, at)),
+    ...sessionLogEntries(turns, at).map((entry) => JSON.stringify(entry)),
+  ];
   const text = `${lines.join("\n")}\n`;
   writeFileSync(path, text);
   return Buffer.byteLength(text);

@@ -58,7 +58,10 @@ export function figure(runs: readonly number[]): Figure {
 }
 
 /** One Figure per key, from a list of per-run records (e.g. each run's LatencySummary). */
-export function figures<K extends string>(runs: ReadonlyArray<Record<K, number>>, keys: readonly K[]): Record<K, Figure> {
+export function figures<K extends string>(
+  runs: ReadonlyArray<Record<K, number>>,
+  keys: readonly K[],
+): Record<K, Figure> {
   return Object.fromEntries(keys.map((key) => [key, figure(runs.map((run) => run[key]))])) as Record<K, Figure>;
 }
 

@@ -127,7 +127,12 @@ export interface EchoMeasure {
 }
 
 /** Every session sends `prompts` echo prompts one after another, all at once; throws on an unexpected answer. */
-export async function echoPrompts(client: HostClient, ids: readonly string[], prompts: number, label: string): Promise<EchoMeasure> {
+export async function echoPrompts(
+  client: HostClient,
+  ids: readonly string[],
+  prompts: number,
+  label: string,
+): Promise<EchoMeasure> {
   const latencies: number[] = [];
   const started = performance.now();
   await Promise.all(

@@ -43,7 +43,11 @@ function sessionStarter(): { start(): Promise<Started>; close(): Promise<void> }
   const stateDir = mkdtempSync(join(tmpdir(), "ash-probe-"));
   const store = new DirStore(stateDir, createLogger("silent"), { compactBytes: 8 * 1024 * 1024 });
   const pool = new WorkerPool({ warmWorkers: 0, maxLiveWorkers: 4096, sessionHeapMb: 512 });
-  const settings = { cwd: stateDir, mode: "auto" as const, model: { provider: "scripted" as const, model: "scripted", retries: 0 } };
+  const settings = {
+    cwd: stateDir,
+    mode: "auto" as const,
+    model: { provider: "scripted" as const, model: "scripted", retries: 0 },
+  };
   return {
     async start() {
       const sessionId = await store.create(settings, "probe", null);
@@ -95,7 +99,8 @@ async function settle(): Promise<void> {
 }
 
 const [variant, starts, live] = process.argv.slice(2);
-if (variant !== "bare" && variant !== "session") throw new Error("usage: worker-start-probe bare|session <starts> <live>");
+if (variant !== "bare" && variant !== "session")
+  throw new Error("usage: worker-start-probe bare|session <starts> <live>");
 main(variant, Number(starts), Number(live)).then(
   (report) => {
     process.stdout.write(`${JSON.stringify(report)}\n`);

@@ -7,7 +7,13 @@ const seed = numberFlag(argv, "seed", Math.floor(Math.random() * 2 ** 31));
 const kills = numberFlag(argv, "kills", 50);
 const sessions = numberFlag(argv, "sessions", 4);
 console.log(`kill -9 loop: seed ${seed}, ${kills} kills, ${sessions} sessions`);
-const report = await runCrashLoop({ seed, kills, sessions, killAfterMs: [100, 2000], log: (line) => console.log(line) });
+const report = await runCrashLoop({
+  seed,
+  kills,
+  sessions,
+  killAfterMs: [100, 2000],
+  log: (line) => console.log(line),
+});
 const { failures, ...figures } = report;
 console.log(JSON.stringify(figures));
 for (const failure of failures) console.error(failure);

@@ -13,7 +13,15 @@ const sessions = numberFlag(argv, "sessions", 1000);
 const prompts = numberFlag(argv, "prompts", 10);
 const concurrency = numberFlag(argv, "concurrency", 8);
 console.log(`soak: seed ${seed}, ${sessions} sessions × ${prompts} prompts, ${concurrency} at a time`);
-const report = await runSoak({ seed, sessions, prompts, concurrency, warmupSessions: Math.max(concurrency, Math.round(sessions / 10)), windowMs: 60_000, log: (line) => console.log(line) });
+const report = await runSoak({
+  seed,
+  sessions,
+  prompts,
+  concurrency,
+  warmupSessions: Math.max(concurrency, Math.round(sessions / 10)),
+  windowMs: 60_000,
+  log: (line) => console.log(line),
+});
 const ratio = report.p99LastMs / report.p99FirstMs;
 const rows = [
   "| | after warm-up | end | change |",
@@ -30,10 +38,19 @@ console.log(table);
 const out = join(REPO_ROOT, "bench", "results");
 mkdirSync(out, { recursive: true });
 writeFileSync(join(out, "soak.md"), table);
-writeFileSync(join(out, "soak.svg"), soakChart(report.samples, `soak: ${sessions} sessions × ${prompts} prompts (seed ${seed})`));
-const problems = [...report.failures, ...leaks(report), ...(ratio > 1.3 ? [`p99 grew ×${ratio.toFixed(2)} (allowed ×1.3)`] : [])];
+writeFileSync(
+  join(out, "soak.svg"),
+  soakChart(report.samples, `soak: ${sessions} sessions × ${prompts} prompts (seed ${seed})`),
+);
+const problems = [
+  ...report.failures,
+  ...leaks(report),
+  ...(ratio > 1.3 ? [`p99 grew ×${ratio.toFixed(2)} (allowed ×1.3)`] : []),
+];
 for (const problem of problems) console.error(problem);
 if (problems.length > 0) {
-  console.error(`reproduce: npm run soak -- --seed ${seed} --sessions ${sessions} --prompts ${prompts} --concurrency ${concurrency}`);
+  console.error(
+    `reproduce: npm run soak -- --seed ${seed} --sessions ${sessions} --prompts ${prompts} --concurrency ${concurrency}`,
+  );
   process.exitCode = 1;
 }

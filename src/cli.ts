@@ -10,7 +10,9 @@ import { runUsage } from "./run/run-config.js";
 import { statusCommand } from "./run/status-command.js";
 import { tokenCommand } from "./remote/token-command.js";
 
-const { version } = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
+const { version } = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
+  version: string;
+};
 
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv[0]?.startsWith("-") || argv.length === 0 ? ["serve", ...argv] : argv;

@@ -10,7 +10,10 @@ export class ConfigError extends Error {}
 /** Parses argv against `schema` (flag names are its keys); throws ConfigError with one readable line. */
 export function parseFlags<S extends Shape>(schema: z.ZodObject<S>, argv: readonly string[]): z.infer<z.ZodObject<S>> {
   const options = Object.fromEntries(
-    Object.entries(schema.shape).map(([name, field]) => [name, { type: isBoolean(field) ? ("boolean" as const) : ("string" as const) }]),
+    Object.entries(schema.shape).map(([name, field]) => [
+      name,
+      { type: isBoolean(field) ? ("boolean" as const) : ("string" as const) },
+    ]),
   );
   let values: Record<string, unknown>;
   try {
@@ -37,7 +40,10 @@ export function percent(min: number, max: number) {
     .transform((text, ctx) => {
       const match = /^(\d+(?:\.\d*)?|\.\d+)\s*(%?)$/.exec(text);
       if (!match) {
-        ctx.addIssue({ code: "custom", message: `expected a percentage (80 or 80%) or a fraction (0.8), got "${text}"` });
+        ctx.addIssue({
+          code: "custom",
+          message: `expected a percentage (80 or 80%) or a fraction (0.8), got "${text}"`,
+        });
         return z.NEVER;
       }
       const value = Number(match[1]);
@@ -45,7 +51,12 @@ export function percent(min: number, max: number) {
       // 0.7 * 100 is 70.00000000000001: a share given to a few decimals stays that share.
       return Math.round(inPercent * 1e6) / 1e6;
     })
-    .pipe(z.number().min(min, `must be at least ${min}% (${min / 100})`).max(max, `must be at most ${max}% (${max / 100})`));
+    .pipe(
+      z
+        .number()
+        .min(min, `must be at least ${min}% (${min / 100})`)
+        .max(max, `must be at most ${max}% (${max / 100})`),
+    );
 }
 
 /** One line per flag: name, description, default (when the schema has one). */

@@ -30,7 +30,9 @@ describe("bad input never kills the host", () => {
   it("answers a request nested too deeply to echo with -32600 and keeps its connection (found by the wire fuzz)", async () => {
     const deep = `${'{"d":['.repeat(30_000)}${"]}".repeat(30_000)}`;
     host.send(`{"jsonrpc":"2.0","id":7,"method":${deep},"params":{}}`);
-    expect(await host.next((m) => m.id === null && (m.error as { code?: number } | undefined)?.code === -32600)).toMatchObject({ error: { code: -32600 } });
+    expect(
+      await host.next((m) => m.id === null && (m.error as { code?: number } | undefined)?.code === -32600),
+    ).toMatchObject({ error: { code: -32600 } });
     host.send(JSON.stringify({ jsonrpc: "2.0", id: 8, method: "no/such_method", params: {} }));
     expect(await host.next(byId(8))).toMatchObject({ error: { code: -32601 } });
     expect(host.child.exitCode).toBeNull();
@@ -49,16 +51,41 @@ describe("bad input never kills the host", () => {
   });
 
   it("answers an unknown session with -32602 unknown session", async () => {
-    host.send(JSON.stringify({ jsonrpc: "2.0", id: 4, method: "session/prompt", params: { sessionId: "nope", prompt: [{ type: "text", text: "hi" }] } }));
-    expect(await host.next(byId(4))).toMatchObject({ error: { code: -32602, data: expect.objectContaining({ reason: "UNKNOWN_SESSION" }) } });
+    host.send(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 4,
+        method: "session/prompt",
+        params: { sessionId: "nope", prompt: [{ type: "text", text: "hi" }] },
+      }),
+    );
+    expect(await host.next(byId(4))).toMatchObject({
+      error: { code: -32602, data: expect.objectContaining({ reason: "UNKNOWN_SESSION" }) },
+    });
   });
 
   it("keeps serving after all of it: a session still answers", async () => {
     host.send(JSON.stringify({ jsonrpc: "2.0", id: 5, method: "session/new", params: { cwd, mcpServers: [] } }));
     const created = (await host.next(byId(5))) as { result: { sessionId: string } };
-    host.send(JSON.stringify({ jsonrpc: "2.0", id: 6, method: "session/prompt", params: { sessionId: created.result.sessionId, prompt: [{ type: "text", text: "ok?" }] } }));
-    const update = await host.next((m) => m.method === "session/update" && (m.params as { update: { sessionUpdate: string } }).update.sessionUpdate === "agent_message_chunk");
-    expect(update).toMatchObject({ params: { sessionId: created.result.sessionId, update: { sessionUpdate: "agent_message_chunk", content: { text: "You said: ok?" } } } });
+    host.send(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 6,
+        method: "session/prompt",
+        params: { sessionId: created.result.sessionId, prompt: [{ type: "text", text: "ok?" }] },
+      }),
+    );
+    const update = await host.next(
+      (m) =>
+        m.method === "session/update" &&
+        (m.params as { update: { sessionUpdate: string } }).update.sessionUpdate === "agent_message_chunk",
+    );
+    expect(update).toMatchObject({
+      params: {
+        sessionId: created.result.sessionId,
+        update: { sessionUpdate: "agent_message_chunk", content: { text: "You said: ok?" } },
+      },
+    });
     expect(await host.next(byId(6))).toMatchObject({ result: { stopReason: "end_turn" } });
     expect(host.child.exitCode).toBeNull();
   });

@@ -1,14 +1,33 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isAlive, startHost, tempDir, type TestHost } from "./support/host.js";
-import { bash, deltasOf, firstProcess, processesRunning, resultOf, results, script, taskIdIn, tool, waitFor, waitGone } from "./support/tools.js";
+import {
+  bash,
+  deltasOf,
+  firstProcess,
+  processesRunning,
+  resultOf,
+  results,
+  script,
+  taskIdIn,
+  tool,
+  waitFor,
+  waitGone,
+} from "./support/tools.js";
 
 const CAP = 4096;
 
 describe("bash: foreground, background, kill, output", () => {
   let host: TestHost;
   beforeAll(async () => {
-    host = await startHost(["--default-mode", "auto", "--output-cap-bytes", String(CAP), "--max-background-tasks", "2"]);
+    host = await startHost([
+      "--default-mode",
+      "auto",
+      "--output-cap-bytes",
+      String(CAP),
+      "--max-background-tasks",
+      "2",
+    ]);
   });
   afterAll(async () => {
     await host.dispose();
@@ -19,7 +38,10 @@ describe("bash: foreground, background, kill, output", () => {
   it("runs a foreground command in the workspace: combined output and exit code", async () => {
     const cwd = tempDir();
     const { sessionId } = await host.client.newSession(cwd);
-    const result = await host.client.prompt(sessionId, script(bash("echo out; echo err >&2; pwd; exit 3"), { say: "{{result}}" }));
+    const result = await host.client.prompt(
+      sessionId,
+      script(bash("echo out; echo err >&2; pwd; exit 3"), { say: "{{result}}" }),
+    );
     expect(result.toolCalls).toHaveLength(1);
     const call = result.toolCalls[0]!;
     expect(call.kind).toBe("execute");
@@ -35,7 +57,10 @@ describe("bash: foreground, background, kill, output", () => {
 
   it("runs a background task, reads its output since the last read, and reports how it ended", async () => {
     const id = await session();
-    const started = await host.client.prompt(id, script(bash("echo one; sleep 0.3; echo two", { run_in_background: true })));
+    const started = await host.client.prompt(
+      id,
+      script(bash("echo one; sleep 0.3; echo two", { run_in_background: true })),
+    );
     expect(started.toolCalls[0]!.status).toBe("completed");
     const taskId = taskIdIn(resultOf(started.toolCalls[0]));
 
@@ -52,13 +77,22 @@ describe("bash: foreground, background, kill, output", () => {
     expect(finished).toContain(`[task ${taskId} ended: exit code 0]`);
 
     // Nothing new since the last read; killing an ended task says so.
-    const again = await host.client.prompt(id, script(tool("bash_output", { task_id: taskId }), tool("bash_kill", { task_id: taskId })));
-    expect(results(again)).toEqual([`[task ${taskId} ended: exit code 0]`, `task ${taskId} had already ended: exit code 0`]);
+    const again = await host.client.prompt(
+      id,
+      script(tool("bash_output", { task_id: taskId }), tool("bash_kill", { task_id: taskId })),
+    );
+    expect(results(again)).toEqual([
+      `[task ${taskId} ended: exit code 0]`,
+      `task ${taskId} had already ended: exit code 0`,
+    ]);
   });
 
   it("bash_kill ends a background task's whole process group", async () => {
     const id = await session();
-    const started = await host.client.prompt(id, script(bash("sleep 1001 & sleep 1002; wait", { run_in_background: true })));
+    const started = await host.client.prompt(
+      id,
+      script(bash("sleep 1001 & sleep 1002; wait", { run_in_background: true })),
+    );
     const taskId = taskIdIn(resultOf(started.toolCalls[0]));
     const pids = await waitFor("both sleeps", () => {
       const found = [...processesRunning(host.pid, "sleep 1001"), ...processesRunning(host.pid, "sleep 1002")];
@@ -67,7 +101,10 @@ describe("bash: foreground, background, kill, output", () => {
     const running = await host.client.prompt(id, script(tool("bash_output", { task_id: taskId })));
     expect(resultOf(running.toolCalls[0])).toBe(`[task ${taskId} is still running]`);
 
-    const killed = await host.client.prompt(id, script(tool("bash_kill", { task_id: taskId }), tool("bash_output", { task_id: taskId })));
+    const killed = await host.client.prompt(
+      id,
+      script(tool("bash_kill", { task_id: taskId }), tool("bash_output", { task_id: taskId })),
+    );
     expect(results(killed)[0]).toBe(`killed task ${taskId} and its process group`);
     expect(results(killed)[1]).toContain("ended: killed");
     // bash_kill answers once the group is gone
@@ -89,7 +126,8 @@ describe("bash: foreground, background, kill, output", () => {
     const full = Array.from({ length: 20000 }, (_, i) => `${i + 1}\n`).join("");
     const call = result.toolCalls[0]!;
     const text = resultOf(call);
-    const match = /\n\[… (\d+) bytes of output dropped here \((\d+) bytes in all\); the full output is in (\S+) …\]\n/.exec(text);
+    const match =
+      /\n\[… (\d+) bytes of output dropped here \((\d+) bytes in all\); the full output is in (\S+) …\]\n/.exec(text);
     expect(match).not.toBeNull();
     const [, dropped, total, file] = match!;
     expect(Number(total)).toBe(full.length);
@@ -112,7 +150,9 @@ describe("bash: foreground, background, kill, output", () => {
     const call = result.toolCalls[0]!;
     const deltas = deltasOf(result, call.toolCallId);
     const notice = deltas.at(-1)!;
-    expect(notice).toMatch(/^\n\[… output continues; it is no longer streamed for this call; the full output is in \S+ …\]\n$/);
+    expect(notice).toMatch(
+      /^\n\[… output continues; it is no longer streamed for this call; the full output is in \S+ …\]\n$/,
+    );
     const streamed = deltas.slice(0, -1).join("");
     expect(streamed).toBe("x".repeat(streamed.length));
     expect(streamed.length).toBeLessThanOrEqual(1024 * 1024);
@@ -127,7 +167,8 @@ describe("bash: foreground, background, kill, output", () => {
     const result = await host.client.prompt(id, script(bash("seq 1 1000000")));
     const full = Array.from({ length: 1_000_000 }, (_, i) => `${i + 1}\n`).join("");
     const text = resultOf(result.toolCalls[0]);
-    const match = /\n\[… (\d+) bytes of output dropped here \((\d+) bytes in all\); the full output is in (\S+) …\]\n/.exec(text);
+    const match =
+      /\n\[… (\d+) bytes of output dropped here \((\d+) bytes in all\); the full output is in (\S+) …\]\n/.exec(text);
     expect(match).not.toBeNull();
     const [, dropped, total, file] = match!;
     expect(Number(total)).toBe(full.length);
@@ -147,12 +188,16 @@ describe("bash: foreground, background, kill, output", () => {
       const result = await host.client.prompt(id, script(bash(`yes 'aé€' | head -n 500000; printf '%${pad}s' ''`)));
       const full = Buffer.from("aé€\n".repeat(500_000) + " ".repeat(pad));
       const text = resultOf(result.toolCalls[0]);
-      const match = /\n\[… (\d+) bytes of output dropped here \((\d+) bytes in all\); the full output is in (\S+) …\]\n/.exec(text);
+      const match =
+        /\n\[… (\d+) bytes of output dropped here \((\d+) bytes in all\); the full output is in (\S+) …\]\n/.exec(text);
       expect(match).not.toBeNull();
       const [, dropped, total, file] = match!;
       expect(Number(total)).toBe(full.length);
       // An output that does not end in a newline gets one before the exit code.
-      const [head, tail] = text.replace(match![0], "\0").replace(pad > 0 ? "\n[exit code 0]" : "[exit code 0]", "").split("\0") as [string, string];
+      const [head, tail] = text
+        .replace(match![0], "\0")
+        .replace(pad > 0 ? "\n[exit code 0]" : "[exit code 0]", "")
+        .split("\0") as [string, string];
       expect(tail).not.toContain("\uFFFD");
       expect(full.subarray(full.length - Buffer.byteLength(tail)).toString()).toBe(tail);
       expect(full.subarray(0, Buffer.byteLength(head)).toString()).toBe(head);
@@ -176,7 +221,11 @@ describe("bash: foreground, background, kill, output", () => {
     const other = await session();
     const started = await host.client.prompt(
       id,
-      script(bash("sleep 1000", { run_in_background: true }), bash("sleep 1000", { run_in_background: true }), bash("sleep 1000", { run_in_background: true })),
+      script(
+        bash("sleep 1000", { run_in_background: true }),
+        bash("sleep 1000", { run_in_background: true }),
+        bash("sleep 1000", { run_in_background: true }),
+      ),
     );
     const [first, , third] = results(started);
     expect(third).toBe("at most 2 background tasks may run per session; end one with bash_kill first");
@@ -185,14 +234,20 @@ describe("bash: foreground, background, kill, output", () => {
     const elsewhere = await host.client.prompt(other, script(bash("sleep 1000", { run_in_background: true })));
     expect(resultOf(elsewhere.toolCalls[0])).toContain("started background task");
     // ending one makes room
-    const after = await host.client.prompt(id, script(tool("bash_kill", { task_id: taskIdIn(first!) }), bash("true", { run_in_background: true })));
+    const after = await host.client.prompt(
+      id,
+      script(tool("bash_kill", { task_id: taskIdIn(first!) }), bash("true", { run_in_background: true })),
+    );
     expect(results(after)[1]).toContain("started background task");
   });
 
   it("a session cannot read or kill another session's task: same answer as for an id that does not exist", async () => {
     const owner = await session();
     const intruder = await session();
-    const started = await host.client.prompt(owner, script(bash("sleep 1003; echo secret-output", { run_in_background: true })));
+    const started = await host.client.prompt(
+      owner,
+      script(bash("sleep 1003; echo secret-output", { run_in_background: true })),
+    );
     const taskId = taskIdIn(resultOf(started.toolCalls[0]));
     const pid = await firstProcess(host.pid, "sleep 1003");
     const unknownId = "bg-000000000000";
@@ -214,7 +269,10 @@ describe("bash: foreground, background, kill, output", () => {
 
     // the owner's task is untouched
     expect(isAlive(pid)).toBe(true);
-    const mine = await host.client.prompt(owner, script(tool("bash_output", { task_id: taskId }), tool("bash_kill", { task_id: taskId })));
+    const mine = await host.client.prompt(
+      owner,
+      script(tool("bash_output", { task_id: taskId }), tool("bash_kill", { task_id: taskId })),
+    );
     expect(results(mine)[0]).toBe(`[task ${taskId} is still running]`);
     await waitGone([pid]);
   });

@@ -3,7 +3,18 @@
 import { once } from "node:events";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isAlive, startHost, tempDir, type TestHost } from "./support/host.js";
-import { bash, firstProcess, processesRunning, resultOf, script, spawnerOf, taskIdIn, tool, waitFor, waitGone } from "./support/tools.js";
+import {
+  bash,
+  firstProcess,
+  processesRunning,
+  resultOf,
+  script,
+  spawnerOf,
+  taskIdIn,
+  tool,
+  waitFor,
+  waitGone,
+} from "./support/tools.js";
 
 describe("process groups end with their command and session", () => {
   let host: TestHost;
@@ -27,7 +38,9 @@ describe("process groups end with their command and session", () => {
     expect(resultOf(result.toolCalls[0])).toContain("killed");
     for (const pid of pids) expect(isAlive(pid)).toBe(false);
     // the session goes on
-    expect(resultOf((await host.client.prompt(sessionId, script(bash("echo again")))).toolCalls[0])).toBe("again\n[exit code 0]");
+    expect(resultOf((await host.client.prompt(sessionId, script(bash("echo again")))).toolCalls[0])).toBe(
+      "again\n[exit code 0]",
+    );
   });
 
   it("session/close ends that session's background tasks and no other session's", async () => {
@@ -43,7 +56,6 @@ describe("process groups end with their command and session", () => {
     const read = await host.client.prompt(staying, script(tool("bash_output", { task_id: taskId })));
     expect(resultOf(read.toolCalls[0])).toBe(`[task ${taskId} is still running]`);
   });
-
 });
 
 describe("with a host of their own", () => {
@@ -52,11 +64,16 @@ describe("with a host of their own", () => {
     try {
       const { sessionId } = await host.client.newSession(tempDir());
       let taskId = "";
-      const turn = host.client.prompt(sessionId, script(bash("echo started; sleep 1010", { run_in_background: true }), { spin_ms: 60_000 }), {
-        onUpdate: (update) => {
-          if (update.sessionUpdate === "tool_call_update" && update.rawOutput) taskId = taskIdIn(JSON.stringify(update.rawOutput));
+      const turn = host.client.prompt(
+        sessionId,
+        script(bash("echo started; sleep 1010", { run_in_background: true }), { spin_ms: 60_000 }),
+        {
+          onUpdate: (update) => {
+            if (update.sessionUpdate === "tool_call_update" && update.rawOutput)
+              taskId = taskIdIn(JSON.stringify(update.rawOutput));
+          },
         },
-      });
+      );
       const pid = await firstProcess(host.pid, "sleep 1010");
       await waitFor("the task id", () => taskId);
       await host.client.cancel(sessionId);
@@ -122,7 +139,10 @@ describe("with a host of their own", () => {
     const host = await startHost(["--default-mode", "auto"]);
     try {
       const { sessionId } = await host.client.newSession(tempDir());
-      const started = await host.client.prompt(sessionId, script(bash("echo before-the-restart; sleep 1045", { run_in_background: true })));
+      const started = await host.client.prompt(
+        sessionId,
+        script(bash("echo before-the-restart; sleep 1045", { run_in_background: true })),
+      );
       const taskId = taskIdIn(resultOf(started.toolCalls[0]));
       const pid = await firstProcess(host.pid, "sleep 1045");
       await waitFor("its first output", async () => {
@@ -134,10 +154,17 @@ describe("with a host of their own", () => {
       await waitGone([pid], "the background sleep to die with its spawner");
       await waitFor("the new spawner", () => host.stderr().includes("spawner restarted"));
 
-      const after = await host.client.prompt(sessionId, script(tool("bash_output", { task_id: taskId }), tool("bash_kill", { task_id: taskId })));
+      const after = await host.client.prompt(
+        sessionId,
+        script(tool("bash_output", { task_id: taskId }), tool("bash_kill", { task_id: taskId })),
+      );
       for (const call of after.toolCalls) {
         expect(call.status).toBe("failed");
-        expect(resultOf(call)).toMatch(new RegExp(`^background task ${taskId} is gone: the command runner that started it exited .* and the task ended with it\\. Its output until then is in \\S+${taskId}\\.log\\.$`));
+        expect(resultOf(call)).toMatch(
+          new RegExp(
+            `^background task ${taskId} is gone: the command runner that started it exited .* and the task ended with it\\. Its output until then is in \\S+${taskId}\\.log\\.$`,
+          ),
+        );
       }
       // An id that was never given out is still just unknown.
       const unknown = await host.client.prompt(sessionId, script(tool("bash_output", { task_id: "bg-000000000000" })));
@@ -159,7 +186,9 @@ describe("with a host of their own", () => {
       expect(result.toolCalls[0]!.status).toBe("failed");
       expect(resultOf(result.toolCalls[0])).toBe("command aborted: the connection to the command runner closed");
       await waitGone([pid], "the sandboxed sleep to die with its spawner (bwrap --die-with-parent)");
-      await waitFor("the host to notice", () => host.stderr().includes("spawner exited: commands in flight failed; starting a new one"));
+      await waitFor("the host to notice", () =>
+        host.stderr().includes("spawner exited: commands in flight failed; starting a new one"),
+      );
       await waitFor("the new spawner", () => host.stderr().includes("spawner restarted"));
       expect(spawnerOf(host.pid)).not.toContain(spawner);
 

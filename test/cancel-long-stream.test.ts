@@ -11,7 +11,8 @@ const SLOW_PROMPT = "take a minute";
 
 /** The slow prompt gets 600 chunks at 10 a second: a minute of streaming, after the client hangs up too. */
 function respond(request: RecordedRequest): Reply {
-  if (request.lastUserText.endsWith(SLOW_PROMPT)) return { text: "slow".repeat(600), chunkChars: 4, tokensPerSecond: 10, streamsAfterClose: true };
+  if (request.lastUserText.endsWith(SLOW_PROMPT))
+    return { text: "slow".repeat(600), chunkChars: 4, tokensPerSecond: 10, streamsAfterClose: true };
   return { text: "back at once" };
 }
 
@@ -25,7 +26,17 @@ describe.each([
   beforeAll(async () => {
     server = await OpenAiTestServer.start({ respond });
     // A cancel grace longer than the test: the turn must end by the cancel itself, not by the loss of its worker.
-    host = await startHost(["--model-provider", "openai-compatible", "--base-url", server.url, "--model", "m", "--cancel-grace-ms", "600000", ...flags]);
+    host = await startHost([
+      "--model-provider",
+      "openai-compatible",
+      "--base-url",
+      server.url,
+      "--model",
+      "m",
+      "--cancel-grace-ms",
+      "600000",
+      ...flags,
+    ]);
   });
   afterAll(async () => {
     await host?.dispose();
@@ -44,7 +55,10 @@ describe.each([
    * Prompts the slow prompt and cancels it once `ready` resolves (it is given the slow request, once the server has
    * it); the next prompt is sent on the cancelled answer.
    */
-  async function cancelThenPrompt(sessionId: string, ready: (slow: Promise<RecordedRequest>) => Promise<unknown>): Promise<PromptResult> {
+  async function cancelThenPrompt(
+    sessionId: string,
+    ready: (slow: Promise<RecordedRequest>) => Promise<unknown>,
+  ): Promise<PromptResult> {
     const before = server.requests.length;
     const first = host.client.prompt(sessionId, SLOW_PROMPT);
     const slow = server.waitForRequests(before + 1).then(() => server.requests[before]!);
@@ -55,25 +69,29 @@ describe.each([
     return host.client.prompt(sessionId, "now something quick");
   }
 
-  it("cancelled once the request has reached the server: the next prompt is answered while the server still streams", { timeout: 60_000 }, async () => {
-    const { sessionId } = await host.client.newSession(tempDir());
-    // A turn before it: the cancelled request may go out on a kept-alive connection.
-    expect((await host.client.prompt(sessionId, "warm up")).text).toBe("back at once");
-    let slow: RecordedRequest | null = null;
-    let streaming = { done: false };
-    const next = await cancelThenPrompt(sessionId, async (arrived) => {
-      slow = await arrived;
-      streaming = servedYet(slow);
-    });
-    expect(next.stopReason).toBe("end_turn");
-    expect(next.text).toBe("back at once");
-    expect(streaming.done).toBe(false);
-    // The host hung up on the cancelled response (and the next request did not wait for the server to end it).
-    expect(await slow!.ended).toBe("client-closed");
-    const again = await host.client.prompt(sessionId, "and again");
-    expect(again.text).toBe("back at once");
-    expect(streaming.done).toBe(false);
-  });
+  it(
+    "cancelled once the request has reached the server: the next prompt is answered while the server still streams",
+    { timeout: 60_000 },
+    async () => {
+      const { sessionId } = await host.client.newSession(tempDir());
+      // A turn before it: the cancelled request may go out on a kept-alive connection.
+      expect((await host.client.prompt(sessionId, "warm up")).text).toBe("back at once");
+      let slow: RecordedRequest | null = null;
+      let streaming = { done: false };
+      const next = await cancelThenPrompt(sessionId, async (arrived) => {
+        slow = await arrived;
+        streaming = servedYet(slow);
+      });
+      expect(next.stopReason).toBe("end_turn");
+      expect(next.text).toBe("back at once");
+      expect(streaming.done).toBe(false);
+      // The host hung up on the cancelled response (and the next request did not wait for the server to end it).
+      expect(await slow!.ended).toBe("client-closed");
+      const again = await host.client.prompt(sessionId, "and again");
+      expect(again.text).toBe("back at once");
+      expect(streaming.done).toBe(false);
+    },
+  );
 
   it("cancelled as soon as it is sent, or mid-stream: the same", { timeout: 60_000 }, async () => {
     const { sessionId } = await host.client.newSession(tempDir());

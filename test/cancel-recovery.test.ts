@@ -1,6 +1,10 @@
 // After a cancelled turn the session takes the next prompt at once: cancel before the model's first byte, mid-stream,
 // while a tool call runs, during a retry's wait and during a permission request, on both models.
-import type { RequestPermissionRequest, RequestPermissionResponse, SessionUpdate } from "@agentclientprotocol/sdk/unstable";
+import type {
+  RequestPermissionRequest,
+  RequestPermissionResponse,
+  SessionUpdate,
+} from "@agentclientprotocol/sdk/unstable";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHost, tempDir, type TestHost } from "./support/host.js";
 import { OpenAiTestServer } from "./support/openai-server.js";
@@ -19,10 +23,17 @@ function promptUntil(host: TestHost, sessionId: string, text: string, when: (upd
   return { turn, reached };
 }
 
-const toolRunning = (update: SessionUpdate) => update.sessionUpdate === "tool_call_update" && update.status === "in_progress";
+const toolRunning = (update: SessionUpdate) =>
+  update.sessionUpdate === "tool_call_update" && update.status === "in_progress";
 
 /** Cancels, checks the turn ended cancelled, then that the session answers the next prompt. */
-async function cancelThenNext(host: TestHost, sessionId: string, turn: Promise<{ stopReason: string }>, next: () => Promise<{ stopReason: string; text: string }>, expected: string) {
+async function cancelThenNext(
+  host: TestHost,
+  sessionId: string,
+  turn: Promise<{ stopReason: string }>,
+  next: () => Promise<{ stopReason: string; text: string }>,
+  expected: string,
+) {
   await host.client.cancel(sessionId);
   expect((await turn).stopReason).toBe("cancelled");
   const answer = await next();
@@ -36,7 +47,10 @@ describe("openai-compatible: cancel, then the next prompt", () => {
   beforeAll(async () => {
     server = await OpenAiTestServer.start();
     // A long grace: the turn must end by cooperation, not by losing its worker.
-    host = await startHost(["--model-provider", "openai-compatible", "--base-url", server.url, "--model", "m", "--cancel-grace-ms", "60000"], holdPermission);
+    host = await startHost(
+      ["--model-provider", "openai-compatible", "--base-url", server.url, "--model", "m", "--cancel-grace-ms", "60000"],
+      holdPermission,
+    );
   });
   afterAll(async () => {
     for (const release of heldOpen.splice(0)) release({ outcome: { outcome: "cancelled" } });
@@ -93,7 +107,12 @@ describe("openai-compatible: cancel, then the next prompt", () => {
   it("(e) during a permission request", async () => {
     const sessionId = await newSession();
     server.enqueue({ toolCalls: [{ name: "write_file", arguments: { path: "a.txt", content: "x" } }] });
-    const { turn, reached } = promptUntil(host, sessionId, "write a file", (update) => update.sessionUpdate === "tool_call");
+    const { turn, reached } = promptUntil(
+      host,
+      sessionId,
+      "write a file",
+      (update) => update.sessionUpdate === "tool_call",
+    );
     await reached;
     await new Promise((resolve) => setTimeout(resolve, 100));
     await cancelThenNext(host, sessionId, turn, next(sessionId), "next answer");
@@ -114,21 +133,36 @@ describe("scripted: cancel, then the next prompt", () => {
 
   it("while the model sleeps, after it said something", async () => {
     const { sessionId } = await host.client.newSession(tempDir());
-    const { turn, reached } = promptUntil(host, sessionId, script({ say: "thinking" }, { sleep_ms: 30_000 }), (update) => update.sessionUpdate === "agent_message_chunk");
+    const { turn, reached } = promptUntil(
+      host,
+      sessionId,
+      script({ say: "thinking" }, { sleep_ms: 30_000 }),
+      (update) => update.sessionUpdate === "agent_message_chunk",
+    );
     await reached;
     await cancelThenNext(host, sessionId, turn, next(sessionId), "You said: next");
   });
 
   it("while a tool call runs", async () => {
     const { sessionId } = await host.client.newSession(tempDir(), { mode: "auto" });
-    const { turn, reached } = promptUntil(host, sessionId, script(bash("sleep 30"), { say: "not reached" }), toolRunning);
+    const { turn, reached } = promptUntil(
+      host,
+      sessionId,
+      script(bash("sleep 30"), { say: "not reached" }),
+      toolRunning,
+    );
     await reached;
     await cancelThenNext(host, sessionId, turn, next(sessionId), "You said: next");
   });
 
   it("during a permission request", async () => {
     const { sessionId } = await host.client.newSession(tempDir());
-    const { turn, reached } = promptUntil(host, sessionId, script(tool("write_file", { path: "a.txt", content: "x" })), (update) => update.sessionUpdate === "tool_call");
+    const { turn, reached } = promptUntil(
+      host,
+      sessionId,
+      script(tool("write_file", { path: "a.txt", content: "x" })),
+      (update) => update.sessionUpdate === "tool_call",
+    );
     await reached;
     await new Promise((resolve) => setTimeout(resolve, 100));
     await cancelThenNext(host, sessionId, turn, next(sessionId), "You said: next");

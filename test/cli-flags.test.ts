@@ -62,7 +62,8 @@ describe("CLI flags", () => {
       const line = stdout.split("\n").find((l) => l.trimStart().startsWith(`--${name} `));
       expect(line, `--${name}`).toBeDefined();
       const fallback = schema.safeParse(undefined);
-      if (fallback.success && fallback.data !== undefined) expect(line).toContain(`(default: ${String(fallback.data)})`);
+      if (fallback.success && fallback.data !== undefined)
+        expect(line).toContain(`(default: ${String(fallback.data)})`);
     }
     expect((await cli(["serve", "--help"])).stdout).toBe(stdout);
     // A share is written as a user reads it.

@@ -23,17 +23,34 @@ function cli(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<Outc
 
 interface RunJson {
   host: { args: string[]; pid: number };
-  sessions: Array<{ index: number; sessionId: string; stopReason: string; promptMs: number[]; latencyMs: number; answer: string; firstLine: string; error: string | null }>;
-  summary: { sessions: number; turns: number; endTurn: number; failed: number; promptLatencyMs: { p50: number; max: number } };
+  sessions: Array<{
+    index: number;
+    sessionId: string;
+    stopReason: string;
+    promptMs: number[];
+    latencyMs: number;
+    answer: string;
+    firstLine: string;
+    error: string | null;
+  }>;
+  summary: {
+    sessions: number;
+    turns: number;
+    endTurn: number;
+    failed: number;
+    promptLatencyMs: { p50: number; max: number };
+  };
 }
 
 describe("acp-session-host run", () => {
-
   it("--json: every session ends its turn with the echo, and the document adds up; nothing is left on disk", async () => {
     const xdgState = tempDir();
     const tmp = tempDir();
     const env = { ...process.env, XDG_STATE_HOME: xdgState, TMPDIR: tmp };
-    const { code, stdout, stderr } = await cli(["run", "--sessions", "4", "--prompt", "hi from the test", "--json", "--cwd", tempDir()], env);
+    const { code, stdout, stderr } = await cli(
+      ["run", "--sessions", "4", "--prompt", "hi from the test", "--json", "--cwd", tempDir()],
+      env,
+    );
     expect(code).toBe(0);
     // stderr is not a terminal here: no progress bar, nothing at all.
     expect(stderr).toBe("");
@@ -57,7 +74,21 @@ describe("acp-session-host run", () => {
   });
 
   it("--turns sends several prompts per session and flags after -- reach the host", async () => {
-    const { code, stdout } = await cli(["run", "--sessions", "2", "--turns", "3", "--prompt", "again", "--json", "--", "--warm-workers", "0", "--max-sessions", "2"]);
+    const { code, stdout } = await cli([
+      "run",
+      "--sessions",
+      "2",
+      "--turns",
+      "3",
+      "--prompt",
+      "again",
+      "--json",
+      "--",
+      "--warm-workers",
+      "0",
+      "--max-sessions",
+      "2",
+    ]);
     expect(code).toBe(0);
     const report = JSON.parse(stdout) as RunJson;
     expect(report.host.args).toEqual(["--warm-workers", "0", "--max-sessions", "2"]);
@@ -67,12 +98,24 @@ describe("acp-session-host run", () => {
 
   it("the host's own flags are enforced: --max-turn-requests 1 stops a turn that wants a second model request", async () => {
     const script = `/script [{"tool":"no_such_tool","input":{}},{"say":"after the tool"}]`;
-    const limited = await cli(["run", "--sessions", "2", "--json", "--prompt", script, "--", "--max-turn-requests", "1"]);
+    const limited = await cli([
+      "run",
+      "--sessions",
+      "2",
+      "--json",
+      "--prompt",
+      script,
+      "--",
+      "--max-turn-requests",
+      "1",
+    ]);
     expect(limited.code).toBe(0);
     const report = JSON.parse(limited.stdout) as RunJson;
     expect(report.sessions.map((s) => s.stopReason)).toEqual(["max_turn_requests", "max_turn_requests"]);
     expect(report.summary).toMatchObject({ sessions: 2, endTurn: 0, failed: 0 });
-    const unlimited = JSON.parse((await cli(["run", "--sessions", "1", "--json", "--prompt", script])).stdout) as RunJson;
+    const unlimited = JSON.parse(
+      (await cli(["run", "--sessions", "1", "--json", "--prompt", script])).stdout,
+    ) as RunJson;
     expect(unlimited.sessions[0]).toMatchObject({ stopReason: "end_turn", answer: "after the tool" });
   });
 
@@ -83,8 +126,14 @@ describe("acp-session-host run", () => {
     expect(lines[0]).toMatch(/^acp-session-host run: 3 sessions × 1 prompt, host ready in [\d.]+ ms$/);
     expect(lines[2]).toMatch(/^#\s+session\s+stop\s+new ms\s+prompt ms\s+answer$/);
     const rows = lines.slice(3, 6);
-    rows.forEach((row, i) => expect(row).toMatch(new RegExp(`^${i + 1}\\s+[0-9a-f]{8}\\s+end_turn\\s+[\\d.]+\\s+[\\d.]+\\s+You said: line one$`)));
-    expect(lines.at(-1)).toMatch(/^3\/3 end_turn · wall [\d.]+ s · prompt latency p50 [\d.]+ ms, p95 [\d.]+ ms, max [\d.]+ ms · [\d.]+ prompts\/s$/);
+    rows.forEach((row, i) =>
+      expect(row).toMatch(
+        new RegExp(`^${i + 1}\\s+[0-9a-f]{8}\\s+end_turn\\s+[\\d.]+\\s+[\\d.]+\\s+You said: line one$`),
+      ),
+    );
+    expect(lines.at(-1)).toMatch(
+      /^3\/3 end_turn · wall [\d.]+ s · prompt latency p50 [\d.]+ ms, p95 [\d.]+ ms, max [\d.]+ ms · [\d.]+ prompts\/s$/,
+    );
   });
 
   it("a prompt the host refuses shows as an error row with the host's message", async () => {

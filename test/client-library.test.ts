@@ -22,19 +22,27 @@ describe("HostClient", () => {
   it("prompt gathers the turn and calls onUpdate with each update as it arrives", async () => {
     const { sessionId } = await host.client.newSession(tempDir());
     const seen: SessionUpdate[] = [];
-    const result = await host.client.prompt(sessionId, `/script [{"say":"one"},{"say":"two"}]`, { onUpdate: (u) => seen.push(u) });
+    const result = await host.client.prompt(sessionId, `/script [{"say":"one"},{"say":"two"}]`, {
+      onUpdate: (u) => seen.push(u),
+    });
     expect(result.stopReason).toBe("end_turn");
     expect(result.text).toBe("onetwo");
     expect(result.toolCalls).toEqual([]);
     expect(seen).toEqual(result.updates);
     // A session's first prompt gives it its title first.
-    expect(seen.map((u) => u.sessionUpdate)).toEqual(["session_info_update", "agent_message_chunk", "agent_message_chunk"]);
+    expect(seen.map((u) => u.sessionUpdate)).toEqual([
+      "session_info_update",
+      "agent_message_chunk",
+      "agent_message_chunk",
+    ]);
   });
 
   it("aborting a prompt's signal cancels the turn", async () => {
     const { sessionId } = await host.client.newSession(tempDir());
     const abort = new AbortController();
-    const pending = host.client.prompt(sessionId, `/script [{"sleep_ms":30000},{"say":"too late"}]`, { signal: abort.signal });
+    const pending = host.client.prompt(sessionId, `/script [{"sleep_ms":30000},{"say":"too late"}]`, {
+      signal: abort.signal,
+    });
     await waitFor(async () => (await host.client.stats()).sessions.busy === 1);
     abort.abort();
     const result = await pending;
@@ -67,17 +75,24 @@ describe("HostClient", () => {
     const reset = await host.client.stats({ resetEventLoopDelay: true });
     const after = await host.client.stats();
     expect(after.eventLoopDelayMs.windowMs).toBeLessThan(reset.eventLoopDelayMs.windowMs);
-    expect((await host.client.stats()).eventLoopDelayMs.windowMs).toBeGreaterThanOrEqual(after.eventLoopDelayMs.windowMs);
+    expect((await host.client.stats()).eventLoopDelayMs.windowMs).toBeGreaterThanOrEqual(
+      after.eventLoopDelayMs.windowMs,
+    );
     await host.client.cancel(a.sessionId);
     expect((await pending).stopReason).toBe("cancelled");
     expect((await host.client.stats()).sessions.busy).toBe(0);
   });
 
   it("attach drives a host over streams it did not spawn; dispose closes the connection", async () => {
-    const child = spawn(process.execPath, [CLI, "serve", "--state-dir", tempDir("ash-state-")], { stdio: ["pipe", "pipe", "ignore"] });
+    const child = spawn(process.execPath, [CLI, "serve", "--state-dir", tempDir("ash-state-")], {
+      stdio: ["pipe", "pipe", "ignore"],
+    });
     await once(child, "spawn");
     const exited = once(child, "exit");
-    const stream = ndJsonStream(Writable.toWeb(child.stdin) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>);
+    const stream = ndJsonStream(
+      Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,
+      Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>,
+    );
     const client = await HostClient.attach(stream);
     expect(client.child).toBeNull();
     expect(client.pid).toBeNull();

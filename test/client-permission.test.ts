@@ -61,7 +61,11 @@ describe("HostClient permission policies", () => {
       expect(seen).toHaveLength(1);
       expect(seen[0]!.sessionId).toBe(sessionId);
       expect(seen[0]!.toolCall.title).toBe("Write a.txt");
-      expect(seen[0]!.options.map((option) => option.kind).sort()).toEqual(["allow_always", "allow_once", "reject_once"]);
+      expect(seen[0]!.options.map((option) => option.kind).sort()).toEqual([
+        "allow_always",
+        "allow_once",
+        "reject_once",
+      ]);
 
       const second = await host.client.prompt(sessionId, write("b.txt", "B"));
       expect(second.toolCalls[0]!.status).toBe("completed");

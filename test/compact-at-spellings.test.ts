@@ -10,7 +10,9 @@ describe("--compact-at spellings", () => {
   const hosts: TestHost[] = [];
 
   beforeAll(async () => {
-    server = await OpenAiTestServer.start({ respond: (request) => ({ text: `Noted: ${request.lastUserText}. ${"ok ".repeat(30)}` }) });
+    server = await OpenAiTestServer.start({
+      respond: (request) => ({ text: `Noted: ${request.lastUserText}. ${"ok ".repeat(30)}` }),
+    });
   });
   afterAll(async () => {
     for (const host of hosts) await host.dispose();
@@ -19,7 +21,18 @@ describe("--compact-at spellings", () => {
 
   /** The turn whose updates first show a compaction, for the same prompts every time. */
   async function firstCompaction(compactAt: string): Promise<number> {
-    const host = await startHost(["--model-provider", "openai-compatible", "--base-url", server.url, "--model", "m", "--context-window", "3000", "--compact-at", compactAt]);
+    const host = await startHost([
+      "--model-provider",
+      "openai-compatible",
+      "--base-url",
+      server.url,
+      "--model",
+      "m",
+      "--context-window",
+      "3000",
+      "--compact-at",
+      compactAt,
+    ]);
     hosts.push(host);
     const { sessionId } = await host.client.newSession(tempDir());
     for (let turn = 1; turn < 100; turn++) {

@@ -18,7 +18,8 @@ const WORDY = "(wordy)";
 /** Answers echo the prompt with some bulk. Summaries are short, or far longer than the host lets them be (WORDY). */
 function respond(request: RecordedRequest): Reply {
   if (isSummary(request)) {
-    if (!JSON.stringify(request.body.messages).includes(WORDY)) return { text: "SUMMARY-START the user has been taking numbered steps; each was echoed. SUMMARY-END" };
+    if (!JSON.stringify(request.body.messages).includes(WORDY))
+      return { text: "SUMMARY-START the user has been taking numbered steps; each was echoed. SUMMARY-END" };
     return { text: `SUMMARY-START ${"the user has been taking steps; each was echoed. ".repeat(300)}SUMMARY-END` };
   }
   return { text: `Echo of "${request.lastUserText}": ${"noted. ".repeat(10)}` };
@@ -79,37 +80,47 @@ describe("a compaction keeps the turn in flight", () => {
     return { turns: turns!, replaced: replaced!, summary: summary! };
   }
 
-  it("a prompt refused as too long is retried after a hard compaction with the prompt last, verbatim, and answered", { timeout: 120_000 }, async () => {
-    const { sessionId, turn, prompt, result, requests, notice } = await promptUntilRefused("");
-    // The refused request, the summary of every turn before this one, then the same prompt again.
-    expect(requests).toHaveLength(3);
-    const [refused, summary, retried] = requests;
-    expect(requestTokens(refused!.body)).toBeGreaterThan(SERVER_LIMIT);
-    expect(refused!.body.messages.at(-1)).toEqual({ role: "user", content: prompt });
-    expect(isSummary(summary!)).toBe(true);
-    expect(requestTokens(retried!.body)).toBeLessThanOrEqual(SERVER_LIMIT);
-    // The retried request ends with the prompt, a message of its own, word for word; the client's answer is the
-    // model's answer to it.
-    const messages = retried!.body.messages;
-    expect(messages.at(-1)).toEqual({ role: "user", content: prompt });
-    expect(result.text).toBe(`Echo of "${prompt}": ${"noted. ".repeat(10)}`);
-    // Hard: nothing of the earlier turns is left but the summary, at the end of the system message.
-    expect(messages.map((message) => message.role)).toEqual(["system", "user"]);
-    expect(messages[0]!.content).toMatch(/\n\nSummary of the earlier conversation \(compacted to fit the context window\):\n\nSUMMARY-START /);
-    const figures = hardNotice(notice);
-    expect(figures.turns).toBe(turn - 1);
-    expect(figures.summary * 2).toBeLessThanOrEqual(figures.replaced);
-    expect(logEntries(stateDir, sessionId).findLast((entry) => entry.type === "compaction")).toMatchObject({ level: "hard", kept: 1, turns: turn - 1 });
+  it(
+    "a prompt refused as too long is retried after a hard compaction with the prompt last, verbatim, and answered",
+    { timeout: 120_000 },
+    async () => {
+      const { sessionId, turn, prompt, result, requests, notice } = await promptUntilRefused("");
+      // The refused request, the summary of every turn before this one, then the same prompt again.
+      expect(requests).toHaveLength(3);
+      const [refused, summary, retried] = requests;
+      expect(requestTokens(refused!.body)).toBeGreaterThan(SERVER_LIMIT);
+      expect(refused!.body.messages.at(-1)).toEqual({ role: "user", content: prompt });
+      expect(isSummary(summary!)).toBe(true);
+      expect(requestTokens(retried!.body)).toBeLessThanOrEqual(SERVER_LIMIT);
+      // The retried request ends with the prompt, a message of its own, word for word; the client's answer is the
+      // model's answer to it.
+      const messages = retried!.body.messages;
+      expect(messages.at(-1)).toEqual({ role: "user", content: prompt });
+      expect(result.text).toBe(`Echo of "${prompt}": ${"noted. ".repeat(10)}`);
+      // Hard: nothing of the earlier turns is left but the summary, at the end of the system message.
+      expect(messages.map((message) => message.role)).toEqual(["system", "user"]);
+      expect(messages[0]!.content).toMatch(
+        /\n\nSummary of the earlier conversation \(compacted to fit the context window\):\n\nSUMMARY-START /,
+      );
+      const figures = hardNotice(notice);
+      expect(figures.turns).toBe(turn - 1);
+      expect(figures.summary * 2).toBeLessThanOrEqual(figures.replaced);
+      expect(logEntries(stateDir, sessionId).findLast((entry) => entry.type === "compaction")).toMatchObject({
+        level: "hard",
+        kept: 1,
+        turns: turn - 1,
+      });
 
-    // The next prompt goes on from there.
-    const next = await host.client.prompt(sessionId, "and one more");
-    expect(next.text).toBe(`Echo of "and one more": ${"noted. ".repeat(10)}`);
-    expect(server.requests.at(-1)!.body.messages.slice(-3)).toEqual([
-      { role: "user", content: prompt },
-      { role: "assistant", content: result.text },
-      { role: "user", content: "and one more" },
-    ]);
-  });
+      // The next prompt goes on from there.
+      const next = await host.client.prompt(sessionId, "and one more");
+      expect(next.text).toBe(`Echo of "and one more": ${"noted. ".repeat(10)}`);
+      expect(server.requests.at(-1)!.body.messages.slice(-3)).toEqual([
+        { role: "user", content: prompt },
+        { role: "assistant", content: result.text },
+        { role: "user", content: "and one more" },
+      ]);
+    },
+  );
 
   it("a summary longer than half of what it replaces is clipped to that half", { timeout: 120_000 }, async () => {
     const { prompt, result, requests, notice } = await promptUntilRefused(WORDY);

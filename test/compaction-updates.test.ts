@@ -18,7 +18,10 @@ const hosts = checkedHostsPerTest();
 beforeAll(async () => {
   server = await OpenAiTestServer.start({
     contextLimit: LIMIT,
-    respond: (request) => (isSummary(request) ? { text: `Summary ${request.index}: the user counted.` } : { text: `Echo: ${"noted. ".repeat(12)}` }),
+    respond: (request) =>
+      isSummary(request)
+        ? { text: `Summary ${request.index}: the user counted.` }
+        : { text: `Echo: ${"noted. ".repeat(12)}` },
   });
 });
 afterAll(async () => {
@@ -26,14 +29,29 @@ afterAll(async () => {
 });
 
 async function start(stateDir: string, compaction: boolean): Promise<CheckedHost> {
-  const args = ["--state-dir", stateDir, "--model-provider", "openai-compatible", "--base-url", server.url, "--model", "small-model", "--context-window", String(LIMIT)];
+  const args = [
+    "--state-dir",
+    stateDir,
+    "--model-provider",
+    "openai-compatible",
+    "--base-url",
+    server.url,
+    "--model",
+    "small-model",
+    "--context-window",
+    String(LIMIT),
+  ];
   const host = await startCheckedHost(args, { compaction });
   hosts.push(host);
   return host;
 }
 
 /** Prompts until a turn compacts; returns that turn's updates. */
-async function untilCompacted(host: CheckedHost, sessionId: string, compacted: (updates: SessionUpdate[]) => boolean): Promise<SessionUpdate[]> {
+async function untilCompacted(
+  host: CheckedHost,
+  sessionId: string,
+  compacted: (updates: SessionUpdate[]) => boolean,
+): Promise<SessionUpdate[]> {
   for (let turn = 1; turn < 100; turn++) {
     const result = await host.client.prompt(sessionId, `item ${turn}, to be noted down with care`);
     expect(result.stopReason).toBe("end_turn");
@@ -50,12 +68,18 @@ describe("compaction updates", () => {
     const cwd = tempDir();
     const host = await start(stateDir, true);
     const { sessionId } = await host.client.newSession(cwd);
-    const updates = await untilCompacted(host, sessionId, (turn) => turn.some((update) => update.sessionUpdate === "compaction_update"));
+    const updates = await untilCompacted(host, sessionId, (turn) =>
+      turn.some((update) => update.sessionUpdate === "compaction_update"),
+    );
     // One compaction or two (a normal one, then a hard one when the request is still too long), then the answer.
     const count = (updates.length - 2) / 4;
     expect([1, 2]).toContain(count);
     const group = ["compaction_update", "usage_update", "compaction_summary_chunk", "compaction_update"];
-    expect(kinds(updates)).toEqual([...Array.from({ length: count }, () => group).flat(), "agent_message_chunk", "usage_update"]);
+    expect(kinds(updates)).toEqual([
+      ...Array.from({ length: count }, () => group).flat(),
+      "agent_message_chunk",
+      "usage_update",
+    ]);
     const ids: string[] = [];
     for (let at = 0; at < count * 4; at += 4) {
       const [started, , chunk, completed] = updates.slice(at, at + 4) as [
@@ -66,8 +90,15 @@ describe("compaction updates", () => {
       ];
       expect(started.status).toBe("in_progress");
       expect(chunk.compactionId).toBe(started.compactionId);
-      expect(chunk.content).toMatchObject({ type: "text", text: expect.stringMatching(/^Summary \d+: the user counted\.$/) });
-      expect(completed).toEqual({ sessionUpdate: "compaction_update", compactionId: started.compactionId, status: "completed" });
+      expect(chunk.content).toMatchObject({
+        type: "text",
+        text: expect.stringMatching(/^Summary \d+: the user counted\.$/),
+      });
+      expect(completed).toEqual({
+        sessionUpdate: "compaction_update",
+        compactionId: started.compactionId,
+        status: "completed",
+      });
       ids.push(started.compactionId);
     }
     expect(new Set(ids).size).toBe(count);
@@ -75,9 +106,15 @@ describe("compaction updates", () => {
 
     // On load: each compaction again under its id, its summary first, completed.
     const replayed = await host.client.load(sessionId, cwd);
-    const replayedIds = replayed.flatMap((update) => (update.sessionUpdate === "compaction_update" ? [[update.compactionId, update.status]] : []));
+    const replayedIds = replayed.flatMap((update) =>
+      update.sessionUpdate === "compaction_update" ? [[update.compactionId, update.status]] : [],
+    );
     expect(replayedIds).toEqual(ids.map((id) => [id, "completed"]));
-    expect(replayed.filter((update) => update.sessionUpdate === "compaction_summary_chunk").map((update) => update.compactionId)).toEqual(ids);
+    expect(
+      replayed
+        .filter((update) => update.sessionUpdate === "compaction_summary_chunk")
+        .map((update) => update.compactionId),
+    ).toEqual(ids);
     expect(replayed.some((update) => update.sessionUpdate === "agent_thought_chunk")).toBe(false);
   });
 
@@ -86,14 +123,26 @@ describe("compaction updates", () => {
     const cwd = tempDir();
     const host = await start(stateDir, false);
     const { sessionId } = await host.client.newSession(cwd);
-    const updates = await untilCompacted(host, sessionId, (turn) => turn.some((update) => update.sessionUpdate === "agent_thought_chunk"));
+    const updates = await untilCompacted(host, sessionId, (turn) =>
+      turn.some((update) => update.sessionUpdate === "agent_thought_chunk"),
+    );
     const count = (updates.length - 2) / 2;
     expect([1, 2]).toContain(count);
-    expect(kinds(updates)).toEqual([...Array.from({ length: count }, () => ["usage_update", "agent_thought_chunk"]).flat(), "agent_message_chunk", "usage_update"]);
-    const notices = updates.flatMap((update) => (update.sessionUpdate === "agent_thought_chunk" && update.content.type === "text" ? [update.content.text] : []));
+    expect(kinds(updates)).toEqual([
+      ...Array.from({ length: count }, () => ["usage_update", "agent_thought_chunk"]).flat(),
+      "agent_message_chunk",
+      "usage_update",
+    ]);
+    const notices = updates.flatMap((update) =>
+      update.sessionUpdate === "agent_thought_chunk" && update.content.type === "text" ? [update.content.text] : [],
+    );
     for (const notice of notices) expect(notice).toMatch(/^conversation compacted/);
     const replayed = await host.client.load(sessionId, cwd);
     expect(kinds(replayed).filter((kind) => kind.startsWith("compaction"))).toEqual([]);
-    expect(replayed.flatMap((update) => (update.sessionUpdate === "agent_thought_chunk" && update.content.type === "text" ? [update.content.text] : []))).toEqual(notices);
+    expect(
+      replayed.flatMap((update) =>
+        update.sessionUpdate === "agent_thought_chunk" && update.content.type === "text" ? [update.content.text] : [],
+      ),
+    ).toEqual(notices);
   });
 });

@@ -39,11 +39,18 @@ async function runsAndEnds(flags: string[], port: number): Promise<void> {
   const exited = once(child, "exit") as Promise<[number | null]>;
   const health = () =>
     fetch(`http://127.0.0.1:${port}/healthz`).then(
-      async (response) => ({ status: response.status, body: (await response.json()) as { status: string; hostId: string } }),
+      async (response) => ({
+        status: response.status,
+        body: (await response.json()) as { status: string; hostId: string },
+      }),
       () => null,
     );
   try {
-    const healthy = await waitFor(`the host to answer /healthz (${log})`, async () => ((await health())?.status === 200 ? health() : null), 30_000);
+    const healthy = await waitFor(
+      `the host to answer /healthz (${log})`,
+      async () => ((await health())?.status === 200 ? health() : null),
+      30_000,
+    );
     expect(healthy?.body.status).toBe("ok");
     child.kill("SIGTERM");
     const [code] = await exited;
@@ -143,7 +150,9 @@ describe("deploy/systemd", () => {
 });
 
 describe("deploy/haproxy.cfg", () => {
-  const statics = Object.fromEntries(Array.from({ length: 8 }, (_, index) => [`ACP_HOST_${index + 1}`, `127.0.0.1:${8081 + index}`]));
+  const statics = Object.fromEntries(
+    Array.from({ length: 8 }, (_, index) => [`ACP_HOST_${index + 1}`, `127.0.0.1:${8081 + index}`]),
+  );
   const dns = { ACP_HOSTS_DNS: "localhost", ACP_HOSTS_PORT: "8081" };
 
   it.each([
@@ -152,7 +161,9 @@ describe("deploy/haproxy.cfg", () => {
     ["both at once", { ...statics, ...dns }],
   ])("haproxy -c accepts it with %s", async (_name, hosts) => {
     const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("ACP_")));
-    const { stdout } = await promisify(execFile)("haproxy", ["-c", "-f", join(REPO_ROOT, "deploy/haproxy.cfg")], { env: { ...inherited, ...hosts } });
+    const { stdout } = await promisify(execFile)("haproxy", ["-c", "-f", join(REPO_ROOT, "deploy/haproxy.cfg")], {
+      env: { ...inherited, ...hosts },
+    });
     expect(stdout).toContain("Configuration file is valid");
   });
 });

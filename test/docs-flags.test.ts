@@ -16,7 +16,9 @@ async function helpFlags(args: string[]): Promise<string[]> {
 }
 
 async function docsText(): Promise<string> {
-  const pages = (await readdir(join(REPO_ROOT, "docs"))).filter((name) => name.endsWith(".md")).map((name) => join(REPO_ROOT, "docs", name));
+  const pages = (await readdir(join(REPO_ROOT, "docs")))
+    .filter((name) => name.endsWith(".md"))
+    .map((name) => join(REPO_ROOT, "docs", name));
   const texts = await Promise.all([join(REPO_ROOT, "README.md"), ...pages].map((path) => readFile(path, "utf8")));
   return texts.join("\n");
 }

@@ -14,7 +14,18 @@ beforeAll(async () => {
   state = tempDir();
   // No standby workers: every worker thread alive is a session's (counted by the host, _host/stats). A cancel grace
   // longer than a worker's dispose takes on a loaded machine: a closed turn is ended by its own worker.
-  h = await startHost(["--state-dir", state, "--list-page-size", "2", "--warm-workers", "0", "--max-warm-workers", "0", "--cancel-grace-ms", "30000"]);
+  h = await startHost([
+    "--state-dir",
+    state,
+    "--list-page-size",
+    "2",
+    "--warm-workers",
+    "0",
+    "--max-warm-workers",
+    "0",
+    "--cancel-grace-ms",
+    "30000",
+  ]);
 });
 
 /** Once no session worker thread is alive (closed sessions' threads have exited). */
@@ -70,7 +81,10 @@ describe("session/list", () => {
   });
 
   it("refuses a cursor it did not give out and a relative cwd", async () => {
-    await expect(h.client.list({ cursor: "not-a-cursor" })).rejects.toMatchObject({ code: -32602, data: expect.objectContaining({ reason: "INVALID_PARAMS", field: "cursor" }) });
+    await expect(h.client.list({ cursor: "not-a-cursor" })).rejects.toMatchObject({
+      code: -32602,
+      data: expect.objectContaining({ reason: "INVALID_PARAMS", field: "cursor" }),
+    });
     await expect(h.client.list({ cwd: "relative/dir" })).rejects.toMatchObject({ code: -32602 });
   });
 });
@@ -82,12 +96,17 @@ describe("session/close and session/delete", () => {
     await h.client.prompt(sessionId, "kept");
     const script = `/script [{"sleep_ms":60000},{"say":"never"}]`;
     const inFlight = h.client.prompt(sessionId, script);
-    await eventually(() => expect(logEntries(state, sessionId).at(-1)).toMatchObject({ type: "user_message", text: script }));
+    await eventually(() =>
+      expect(logEntries(state, sessionId).at(-1)).toMatchObject({ type: "user_message", text: script }),
+    );
     await h.client.close(sessionId);
     expect((await inFlight).stopReason).toBe("cancelled");
     await h.client.close(sessionId);
     await h.client.close("00000000-0000-4000-8000-000000000000");
-    await expect(h.client.prompt(sessionId, "gone?")).rejects.toMatchObject({ code: -32602, data: expect.objectContaining({ reason: "UNKNOWN_SESSION" }) });
+    await expect(h.client.prompt(sessionId, "gone?")).rejects.toMatchObject({
+      code: -32602,
+      data: expect.objectContaining({ reason: "UNKNOWN_SESSION" }),
+    });
 
     await noWorkerThreads();
     const files = paths(state, sessionId);
@@ -97,7 +116,11 @@ describe("session/close and session/delete", () => {
     // The cancelled turn was ended by its own worker before it went.
     expect(logEntries(state, sessionId).at(-1)).toMatchObject({ type: "turn_end", stopReason: "cancelled" });
 
-    expect(transcript(await h.client.load(sessionId, cwd))).toEqual(["user: kept", "agent: You said: kept", `user: ${script}`]);
+    expect(transcript(await h.client.load(sessionId, cwd))).toEqual([
+      "user: kept",
+      "agent: You said: kept",
+      `user: ${script}`,
+    ]);
     expect((await h.client.prompt(sessionId, "back")).text).toBe("You said: back");
     await h.client.close(sessionId);
   });
@@ -120,8 +143,14 @@ describe("session/close and session/delete", () => {
       for (const path of [files.log, files.sidecar, files.lock, files.outputDir]) expect(exists(path)).toBe(false);
       expect(exists(files.tombstone)).toBe(true);
       await h.client.delete(id);
-      await expect(h.client.load(id, cwd)).rejects.toMatchObject({ code: -32002, data: expect.objectContaining({ reason: "SESSION_NOT_FOUND" }) });
-      await expect(h.client.resume(id, cwd)).rejects.toMatchObject({ code: -32002, data: expect.objectContaining({ reason: "SESSION_NOT_FOUND" }) });
+      await expect(h.client.load(id, cwd)).rejects.toMatchObject({
+        code: -32002,
+        data: expect.objectContaining({ reason: "SESSION_NOT_FOUND" }),
+      });
+      await expect(h.client.resume(id, cwd)).rejects.toMatchObject({
+        code: -32002,
+        data: expect.objectContaining({ reason: "SESSION_NOT_FOUND" }),
+      });
     }
     const never = "00000000-0000-4000-8000-000000000001";
     await h.client.delete(never);
@@ -134,7 +163,15 @@ describe("session/close and session/delete", () => {
 describe("session/list over an index of the state dir", () => {
   const stored = (dir: string, id: string, cwd: string, updatedAt: string, title: string) => {
     writeLog(dir, id, [header(id, cwd)]);
-    const sidecar = { format: SIDECAR_FORMAT, sessionId: id, cwd, title, createdAt: "2026-01-02T03:04:05.000Z", updatedAt, turns: 1 };
+    const sidecar = {
+      format: SIDECAR_FORMAT,
+      sessionId: id,
+      cwd,
+      title,
+      createdAt: "2026-01-02T03:04:05.000Z",
+      updatedAt,
+      turns: 1,
+    };
     writeFileSync(paths(dir, id).sidecar, JSON.stringify(sidecar));
   };
   const time = (n: number) => new Date(Date.UTC(2026, 1, 1) + n * 1000).toISOString();

@@ -53,7 +53,16 @@ describe("load-repair", () => {
             { id: "call_2", name: "bash", input: { command: "make test" } },
           ],
         },
-        { type: "tool_call", turnId: "t2", toolCallId: "tc-1", callId: "call_1", name: "bash", title: "make", kind: "execute", input: { command: "make" } },
+        {
+          type: "tool_call",
+          turnId: "t2",
+          toolCallId: "tc-1",
+          callId: "call_1",
+          name: "bash",
+          title: "make",
+          kind: "execute",
+          input: { command: "make" },
+        },
       ],
       tail,
     );
@@ -73,22 +82,37 @@ describe("load-repair", () => {
     expect(text.split("\n")).toHaveLength(1 + 8 + 3 + 1);
     const repaired = logEntries(state, id).slice(-3);
     expect(repaired).toMatchObject([
-      { type: "tool_result", turnId: "t2", toolCallId: "tc-1", callId: "call_1", result: OUTCOME_UNKNOWN, isError: true },
+      {
+        type: "tool_result",
+        turnId: "t2",
+        toolCallId: "tc-1",
+        callId: "call_1",
+        result: OUTCOME_UNKNOWN,
+        isError: true,
+      },
       { type: "tool_result", turnId: "t2", callId: "call_2", result: NOT_RUN, isError: true },
       { type: "turn_end", turnId: "t2", stopReason: "interrupted" },
     ]);
-    expect(h.stderr()).toMatch(new RegExp(`"sessionId":"${id}".*"droppedBytes":${tail.length},"interruptedTurns":1,"unansweredToolCalls":2`));
+    expect(h.stderr()).toMatch(
+      new RegExp(`"sessionId":"${id}".*"droppedBytes":${tail.length},"interruptedTurns":1,"unansweredToolCalls":2`),
+    );
 
     // The repaired history is whole: the session goes on, and is listed with its title and turns.
     expect((await h.client.prompt(id, "third")).text).toBe("You said: third");
-    expect((await h.client.list({ cwd })).sessions).toMatchObject([{ sessionId: id, title: "first", _meta: { "acp-session-host": { turns: 3 } } }]);
+    expect((await h.client.list({ cwd })).sessions).toMatchObject([
+      { sessionId: id, title: "first", _meta: { "acp-session-host": { turns: 3 } } },
+    ]);
     await h.client.close(id);
   });
 });
 
 describe("logs that cannot be used are refused with a clear error, and the host keeps serving", () => {
   const cases: Array<{ name: string; write(id: string, cwd: string): string; message: RegExp }> = [
-    { name: "a corrupt header", write: (id) => writeLog(state, id, ['{"format":"acp-session-host/sess'], ""), message: /corrupt header/ },
+    {
+      name: "a corrupt header",
+      write: (id) => writeLog(state, id, ['{"format":"acp-session-host/sess'], ""),
+      message: /corrupt header/,
+    },
     { name: "an empty file", write: (id) => writeLog(state, id, [], ""), message: /empty/ },
     {
       name: "a file that is not ours",
@@ -107,7 +131,13 @@ describe("logs that cannot be used are refused with a clear error, and the host 
     },
     {
       name: "a line damaged before the end",
-      write: (id, cwd) => writeLog(state, id, [header(id, cwd), ...finishedTurn("t1", "first", "answer").slice(0, 2), "{not json", { type: "turn_end", turnId: "t1", stopReason: "end_turn" }]),
+      write: (id, cwd) =>
+        writeLog(state, id, [
+          header(id, cwd),
+          ...finishedTurn("t1", "first", "answer").slice(0, 2),
+          "{not json",
+          { type: "turn_end", turnId: "t1", stopReason: "end_turn" },
+        ]),
       message: /line 4 is not a valid log entry/,
     },
   ];
@@ -117,10 +147,21 @@ describe("logs that cannot be used are refused with a clear error, and the host 
     const cwd = tempDir();
     const path = write(id, cwd);
     const before = readFileSync(path);
-    for (const attempt of [() => h.client.load(id, cwd), () => h.client.resume(id, cwd), () => h.client.load(id, cwd)]) {
-      await expect(attempt()).rejects.toMatchObject({ code: -32603, message: expect.stringMatching(message), data: expect.objectContaining({ reason: "LOG_UNUSABLE" }) });
+    for (const attempt of [
+      () => h.client.load(id, cwd),
+      () => h.client.resume(id, cwd),
+      () => h.client.load(id, cwd),
+    ]) {
+      await expect(attempt()).rejects.toMatchObject({
+        code: -32603,
+        message: expect.stringMatching(message),
+        data: expect.objectContaining({ reason: "LOG_UNUSABLE" }),
+      });
     }
-    await expect(h.client.prompt(id, "hi")).rejects.toMatchObject({ code: -32602, data: expect.objectContaining({ reason: "UNKNOWN_SESSION" }) });
+    await expect(h.client.prompt(id, "hi")).rejects.toMatchObject({
+      code: -32602,
+      data: expect.objectContaining({ reason: "UNKNOWN_SESSION" }),
+    });
     // Refused, never rewritten, and not left locked.
     expect(readFileSync(path).equals(before)).toBe(true);
     expect(exists(paths(state, id).lock)).toBe(false);
@@ -137,10 +178,16 @@ describe("logs that cannot be used are refused with a clear error, and the host 
     const listed = await h.client.list({});
     expect(listed.sessions.map((s) => s.sessionId)).toContain(id);
     expect(listed.sessions.map((s) => s.sessionId)).not.toContain(broken);
-    expect(listed.sessions.find((s) => s.sessionId === id)).toMatchObject({ cwd, title: null, updatedAt: header(id, cwd).createdAt });
+    expect(listed.sessions.find((s) => s.sessionId === id)).toMatchObject({
+      cwd,
+      title: null,
+      updatedAt: header(id, cwd).createdAt,
+    });
     // Opening the session rewrites its sidecar from the log.
     await h.client.resume(id, cwd);
-    expect((await h.client.list({ cwd })).sessions).toMatchObject([{ sessionId: id, title: "first", _meta: { "acp-session-host": { turns: 1 } } }]);
+    expect((await h.client.list({ cwd })).sessions).toMatchObject([
+      { sessionId: id, title: "first", _meta: { "acp-session-host": { turns: 1 } } },
+    ]);
     await h.client.close(id);
   });
 });

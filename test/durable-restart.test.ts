@@ -28,7 +28,9 @@ describe("a session outlives its host process", () => {
     const script = `/script [{"say":"before the tools"},{"tool":"no_such_tool","input":{"n":1}},{"tool":"bash","input":{"command":"sleep 60"}}]`;
     expect((await first.client.prompt(sessionId, "hello")).text).toBe("You said: hello");
     const open = first.client.prompt(sessionId, script).catch((error: unknown) => error);
-    await eventually(() => expect(seen.at(-1)).toMatchObject({ sessionUpdate: "tool_call_update", status: "in_progress" }));
+    await eventually(() =>
+      expect(seen.at(-1)).toMatchObject({ sessionUpdate: "tool_call_update", status: "in_progress" }),
+    );
     const exited = once(first.client.child!, "exit");
     process.kill(first.pid, "SIGKILL");
     await exited;
@@ -39,7 +41,10 @@ describe("a session outlives its host process", () => {
     const replay = transcript(await second.client.load(sessionId, cwd));
     expect(replay.filter((line) => line.startsWith("user: "))).toEqual(["user: hello", `user: ${script}`]);
     // What the client saw, then the final update of the call that was running: its outcome is unknown.
-    expect(replay.filter((line) => !line.startsWith("user: "))).toEqual([...transcript(seen), `tool call#2 failed: ${OUTCOME_UNKNOWN}`]);
+    expect(replay.filter((line) => !line.startsWith("user: "))).toEqual([
+      ...transcript(seen),
+      `tool call#2 failed: ${OUTCOME_UNKNOWN}`,
+    ]);
     expect(replay).toEqual([
       "user: hello",
       "agent: You said: hello",
@@ -58,13 +63,21 @@ describe("a session outlives its host process", () => {
       { type: "tool_result", turnId: scriptTurn?.turnId, name: "bash", result: OUTCOME_UNKNOWN, isError: true },
       { type: "turn_end", turnId: scriptTurn?.turnId, stopReason: "interrupted" },
     ]);
-    expect(entries.filter((entry) => entry.type === "turn_end").map((entry) => entry.stopReason)).toEqual(["end_turn", "interrupted"]);
+    expect(entries.filter((entry) => entry.type === "turn_end").map((entry) => entry.stopReason)).toEqual([
+      "end_turn",
+      "interrupted",
+    ]);
 
     // The loaded session takes prompts and remembers: a third turn, then a listing that counts three.
     expect((await second.client.prompt(sessionId, "after")).text).toBe("You said: after");
     const listed = await second.client.list({ cwd });
     expect(listed.sessions).toHaveLength(1);
-    expect(listed.sessions[0]).toMatchObject({ sessionId, cwd, title: "hello", _meta: { "acp-session-host": { turns: 3 } } });
+    expect(listed.sessions[0]).toMatchObject({
+      sessionId,
+      cwd,
+      title: "hello",
+      _meta: { "acp-session-host": { turns: 3 } },
+    });
   });
 
   it("a session open in one host process is refused by another on the same state dir until the first lets go", async () => {
@@ -88,7 +101,9 @@ describe("a session outlives its host process", () => {
     expect(exists(paths(state, sessionId).lock)).toBe(false);
     await second.client.resume(sessionId, cwd);
     expect((await second.client.prompt(sessionId, "moved")).text).toBe("You said: moved");
-    await expect(first.client.load(sessionId, cwd)).rejects.toMatchObject({ message: expect.stringContaining(`pid ${second.pid}`) });
+    await expect(first.client.load(sessionId, cwd)).rejects.toMatchObject({
+      message: expect.stringContaining(`pid ${second.pid}`),
+    });
   });
 
   it("loading a session already open on this connection replays the live one instead of opening a second worker", async () => {
@@ -102,7 +117,10 @@ describe("a session outlives its host process", () => {
     expect(replay).toEqual(["user: one", "agent: You said: one", "user: two", "agent: You said: two"]);
     await only.client.resume(sessionId, cwd);
     expect(only.stderr()).not.toContain("session restored from its log");
-    await expect(only.client.load(sessionId, tempDir())).rejects.toMatchObject({ code: -32602, data: expect.objectContaining({ reason: "INVALID_PARAMS", field: "cwd" }) });
+    await expect(only.client.load(sessionId, tempDir())).rejects.toMatchObject({
+      code: -32602,
+      data: expect.objectContaining({ reason: "INVALID_PARAMS", field: "cwd" }),
+    });
     expect((await only.client.prompt(sessionId, "three")).text).toBe("You said: three");
   });
 
@@ -110,8 +128,16 @@ describe("a session outlives its host process", () => {
     const state = tempDir();
     const only = await host(state);
     const cwd = tempDir();
-    await expect(only.client.load("00000000-0000-4000-8000-000000000000", cwd)).rejects.toMatchObject({ code: -32002, data: expect.objectContaining({ reason: "SESSION_NOT_FOUND" }) });
-    await expect(only.client.resume("../../etc/passwd", cwd)).rejects.toMatchObject({ code: -32002, data: expect.objectContaining({ reason: "SESSION_NOT_FOUND" }) });
-    await expect(only.client.load("00000000-0000-4000-8000-000000000000", "relative/dir")).rejects.toMatchObject({ code: -32602 });
+    await expect(only.client.load("00000000-0000-4000-8000-000000000000", cwd)).rejects.toMatchObject({
+      code: -32002,
+      data: expect.objectContaining({ reason: "SESSION_NOT_FOUND" }),
+    });
+    await expect(only.client.resume("../../etc/passwd", cwd)).rejects.toMatchObject({
+      code: -32002,
+      data: expect.objectContaining({ reason: "SESSION_NOT_FOUND" }),
+    });
+    await expect(only.client.load("00000000-0000-4000-8000-000000000000", "relative/dir")).rejects.toMatchObject({
+      code: -32602,
+    });
   });
 });

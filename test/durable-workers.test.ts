@@ -28,7 +28,11 @@ describe("sessions outlive their workers", () => {
     await h.client.prompt(sessionId, "one");
     await h.client.prompt(sessionId, "two");
     const crash = `/script [{"crash":"kaboom"}]`;
-    await expect(h.client.prompt(sessionId, crash)).rejects.toMatchObject({ code: -32603, message: expect.stringContaining("kaboom"), data: expect.objectContaining({ reason: "WORKER_FAILED" }) });
+    await expect(h.client.prompt(sessionId, crash)).rejects.toMatchObject({
+      code: -32603,
+      message: expect.stringContaining("kaboom"),
+      data: expect.objectContaining({ reason: "WORKER_FAILED" }),
+    });
     expect((await h.client.prompt(sessionId, "three")).text).toBe("You said: three");
 
     // The fresh worker started from the log: two finished turns and the crashed one, closed as interrupted.
@@ -59,7 +63,9 @@ describe("sessions outlive their workers", () => {
     const bash = (command: string) => `/script [{"tool":"bash","input":{"command":"${command}"}},{"say":"{{result}}"}]`;
     expect((await h.client.prompt(sessionId, bash("echo granted"))).text).toContain("granted");
     expect(asked).toHaveLength(1);
-    await expect(h.client.prompt(sessionId, `/script [{"crash":"gone"}]`)).rejects.toMatchObject({ message: expect.stringContaining("gone") });
+    await expect(h.client.prompt(sessionId, `/script [{"crash":"gone"}]`)).rejects.toMatchObject({
+      message: expect.stringContaining("gone"),
+    });
     expect((await h.client.prompt(sessionId, bash("echo still granted"))).text).toContain("still granted");
     expect(asked).toHaveLength(1);
     expect(h.stderr()).toContain("session restored from its log in a fresh worker");
@@ -68,7 +74,16 @@ describe("sessions outlive their workers", () => {
   it("an idle session hibernates and is restored on its next prompt, with the history of a session that never hibernated", async () => {
     const state = tempDir();
     // No standby workers either: every worker thread alive is a session's.
-    const hibernating = await host("--state-dir", state, "--hibernate-after-ms", "150", "--warm-workers", "0", "--max-warm-workers", "0");
+    const hibernating = await host(
+      "--state-dir",
+      state,
+      "--hibernate-after-ms",
+      "150",
+      "--warm-workers",
+      "0",
+      "--max-warm-workers",
+      "0",
+    );
     const awake = await host("--hibernate-after-ms", "0", "--warm-workers", "0");
     const cwd = tempDir();
     const a = (await hibernating.client.newSession(cwd)).sessionId;
@@ -89,20 +104,38 @@ describe("sessions outlive their workers", () => {
     const replayed = await hibernating.client.load(a, cwd);
     expect(transcript(replayed)).toEqual(transcript(await awake.client.load(b, cwd)));
     expect(transcript(replayed)).toHaveLength(9);
-    expect(logEntries(state, a).filter((entry) => entry.type === "mode")).toEqual([{ type: "mode", mode: "read-only" }]);
+    expect(logEntries(state, a).filter((entry) => entry.type === "mode")).toEqual([
+      { type: "mode", mode: "read-only" },
+    ]);
     await hibernating.client.close(a);
-    const resumed = await hibernating.client.request<ResumeSessionResponse>("session/resume", { sessionId: a, cwd, mcpServers: [] });
+    const resumed = await hibernating.client.request<ResumeSessionResponse>("session/resume", {
+      sessionId: a,
+      cwd,
+      mcpServers: [],
+    });
     expect(resumed.modes?.currentModeId).toBe("read-only");
   });
 
   it("--max-live-workers 2 with five sessions: the least recently used idle one makes room, and live threads stay bounded", async () => {
     // No standby workers: every worker thread the host makes is a session's.
-    const h = await host("--max-live-workers", "2", "--warm-workers", "0", "--max-warm-workers", "0", "--hibernate-after-ms", "0");
+    const h = await host(
+      "--max-live-workers",
+      "2",
+      "--warm-workers",
+      "0",
+      "--max-warm-workers",
+      "0",
+      "--hibernate-after-ms",
+      "0",
+    );
     const cwd = tempDir();
     const ids = (await Promise.all(Array.from({ length: 5 }, () => h.client.newSession(cwd)))).map((s) => s.sessionId);
-    for (const [i, id] of ids.entries()) expect((await h.client.prompt(id, `turn 1 of ${i}`)).text).toBe(`You said: turn 1 of ${i}`);
+    for (const [i, id] of ids.entries())
+      expect((await h.client.prompt(id, `turn 1 of ${i}`)).text).toBe(`You said: turn 1 of ${i}`);
     // All five at once: three wait for a slot, each handed over as a session goes idle.
-    const results = await Promise.all(ids.map((id, i) => h.client.prompt(id, `/script [{"sleep_ms":30},{"say":"turn 2 of ${i}"}]`)));
+    const results = await Promise.all(
+      ids.map((id, i) => h.client.prompt(id, `/script [{"sleep_ms":30},{"say":"turn 2 of ${i}"}]`)),
+    );
     results.forEach((result, i) => expect(result.text).toBe(`turn 2 of ${i}`));
     for (const [i, id] of ids.entries()) {
       expect(transcript(await h.client.load(id, cwd))).toEqual([

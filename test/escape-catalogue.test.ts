@@ -3,7 +3,16 @@
 // /var/tmp so that only the host's own masks hide them (a workspace-write sandbox's private /tmp would hide /tmp).
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -64,7 +73,12 @@ describe.each(MODES)("escape catalogue, %s mode", (mode) => {
   it("`..`: no write outside the workspace, by bash or the file tools", async () => {
     const s = await session(mode);
     const rel = `../${outside.split("/").at(-1)}`;
-    const calls = await attempt(s.id, bash(`echo x > ${rel}/by-bash`), tool("write_file", { path: `${rel}/by-tool`, content: "x" }), tool("read_file", { path: `${rel}/secret` }));
+    const calls = await attempt(
+      s.id,
+      bash(`echo x > ${rel}/by-bash`),
+      tool("write_file", { path: `${rel}/by-tool`, content: "x" }),
+      tool("read_file", { path: `${rel}/secret` }),
+    );
     expect(calls.map((c) => c.status)).toEqual(["failed", "failed", "failed"]);
     expect(calls.map((c) => c.out).join("")).not.toContain(SECRET);
     outsideUntouched();
@@ -82,7 +96,12 @@ describe.each(MODES)("escape catalogue, %s mode", (mode) => {
       tool("write_file", { path: "made-link/by-tool", content: "x" }),
     );
     expect(calls.every((c) => c.status === "failed")).toBe(true);
-    expect(calls.slice(2).map((c) => c.out).join("")).not.toContain(SECRET);
+    expect(
+      calls
+        .slice(2)
+        .map((c) => c.out)
+        .join(""),
+    ).not.toContain(SECRET);
     outsideUntouched();
   });
 
@@ -92,9 +111,17 @@ describe.each(MODES)("escape catalogue, %s mode", (mode) => {
     mkdirSync(race);
     writeFileSync(join(race, "secret"), "inside\n");
     // Flips race/ between a real directory and a symlink to outside, as fast as it can, until killed.
-    const flipper = spawn("bash", ["-c", `cd ${s.cwd}; while :; do mv race race.d; ln -s ${outside} race; rm race; mv race.d race; done`], { stdio: "ignore" });
+    const flipper = spawn(
+      "bash",
+      ["-c", `cd ${s.cwd}; while :; do mv race race.d; ln -s ${outside} race; rm race; mv race.d race; done`],
+      { stdio: "ignore" },
+    );
     try {
-      const steps = Array.from({ length: 60 }, (_, i) => (mode === "auto" && i % 2 === 0 ? tool("write_file", { path: `race/f${i}`, content: "x" }) : tool("read_file", { path: "race/secret" })));
+      const steps = Array.from({ length: 60 }, (_, i) =>
+        mode === "auto" && i % 2 === 0
+          ? tool("write_file", { path: `race/f${i}`, content: "x" })
+          : tool("read_file", { path: "race/secret" }),
+      );
       const calls = await attempt(s.id, ...steps);
       expect(calls.map((c) => c.out).join("\n")).not.toContain(SECRET);
     } finally {
@@ -132,7 +159,11 @@ describe.each(MODES)("escape catalogue, %s mode", (mode) => {
 
   it("ptrace: gdb and strace cannot attach to the host", async () => {
     const s = await session(mode);
-    const calls = await attempt(s.id, bash(`strace -p ${host.pid} -e trace=none 2>&1 | head -3; exit \${PIPESTATUS[0]}`), bash(`gdb -p ${host.pid} -batch -ex 'print 1' 2>&1 | tail -3; exit 1`));
+    const calls = await attempt(
+      s.id,
+      bash(`strace -p ${host.pid} -e trace=none 2>&1 | head -3; exit \${PIPESTATUS[0]}`),
+      bash(`gdb -p ${host.pid} -batch -ex 'print 1' 2>&1 | tail -3; exit 1`),
+    );
     expect(calls[0]!.status).toBe("failed");
     expect(calls[0]!.out).toMatch(/No such process|Operation not permitted/);
     expect(calls[1]!.out).not.toMatch(/Attaching to process .*\n.*\$1 = 1/s);
@@ -183,9 +214,16 @@ describe.each(MODES)("escape catalogue, %s mode", (mode) => {
     mkdirSync(later);
     writeFileSync(join(later, "their-file"), `${SECRET}\n`);
     // Its worker and sandbox are up, and the directory is still the session's own.
-    expect((await attempt(s.id, bash("true"), tool("read_file", { path: "later-ws/their-file" })))[1]!.out).toContain(SECRET);
+    expect((await attempt(s.id, bash("true"), tool("read_file", { path: "later-ws/their-file" })))[1]!.out).toContain(
+      SECRET,
+    );
     await session("auto", later);
-    const calls = await attempt(s.id, bash("cat later-ws/their-file; ls -A later-ws"), tool("read_file", { path: "later-ws/their-file" }), tool("list_dir", { path: "later-ws" }));
+    const calls = await attempt(
+      s.id,
+      bash("cat later-ws/their-file; ls -A later-ws"),
+      tool("read_file", { path: "later-ws/their-file" }),
+      tool("list_dir", { path: "later-ws" }),
+    );
     expect(calls.map((c) => c.out).join("\n")).not.toContain(SECRET);
     expect(calls.slice(1).map((c) => c.status)).toEqual(["failed", "failed"]);
   });
@@ -223,7 +261,11 @@ describe.each(MODES)("escape catalogue, %s mode", (mode) => {
     await attempt(victim.id, bash(`sleep ${tag}`, { run_in_background: true }));
     const pid = await firstProcess(host.pid, `sleep ${tag}`);
     const s = await session(mode);
-    const calls = await attempt(s.id, bash(`kill -9 ${pid}`), bash(`pkill -9 -f 'sleep ${tag}'; pgrep -f 'sleep ${tag}'`));
+    const calls = await attempt(
+      s.id,
+      bash(`kill -9 ${pid}`),
+      bash(`pkill -9 -f 'sleep ${tag}'; pgrep -f 'sleep ${tag}'`),
+    );
     expect(calls[0]!.status).toBe("failed");
     expect(calls[1]!.status).toBe("failed");
     expect(await waitFor("the victim's sleep still alive", () => cmdline(pid) === `sleep ${tag}`)).toBe(true);

@@ -20,11 +20,16 @@ it("runs commands through the bash helper when perl is not on the sandbox's PATH
 
     const started = await host.client.prompt(sessionId, script(bash("exec sleep 3011", { run_in_background: true })));
     const pid = await firstProcess(host.pid, "sleep 3011");
-    const helpers = descendants(host.pid).map(cmdline).filter((line) => line.split(" ").includes("exec-helper") && !line.startsWith(bin));
+    const helpers = descendants(host.pid)
+      .map(cmdline)
+      .filter((line) => line.split(" ").includes("exec-helper") && !line.startsWith(bin));
     // the helper, and the wrapper subshell it forked to watch the task
     expect(helpers.length).toBeGreaterThan(0);
     for (const line of helpers) expect(line).toMatch(/^bash --norc -c /);
-    await host.client.prompt(sessionId, script(tool("bash_kill", { task_id: taskIdIn(resultOf(started.toolCalls[0])) })));
+    await host.client.prompt(
+      sessionId,
+      script(tool("bash_kill", { task_id: taskIdIn(resultOf(started.toolCalls[0])) })),
+    );
     expect(isAlive(pid)).toBe(false);
   } finally {
     await host.dispose();

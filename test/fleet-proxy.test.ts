@@ -39,7 +39,9 @@ async function connect(url: string, reconnect = false): Promise<HostClient> {
 }
 
 const texts = (updates: Awaited<ReturnType<HostClient["load"]>>) =>
-  updates.flatMap((update) => (update.sessionUpdate === "agent_message_chunk" && update.content.type === "text" ? [update.content.text] : []));
+  updates.flatMap((update) =>
+    update.sessionUpdate === "agent_message_chunk" && update.content.type === "text" ? [update.content.text] : [],
+  );
 
 describe("fleet behind HAProxy", () => {
   it("sessions made through the proxy land on several hosts, and each host lists all of them", async () => {
@@ -47,7 +49,11 @@ describe("fleet behind HAProxy", () => {
     // Connections held open at once: leastconn gives each to the host with the fewest.
     const viaProxy = await Promise.all(Array.from({ length: 6 }, () => connect(proxy.url)));
     const ids = await Promise.all(viaProxy.map(async (client) => (await client.newSession(tempDir())).sessionId));
-    const owners = await query<{ owner: string }>(url, "SELECT DISTINCT owner FROM ash_sessions WHERE id = ANY($1::uuid[])", [ids]);
+    const owners = await query<{ owner: string }>(
+      url,
+      "SELECT DISTINCT owner FROM ash_sessions WHERE id = ANY($1::uuid[])",
+      [ids],
+    );
     expect(owners.length).toBeGreaterThanOrEqual(2);
     for (const host of fleet) {
       const direct = await connect(host.url);

@@ -15,7 +15,16 @@ const CLI = fileURLToPath(new URL("../dist/src/cli.js", import.meta.url));
 describe("_host/status", () => {
   it("pages a row per session with its worker's figures and its token sums", async () => {
     const server = await OpenAiTestServer.start();
-    const host = await startHost(["--model-provider", "openai-compatible", "--base-url", server.url, "--model", "m", "--hibernate-after-ms", "0"]);
+    const host = await startHost([
+      "--model-provider",
+      "openai-compatible",
+      "--base-url",
+      server.url,
+      "--model",
+      "m",
+      "--hibernate-after-ms",
+      "0",
+    ]);
     try {
       const a = (await host.client.newSession(tempDir())).sessionId;
       const b = (await host.client.newSession(tempDir())).sessionId;
@@ -26,7 +35,8 @@ describe("_host/status", () => {
       const { first, second } = await waitFor("both workers' figures", async () => {
         const first = await host.client.status({ pageSize: 1 });
         const second = first.nextCursor ? await host.client.status({ pageSize: 1, cursor: first.nextCursor }) : null;
-        const answered = second && [...first.sessionRows, ...second.sessionRows].every((row) => row.heapUsedMiB !== null);
+        const answered =
+          second && [...first.sessionRows, ...second.sessionRows].every((row) => row.heapUsedMiB !== null);
         return answered ? { first, second } : null;
       });
       expect(first.sessionRows).toHaveLength(1);
@@ -58,7 +68,9 @@ describe("_host/status", () => {
       const { stdout } = await promisify(execFile)(process.execPath, [CLI, "status", "--connect", host.httpUrl]);
       expect(stdout).toMatch(/^pid \d+ · up \d+ s · sessions 1 \(0 busy\)/);
       expect(stdout).toContain(sessionId);
-      const json = JSON.parse((await promisify(execFile)(process.execPath, [CLI, "status", "--connect", host.httpUrl, "--json"])).stdout) as { sessionRows: Array<{ sessionId: string; turns: number }> };
+      const json = JSON.parse(
+        (await promisify(execFile)(process.execPath, [CLI, "status", "--connect", host.httpUrl, "--json"])).stdout,
+      ) as { sessionRows: Array<{ sessionId: string; turns: number }> };
       expect(json.sessionRows).toEqual([expect.objectContaining({ sessionId, turns: 1 })]);
       await client.dispose();
     } finally {

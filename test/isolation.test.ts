@@ -19,7 +19,10 @@ describe("concurrent sessions are isolated", () => {
     const off = host.client.onAnyUpdate((n) => seen.push(n));
     const results = await Promise.all(
       ids.map((id, i) =>
-        host.client.prompt(id, `/script [{"say":"tag-${i}-a"},{"sleep_ms":${(i * 7) % 30}},{"tool":"no_such_tool","input":{"n":${i}}},{"say":"tag-${i}-b"}]`),
+        host.client.prompt(
+          id,
+          `/script [{"say":"tag-${i}-a"},{"sleep_ms":${(i * 7) % 30}},{"tool":"no_such_tool","input":{"n":${i}}},{"say":"tag-${i}-b"}]`,
+        ),
       ),
     );
     off();
@@ -33,7 +36,8 @@ describe("concurrent sessions are isolated", () => {
       const i = ids.indexOf(notification.sessionId);
       expect(i).toBeGreaterThanOrEqual(0);
       const update = notification.update;
-      if (update.sessionUpdate === "agent_message_chunk" && update.content.type === "text") expect(update.content.text).toMatch(new RegExp(`^tag-${i}-`));
+      if (update.sessionUpdate === "agent_message_chunk" && update.content.type === "text")
+        expect(update.content.text).toMatch(new RegExp(`^tag-${i}-`));
       if (update.sessionUpdate === "tool_call") expect(update.rawInput).toEqual({ n: i });
     }
     expect(seen.filter((n) => n.update.sessionUpdate === "agent_message_chunk")).toHaveLength(40);
@@ -43,7 +47,11 @@ describe("concurrent sessions are isolated", () => {
     const { sessionId } = await host.client.newSession(tempDir());
     const result = await host.client.prompt(sessionId, `/script [{"say":"one"},{"say":""},{"say":"two"}]`);
     // After the title the session's first prompt gives it.
-    expect(result.updates.map((u) => u.sessionUpdate)).toEqual(["session_info_update", "agent_message_chunk", "agent_message_chunk"]);
+    expect(result.updates.map((u) => u.sessionUpdate)).toEqual([
+      "session_info_update",
+      "agent_message_chunk",
+      "agent_message_chunk",
+    ]);
     expect(result.text).toBe("onetwo");
   });
 
@@ -62,9 +70,13 @@ describe("concurrent sessions are isolated", () => {
     let started: () => void = () => {};
     const startedOne = new Promise<void>((resolve) => (started = resolve));
     const turns = ids.map((id, i) =>
-      host.client.prompt(id, `/script [{"say":"start-${i}"},{"sleep_ms":${i === 1 ? 60_000 : 400}},{"say":"end-${i}"}]`, {
-        onUpdate: (update) => void (i === 1 && update.sessionUpdate === "agent_message_chunk" && started()),
-      }),
+      host.client.prompt(
+        id,
+        `/script [{"say":"start-${i}"},{"sleep_ms":${i === 1 ? 60_000 : 400}},{"say":"end-${i}"}]`,
+        {
+          onUpdate: (update) => void (i === 1 && update.sessionUpdate === "agent_message_chunk" && started()),
+        },
+      ),
     );
     await startedOne;
     await host.client.cancel(ids[1]!);
@@ -91,7 +103,10 @@ describe("concurrent sessions are isolated", () => {
     const first = host.client.prompt(sessionId, `/script [{"say":"first"},{"sleep_ms":60000}]`, {
       onUpdate: (update) => void (update.sessionUpdate === "agent_message_chunk" && said()),
     });
-    await expect(host.client.prompt(sessionId, "second")).rejects.toMatchObject({ code: -32600, data: expect.objectContaining({ reason: "PROMPT_IN_FLIGHT" }) });
+    await expect(host.client.prompt(sessionId, "second")).rejects.toMatchObject({
+      code: -32600,
+      data: expect.objectContaining({ reason: "PROMPT_IN_FLIGHT" }),
+    });
     // Cancelled once the turn has said its first word: a cancel that comes while the session's worker is still
     // starting ends the turn before it says anything.
     await saidFirst;

@@ -20,14 +20,22 @@ function shown(first: number, last: number): string[] {
       lines.push(`user: question ${n}`, ...(n % 5 === 0 ? [`thought: thinking ${n}`] : []), `agent: answer ${n}`);
     } else {
       calls++;
-      lines.push(`user: run step ${n}`, "agent: running it", `tool call#${calls}: make ${n} {"command":"make ${n}"}`, `tool call#${calls} completed: built ${n}`, `agent: step ${n} done`);
+      lines.push(
+        `user: run step ${n}`,
+        "agent: running it",
+        `tool call#${calls}: make ${n} {"command":"make ${n}"}`,
+        `tool call#${calls} completed: built ${n}`,
+        `agent: step ${n} done`,
+      );
     }
   }
   return lines;
 }
 
-const firstLine = (path: string) => JSON.parse(readFileSync(path, "utf8").split("\n", 1)[0]!) as { formatVersion: number };
-const secondLine = (path: string) => JSON.parse(readFileSync(path, "utf8").split("\n", 2)[1]!) as { type: string; turns?: number };
+const firstLine = (path: string) =>
+  JSON.parse(readFileSync(path, "utf8").split("\n", 1)[0]!) as { formatVersion: number };
+const secondLine = (path: string) =>
+  JSON.parse(readFileSync(path, "utf8").split("\n", 2)[1]!) as { type: string; turns?: number };
 
 describe("log compaction", () => {
   it("a 10,000-turn log is compacted after it is opened; reloads read the snapshot and replay every message", async () => {
@@ -52,7 +60,9 @@ describe("log compaction", () => {
       const reloaded = transcript(await h.client.load(id, cwd));
       expect(reloaded).toEqual([...expected, "user: after compaction", "agent: You said: after compaction"]);
       // The snapshot carried the turn count and the title: the listing shows the session as it was.
-      expect((await h.client.list({ cwd })).sessions).toMatchObject([{ sessionId: id, title: "run step 1", _meta: { "acp-session-host": { turns: 10_001 } } }]);
+      expect((await h.client.list({ cwd })).sessions).toMatchObject([
+        { sessionId: id, title: "run step 1", _meta: { "acp-session-host": { turns: 10_001 } } },
+      ]);
       await h.client.close(id);
     } finally {
       await h.dispose();
@@ -92,15 +102,28 @@ describe("log compaction", () => {
     const cwd = tempDir();
     // A file said back several times: the snapshot would repeat every copy the history keeps.
     writeFileSync(join(cwd, "big.txt"), "b".repeat(100 * 1024));
-    const h = await startHost(["--state-dir", state, "--log-compact-bytes", "65536", "--output-cap-bytes", String(256 * 1024), "--default-mode", "auto"]);
+    const h = await startHost([
+      "--state-dir",
+      state,
+      "--log-compact-bytes",
+      "65536",
+      "--output-cap-bytes",
+      String(256 * 1024),
+      "--default-mode",
+      "auto",
+    ]);
     try {
       const { sessionId: id } = await h.client.newSession(cwd);
       const says = Array.from({ length: 4 }, () => ({ say: "{{result}}" }));
       await h.client.prompt(id, script(tool("read_file", { path: "big.txt" }), ...says));
       const path = paths(state, id).log;
-      const skipped = () => h.stderr().match(/session log not compacted: the compacted log would not be smaller/g)?.length ?? 0;
+      const skipped = () =>
+        h.stderr().match(/session log not compacted: the compacted log would not be smaller/g)?.length ?? 0;
       await eventually(() => expect(skipped()).toBe(1));
-      const line = h.stderr().split("\n").find((text) => text.includes("session log not compacted"))!;
+      const line = h
+        .stderr()
+        .split("\n")
+        .find((text) => text.includes("session log not compacted"))!;
       const { bytesBefore, bytesAfter } = JSON.parse(line) as { bytesBefore: number; bytesAfter: number };
       expect(bytesAfter).toBeGreaterThanOrEqual(bytesBefore);
       // The log was not rewritten: still as appended, its size what the skip measured.

@@ -27,7 +27,7 @@ let lines: Line[];
 
 function splitLines(data: Buffer): Line[] {
   const found: Line[] = [];
-  for (let start = 0; start < data.length; ) {
+  for (let start = 0; start < data.length;) {
     const end = data.indexOf(0x0a, start);
     if (end < 0) break;
     found.push({ start, end, entry: start === 0 ? null : (JSON.parse(data.toString("utf8", start, end)) as LogEntry) });
@@ -62,7 +62,14 @@ beforeAll(async () => {
   try {
     ({ sessionId } = await h.client.newSession(cwd, { mode: "auto" }));
     await h.client.prompt(sessionId, "hello");
-    await h.client.prompt(sessionId, script({ say: "running" }, bash("printf 'a\\nb\\n'; seq 1 200"), tool("write_file", { path: "notes.txt", content: "é\n\u0000x" })));
+    await h.client.prompt(
+      sessionId,
+      script(
+        { say: "running" },
+        bash("printf 'a\\nb\\n'; seq 1 200"),
+        tool("write_file", { path: "notes.txt", content: "é\n\u0000x" }),
+      ),
+    );
     await h.client.prompt(sessionId, script(tool("read_file", { path: "notes.txt" }), { say: "done ✓" }));
     await h.client.prompt(sessionId, "last turn");
   } finally {
@@ -101,19 +108,25 @@ describe("log fuzz", () => {
   it(`random byte flips: only LogError, only for damage before the last line, no earlier turn lost (seed ${seed})`, () => {
     const body = lines[0]!.end + 1;
     fc.assert(
-      fc.property(fc.array(fc.record({ at: fc.integer({ min: body, max: log.length - 1 }), xor: fc.integer({ min: 1, max: 255 }) }), { minLength: 1, maxLength: 4 }), (flips) => {
-        const data = Buffer.from(log);
-        for (const flip of flips) data[flip.at]! ^= flip.xor;
-        const first = Math.min(...flips.map((flip) => flip.at));
-        const entries = restore(data);
-        if (entries === null) {
-          // Refusing is for damage before the end: a flip in the last line alone is a torn tail.
-          expect(first, "refused although only the last line was damaged").toBeLessThan(lines.at(-1)!.start);
-          return;
-        }
-        const kept = turnsEndedBefore(first);
-        expect(entries.slice(0, kept.length)).toEqual(kept);
-      }),
+      fc.property(
+        fc.array(
+          fc.record({ at: fc.integer({ min: body, max: log.length - 1 }), xor: fc.integer({ min: 1, max: 255 }) }),
+          { minLength: 1, maxLength: 4 },
+        ),
+        (flips) => {
+          const data = Buffer.from(log);
+          for (const flip of flips) data[flip.at]! ^= flip.xor;
+          const first = Math.min(...flips.map((flip) => flip.at));
+          const entries = restore(data);
+          if (entries === null) {
+            // Refusing is for damage before the end: a flip in the last line alone is a torn tail.
+            expect(first, "refused although only the last line was damaged").toBeLessThan(lines.at(-1)!.start);
+            return;
+          }
+          const kept = turnsEndedBefore(first);
+          expect(entries.slice(0, kept.length)).toEqual(kept);
+        },
+      ),
       { seed, numRuns: 2_000 },
     );
   });
@@ -127,7 +140,14 @@ describe("log fuzz", () => {
       const samples = [
         { name: "torn last record", data: log.subarray(0, lines.at(-1)!.start + 7) },
         { name: "cut after a tool call started", data: log.subarray(0, lines[toolCall]!.end + 1) },
-        { name: "flipped byte in the last line", data: Buffer.concat([log.subarray(0, lines.at(-1)!.start + 3), Buffer.from([0xff]), log.subarray(lines.at(-1)!.start + 4)]) },
+        {
+          name: "flipped byte in the last line",
+          data: Buffer.concat([
+            log.subarray(0, lines.at(-1)!.start + 3),
+            Buffer.from([0xff]),
+            log.subarray(lines.at(-1)!.start + 4),
+          ]),
+        },
       ];
       for (const sample of samples) {
         // Each sample becomes a session of its own: the same log under a new id.
@@ -136,7 +156,10 @@ describe("log fuzz", () => {
         writeFileSync(paths(state, id).log, Buffer.from(text, "latin1"));
         const kept = restoreLog(sample.data, sessionId).entries.filter((entry) => entry.type === "user_message");
         const replay = transcript(await h.client.load(id, cwd));
-        expect(replay.filter((line) => line.startsWith("user: ")), sample.name).toEqual(kept.map((entry) => `user: ${(entry as { text: string }).text}`));
+        expect(
+          replay.filter((line) => line.startsWith("user: ")),
+          sample.name,
+        ).toEqual(kept.map((entry) => `user: ${(entry as { text: string }).text}`));
         expect((await h.client.prompt(id, `after ${sample.name}`)).text).toBe(`You said: after ${sample.name}`);
         await h.client.close(id);
       }

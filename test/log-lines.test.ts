@@ -12,7 +12,14 @@ function topLevelKeys(json: string): string[] {
     if (c === '"') {
       let end = i + 1;
       while (json[end] !== '"') end += json[end] === "\\" ? 2 : 1;
-      if (depth === 1 && json.slice(end + 1).trimStart().startsWith(":")) keys.push(JSON.parse(json.slice(i, end + 1)) as string);
+      if (
+        depth === 1 &&
+        json
+          .slice(end + 1)
+          .trimStart()
+          .startsWith(":")
+      )
+        keys.push(JSON.parse(json.slice(i, end + 1)) as string);
       i = end;
     } else if (c === "{" || c === "[") depth++;
     else if (c === "}" || c === "]") depth--;

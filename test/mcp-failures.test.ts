@@ -4,7 +4,16 @@
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { descendants, startHost, tempDir, type TestHost } from "./support/host.js";
-import { PATIENT, everythingStdio, hangingStdio, marker, mcpStatuses, processesWith, serverPids, statusOf } from "./support/mcp.js";
+import {
+  PATIENT,
+  everythingStdio,
+  hangingStdio,
+  marker,
+  mcpStatuses,
+  processesWith,
+  serverPids,
+  statusOf,
+} from "./support/mcp.js";
 import { cmdline, resultOf, script, tool, waitFor } from "./support/tools.js";
 
 const FIXTURE = fileURLToPath(new URL("./fixtures/mcp-fixture-server.mjs", import.meta.url));
@@ -22,13 +31,20 @@ describe("MCP servers that fail", () => {
 
   it("a missing command and a server that hangs at startup fail alone; session/new answers before any server is up", async () => {
     const hang = marker();
-    const servers = [everythingStdio("good", marker()), { name: "missing", command: "/no/such/mcp-server", args: [], env: [] }, hangingStdio("hang", hang)];
+    const servers = [
+      everythingStdio("good", marker()),
+      { name: "missing", command: "/no/such/mcp-server", args: [], env: [] },
+      hangingStdio("hang", hang),
+    ];
     const { sessionId } = await host.client.newSession(tempDir(), { mcpServers: servers });
     // The answer came first: no server of the session had even started connecting.
     expect(heard.filter((status) => status.sessionId === sessionId)).toEqual([]);
     const other = await host.client.newSession(tempDir());
     const [result, otherResult] = await Promise.all([
-      host.client.prompt(sessionId, script(tool("mcp__good__echo", { message: "still here" }), tool("mcp__hang__anything", {}))),
+      host.client.prompt(
+        sessionId,
+        script(tool("mcp__good__echo", { message: "still here" }), tool("mcp__hang__anything", {})),
+      ),
       host.client.prompt(other.sessionId, "hello"),
     ]);
     expect(otherResult.text).toBe("You said: hello");
@@ -45,7 +61,9 @@ describe("MCP servers that fail", () => {
 
   it("a server whose process dies mid-call fails that call with why, and the session and its other servers go on", async () => {
     const fixture = { name: "fix", command: process.execPath, args: [FIXTURE, marker()], env: [] };
-    const { sessionId } = await host.client.newSession(tempDir(), { mcpServers: [fixture, everythingStdio("good", marker())] });
+    const { sessionId } = await host.client.newSession(tempDir(), {
+      mcpServers: [fixture, everythingStdio("good", marker())],
+    });
     const result = await host.client.prompt(
       sessionId,
       script(tool("mcp__fix__die", {}), tool("mcp__fix__grow", {}), tool("mcp__good__echo", { message: "after" })),
@@ -68,15 +86,29 @@ describe("MCP servers that fail", () => {
     try {
       const statuses = mcpStatuses(other.client);
       const mark = marker();
-      const { sessionId } = await other.client.newSession(tempDir(), { mcpServers: [everythingStdio("everything", mark)] });
-      expect(resultOf((await other.client.prompt(sessionId, script(tool("mcp__everything__echo", { message: "one" })))).toolCalls[0])).toBe("Echo: one");
+      const { sessionId } = await other.client.newSession(tempDir(), {
+        mcpServers: [everythingStdio("everything", mark)],
+      });
+      expect(
+        resultOf(
+          (await other.client.prompt(sessionId, script(tool("mcp__everything__echo", { message: "one" }))))
+            .toolCalls[0],
+        ),
+      ).toBe("Echo: one");
       const [first] = serverPids(mark);
       const [spawner] = descendants(other.pid).filter((pid) => cmdline(pid).includes("spawner/main.js"));
       process.kill(spawner!, "SIGKILL");
-      expect((await statusOf(statuses, sessionId, "everything", "failed")).message).toContain("the connection to the command runner closed");
+      expect((await statusOf(statuses, sessionId, "everything", "failed")).message).toContain(
+        "the connection to the command runner closed",
+      );
       await waitFor("the new spawner", () => other.stderr().includes("spawner restarted"));
       await waitFor("the server started again", () => serverPids(mark).some((pid) => pid !== first));
-      expect(resultOf((await other.client.prompt(sessionId, script(tool("mcp__everything__echo", { message: "two" })))).toolCalls[0])).toBe("Echo: two");
+      expect(
+        resultOf(
+          (await other.client.prompt(sessionId, script(tool("mcp__everything__echo", { message: "two" }))))
+            .toolCalls[0],
+        ),
+      ).toBe("Echo: two");
     } finally {
       await other.dispose();
     }

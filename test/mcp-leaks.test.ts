@@ -10,7 +10,14 @@ const echo = (message: string) => script(tool("mcp__everything__echo", { message
 describe("MCP server processes end with what ends them", () => {
   let host: TestHost;
   beforeAll(async () => {
-    host = await startHost(["--default-mode", "auto", "--allow-fault-injection", "--cancel-grace-ms", "300", ...PATIENT]);
+    host = await startHost([
+      "--default-mode",
+      "auto",
+      "--allow-fault-injection",
+      "--cancel-grace-ms",
+      "300",
+      ...PATIENT,
+    ]);
   });
   afterAll(async () => {
     await host.dispose();
@@ -43,7 +50,10 @@ describe("MCP server processes end with what ends them", () => {
   it("a worker crash; the next prompt reconnects", async () => {
     const { sessionId, mark } = await connected();
     const before = serverPids(mark);
-    await expect(host.client.prompt(sessionId, script({ crash: "boom" }))).rejects.toMatchObject({ code: -32603, data: expect.objectContaining({ reason: "WORKER_FAILED" }) });
+    await expect(host.client.prompt(sessionId, script({ crash: "boom" }))).rejects.toMatchObject({
+      code: -32603,
+      data: expect.objectContaining({ reason: "WORKER_FAILED" }),
+    });
     await gone(mark);
     expect(resultOf((await host.client.prompt(sessionId, echo("again"))).toolCalls[0])).toBe("Echo: again");
     const after = serverPids(mark);
@@ -55,9 +65,13 @@ describe("MCP server processes end with what ends them", () => {
     const { sessionId, mark } = await connected();
     // The call's end is seen before the worker spins: the cancel reaches a worker whose event loop is blocked.
     let called = false;
-    const turn = host.client.prompt(sessionId, script(tool("mcp__everything__echo", { message: "x" }), { spin_ms: 60_000 }), {
-      onUpdate: (update) => (called ||= update.sessionUpdate === "tool_call_update" && update.status === "completed"),
-    });
+    const turn = host.client.prompt(
+      sessionId,
+      script(tool("mcp__everything__echo", { message: "x" }), { spin_ms: 60_000 }),
+      {
+        onUpdate: (update) => (called ||= update.sessionUpdate === "tool_call_update" && update.status === "completed"),
+      },
+    );
     await waitFor("the call before the spin", () => called);
     await host.client.cancel(sessionId);
     expect((await turn).stopReason).toBe("cancelled");
@@ -69,7 +83,8 @@ describe("MCP server processes end with what ends them", () => {
     try {
       const heard = mcpStatuses(sleepy.client);
       const { sessionId, mark } = await connected(sleepy.client);
-      const connecting = () => heard.filter((status) => status.sessionId === sessionId && status.status === "connecting").length;
+      const connecting = () =>
+        heard.filter((status) => status.sessionId === sessionId && status.status === "connecting").length;
       await waitFor("the first connecting status", () => connecting() > 0);
       const before = connecting();
       await gone(mark);

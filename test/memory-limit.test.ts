@@ -21,7 +21,15 @@ describe("the host's memory limit", () => {
   });
 
   it("hibernates the least recently used idle session to make room for a worker", async () => {
-    const host = await startHost(["--max-rss-mb", "300", "--warm-workers", "0", "--allow-fault-injection", "--hibernate-after-ms", "0"]);
+    const host = await startHost([
+      "--max-rss-mb",
+      "300",
+      "--warm-workers",
+      "0",
+      "--allow-fault-injection",
+      "--hibernate-after-ms",
+      "0",
+    ]);
     try {
       const cwdB = tempDir();
       const b = (await host.client.newSession(cwdB)).sessionId;
@@ -33,7 +41,9 @@ describe("the host's memory limit", () => {
       expect((await host.client.stats()).memory.rssBytes).toBeGreaterThan(300 * 2 ** 20);
       await host.client.request<ResumeSessionResponse>("session/resume", { sessionId: b, cwd: cwdB, mcpServers: [] });
       expect((await host.client.prompt(b, "after")).text).toBe("You said: after");
-      await waitFor("the hibernation", () => host.stderr().includes("host at --max-rss-mb: least recently used idle session"));
+      await waitFor("the hibernation", () =>
+        host.stderr().includes("host at --max-rss-mb: least recently used idle session"),
+      );
       // A comes back from its log on its next prompt.
       expect((await host.client.prompt(a, "back")).text).toBe("You said: back");
     } finally {
@@ -46,8 +56,13 @@ describe("the host's memory limit", () => {
     try {
       const a = (await host.client.newSession(tempDir())).sessionId;
       const turn = host.client.prompt(a, script({ alloc_mb: 300 }, { sleep_ms: 120_000 }));
-      await waitFor("A's worker to hold its memory", async () => ((await host.client.stats()).memory.rssBytes > 300 * 2 ** 20 ? true : null));
-      await expect(host.client.newSession(tempDir())).rejects.toMatchObject({ code: -32603, data: expect.objectContaining({ reason: "MEMORY_LIMIT" }) });
+      await waitFor("A's worker to hold its memory", async () =>
+        (await host.client.stats()).memory.rssBytes > 300 * 2 ** 20 ? true : null,
+      );
+      await expect(host.client.newSession(tempDir())).rejects.toMatchObject({
+        code: -32603,
+        data: expect.objectContaining({ reason: "MEMORY_LIMIT" }),
+      });
       await host.client.cancel(a);
       expect((await turn).stopReason).toBe("cancelled");
       // A is idle now, so it is hibernated for the new session, at once: not refused until its idle timer.

@@ -11,14 +11,25 @@ interface Family {
 
 describe("metrics", () => {
   it("serves the host's figures, named acp_session_host_*, with no per-session series", async () => {
-    const host = await startHost(["--metrics-listen", "127.0.0.1:0", "--default-mode", "auto", "--allow-fault-injection", "--cancel-grace-ms", "200"]);
+    const host = await startHost([
+      "--metrics-listen",
+      "127.0.0.1:0",
+      "--default-mode",
+      "auto",
+      "--allow-fault-injection",
+      "--cancel-grace-ms",
+      "200",
+    ]);
     try {
       const url = await waitFor("the metrics URL", () => /"url":"(http:[^"]+\/metrics)"/.exec(host.stderr())?.[1]);
       const { sessionId } = await host.client.newSession(tempDir());
       await host.client.prompt(sessionId, "hello");
       await host.client.prompt(sessionId, script(bash("true"), { say: "ran" }));
       const crasher = (await host.client.newSession(tempDir())).sessionId;
-      await expect(host.client.prompt(crasher, script({ crash: "boom" }))).rejects.toMatchObject({ code: -32603, data: expect.objectContaining({ reason: "WORKER_FAILED" }) });
+      await expect(host.client.prompt(crasher, script({ crash: "boom" }))).rejects.toMatchObject({
+        code: -32603,
+        data: expect.objectContaining({ reason: "WORKER_FAILED" }),
+      });
 
       // The state dir's size is measured in the background: present once its first walk has ended.
       const text = await waitFor("the state dir size", async () => {

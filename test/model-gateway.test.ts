@@ -10,7 +10,14 @@ describe("model gateway", () => {
 
   beforeAll(async () => {
     server = await OpenAiTestServer.start();
-    host = await startHost(["--model-provider", "openai-compatible", "--base-url", server.url, "--model", "test-model"]);
+    host = await startHost([
+      "--model-provider",
+      "openai-compatible",
+      "--base-url",
+      server.url,
+      "--model",
+      "test-model",
+    ]);
   });
   afterAll(async () => {
     await host?.dispose();
@@ -21,7 +28,8 @@ describe("model gateway", () => {
     const ids = [];
     for (let i = 0; i < 6; i++) ids.push((await host.client.newSession(tempDir())).sessionId);
     const before = server.requests.length;
-    for (const [index, id] of ids.entries()) expect((await host.client.prompt(id, `hello ${index}`)).text).toBe(`[test-model] you said: hello ${index}`);
+    for (const [index, id] of ids.entries())
+      expect((await host.client.prompt(id, `hello ${index}`)).text).toBe(`[test-model] you said: hello ${index}`);
     const connections = new Set(server.requests.slice(before).map((request) => request.connection));
     // Six sessions, six workers: one client in the host, so fewer connections than sessions (one, unless the
     // machine was slow enough for a kept-alive connection to time out between two prompts).

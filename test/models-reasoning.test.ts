@@ -13,7 +13,18 @@ describe("reasoning as thought chunks", () => {
   const hosts: TestHost[] = [];
   const deepseek = async (stateDir: string) => {
     const host = await startHost(
-      ["--state-dir", stateDir, "--model-provider", "deepseek", "--base-url", server.url, "--model", "deepseek-reasoner", "--default-mode", "auto"],
+      [
+        "--state-dir",
+        stateDir,
+        "--model-provider",
+        "deepseek",
+        "--base-url",
+        server.url,
+        "--model",
+        "deepseek-reasoner",
+        "--default-mode",
+        "auto",
+      ],
       "deny",
       { ...process.env, DEEPSEEK_API_KEY: KEY },
     );
@@ -41,7 +52,10 @@ describe("reasoning as thought chunks", () => {
 
     const before = server.requests.length;
     server.enqueue(
-      { reasoning: "I need to see the directory.", toolCalls: [{ id: "call_ls", name: "list_dir", arguments: { path: "." } }] },
+      {
+        reasoning: "I need to see the directory.",
+        toolCalls: [{ id: "call_ls", name: "list_dir", arguments: { path: "." } }],
+      },
       { reasoning: "It is empty.", text: "The directory is empty." },
     );
     const second = await host.client.prompt(sessionId, "what is here?");
@@ -55,22 +69,35 @@ describe("reasoning as thought chunks", () => {
       "agent_message_chunk",
       "usage_update",
     ]);
-    expect(transcript(second.updates).filter((line) => line.startsWith("thought"))).toEqual(["thought: I need to see the directory.", "thought: It is empty."]);
+    expect(transcript(second.updates).filter((line) => line.startsWith("thought"))).toEqual([
+      "thought: I need to see the directory.",
+      "thought: It is empty.",
+    ]);
 
     // Within the turn the tool call's reasoning goes back; the first turn's never does.
     const followUp = server.requests[before + 1]!.body.messages;
     const assistants = followUp.filter((m) => m.role === "assistant");
     expect(assistants[0]).toMatchObject({ content: "Hello!" });
     expect(assistants[0]).not.toHaveProperty("reasoning_content");
-    expect(assistants[1]).toMatchObject({ reasoning_content: "I need to see the directory.", tool_calls: [{ id: "call_ls" }] });
+    expect(assistants[1]).toMatchObject({
+      reasoning_content: "I need to see the directory.",
+      tool_calls: [{ id: "call_ls" }],
+    });
 
     server.enqueue({ reasoning: "Short.", text: "Bye." });
     await host.client.prompt(sessionId, "bye");
     expect(JSON.stringify(server.requests.at(-1)!.body.messages)).not.toContain("reasoning_content");
 
     // Journaled with their messages; a restarted host replays them where they were.
-    const thoughts = logEntries(stateDir, sessionId).flatMap((entry) => (entry.type === "assistant_message" && entry.thought ? [entry.thought] : []));
-    expect(thoughts).toEqual(["The user greets me. I should greet back.", "I need to see the directory.", "It is empty.", "Short."]);
+    const thoughts = logEntries(stateDir, sessionId).flatMap((entry) =>
+      entry.type === "assistant_message" && entry.thought ? [entry.thought] : [],
+    );
+    expect(thoughts).toEqual([
+      "The user greets me. I should greet back.",
+      "I need to see the directory.",
+      "It is empty.",
+      "Short.",
+    ]);
     await host.dispose();
     const restarted = await deepseek(stateDir);
     const replayed = transcript(await restarted.client.load(sessionId, cwd));
@@ -93,15 +120,31 @@ describe("reasoning as thought chunks", () => {
   it("usage_update carries DeepSeek's cached-prompt tokens and the session's sums in _meta", async () => {
     const host = await deepseek(tempDir());
     const { sessionId } = await host.client.newSession(tempDir());
-    server.enqueue({ text: "one", usage: { prompt_tokens: 1000, completion_tokens: 10, prompt_cache_hit_tokens: 0, prompt_cache_miss_tokens: 1000 } });
+    server.enqueue({
+      text: "one",
+      usage: { prompt_tokens: 1000, completion_tokens: 10, prompt_cache_hit_tokens: 0, prompt_cache_miss_tokens: 1000 },
+    });
     await host.client.prompt(sessionId, "first");
-    server.enqueue({ text: "two", usage: { prompt_tokens: 1100, completion_tokens: 20, prompt_cache_hit_tokens: 1000, prompt_cache_miss_tokens: 100 } });
+    server.enqueue({
+      text: "two",
+      usage: {
+        prompt_tokens: 1100,
+        completion_tokens: 20,
+        prompt_cache_hit_tokens: 1000,
+        prompt_cache_miss_tokens: 100,
+      },
+    });
     const second = await host.client.prompt(sessionId, "second");
     const usage = second.updates.find((u) => u.sessionUpdate === "usage_update");
     expect(usage).toMatchObject({
       used: 1120,
       size: 128_000,
-      _meta: { "acp-session-host": { tokens: { prompt: 1100, completion: 20, cached: 1000 }, session: { prompt: 2100, completion: 30, cached: 1000 } } },
+      _meta: {
+        "acp-session-host": {
+          tokens: { prompt: 1100, completion: 20, cached: 1000 },
+          session: { prompt: 2100, completion: 30, cached: 1000 },
+        },
+      },
     });
   });
 });
@@ -111,7 +154,16 @@ describe("reasoning with another server", () => {
   let host: TestHost;
   beforeAll(async () => {
     server = await OpenAiTestServer.start();
-    host = await startHost(["--model-provider", "openai-compatible", "--base-url", server.url, "--model", "qwen3", "--default-mode", "auto"]);
+    host = await startHost([
+      "--model-provider",
+      "openai-compatible",
+      "--base-url",
+      server.url,
+      "--model",
+      "qwen3",
+      "--default-mode",
+      "auto",
+    ]);
   });
   afterAll(async () => {
     await host?.dispose();
@@ -122,11 +174,20 @@ describe("reasoning with another server", () => {
     const { sessionId } = await host.client.newSession(tempDir());
     server.enqueue(
       { reasoning: "Let me look.", toolCalls: [{ id: "call_ls", name: "list_dir", arguments: { path: "." } }] },
-      { reasoning: "Done.", text: "Nothing here.", usage: { prompt_tokens: 500, completion_tokens: 5, prompt_tokens_details: { cached_tokens: 384 } } },
+      {
+        reasoning: "Done.",
+        text: "Nothing here.",
+        usage: { prompt_tokens: 500, completion_tokens: 5, prompt_tokens_details: { cached_tokens: 384 } },
+      },
     );
     const result = await host.client.prompt(sessionId, "look");
-    expect(transcript(result.updates).filter((line) => line.startsWith("thought"))).toEqual(["thought: Let me look.", "thought: Done."]);
+    expect(transcript(result.updates).filter((line) => line.startsWith("thought"))).toEqual([
+      "thought: Let me look.",
+      "thought: Done.",
+    ]);
     expect(JSON.stringify(server.requests.at(-1)!.body.messages)).not.toContain("reasoning_content");
-    expect(result.updates.findLast((u) => u.sessionUpdate === "usage_update")).toMatchObject({ _meta: { "acp-session-host": { tokens: { prompt: 500, completion: 5, cached: 384 } } } });
+    expect(result.updates.findLast((u) => u.sessionUpdate === "usage_update")).toMatchObject({
+      _meta: { "acp-session-host": { tokens: { prompt: 500, completion: 5, cached: 384 } } },
+    });
   });
 });

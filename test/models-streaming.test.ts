@@ -16,7 +16,19 @@ describe("--stream-chunks", () => {
 
   beforeAll(async () => {
     server = await OpenAiTestServer.start();
-    host = await startHost(["--state-dir", stateDir, "--stream-chunks", "--model-provider", "openai-compatible", "--base-url", server.url, "--model", "m", "--cancel-grace-ms", "60000"]);
+    host = await startHost([
+      "--state-dir",
+      stateDir,
+      "--stream-chunks",
+      "--model-provider",
+      "openai-compatible",
+      "--base-url",
+      server.url,
+      "--model",
+      "m",
+      "--cancel-grace-ms",
+      "60000",
+    ]);
   });
   afterAll(async () => {
     await host?.dispose();
@@ -44,7 +56,11 @@ describe("--stream-chunks", () => {
     expect(logEntries(stateDir, sessionId).filter((entry) => entry.type === "assistant_message")).toEqual([
       { type: "assistant_message", turnId: expect.any(String), blocks: [text], toolCalls: [], thought: reasoning },
     ]);
-    expect(transcript(await host.client.load(sessionId, cwd))).toEqual(["user: stream please", `thought: ${reasoning}`, `agent: ${text}`]);
+    expect(transcript(await host.client.load(sessionId, cwd))).toEqual([
+      "user: stream please",
+      `thought: ${reasoning}`,
+      `agent: ${text}`,
+    ]);
   });
 
   it("a cancel mid-stream leaves the partial text already sent, sends nothing more, and journals no message", async () => {
@@ -75,7 +91,11 @@ describe("--stream-chunks", () => {
     expect(next.text).toBe("next");
     expect(seen.slice(shownAtEnd)).toEqual(next.updates);
     off();
-    expect(logEntries(stateDir, sessionId).filter((entry) => entry.type === "assistant_message").map((entry) => entry.type === "assistant_message" && entry.blocks)).toEqual([["next"]]);
+    expect(
+      logEntries(stateDir, sessionId)
+        .filter((entry) => entry.type === "assistant_message")
+        .map((entry) => entry.type === "assistant_message" && entry.blocks),
+    ).toEqual([["next"]]);
   });
 
   it("a response retried after a dropped connection shows its text once", async () => {

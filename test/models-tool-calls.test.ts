@@ -13,7 +13,18 @@ describe("broken tool calls and empty answers", () => {
 
   beforeAll(async () => {
     server = await OpenAiTestServer.start();
-    host = await startHost(["--model-provider", "openai-compatible", "--base-url", server.url, "--model", "m", "--default-mode", "auto", "--max-turn-requests", "4"]);
+    host = await startHost([
+      "--model-provider",
+      "openai-compatible",
+      "--base-url",
+      server.url,
+      "--model",
+      "m",
+      "--default-mode",
+      "auto",
+      "--max-turn-requests",
+      "4",
+    ]);
   });
   afterAll(async () => {
     await host?.dispose();
@@ -21,25 +32,34 @@ describe("broken tool calls and empty answers", () => {
   });
 
   const resultOf = (call: { rawOutput: unknown }) => (call.rawOutput as { output: string }).output;
-  const toolMessage = (id: string) => server.requests.at(-1)!.body.messages.find((m) => m.role === "tool" && m.tool_call_id === id)?.content;
+  const toolMessage = (id: string) =>
+    server.requests.at(-1)!.body.messages.find((m) => m.role === "tool" && m.tool_call_id === id)?.content;
 
   it("arguments that are not valid JSON: a failed tool call saying so, nothing runs, the turn goes on", async () => {
     const cwd = tempDir();
     const { sessionId } = await host.client.newSession(cwd);
-    server.enqueue({ toolCalls: [{ id: "call_json", name: "write_file", arguments: '{"path": "a.txt", "content": "unterminated' }] }, { text: "I will fix my JSON." });
+    server.enqueue(
+      { toolCalls: [{ id: "call_json", name: "write_file", arguments: '{"path": "a.txt", "content": "unterminated' }] },
+      { text: "I will fix my JSON." },
+    );
     const result = await host.client.prompt(sessionId, "write a file");
     expect(result.stopReason).toBe("end_turn");
     expect(result.text).toBe("I will fix my JSON.");
     expect(result.toolCalls).toHaveLength(1);
     expect(result.toolCalls[0]).toMatchObject({ status: "failed", title: "write_file" });
-    expect(resultOf(result.toolCalls[0]!)).toMatch(/^the arguments of write_file are not valid JSON \(.+\); they were: \{"path": "a.txt", "content": "unterminated$/);
+    expect(resultOf(result.toolCalls[0]!)).toMatch(
+      /^the arguments of write_file are not valid JSON \(.+\); they were: \{"path": "a.txt", "content": "unterminated$/,
+    );
     expect(toolMessage("call_json")).toBe(`Error: ${resultOf(result.toolCalls[0]!)}`);
     expect(existsSync(join(cwd, "a.txt"))).toBe(false);
   });
 
   it("arguments that fail the tool's schema: a failed tool call naming the field", async () => {
     const { sessionId } = await host.client.newSession(tempDir());
-    server.enqueue({ toolCalls: [{ id: "call_schema", name: "bash", arguments: { command: 42 } }] }, { text: "Retrying with a string." });
+    server.enqueue(
+      { toolCalls: [{ id: "call_schema", name: "bash", arguments: { command: 42 } }] },
+      { text: "Retrying with a string." },
+    );
     const result = await host.client.prompt(sessionId, "run something");
     expect(result.stopReason).toBe("end_turn");
     expect(result.toolCalls.map((call) => call.status)).toEqual(["failed"]);
@@ -89,8 +109,15 @@ describe("broken tool calls and empty answers", () => {
     server.enqueue({ text: "" });
     const result = await host.client.prompt(sessionId, "say nothing");
     expect(result.stopReason).toBe("end_turn");
-    expect(result.updates.filter((u) => u.sessionUpdate === "agent_message_chunk" || u.sessionUpdate === "agent_thought_chunk")).toEqual([]);
-    const warning = host.stderr().split("\n").find((line) => line.includes(sessionId) && line.includes("answered with nothing"));
+    expect(
+      result.updates.filter(
+        (u) => u.sessionUpdate === "agent_message_chunk" || u.sessionUpdate === "agent_thought_chunk",
+      ),
+    ).toEqual([]);
+    const warning = host
+      .stderr()
+      .split("\n")
+      .find((line) => line.includes(sessionId) && line.includes("answered with nothing"));
     expect(JSON.parse(warning!)).toMatchObject({ level: 40, model: "m" });
 
     // After a tool round too; and nothing of either empty answer is in the conversation.
@@ -99,7 +126,12 @@ describe("broken tool calls and empty answers", () => {
     expect(afterTool.stopReason).toBe("end_turn");
     expect(afterTool.toolCalls.map((call) => call.status)).toEqual(["completed"]);
     // An empty answer after tool results is an ordinary end: still only the one warning.
-    expect(host.stderr().split("\n").filter((line) => line.includes(sessionId) && line.includes("answered with nothing"))).toHaveLength(1);
+    expect(
+      host
+        .stderr()
+        .split("\n")
+        .filter((line) => line.includes(sessionId) && line.includes("answered with nothing")),
+    ).toHaveLength(1);
     server.enqueue({ text: "here" });
     await host.client.prompt(sessionId, "now talk");
     const messages = server.requests.at(-1)!.body.messages.filter((m) => m.role !== "system");

@@ -17,15 +17,31 @@ function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 }
 
 describe("model flags", () => {
-  const serve = (...args: string[]) => spawnSync(process.execPath, [CLI, "serve", ...args], { input: "", encoding: "utf8", timeout: 20_000 });
+  const serve = (...args: string[]) =>
+    spawnSync(process.execPath, [CLI, "serve", ...args], { input: "", encoding: "utf8", timeout: 20_000 });
 
   it.each([
-    [["--model-provider", "openai-compatible", "--model", "m"], "acp-session-host: --base-url: required with --model-provider openai-compatible"],
-    [["--model-provider", "openai-compatible", "--base-url", "http://127.0.0.1:1/v1"], "acp-session-host: --model: required with --model-provider openai-compatible"],
-    [["--base-url", "http://127.0.0.1:1/v1"], "acp-session-host: --base-url: needs --model-provider openai-compatible or deepseek"],
+    [
+      ["--model-provider", "openai-compatible", "--model", "m"],
+      "acp-session-host: --base-url: required with --model-provider openai-compatible",
+    ],
+    [
+      ["--model-provider", "openai-compatible", "--base-url", "http://127.0.0.1:1/v1"],
+      "acp-session-host: --model: required with --model-provider openai-compatible",
+    ],
+    [
+      ["--base-url", "http://127.0.0.1:1/v1"],
+      "acp-session-host: --base-url: needs --model-provider openai-compatible or deepseek",
+    ],
     [["--model", "gpt-4o"], "acp-session-host: --model: needs --model-provider openai-compatible or deepseek"],
-    [["--model-provider", "deepseek", "--base-url", "not a url"], "acp-session-host: --base-url: must be an http(s) URL"],
-    [["--model-provider", "deepseek", "--base-url", "ftp://example.com/v1"], "acp-session-host: --base-url: must be an http(s) URL"],
+    [
+      ["--model-provider", "deepseek", "--base-url", "not a url"],
+      "acp-session-host: --base-url: must be an http(s) URL",
+    ],
+    [
+      ["--model-provider", "deepseek", "--base-url", "ftp://example.com/v1"],
+      "acp-session-host: --base-url: must be an http(s) URL",
+    ],
     [["--model-provider", "nope"], "acp-session-host: --model-provider:"],
   ])("a bad combination exits 2 with one line: %j", (args, line) => {
     const result = serve(...args);
@@ -37,7 +53,16 @@ describe("model flags", () => {
 
   it("--help lists the model flags", () => {
     const help = spawnSync(process.execPath, [CLI, "--help"], { encoding: "utf8" }).stdout;
-    for (const flag of ["--model-provider", "--base-url", "--model ", "--models", "--api-key-env", "--model-retries", "--context-window"]) expect(help).toContain(flag);
+    for (const flag of [
+      "--model-provider",
+      "--base-url",
+      "--model ",
+      "--models",
+      "--api-key-env",
+      "--model-retries",
+      "--context-window",
+    ])
+      expect(help).toContain(flag);
   });
 });
 
@@ -45,9 +70,16 @@ describe("the deepseek preset", () => {
   let server: OpenAiTestServer;
   let host: TestHost;
   beforeAll(async () => {
-    server = await OpenAiTestServer.start({ apiKey: "sk-deepseek-test", models: ["deepseek-chat", "deepseek-reasoner"] });
+    server = await OpenAiTestServer.start({
+      apiKey: "sk-deepseek-test",
+      models: ["deepseek-chat", "deepseek-reasoner"],
+    });
     // --base-url overrides the preset's https://api.deepseek.com so the test stays on loopback.
-    host = await startHost(["--model-provider", "deepseek", "--base-url", server.url], "deny", cleanEnv({ DEEPSEEK_API_KEY: "sk-deepseek-test", OPENAI_API_KEY: "sk-must-not-be-sent" }));
+    host = await startHost(
+      ["--model-provider", "deepseek", "--base-url", server.url],
+      "deny",
+      cleanEnv({ DEEPSEEK_API_KEY: "sk-deepseek-test", OPENAI_API_KEY: "sk-must-not-be-sent" }),
+    );
   });
   afterAll(async () => {
     await host?.dispose();
@@ -57,7 +89,13 @@ describe("the deepseek preset", () => {
   it("uses deepseek-chat with the key from DEEPSEEK_API_KEY, and reports its 128k window", async () => {
     const session = await host.client.newSession(tempDir());
     expect(session.configOptions).toEqual([
-      expect.objectContaining({ id: "model", type: "select", category: "model", currentValue: "deepseek-chat", options: [{ value: "deepseek-chat", name: "deepseek-chat" }] }),
+      expect.objectContaining({
+        id: "model",
+        type: "select",
+        category: "model",
+        currentValue: "deepseek-chat",
+        options: [{ value: "deepseek-chat", name: "deepseek-chat" }],
+      }),
     ]);
     const result = await host.client.prompt(session.sessionId, "hi");
     expect(result.text).toBe("[deepseek-chat] you said: hi");
@@ -71,7 +109,20 @@ describe("the API key", () => {
   let host: TestHost;
   beforeAll(async () => {
     server = await OpenAiTestServer.start({ apiKey: "sk-needed" });
-    host = await startHost(["--model-provider", "openai-compatible", "--base-url", server.url, "--model", "m", "--api-key-env", "UNSET_TEST_KEY"], "deny", cleanEnv());
+    host = await startHost(
+      [
+        "--model-provider",
+        "openai-compatible",
+        "--base-url",
+        server.url,
+        "--model",
+        "m",
+        "--api-key-env",
+        "UNSET_TEST_KEY",
+      ],
+      "deny",
+      cleanEnv(),
+    );
   });
   afterAll(async () => {
     await host?.dispose();
@@ -83,7 +134,9 @@ describe("the API key", () => {
     await expect(host.client.prompt(sessionId, "hello?")).rejects.toMatchObject({
       code: -32603,
       data: expect.objectContaining({ reason: "MODEL_FAILED" }),
-      message: expect.stringMatching(/HTTP 401: Incorrect API key provided.*the environment variable UNSET_TEST_KEY is not set/),
+      message: expect.stringMatching(
+        /HTTP 401: Incorrect API key provided.*the environment variable UNSET_TEST_KEY is not set/,
+      ),
     });
     expect(server.requests).toHaveLength(1);
     expect(server.requests[0]!.headers.authorization).toBeUndefined();
@@ -99,7 +152,20 @@ describe("a server that is down", () => {
     await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
     port = (probe.address() as { port: number }).port;
     await new Promise<void>((resolve) => probe.close(() => resolve()));
-    host = await startHost(["--model-provider", "openai-compatible", "--base-url", `http://127.0.0.1:${port}/v1`, "--model", "m", "--model-retries", "1"], "deny", cleanEnv());
+    host = await startHost(
+      [
+        "--model-provider",
+        "openai-compatible",
+        "--base-url",
+        `http://127.0.0.1:${port}/v1`,
+        "--model",
+        "m",
+        "--model-retries",
+        "1",
+      ],
+      "deny",
+      cleanEnv(),
+    );
   });
   afterAll(async () => host?.dispose());
 
@@ -108,7 +174,11 @@ describe("a server that is down", () => {
     for (let i = 0; i < 2; i++) {
       await expect(host.client.prompt(sessionId, `attempt ${i}`)).rejects.toMatchObject({
         code: -32603,
-        message: expect.stringMatching(new RegExp(`^model "m" at http://127\\.0\\.0\\.1:${port}/v1: connection failed: .*ECONNREFUSED.*\\(gave up after 2 attempts\\)$`)),
+        message: expect.stringMatching(
+          new RegExp(
+            `^model "m" at http://127\\.0\\.0\\.1:${port}/v1: connection failed: .*ECONNREFUSED.*\\(gave up after 2 attempts\\)$`,
+          ),
+        ),
       });
     }
   });
@@ -120,7 +190,18 @@ describe("the model config option", () => {
   beforeAll(async () => {
     server = await OpenAiTestServer.start({ models: ["model-a", "model-b"], firstTokenMs: 20 });
     host = await startHost(
-      ["--model-provider", "openai-compatible", "--base-url", server.url, "--model", "model-a", "--models", "model-b, model-a,ghost-model", "--context-window", "32768"],
+      [
+        "--model-provider",
+        "openai-compatible",
+        "--base-url",
+        server.url,
+        "--model",
+        "model-a",
+        "--models",
+        "model-b, model-a,ghost-model",
+        "--context-window",
+        "32768",
+      ],
       "deny",
       cleanEnv(),
     );
@@ -155,7 +236,10 @@ describe("the model config option", () => {
     expect(response).toEqual({ configOptions: modelOption("model-b") });
     expect(updates).toEqual([{ sessionUpdate: "config_option_update", configOptions: modelOption("model-b") }]);
 
-    const [ra, rb] = await Promise.all([host.client.prompt(a.sessionId, "who are you?"), host.client.prompt(b.sessionId, "and you?")]);
+    const [ra, rb] = await Promise.all([
+      host.client.prompt(a.sessionId, "who are you?"),
+      host.client.prompt(b.sessionId, "and you?"),
+    ]);
     expect(ra.text).toBe("[model-a] you said: who are you?");
     expect(rb.text).toBe("[model-b] you said: and you?");
     expect(ra.usage?.size).toBe(32_768);
@@ -174,10 +258,16 @@ describe("the model config option", () => {
     const other = await host.client.newSession(tempDir());
     await host.client.setConfigOption(sessionId, "model", "ghost-model");
     const before = server.requests.length;
-    const [failed, fine] = await Promise.allSettled([host.client.prompt(sessionId, "anyone?"), host.client.prompt(other.sessionId, "meanwhile")]);
+    const [failed, fine] = await Promise.allSettled([
+      host.client.prompt(sessionId, "anyone?"),
+      host.client.prompt(other.sessionId, "meanwhile"),
+    ]);
     expect(failed).toMatchObject({
       status: "rejected",
-      reason: { code: -32603, message: `model "ghost-model" at ${server.url}: HTTP 404: The model \`ghost-model\` does not exist or you do not have access to it.` },
+      reason: {
+        code: -32603,
+        message: `model "ghost-model" at ${server.url}: HTTP 404: The model \`ghost-model\` does not exist or you do not have access to it.`,
+      },
     });
     expect(fine).toMatchObject({ status: "fulfilled", value: { text: "[model-a] you said: meanwhile" } });
     expect(server.requests.slice(before).filter((r) => r.body.model === "ghost-model")).toHaveLength(1);
@@ -190,7 +280,10 @@ describe("the model config option", () => {
       data: expect.objectContaining({ reason: "INVALID_PARAMS", field: "value" }),
       message: expect.stringContaining("unknown model: gpt-9 (this host has: model-a, model-b, ghost-model)"),
     });
-    await expect(host.client.setConfigOption(sessionId, "temperature", "hot")).rejects.toMatchObject({ code: -32602, data: expect.objectContaining({ reason: "INVALID_PARAMS", field: "configId" }) });
+    await expect(host.client.setConfigOption(sessionId, "temperature", "hot")).rejects.toMatchObject({
+      code: -32602,
+      data: expect.objectContaining({ reason: "INVALID_PARAMS", field: "configId" }),
+    });
     expect((await host.client.prompt(sessionId, "unchanged?")).text).toBe("[model-a] you said: unchanged?");
   });
 });
@@ -204,8 +297,16 @@ describe("the scripted default", () => {
 
   it("offers the scripted model as the only choice", async () => {
     const session = await host.client.newSession(tempDir());
-    expect(session.configOptions).toEqual([expect.objectContaining({ id: "model", currentValue: "scripted", options: [{ value: "scripted", name: "scripted" }] })]);
-    expect(await host.client.setConfigOption(session.sessionId, "model", "scripted")).toMatchObject({ configOptions: [{ currentValue: "scripted" }] });
+    expect(session.configOptions).toEqual([
+      expect.objectContaining({
+        id: "model",
+        currentValue: "scripted",
+        options: [{ value: "scripted", name: "scripted" }],
+      }),
+    ]);
+    expect(await host.client.setConfigOption(session.sessionId, "model", "scripted")).toMatchObject({
+      configOptions: [{ currentValue: "scripted" }],
+    });
     expect((await host.client.prompt(session.sessionId, "hi")).text).toBe("You said: hi");
   });
 });

@@ -16,7 +16,18 @@ describe("openai-compatible provider", () => {
     server = await OpenAiTestServer.start({ apiKey: KEY });
     host = await startHost(
       // A long cancel grace: a cancelled turn must stop by aborting its request, not by losing its worker.
-      ["--model-provider", "openai-compatible", "--base-url", server.url, "--model", "test-model", "--api-key-env", "TEST_PROVIDER_KEY", "--cancel-grace-ms", "60000"],
+      [
+        "--model-provider",
+        "openai-compatible",
+        "--base-url",
+        server.url,
+        "--model",
+        "test-model",
+        "--api-key-env",
+        "TEST_PROVIDER_KEY",
+        "--cancel-grace-ms",
+        "60000",
+      ],
       (request) => {
         permissionRequests.push(request.toolCall.title ?? "");
         return { outcome: { outcome: "selected", optionId: "allow_once" } };
@@ -54,7 +65,10 @@ describe("openai-compatible provider", () => {
     const sessionId = await newSession();
     const text = "Ünïcödé 🙂 across\nchunk boundaries — even inside a surrogate pair 👍🏽.";
     const input = { path: "src/ä b.txt", lines: [1, 2, 3], nested: { emoji: "🚀", quote: 'say "hi"' } };
-    server.enqueue({ text, toolCalls: [{ name: "no_such_tool", arguments: input }], chunkChars: 1 }, { text: "done", chunkChars: 1 });
+    server.enqueue(
+      { text, toolCalls: [{ name: "no_such_tool", arguments: input }], chunkChars: 1 },
+      { text: "done", chunkChars: 1 },
+    );
     const result = await host.client.prompt(sessionId, "split everything");
     expect(result.text).toBe(`${text}done`);
     const call = result.updates.find((u) => u.sessionUpdate === "tool_call");
@@ -97,7 +111,11 @@ describe("openai-compatible provider", () => {
     // The tools were offered as JSON Schema; the results went back under the model's own call ids.
     const [first, second] = server.requests.slice(before);
     const bash = first!.body.tools?.find((tool) => tool.function.name === "bash");
-    expect(bash?.function.parameters).toMatchObject({ type: "object", properties: { command: { type: "string" } }, required: ["command"] });
+    expect(bash?.function.parameters).toMatchObject({
+      type: "object",
+      properties: { command: { type: "string" } },
+      required: ["command"],
+    });
     const messages = second!.body.messages;
     expect(messages.at(-3)).toMatchObject({
       role: "assistant",
@@ -114,11 +132,19 @@ describe("openai-compatible provider", () => {
 
   it("a call to an unknown tool round-trips as a failed tool result", async () => {
     const sessionId = await newSession();
-    server.enqueue({ toolCalls: [{ id: "call_x", name: "no_such_tool", arguments: { q: 1 } }] }, { text: "No such tool." });
+    server.enqueue(
+      { toolCalls: [{ id: "call_x", name: "no_such_tool", arguments: { q: 1 } }] },
+      { text: "No such tool." },
+    );
     const result = await host.client.prompt(sessionId, "use a tool");
     expect(result.text).toBe("No such tool.");
     expect(result.toolCalls.map((call) => call.status)).toEqual(["failed"]);
-    expect(server.requests.at(-1)!.body.messages.at(-1)).toEqual({ role: "tool", tool_call_id: "call_x", content: 'Error: unknown tool "no_such_tool" (the tools are: bash, bash_output, bash_kill, read_file, write_file, edit_file, list_dir, update_plan, spawn_agent)' });
+    expect(server.requests.at(-1)!.body.messages.at(-1)).toEqual({
+      role: "tool",
+      tool_call_id: "call_x",
+      content:
+        'Error: unknown tool "no_such_tool" (the tools are: bash, bash_output, bash_kill, read_file, write_file, edit_file, list_dir, update_plan, spawn_agent)',
+    });
   });
 
   it("usage from the final chunk is reported as usage_update (size: the default context window)", async () => {
@@ -127,7 +153,11 @@ describe("openai-compatible provider", () => {
     const result = await host.client.prompt(sessionId, "count");
     expect(result.usage).toEqual({ used: 1234, size: 128_000 });
     // Only a committed message precedes the usage of its response (after the title the first prompt gives).
-    expect(result.updates.map((u) => u.sessionUpdate)).toEqual(["session_info_update", "agent_message_chunk", "usage_update"]);
+    expect(result.updates.map((u) => u.sessionUpdate)).toEqual([
+      "session_info_update",
+      "agent_message_chunk",
+      "usage_update",
+    ]);
   });
 
   it("finish_reason length ends the turn with max_tokens; content_filter with refusal", async () => {
@@ -178,7 +208,10 @@ describe("openai-compatible provider", () => {
     const sessionId = await newSession();
     const before = server.requests.length;
     // The server asks for a 60 s wait; only an abortable wait lets this test end within its timeout.
-    server.enqueue({ fail: { status: 429, message: "Rate limit reached", retryAfterMs: 60_000 } }, { text: "not this one" });
+    server.enqueue(
+      { fail: { status: 429, message: "Rate limit reached", retryAfterMs: 60_000 } },
+      { text: "not this one" },
+    );
     const turn = host.client.prompt(sessionId, "wait for it");
     await server.waitForRequests(before + 1);
     expect(await server.requests[before]!.ended).toBe("completed");
@@ -191,19 +224,38 @@ describe("openai-compatible provider", () => {
   it("a 429 is retried (honouring retry-after-ms), then the answer arrives", async () => {
     const sessionId = await newSession();
     const before = server.requests.length;
-    server.enqueue({ fail: { status: 429, message: "Rate limit reached for requests", type: "requests", code: "rate_limit_exceeded", retryAfterMs: 20 } }, { text: "after the limit" });
+    server.enqueue(
+      {
+        fail: {
+          status: 429,
+          message: "Rate limit reached for requests",
+          type: "requests",
+          code: "rate_limit_exceeded",
+          retryAfterMs: 20,
+        },
+      },
+      { text: "after the limit" },
+    );
     const result = await host.client.prompt(sessionId, "busy?");
     expect(result.text).toBe("after the limit");
     expect(server.requests.length - before).toBe(2);
     // The retry is invisible to the client but in the host's log, with the server's wait.
-    const retryLog = host.stderr().split("\n").find((line) => line.includes("model request failed; retrying") && line.includes("Rate limit reached for requests"));
+    const retryLog = host
+      .stderr()
+      .split("\n")
+      .find(
+        (line) => line.includes("model request failed; retrying") && line.includes("Rate limit reached for requests"),
+      );
     expect(JSON.parse(retryLog!)).toMatchObject({ sessionId, model: "test-model", attempt: 1, delayMs: 20 });
   });
 
   it("a 500 without retry-after is retried after a backoff", async () => {
     const sessionId = await newSession();
     const before = server.requests.length;
-    server.enqueue({ fail: { status: 500, message: "The server had an error while processing your request." } }, { text: "recovered" });
+    server.enqueue(
+      { fail: { status: 500, message: "The server had an error while processing your request." } },
+      { text: "recovered" },
+    );
     expect((await host.client.prompt(sessionId, "flaky")).text).toBe("recovered");
     expect(server.requests.length - before).toBe(2);
   });
@@ -211,7 +263,10 @@ describe("openai-compatible provider", () => {
   it("a connection dropped mid-stream is retried; the partial answer is never shown", async () => {
     const sessionId = await newSession();
     const before = server.requests.length;
-    server.enqueue({ text: "PARTIAL-SHOULD-NOT-APPEAR and more", fail: { dropAfterChunks: 3 }, chunkChars: 2 }, { text: "complete answer" });
+    server.enqueue(
+      { text: "PARTIAL-SHOULD-NOT-APPEAR and more", fail: { dropAfterChunks: 3 }, chunkChars: 2 },
+      { text: "complete answer" },
+    );
     const result = await host.client.prompt(sessionId, "drop");
     expect(result.text).toBe("complete answer");
     expect(server.requests.length - before).toBe(2);
@@ -232,7 +287,11 @@ describe("openai-compatible provider", () => {
     const overloaded = { fail: { status: 503, message: "The engine is currently overloaded", retryAfterMs: 5 } };
     server.enqueue(overloaded, overloaded, overloaded, overloaded, { text: "never asked for" });
     const failed = host.client.prompt(sessionId, "overloaded");
-    await expect(failed).rejects.toMatchObject({ code: -32603, data: expect.objectContaining({ reason: "MODEL_FAILED" }), message: expect.stringMatching(/HTTP 503: The engine is currently overloaded.*after 4 attempts/) });
+    await expect(failed).rejects.toMatchObject({
+      code: -32603,
+      data: expect.objectContaining({ reason: "MODEL_FAILED" }),
+      message: expect.stringMatching(/HTTP 503: The engine is currently overloaded.*after 4 attempts/),
+    });
     expect(server.requests.length - before).toBe(4);
     expect((await host.client.prompt(sessionId, "later")).text).toBe("never asked for");
   });
@@ -240,7 +299,14 @@ describe("openai-compatible provider", () => {
   it("a 401 is not retried, fails the prompt with the status and the server's message, and the next prompt works", async () => {
     const sessionId = await newSession();
     const before = server.requests.length;
-    server.enqueue({ fail: { status: 401, message: "Incorrect API key provided: sk-wrong.", type: "invalid_request_error", code: "invalid_api_key" } });
+    server.enqueue({
+      fail: {
+        status: 401,
+        message: "Incorrect API key provided: sk-wrong.",
+        type: "invalid_request_error",
+        code: "invalid_api_key",
+      },
+    });
     const failed = host.client.prompt(sessionId, "who am i");
     await expect(failed).rejects.toMatchObject({
       code: -32603,
@@ -262,7 +328,11 @@ describe("openai-compatible provider", () => {
       { error: "model 'x' not found, try pulling it first" },
       { detail: "Not Found: model x" },
     ];
-    const expected = ["The model `x` does not exist.", "model 'x' not found, try pulling it first", "Not Found: model x"];
+    const expected = [
+      "The model `x` does not exist.",
+      "model 'x' not found, try pulling it first",
+      "Not Found: model x",
+    ];
     for (const [i, body] of bodies.entries()) {
       server.enqueue({ fail: { status: 404, message: "unused", body } });
       await expect(host.client.prompt(sessionId, `body ${i}`)).rejects.toMatchObject({
@@ -276,7 +346,9 @@ describe("openai-compatible provider", () => {
     for (const status of [403, 404]) {
       const before = server.requests.length;
       server.enqueue({ fail: { status, message: `refused with ${status}` } });
-      await expect(host.client.prompt(sessionId, `try ${status}`)).rejects.toMatchObject({ message: expect.stringContaining(`HTTP ${status}: refused with ${status}`) });
+      await expect(host.client.prompt(sessionId, `try ${status}`)).rejects.toMatchObject({
+        message: expect.stringContaining(`HTTP ${status}: refused with ${status}`),
+      });
       expect(server.requests.length - before).toBe(1);
     }
   });

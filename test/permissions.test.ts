@@ -2,18 +2,27 @@
 // session/request_permission: allow, reject, allow always, cancel, and switching modes mid-session.
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { RequestPermissionRequest, RequestPermissionResponse, SessionUpdate } from "@agentclientprotocol/sdk/unstable";
+import type {
+  RequestPermissionRequest,
+  RequestPermissionResponse,
+  SessionUpdate,
+} from "@agentclientprotocol/sdk/unstable";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHost, tempDir, type TestHost } from "./support/host.js";
 import { bash, resultOf, results, script, tool, waitFor } from "./support/tools.js";
 
-const allow = (optionId: "allow_once" | "allow_always" | "reject_once"): RequestPermissionResponse => ({ outcome: { outcome: "selected", optionId } });
+const allow = (optionId: "allow_once" | "allow_always" | "reject_once"): RequestPermissionResponse => ({
+  outcome: { outcome: "selected", optionId },
+});
 
 describe("ask mode and permission requests", () => {
   let host: TestHost;
   const asked: RequestPermissionRequest[] = [];
   /** Per session: how the next request is answered (default allow once); a pending promise holds it open. */
-  const answers = new Map<string, (request: RequestPermissionRequest) => RequestPermissionResponse | Promise<RequestPermissionResponse>>();
+  const answers = new Map<
+    string,
+    (request: RequestPermissionRequest) => RequestPermissionResponse | Promise<RequestPermissionResponse>
+  >();
   beforeAll(async () => {
     host = await startHost([], (request) => {
       asked.push(request);
@@ -42,13 +51,25 @@ describe("ask mode and permission requests", () => {
         tool("edit_file", { path: "new.txt", old_string: "new", new_string: "newer" }),
       ),
     );
-    expect(result.toolCalls.map((call) => call.status)).toEqual(["completed", "completed", "completed", "completed", "completed"]);
+    expect(result.toolCalls.map((call) => call.status)).toEqual([
+      "completed",
+      "completed",
+      "completed",
+      "completed",
+      "completed",
+    ]);
     const requests = askedBy(sessionId);
     expect(requests.map((request) => request.toolCall.title)).toEqual(["touch ran", "Write new.txt", "Edit new.txt"]);
     // each request names the tool call it is about, as announced in the tool_call update
-    expect(requests.map((request) => request.toolCall.toolCallId)).toEqual(result.toolCalls.slice(2).map((call) => call.toolCallId));
+    expect(requests.map((request) => request.toolCall.toolCallId)).toEqual(
+      result.toolCalls.slice(2).map((call) => call.toolCallId),
+    );
     expect(requests[0]!.toolCall.kind).toBe("execute");
-    expect(requests[0]!.options.map((option) => option.optionId)).toEqual(["allow_once", "allow_always", "reject_once"]);
+    expect(requests[0]!.options.map((option) => option.optionId)).toEqual([
+      "allow_once",
+      "allow_always",
+      "reject_once",
+    ]);
     expect(existsSync(join(ws, "ran"))).toBe(true);
   });
 
@@ -56,7 +77,10 @@ describe("ask mode and permission requests", () => {
     const ws = tempDir();
     const { sessionId } = await host.client.newSession(ws);
     answers.set(sessionId, () => allow("reject_once"));
-    const result = await host.client.prompt(sessionId, script(bash("touch ran"), tool("write_file", { path: "w.txt", content: "x" }), { say: "{{result}}" }));
+    const result = await host.client.prompt(
+      sessionId,
+      script(bash("touch ran"), tool("write_file", { path: "w.txt", content: "x" }), { say: "{{result}}" }),
+    );
     expect(result.toolCalls.map((call) => call.status)).toEqual(["failed", "failed"]);
     expect(results(result)).toEqual(["the user refused this tool call", "the user refused this tool call"]);
     expect(result.text).toBe("the user refused this tool call");
@@ -69,7 +93,14 @@ describe("ask mode and permission requests", () => {
     const other = (await host.client.newSession(tempDir())).sessionId;
     answers.set(sessionId, () => allow("allow_always"));
     await host.client.prompt(sessionId, script(bash("echo 1"), bash("echo 2")));
-    await host.client.prompt(sessionId, script(bash("echo 3"), tool("write_file", { path: "a.txt", content: "a" }), tool("write_file", { path: "b.txt", content: "b" })));
+    await host.client.prompt(
+      sessionId,
+      script(
+        bash("echo 3"),
+        tool("write_file", { path: "a.txt", content: "a" }),
+        tool("write_file", { path: "b.txt", content: "b" }),
+      ),
+    );
     expect(askedBy(sessionId).map((request) => request.toolCall.title)).toEqual(["echo 1", "Write a.txt"]);
     await host.client.prompt(other, script(bash("echo 4")));
     expect(askedBy(other).map((request) => request.toolCall.title)).toEqual(["echo 4"]);
@@ -86,7 +117,9 @@ describe("ask mode and permission requests", () => {
 
     const turnA = host.client.prompt(a, script(bash("touch ran-a"), { say: "after" }));
     let settledB = false;
-    const turnB = host.client.prompt(b, script(bash("touch ran-b"), { say: "b done" })).finally(() => (settledB = true));
+    const turnB = host.client
+      .prompt(b, script(bash("touch ran-b"), { say: "b done" }))
+      .finally(() => (settledB = true));
     await waitFor("both requests", () => askedBy(a).length === 1 && askedBy(b).length === 1);
 
     await host.client.cancel(a);
@@ -120,17 +153,24 @@ describe("session modes", () => {
       const { sessionId } = await host.client.newSession(ws);
       const updates: SessionUpdate[] = [];
       host.client.onSessionUpdate(sessionId, (update) => updates.push(update));
-      const modeUpdates = () => updates.flatMap((update) => (update.sessionUpdate === "current_mode_update" ? [update.currentModeId] : []));
+      const modeUpdates = () =>
+        updates.flatMap((update) => (update.sessionUpdate === "current_mode_update" ? [update.currentModeId] : []));
 
       await host.client.setMode(sessionId, "auto");
       await waitFor("current_mode_update auto", () => modeUpdates().includes("auto"));
-      const auto = await host.client.prompt(sessionId, script(bash("echo hi > a.txt"), tool("write_file", { path: "b.txt", content: "b" })));
+      const auto = await host.client.prompt(
+        sessionId,
+        script(bash("echo hi > a.txt"), tool("write_file", { path: "b.txt", content: "b" })),
+      );
       expect(auto.toolCalls.map((call) => call.status)).toEqual(["completed", "completed"]);
       expect(asked).toHaveLength(0);
 
       await host.client.setMode(sessionId, "read-only");
       await waitFor("current_mode_update read-only", () => modeUpdates().includes("read-only"));
-      const readOnly = await host.client.prompt(sessionId, script(bash("echo hi > c.txt"), tool("write_file", { path: "d.txt", content: "d" }), bash("cat a.txt")));
+      const readOnly = await host.client.prompt(
+        sessionId,
+        script(bash("echo hi > c.txt"), tool("write_file", { path: "d.txt", content: "d" }), bash("cat a.txt")),
+      );
       expect(readOnly.toolCalls.map((call) => call.status)).toEqual(["failed", "failed", "completed"]);
       expect(resultOf(readOnly.toolCalls[0])).toContain("Read-only file system");
       expect(existsSync(join(ws, "c.txt"))).toBe(false);

@@ -28,7 +28,9 @@ describe("port fuzz", () => {
       );
       // The fuzzed turn either survives or fails as the host's fault (-32603), never as the client's.
       if (!outcome.ok) expect(outcome.error.code, `round ${round} (${fuzz})`).toBe(-32603);
-      expect((await host.client.prompt(bystander, `still there ${round}`)).text).toBe(`fuzz worker says: still there ${round}`);
+      expect((await host.client.prompt(bystander, `still there ${round}`)).text).toBe(
+        `fuzz worker says: still there ${round}`,
+      );
       expect((await host.client.prompt(sessionId, "after")).text).toBe("fuzz worker says: after");
       await host.client.close(sessionId);
     }

@@ -29,7 +29,9 @@ const ticked = (cell: string) => [...cell.matchAll(/`([^`]+)`/g)].map((match) =>
 it("names exactly the capabilities initialize advertises", () => {
   const advertised = host.client.initializeResponse.agentCapabilities!;
   const named = new Set(protocolRows().flatMap((row) => ticked(row[2] ?? "")));
-  const sessionCapabilities = [...named].filter((name) => name.startsWith("sessionCapabilities.")).map((name) => name.slice("sessionCapabilities.".length));
+  const sessionCapabilities = [...named]
+    .filter((name) => name.startsWith("sessionCapabilities."))
+    .map((name) => name.slice("sessionCapabilities.".length));
   expect(sessionCapabilities.sort()).toEqual(Object.keys(advertised.sessionCapabilities ?? {}).sort());
   expect(named.has("loadSession")).toBe(advertised.loadSession === true);
   expect(named.has("mcpCapabilities.http")).toBe(advertised.mcpCapabilities?.http === true);
@@ -52,7 +54,8 @@ it("lists every method the host serves, and the host serves no other", async () 
     }
   };
   const notifications = new Set(["session/cancel"]);
-  for (const method of listed) if (!notifications.has(method)) expect({ method, served: await served(method) }).toEqual({ method, served: true });
+  for (const method of listed)
+    if (!notifications.has(method)) expect({ method, served: await served(method) }).toEqual({ method, served: true });
   for (const method of Object.values(AGENT_METHODS)) {
     if (listed.has(method) || notifications.has(method)) continue;
     expect({ method, served: await served(method) }).toEqual({ method, served: false });

@@ -14,12 +14,24 @@ import { startRemoteHost, tokensFile, transports, type RemoteHost } from "./supp
 import { waitFor } from "./support/tools.js";
 
 const CLI = fileURLToPath(new URL("../dist/src/cli.js", import.meta.url));
-const INITIALIZE = { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } };
+const INITIALIZE = {
+  jsonrpc: "2.0",
+  id: 0,
+  method: "initialize",
+  params: { protocolVersion: 1, clientCapabilities: {} },
+};
 
-async function postInitialize(url: string, authorization?: string): Promise<{ status: number; body: string; challenge: string | null }> {
+async function postInitialize(
+  url: string,
+  authorization?: string,
+): Promise<{ status: number; body: string; challenge: string | null }> {
   const response = await fetch(url, {
     method: "POST",
-    headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", ...(authorization ? { Authorization: authorization } : {}) },
+    headers: {
+      "Content-Type": "application/json",
+      Accept: "application/json, text/event-stream",
+      ...(authorization ? { Authorization: authorization } : {}),
+    },
     body: JSON.stringify(INITIALIZE),
   });
   return { status: response.status, body: await response.text(), challenge: response.headers.get("www-authenticate") };
@@ -53,7 +65,12 @@ describe("a host with a tokens file", () => {
   });
 
   it("answers 401 with no detail to a request without a token or with a wrong one, and logs it without the token", async () => {
-    for (const authorization of [undefined, "Bearer wrong-token-123", `Bearer ${hashToken(tokens.tokens.alpha!)}`, `Basic ${tokens.tokens.alpha}`]) {
+    for (const authorization of [
+      undefined,
+      "Bearer wrong-token-123",
+      `Bearer ${hashToken(tokens.tokens.alpha!)}`,
+      `Basic ${tokens.tokens.alpha}`,
+    ]) {
       const answer = await postInitialize(host.httpUrl, authorization);
       expect(answer).toEqual({ status: 401, body: "", challenge: "Bearer" });
       expect(await upgradeStatus(host.wsUrl, authorization)).toBe(401);
@@ -83,7 +100,13 @@ describe("a host with a tokens file", () => {
     const beta = await HostClient.connect(host.wsUrl, { token: tokens.tokens.beta! });
     const { sessionId } = await beta.newSession(tempDir());
     const fresh = tokens.add("alpha");
-    writeFileSync(tokens.path, readFileSync(tokens.path, "utf8").split("\n").filter((line) => !line.endsWith(hashToken(tokens.tokens.alpha!))).join("\n"));
+    writeFileSync(
+      tokens.path,
+      readFileSync(tokens.path, "utf8")
+        .split("\n")
+        .filter((line) => !line.endsWith(hashToken(tokens.tokens.alpha!)))
+        .join("\n"),
+    );
     host.child.kill("SIGHUP");
     await Promise.all([alphaWs.closed, alphaHttp.closed]);
     expect((await postInitialize(host.httpUrl, `Bearer ${tokens.tokens.alpha}`)).status).toBe(401);
@@ -108,7 +131,10 @@ describe("a host with a tokens file", () => {
     await reload();
     const asGamma = await HostClient.connect(host.wsUrl, { token });
     const { sessionId } = await asGamma.newSession(tempDir());
-    writeFileSync(tokens.path, readFileSync(tokens.path, "utf8").replace(`gamma ${hashToken(token)}`, `delta ${hashToken(token)}`));
+    writeFileSync(
+      tokens.path,
+      readFileSync(tokens.path, "utf8").replace(`gamma ${hashToken(token)}`, `delta ${hashToken(token)}`),
+    );
     await reload();
     await asGamma.closed;
     const asDelta = await HostClient.connect(host.wsUrl, { token });
@@ -122,30 +148,47 @@ describe("a host with a tokens file", () => {
 });
 
 describe("token add and listen refusals", () => {
-
   it("token add prints a fresh token once and appends only its hash", () => {
     const path = join(tempDir(), "tokens");
-    const first = spawnSync(process.execPath, [CLI, "token", "add", "alpha", "--tokens-file", path], { encoding: "utf8" });
-    const second = spawnSync(process.execPath, [CLI, "token", "add", "beta", "--tokens-file", path], { encoding: "utf8" });
+    const first = spawnSync(process.execPath, [CLI, "token", "add", "alpha", "--tokens-file", path], {
+      encoding: "utf8",
+    });
+    const second = spawnSync(process.execPath, [CLI, "token", "add", "beta", "--tokens-file", path], {
+      encoding: "utf8",
+    });
     expect([first.status, second.status]).toEqual([0, 0]);
     const [a, b] = [first.stdout.trim(), second.stdout.trim()];
     expect(a).toMatch(/^[A-Za-z0-9_-]{43}$/);
     const file = readFileSync(path, "utf8");
     expect(file).toBe(`alpha ${hashToken(a)}\nbeta ${hashToken(b)}\n`);
     expect(file).not.toContain(a);
-    const bad = spawnSync(process.execPath, [CLI, "token", "add", "no spaces", "--tokens-file", path], { encoding: "utf8" });
+    const bad = spawnSync(process.execPath, [CLI, "token", "add", "no spaces", "--tokens-file", path], {
+      encoding: "utf8",
+    });
     expect(bad.status).toBe(2);
   });
 
   it.each([
-    [["--listen", "0.0.0.0:0"], /^acp-session-host: --listen: 0\.0\.0\.0 is not a loopback address: refusing to serve it without --tokens-file\n$/],
+    [
+      ["--listen", "0.0.0.0:0"],
+      /^acp-session-host: --listen: 0\.0\.0\.0 is not a loopback address: refusing to serve it without --tokens-file\n$/,
+    ],
     [["--listen", "[::]:0"], /^acp-session-host: --listen: :: is not a loopback address/],
     [["--listen", "127.0.0.1"], /^acp-session-host: --listen: must be HOST:PORT/],
     [["--tokens-file", "/nonexistent"], /^acp-session-host: --tokens-file: needs --listen\n$/],
-    [["--listen", "127.0.0.1:0", "--tls-cert", "/nonexistent"], /^acp-session-host: --tls-key: --tls-cert and --tls-key go together\n$/],
-    [["--listen", "127.0.0.1:0", "--tokens-file", "/nonexistent/tokens"], /^acp-session-host: --tokens-file \/nonexistent\/tokens: ENOENT/],
+    [
+      ["--listen", "127.0.0.1:0", "--tls-cert", "/nonexistent"],
+      /^acp-session-host: --tls-key: --tls-cert and --tls-key go together\n$/,
+    ],
+    [
+      ["--listen", "127.0.0.1:0", "--tokens-file", "/nonexistent/tokens"],
+      /^acp-session-host: --tokens-file \/nonexistent\/tokens: ENOENT/,
+    ],
   ])("%j exits 2 with one line", (args, message) => {
-    const result = spawnSync(process.execPath, [CLI, "serve", ...args, "--state-dir", tempDir()], { encoding: "utf8", timeout: 30_000 });
+    const result = spawnSync(process.execPath, [CLI, "serve", ...args, "--state-dir", tempDir()], {
+      encoding: "utf8",
+      timeout: 30_000,
+    });
     expect(result.status).toBe(2);
     expect(result.stderr).toMatch(message);
     expect(result.stderr.trimEnd().split("\n")).toHaveLength(1);

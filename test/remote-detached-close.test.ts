@@ -15,7 +15,8 @@ afterAll(async () => {
   expect(await host.stop()).toBe(0);
 });
 
-const open = async (client: HostClient, sessionId: string) => (await client.status()).sessionRows.some((row) => row.sessionId === sessionId);
+const open = async (client: HostClient, sessionId: string) =>
+  (await client.status()).sessionRows.some((row) => row.sessionId === sessionId);
 
 it("closes a detached session nobody took over, and a later connection resumes it", async () => {
   const cwd = tempDir();
@@ -38,7 +39,10 @@ it("closes a detached session nobody took over, and a later connection resumes i
   try {
     await second.resume(sessionId, cwd);
     expect(await open(second, sessionId)).toBe(true);
-    expect(transcript(await second.load(sessionId, cwd))).toEqual(["user: before the drop", "agent: You said: before the drop"]);
+    expect(transcript(await second.load(sessionId, cwd))).toEqual([
+      "user: before the drop",
+      "agent: You said: before the drop",
+    ]);
     expect((await second.prompt(sessionId, "back again")).text).toBe("You said: back again");
   } finally {
     await second.dispose();

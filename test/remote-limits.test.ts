@@ -12,7 +12,12 @@ import { bash, processesRunning, script, tool, waitFor } from "./support/tools.j
 
 const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)]!;
 
-async function echoLatencies(client: HostClient, sessionId: string, until: () => boolean, atLeast: number): Promise<number[]> {
+async function echoLatencies(
+  client: HostClient,
+  sessionId: string,
+  until: () => boolean,
+  atLeast: number,
+): Promise<number[]> {
   const latencies: number[] = [];
   while (latencies.length < atLeast || !until()) {
     const started = performance.now();
@@ -28,43 +33,63 @@ describe("a client that stops reading", () => {
     expect(await host.stop()).toBe(0);
   });
 
-  it("is disconnected once its buffer has stalled, while another client's prompts go on being answered", { timeout: 180_000 }, async () => {
-    const stallMs = 3000;
-    host = await startRemoteHost([
-      "--max-buffered-bytes", String(256 * 1024),
-      "--max-message-bytes", String(64 * 1024),
-      "--max-output-stall-ms", String(stallMs),
-      "--output-cap-bytes", String(2 * 1024 * 1024),
-      "--default-mode", "auto",
-    ]);
-    const other = await HostClient.connect(host.wsUrl);
-    const { sessionId: otherSession } = await other.newSession(tempDir());
-    await echoLatencies(other, otherSession, () => true, 5);
-    const baseline = await echoLatencies(other, otherSession, () => true, 30);
+  it(
+    "is disconnected once its buffer has stalled, while another client's prompts go on being answered",
+    { timeout: 180_000 },
+    async () => {
+      const stallMs = 3000;
+      host = await startRemoteHost([
+        "--max-buffered-bytes",
+        String(256 * 1024),
+        "--max-message-bytes",
+        String(64 * 1024),
+        "--max-output-stall-ms",
+        String(stallMs),
+        "--output-cap-bytes",
+        String(2 * 1024 * 1024),
+        "--default-mode",
+        "auto",
+      ]);
+      const other = await HostClient.connect(host.wsUrl);
+      const { sessionId: otherSession } = await other.newSession(tempDir());
+      await echoLatencies(other, otherSession, () => true, 5);
+      const baseline = await echoLatencies(other, otherSession, () => true, 30);
 
-    const cwd = tempDir();
-    writeFileSync(join(cwd, "big.txt"), "x".repeat(1024 * 1024));
-    const slow = await openStalledClient(host.wsUrl);
-    await slow.call(0, "initialize", { protocolVersion: 1, clientCapabilities: {} });
-    const { sessionId } = (await slow.call(1, "session/new", { cwd, mcpServers: [] })) as { sessionId: string };
-    slow.stopReading();
-    // 8 MB of answer for a client that reads none of it: more than the socket buffers and the host's 256 KiB.
-    const says = Array.from({ length: 8 }, () => ({ say: "{{result}}" }));
-    slow.send({ jsonrpc: "2.0", id: 2, method: "session/prompt", params: { sessionId, prompt: [{ type: "text", text: script(tool("read_file", { path: "big.txt" }), ...says) }] } });
-    const sent = performance.now();
-    // The other client is connection c1, the stalled one c2.
-    const stalledClosed = () => /"connection":"c2","tenant":null,"detached":1,"msg":"connection closed"/.test(host.stderr());
-    const during = await echoLatencies(other, otherSession, stalledClosed, 30);
-    expect(performance.now() - sent).toBeGreaterThanOrEqual(stallMs);
-    expect(host.stderr()).toContain(`output stalled for maxOutputStallMs (${stallMs})`);
-    // The latency itself is a figure for the bench, not a threshold here (it moves with the machine's load).
-    console.log(`other client's echo p50 while one stalls: ${median(during).toFixed(1)} ms (before: ${median(baseline).toFixed(1)} ms)`);
-    // The other client never noticed; the stalled one finds its connection closed once it reads again.
-    expect((await other.prompt(otherSession, "still fine")).text).toBe("You said: still fine");
-    slow.resumeReading();
-    await slow.closed;
-    await other.dispose();
-  });
+      const cwd = tempDir();
+      writeFileSync(join(cwd, "big.txt"), "x".repeat(1024 * 1024));
+      const slow = await openStalledClient(host.wsUrl);
+      await slow.call(0, "initialize", { protocolVersion: 1, clientCapabilities: {} });
+      const { sessionId } = (await slow.call(1, "session/new", { cwd, mcpServers: [] })) as { sessionId: string };
+      slow.stopReading();
+      // 8 MB of answer for a client that reads none of it: more than the socket buffers and the host's 256 KiB.
+      const says = Array.from({ length: 8 }, () => ({ say: "{{result}}" }));
+      slow.send({
+        jsonrpc: "2.0",
+        id: 2,
+        method: "session/prompt",
+        params: {
+          sessionId,
+          prompt: [{ type: "text", text: script(tool("read_file", { path: "big.txt" }), ...says) }],
+        },
+      });
+      const sent = performance.now();
+      // The other client is connection c1, the stalled one c2.
+      const stalledClosed = () =>
+        /"connection":"c2","tenant":null,"detached":1,"msg":"connection closed"/.test(host.stderr());
+      const during = await echoLatencies(other, otherSession, stalledClosed, 30);
+      expect(performance.now() - sent).toBeGreaterThanOrEqual(stallMs);
+      expect(host.stderr()).toContain(`output stalled for maxOutputStallMs (${stallMs})`);
+      // The latency itself is a figure for the bench, not a threshold here (it moves with the machine's load).
+      console.log(
+        `other client's echo p50 while one stalls: ${median(during).toFixed(1)} ms (before: ${median(baseline).toFixed(1)} ms)`,
+      );
+      // The other client never noticed; the stalled one finds its connection closed once it reads again.
+      expect((await other.prompt(otherSession, "still fine")).text).toBe("You said: still fine");
+      slow.resumeReading();
+      await slow.closed;
+      await other.dispose();
+    },
+  );
 });
 
 describe("connection limits", () => {
@@ -75,8 +100,19 @@ describe("connection limits", () => {
 
   it("counts every socket against --max-connections, refuses messages beyond --max-message-bytes, closes idle connections", async () => {
     // An idle timeout well above what the steps between a connection's messages take on a loaded machine.
-    host = await startRemoteHost(["--max-connections", "3", "--max-message-bytes", "4096", "--idle-timeout-ms", "4000"]);
-    const open = [await HostClient.connect(host.wsUrl), await HostClient.connect(host.wsUrl), await HostClient.connect(host.wsUrl)];
+    host = await startRemoteHost([
+      "--max-connections",
+      "3",
+      "--max-message-bytes",
+      "4096",
+      "--idle-timeout-ms",
+      "4000",
+    ]);
+    const open = [
+      await HostClient.connect(host.wsUrl),
+      await HostClient.connect(host.wsUrl),
+      await HostClient.connect(host.wsUrl),
+    ];
     // A fourth socket is closed as it comes, whatever it would have asked.
     await expect(HostClient.connect(host.httpUrl)).rejects.toThrow();
     await expect(HostClient.connect(host.wsUrl)).rejects.toThrow();
@@ -94,7 +130,9 @@ describe("connection limits", () => {
     // is timed from before the connection's last message (its initialize), so however long the rest takes the
     // timeout cannot have run before it.
     const idleSince = performance.now();
-    const second = await waitFor("the sockets to be free again", () => HostClient.connect(host.httpUrl).catch(() => null));
+    const second = await waitFor("the sockets to be free again", () =>
+      HostClient.connect(host.httpUrl).catch(() => null),
+    );
     const response = await fetch(host.httpUrl, {
       method: "POST",
       headers: { "Content-Type": "application/json", "Acp-Connection-Id": "any" },
@@ -137,7 +175,10 @@ describe("SIGTERM", () => {
     const exited = host.stop("SIGTERM");
     const statuses = new Set<number>();
     for (;;) {
-      const status = await fetch(health).then((response) => response.status, () => null);
+      const status = await fetch(health).then(
+        (response) => response.status,
+        () => null,
+      );
       if (status === null) break;
       statuses.add(status);
     }

@@ -64,14 +64,19 @@ it("a permission request left unanswered by a dropped connection is settled canc
     },
   });
   const { sessionId } = await first.newSession(cwd, { mode: "ask" });
-  const inFlight = first.prompt(sessionId, script(tool("write_file", { path: "late.txt", content: "x" }), { say: "after the ask" }));
+  const inFlight = first.prompt(
+    sessionId,
+    script(tool("write_file", { path: "late.txt", content: "x" }), { say: "after the ask" }),
+  );
   inFlight.catch(() => {});
   await askedOnce;
   await first.dispose();
   const second = await HostClient.connect(host.wsUrl, { token });
   try {
     await second.resume(sessionId, cwd);
-    expect(logEntries(host.stateDir, sessionId).find((entry) => entry.type === "permission")).toMatchObject({ outcome: "cancelled" });
+    expect(logEntries(host.stateDir, sessionId).find((entry) => entry.type === "permission")).toMatchObject({
+      outcome: "cancelled",
+    });
     expect(existsSync(join(cwd, "late.txt"))).toBe(false);
     const replayed = transcript(await second.load(sessionId, cwd));
     expect(replayed.at(-1)).toBe("agent: after the ask");

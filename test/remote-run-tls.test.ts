@@ -12,7 +12,10 @@ const CLI = fileURLToPath(new URL("../dist/src/cli.js", import.meta.url));
 
 function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, "run", ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [CLI, "run", ...args], {
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
@@ -27,7 +30,25 @@ function selfSignedCertificate(): { cert: string; key: string } {
   const key = join(dir, "key.pem");
   const made = spawnSync(
     "openssl",
-    ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key, "-out", cert],
+    [
+      "req",
+      "-x509",
+      "-newkey",
+      "ec",
+      "-pkeyopt",
+      "ec_paramgen_curve:prime256v1",
+      "-nodes",
+      "-days",
+      "1",
+      "-subj",
+      "/CN=127.0.0.1",
+      "-addext",
+      "subjectAltName=IP:127.0.0.1",
+      "-keyout",
+      key,
+      "-out",
+      cert,
+    ],
     { encoding: "utf8" },
   );
   if (made.status !== 0) throw new Error(`openssl failed: ${made.stderr}`);
@@ -40,7 +61,10 @@ describe("run --connect", () => {
     const host = await startRemoteHost(["--tokens-file", tokens.path]);
     try {
       for (const url of [host.wsUrl, host.httpUrl]) {
-        const result = await run(["--connect", url, "--sessions", "3", "--turns", "2", "--prompt", "remote run", "--json"], { ACP_SESSION_HOST_TOKEN: tokens.tokens.ops! });
+        const result = await run(
+          ["--connect", url, "--sessions", "3", "--turns", "2", "--prompt", "remote run", "--json"],
+          { ACP_SESSION_HOST_TOKEN: tokens.tokens.ops! },
+        );
         expect(result.code).toBe(0);
         const report = JSON.parse(result.stdout) as RunReport;
         expect(report.summary).toMatchObject({ sessions: 3, turns: 2, endTurn: 3, failed: 0 });

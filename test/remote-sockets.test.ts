@@ -59,67 +59,82 @@ describe("sockets that never finish a request", () => {
   let host: RemoteHost;
   afterAll(async () => expect(await host.stop()).toBe(0));
 
-  it("are closed by --handshake-timeout-ms, and the oldest makes room for a newcomer at --max-connections", { timeout: 120_000 }, async () => {
-    host = await startRemoteHost(["--max-connections", "7", "--handshake-timeout-ms", "4000", "--max-connections-per-address", "0"]);
-    const other = await HostClient.connect(host.wsUrl);
-    const { sessionId } = await other.newSession(tempDir());
-    const echoes = echoThroughout(other, sessionId);
+  it(
+    "are closed by --handshake-timeout-ms, and the oldest makes room for a newcomer at --max-connections",
+    { timeout: 120_000 },
+    async () => {
+      host = await startRemoteHost([
+        "--max-connections",
+        "7",
+        "--handshake-timeout-ms",
+        "4000",
+        "--max-connections-per-address",
+        "0",
+      ]);
+      const other = await HostClient.connect(host.wsUrl);
+      const { sessionId } = await other.newSession(tempDir());
+      const echoes = echoThroughout(other, sessionId);
 
-    const silent = [];
-    for (let i = 0; i < 3; i++) silent.push(await rawSocket(host.httpUrl));
-    const slow = await Promise.all([1, 2, 3].map(() => rawSocket(host.httpUrl)));
-    // Headers that never end: a byte now and then.
-    const request = "GET /acp HTTP/1.1\r\nHost: x\r\nX-Slow: " + "a".repeat(1000);
-    let sent = 0;
-    const trickle = setInterval(() => {
-      for (const { socket } of slow) if (!socket.destroyed) socket.write(request[sent % request.length]!);
-      sent++;
-    }, 100);
-    try {
-      // The echo client's socket and these six fill --max-connections: a newcomer takes the place of the oldest.
-      const newcomer = await HostClient.connect(host.wsUrl);
-      await silent[0]!.closed;
-      expect(silent[0]!.received()).toBe("");
-      expect([...silent.slice(1), ...slow].map((raw) => raw.isClosed())).toEqual([false, false, false, false, false]);
-      await waitFor("the eviction's log line", () => host.stderr().includes("socket closed to make room"));
-      await newcomer.dispose();
-      await Promise.all([...silent.slice(1), ...slow].map((raw) => raw.closed));
-      // Node's own request timeout closed the others (408).
-      for (const raw of [...silent.slice(1), ...slow]) expect(raw.received()).toMatch(/^HTTP\/1\.1 408/);
-    } finally {
-      clearInterval(trickle);
-    }
+      const silent = [];
+      for (let i = 0; i < 3; i++) silent.push(await rawSocket(host.httpUrl));
+      const slow = await Promise.all([1, 2, 3].map(() => rawSocket(host.httpUrl)));
+      // Headers that never end: a byte now and then.
+      const request = "GET /acp HTTP/1.1\r\nHost: x\r\nX-Slow: " + "a".repeat(1000);
+      let sent = 0;
+      const trickle = setInterval(() => {
+        for (const { socket } of slow) if (!socket.destroyed) socket.write(request[sent % request.length]!);
+        sent++;
+      }, 100);
+      try {
+        // The echo client's socket and these six fill --max-connections: a newcomer takes the place of the oldest.
+        const newcomer = await HostClient.connect(host.wsUrl);
+        await silent[0]!.closed;
+        expect(silent[0]!.received()).toBe("");
+        expect([...silent.slice(1), ...slow].map((raw) => raw.isClosed())).toEqual([false, false, false, false, false]);
+        await waitFor("the eviction's log line", () => host.stderr().includes("socket closed to make room"));
+        await newcomer.dispose();
+        await Promise.all([...silent.slice(1), ...slow].map((raw) => raw.closed));
+        // Node's own request timeout closed the others (408).
+        for (const raw of [...silent.slice(1), ...slow]) expect(raw.received()).toMatch(/^HTTP\/1\.1 408/);
+      } finally {
+        clearInterval(trickle);
+      }
 
-    // A connection that has authenticated is not held to the handshake's budget: an HTTP client's event stream
-    // outlives a silent socket opened after it.
-    const http = await HostClient.connect(host.httpUrl);
-    const { sessionId: viaHttp } = await http.newSession(tempDir());
-    const late = await rawSocket(host.httpUrl);
-    await late.closed;
-    expect((await http.prompt(viaHttp, "still here")).text).toBe("You said: still here");
-    await http.dispose();
-    expect(await echoes.stop()).toBeGreaterThan(0);
-    await other.dispose();
-  });
+      // A connection that has authenticated is not held to the handshake's budget: an HTTP client's event stream
+      // outlives a silent socket opened after it.
+      const http = await HostClient.connect(host.httpUrl);
+      const { sessionId: viaHttp } = await http.newSession(tempDir());
+      const late = await rawSocket(host.httpUrl);
+      await late.closed;
+      expect((await http.prompt(viaHttp, "still here")).text).toBe("You said: still here");
+      await http.dispose();
+      expect(await echoes.stop()).toBeGreaterThan(0);
+      await other.dispose();
+    },
+  );
 });
 
 describe("one address", () => {
   let host: RemoteHost;
   afterAll(async () => expect(await host.stop()).toBe(0));
 
-  it("holds at most --max-connections-per-address sockets, its oldest silent one making room; another address is not affected", { timeout: 60_000 }, async () => {
-    host = await startRemoteHost(["--max-connections-per-address", "2"]);
-    const other = await HostClient.connect(host.wsUrl);
-    const { sessionId } = await other.newSession(tempDir());
-    const held = [await rawSocket(host.httpUrl, "127.0.0.2"), await rawSocket(host.httpUrl, "127.0.0.2")];
-    const third = await rawSocket(host.httpUrl, "127.0.0.2");
-    await held[0]!.closed;
-    expect([held[1]!.isClosed(), third.isClosed()]).toEqual([false, false]);
-    await waitFor("the eviction's log line", () => host.stderr().includes("socket closed to make room"));
-    expect((await other.prompt(sessionId, "unaffected")).text).toBe("You said: unaffected");
-    for (const raw of [held[1]!, third]) raw.socket.destroy();
-    await other.dispose();
-  });
+  it(
+    "holds at most --max-connections-per-address sockets, its oldest silent one making room; another address is not affected",
+    { timeout: 60_000 },
+    async () => {
+      host = await startRemoteHost(["--max-connections-per-address", "2"]);
+      const other = await HostClient.connect(host.wsUrl);
+      const { sessionId } = await other.newSession(tempDir());
+      const held = [await rawSocket(host.httpUrl, "127.0.0.2"), await rawSocket(host.httpUrl, "127.0.0.2")];
+      const third = await rawSocket(host.httpUrl, "127.0.0.2");
+      await held[0]!.closed;
+      expect([held[1]!.isClosed(), third.isClosed()]).toEqual([false, false]);
+      await waitFor("the eviction's log line", () => host.stderr().includes("socket closed to make room"));
+      expect((await other.prompt(sessionId, "unaffected")).text).toBe("You said: unaffected");
+      for (const raw of [held[1]!, third]) raw.socket.destroy();
+      await other.dispose();
+    },
+  );
 });
 
 describe("refused requests", () => {
@@ -127,28 +142,40 @@ describe("refused requests", () => {
   let token: string;
   afterAll(async () => expect(await host.stop()).toBe(0));
 
-  it("end their connection at once, the answer written first, however much body the client still trickles", { timeout: 60_000 }, async () => {
-    const tokens = tokensFile(["alpha"]);
-    token = tokens.tokens.alpha!;
-    host = await startRemoteHost(["--tokens-file", tokens.path, "--max-message-bytes", String(64 * 1024)]);
-    for (const authorization of ["Bearer wrong", `Bearer ${token}`]) {
-      const raw = await rawSocket(host.httpUrl);
-      // A gigabyte declared (over --max-message-bytes for the right token, unauthorized for the wrong one).
-      raw.socket.write(`POST /acp HTTP/1.1\r\nHost: x\r\nAuthorization: ${authorization}\r\nContent-Type: application/json\r\nContent-Length: 1000000000\r\n\r\n{`);
-      const trickle = setInterval(() => raw.socket.write(" "), 50);
-      await raw.ended;
-      clearInterval(trickle);
-      raw.socket.destroy();
-      expect(raw.received()).toMatch(authorization === "Bearer wrong" ? /^HTTP\/1\.1 401 .*\r\nConnection: close\r\n/s : /^HTTP\/1\.1 413 .*\r\nConnection: close\r\n/s);
-    }
-  });
+  it(
+    "end their connection at once, the answer written first, however much body the client still trickles",
+    { timeout: 60_000 },
+    async () => {
+      const tokens = tokensFile(["alpha"]);
+      token = tokens.tokens.alpha!;
+      host = await startRemoteHost(["--tokens-file", tokens.path, "--max-message-bytes", String(64 * 1024)]);
+      for (const authorization of ["Bearer wrong", `Bearer ${token}`]) {
+        const raw = await rawSocket(host.httpUrl);
+        // A gigabyte declared (over --max-message-bytes for the right token, unauthorized for the wrong one).
+        raw.socket.write(
+          `POST /acp HTTP/1.1\r\nHost: x\r\nAuthorization: ${authorization}\r\nContent-Type: application/json\r\nContent-Length: 1000000000\r\n\r\n{`,
+        );
+        const trickle = setInterval(() => raw.socket.write(" "), 50);
+        await raw.ended;
+        clearInterval(trickle);
+        raw.socket.destroy();
+        expect(raw.received()).toMatch(
+          authorization === "Bearer wrong"
+            ? /^HTTP\/1\.1 401 .*\r\nConnection: close\r\n/s
+            : /^HTTP\/1\.1 413 .*\r\nConnection: close\r\n/s,
+        );
+      }
+    },
+  );
 
   it("a 413 reaches a client that writes its headers and a large body in one go", { timeout: 60_000 }, async () => {
     const body = `{"pad":"${"z".repeat(2 * 1024 * 1024)}"}`;
     const statuses: string[] = [];
     for (let i = 0; i < 20; i++) {
       const raw = await rawSocket(host.httpUrl);
-      raw.socket.write(`POST /acp HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+      raw.socket.write(
+        `POST /acp HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+      );
       // The host's answer, then its end of the connection; a reset instead would come as a close with nothing read.
       await raw.ended;
       statuses.push(raw.received().slice(0, 12));
@@ -166,7 +193,11 @@ describe("warnings a client can cause at will", () => {
     const tokens = tokensFile(["alpha"]);
     host = await startRemoteHost(["--tokens-file", tokens.path]);
     for (let i = 0; i < 200; i++) {
-      const response = await fetch(host.httpUrl, { method: "POST", headers: { Authorization: "Bearer wrong" }, body: "{}" });
+      const response = await fetch(host.httpUrl, {
+        method: "POST",
+        headers: { Authorization: "Bearer wrong" },
+        body: "{}",
+      });
       expect(response.status).toBe(401);
     }
     const client = await openStalledClient(host.wsUrl, { Authorization: `Bearer ${tokens.tokens.alpha}` });

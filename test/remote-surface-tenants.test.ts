@@ -33,7 +33,10 @@ afterAll(async () => {
 it("B's answers about A's session, fork and child are those about a session that does not exist", async () => {
   const cwd = tempDir();
   const { sessionId: mine } = await a.newSession(cwd);
-  const parentTurn = await a.prompt(mine, script({ tool: "spawn_agent", input: { prompt: "a's errand" } }, { say: "{{result}}" }));
+  const parentTurn = await a.prompt(
+    mine,
+    script({ tool: "spawn_agent", input: { prompt: "a's errand" } }, { say: "{{result}}" }),
+  );
   const child = parentTurn.children[0]!.sessionId;
   const fork = (await a.fork(mine, cwd)).sessionId;
   await a.prompt(fork, "a's fork");
@@ -59,9 +62,15 @@ it("B's answers about A's session, fork and child are those about a session that
   }
   // B's own session cannot make A's child its own.
   const { sessionId: theirs } = await b.newSession(tempDir());
-  const stolen = await b.prompt(theirs, script({ tool: "spawn_agent", input: { session: child, prompt: "work for b" } }, { say: "{{result}}" }));
+  const stolen = await b.prompt(
+    theirs,
+    script({ tool: "spawn_agent", input: { session: child, prompt: "work for b" } }, { say: "{{result}}" }),
+  );
   const nobody = randomUUID();
-  const unknown = await b.prompt(theirs, script({ tool: "spawn_agent", input: { session: nobody, prompt: "work for b" } }, { say: "{{result}}" }));
+  const unknown = await b.prompt(
+    theirs,
+    script({ tool: "spawn_agent", input: { session: nobody, prompt: "work for b" } }, { say: "{{result}}" }),
+  );
   expect(stolen.text.replaceAll(child, "<id>")).toBe(unknown.text.replaceAll(nobody, "<id>"));
 
   // Nothing of A's in B's list or in B's traffic; A sees its three sessions, untouched.
@@ -70,7 +79,9 @@ it("B's answers about A's session, fork and child are those about a session that
   expect(seenByB.every((notification) => notification.sessionId === theirs)).toBe(true);
   const listedByA = new Map((await a.list()).sessions.map((session) => [session.sessionId, session]));
   expect([...listedByA.keys()].sort()).toEqual([...ids].sort());
-  expect(listedByA.get(mine)?.title).toBe(script({ tool: "spawn_agent", input: { prompt: "a's errand" } }, { say: "{{result}}" }).slice(0, 79) + "…");
+  expect(listedByA.get(mine)?.title).toBe(
+    script({ tool: "spawn_agent", input: { prompt: "a's errand" } }, { say: "{{result}}" }).slice(0, 79) + "…",
+  );
   expect(await a.status(child)).toBe("open");
   expect(violations).toEqual([]);
 });

@@ -37,7 +37,10 @@ describe.each(transports)("over $name", ({ url }) => {
     try {
       const ws = tempDir();
       const { sessionId } = await client.newSession(ws, { mode: "auto" });
-      const turn = await client.prompt(sessionId, script(tool("write_file", { path: "out.txt", content: "remote\n" }), { say: "done: {{result}}" }));
+      const turn = await client.prompt(
+        sessionId,
+        script(tool("write_file", { path: "out.txt", content: "remote\n" }), { say: "done: {{result}}" }),
+      );
       expect(turn.stopReason).toBe("end_turn");
       expect(turn.toolCalls.map((call) => [call.title, call.status])).toEqual([["Write out.txt", "completed"]]);
       expect(readFileSync(join(ws, "out.txt"), "utf8")).toBe("remote\n");
@@ -52,7 +55,9 @@ describe.each(transports)("over $name", ({ url }) => {
     try {
       const { sessionId } = await client.newSession(tempDir());
       const controller = new AbortController();
-      const turn = client.prompt(sessionId, script({ sleep_ms: 60_000 }, { say: "never" }), { signal: controller.signal });
+      const turn = client.prompt(sessionId, script({ sleep_ms: 60_000 }, { say: "never" }), {
+        signal: controller.signal,
+      });
       await waitFor("the turn to start", async () => (await client.stats()).sessions.busy >= 1);
       controller.abort();
       const result = await turn;

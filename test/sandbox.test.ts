@@ -1,7 +1,16 @@
 // The bubblewrap sandbox, for real: what a command can and cannot reach in each mode, and fail-closed behaviour
 // when bwrap is missing or cannot start.
 import { randomBytes } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -122,7 +131,13 @@ describe("sandboxed modes", () => {
     const { sessionId } = await host.client.newSession(tempDir(), { mode: "read-only" });
     const result = await host.client.prompt(
       sessionId,
-      script(bash(`cat ${theirs}/secret`), bash(`ls -A ${theirs}`), bash(`ls -A ${stateDir}`), bash(`grep -r "into the log" ${stateDir}`), bash(`cat ${plain}/readable`)),
+      script(
+        bash(`cat ${theirs}/secret`),
+        bash(`ls -A ${theirs}`),
+        bash(`ls -A ${stateDir}`),
+        bash(`grep -r "into the log" ${stateDir}`),
+        bash(`cat ${plain}/readable`),
+      ),
     );
     const [secret, listing, state, grep, readable] = result.toolCalls;
     expect(secret!.status).toBe("failed");
@@ -138,22 +153,38 @@ describe("sandboxed modes", () => {
 
   it("full-access is not offered without --allow-full-access", async () => {
     const { sessionId } = await host.client.newSession(tempDir());
-    await expect(host.client.setMode(sessionId, "full-access")).rejects.toMatchObject({ code: -32602, data: expect.objectContaining({ reason: "INVALID_PARAMS", field: "modeId" }) });
+    await expect(host.client.setMode(sessionId, "full-access")).rejects.toMatchObject({
+      code: -32602,
+      data: expect.objectContaining({ reason: "INVALID_PARAMS", field: "modeId" }),
+    });
   });
 });
 
 describe("fail closed", () => {
   it("with bwrap missing, sandboxed commands fail and never run; full-access (when allowed) still runs", async () => {
-    const host = await startHost(["--default-mode", "auto", "--bwrap-path", "/nonexistent/bwrap", "--allow-full-access"]);
+    const host = await startHost([
+      "--default-mode",
+      "auto",
+      "--bwrap-path",
+      "/nonexistent/bwrap",
+      "--allow-full-access",
+    ]);
     try {
-      await waitFor("the boot log line", () => host.stderr().includes("sandbox unavailable: sandboxed commands will fail closed"));
+      await waitFor("the boot log line", () =>
+        host.stderr().includes("sandbox unavailable: sandboxed commands will fail closed"),
+      );
       const ws = tempDir();
       const { sessionId } = await host.client.newSession(ws);
       const auto = await host.client.prompt(sessionId, script(bash("touch marker-auto")));
       expect(auto.toolCalls[0]!.status).toBe("failed");
-      expect(resultOf(auto.toolCalls[0])).toMatch(/^sandbox unavailable: bubblewrap at \/nonexistent\/bwrap cannot be started: .*ENOENT.*never run unsandboxed/);
+      expect(resultOf(auto.toolCalls[0])).toMatch(
+        /^sandbox unavailable: bubblewrap at \/nonexistent\/bwrap cannot be started: .*ENOENT.*never run unsandboxed/,
+      );
       await host.client.setMode(sessionId, "read-only");
-      const readOnly = await host.client.prompt(sessionId, script(bash("touch marker-ro"), bash("echo hi", { run_in_background: true })));
+      const readOnly = await host.client.prompt(
+        sessionId,
+        script(bash("touch marker-ro"), bash("echo hi", { run_in_background: true })),
+      );
       for (const call of readOnly.toolCalls) expect(call.status).toBe("failed");
       expect(results(readOnly)[1]).toContain("sandbox unavailable");
       expect(existsSync(join(ws, "marker-auto"))).toBe(false);
@@ -193,7 +224,9 @@ describe("fail closed", () => {
       const probed = await failing.client.newSession(other);
       const refused = await failing.client.prompt(probed.sessionId, script(bash("touch marker")));
       expect(refused.toolCalls[0]!.status).toBe("failed");
-      expect(resultOf(refused.toolCalls[0])).toMatch(/^sandbox unavailable: bubblewrap at \/bin\/false cannot make a sandbox here/);
+      expect(resultOf(refused.toolCalls[0])).toMatch(
+        /^sandbox unavailable: bubblewrap at \/bin\/false cannot make a sandbox here/,
+      );
       expect(existsSync(join(other, "marker"))).toBe(false);
     } finally {
       await Promise.all([broken.dispose(), failing.dispose()]);

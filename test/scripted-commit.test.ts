@@ -18,7 +18,8 @@ afterAll(async () => {
   await Promise.all(hosts.map((h) => h.dispose()));
 });
 
-const chunkText = (update: SessionUpdate) => (update.sessionUpdate === "agent_message_chunk" && update.content.type === "text" ? update.content.text : null);
+const chunkText = (update: SessionUpdate) =>
+  update.sessionUpdate === "agent_message_chunk" && update.content.type === "text" ? update.content.text : null;
 
 describe("scripted model: say, then a step that takes time", () => {
   it("the message arrives while the sleep still runs (a cancel then ends the turn)", async () => {
@@ -27,13 +28,17 @@ describe("scripted model: say, then a step that takes time", () => {
     const chunks: string[] = [];
     let saw: () => void = () => {};
     const seen = new Promise<void>((resolve) => (saw = resolve));
-    const turn = h.client.prompt(sessionId, script({ say: "a" }, { say: "b" }, { sleep_ms: 60_000 }, { say: "later" }), {
-      onUpdate: (update) => {
-        const text = chunkText(update);
-        if (text !== null) chunks.push(text);
-        if (chunks.length === 2) saw();
+    const turn = h.client.prompt(
+      sessionId,
+      script({ say: "a" }, { say: "b" }, { sleep_ms: 60_000 }, { say: "later" }),
+      {
+        onUpdate: (update) => {
+          const text = chunkText(update);
+          if (text !== null) chunks.push(text);
+          if (chunks.length === 2) saw();
+        },
       },
-    });
+    );
     // Only a message sent before the sleep ends can arrive here: the sleep outlasts the test's timeout.
     await seen;
     await h.client.cancel(sessionId);
@@ -48,7 +53,10 @@ describe("scripted model: say, then a step that takes time", () => {
     const h = await host();
     const cwd = tempDir();
     const { sessionId } = await h.client.newSession(cwd);
-    const result = await h.client.prompt(sessionId, script({ say: "a" }, { say: "b" }, { sleep_ms: 10 }, { say: "later" }));
+    const result = await h.client.prompt(
+      sessionId,
+      script({ say: "a" }, { say: "b" }, { sleep_ms: 10 }, { say: "later" }),
+    );
     expect(result.stopReason).toBe("end_turn");
     expect(result.text).toBe("ablater");
     const replay = transcript(await h.client.load(sessionId, cwd));
@@ -63,7 +71,9 @@ describe("scripted model: say, then a step that takes time", () => {
     let saw: () => void = () => {};
     const seen = new Promise<void>((resolve) => (saw = resolve));
     const open = first.client
-      .prompt(sessionId, script({ say: "partial" }, { sleep_ms: 60_000 }, { say: "never" }), { onUpdate: (u) => void (chunkText(u) === "partial" && saw()) })
+      .prompt(sessionId, script({ say: "partial" }, { sleep_ms: 60_000 }, { say: "never" }), {
+        onUpdate: (u) => void (chunkText(u) === "partial" && saw()),
+      })
       .catch((error: unknown) => error);
     await seen;
     const exited = once(first.client.child!, "exit");

@@ -27,12 +27,17 @@ const STORES: Store[] = [
   {
     name: "state dir",
     args: async () => ["--state-dir", tempDir("ash-state-")],
-    header: async (args, sessionId) => JSON.parse(readFileSync(paths(args[1]!, sessionId).log, "utf8").split("\n")[0]!) as LogHeader,
+    header: async (args, sessionId) =>
+      JSON.parse(readFileSync(paths(args[1]!, sessionId).log, "utf8").split("\n")[0]!) as LogHeader,
   },
   {
     name: "PostgreSQL",
     args: async () => ["--store", await cluster.database(), "--lease-ms", "1000", "--state-dir", tempDir("ash-state-")],
-    header: async (args, sessionId) => JSON.parse((await query<{ header: string }>(args[1]!, "SELECT header FROM ash_sessions WHERE id = $1", [sessionId]))[0]!.header) as LogHeader,
+    header: async (args, sessionId) =>
+      JSON.parse(
+        (await query<{ header: string }>(args[1]!, "SELECT header FROM ash_sessions WHERE id = $1", [sessionId]))[0]!
+          .header,
+      ) as LogHeader,
   },
 ];
 
@@ -59,7 +64,11 @@ const said = (updates: SessionUpdate[]) =>
         : [],
   );
 
-const rejection = (promise: Promise<unknown>) => promise.then(() => null, (error: { code?: number }) => error);
+const rejection = (promise: Promise<unknown>) =>
+  promise.then(
+    () => null,
+    (error: { code?: number }) => error,
+  );
 
 describe.each(STORES)("session/fork on the $name", (store) => {
   it("forks a live session mid-turn: the fork has the ended turns, the source's mode and the request's cwd; the source's turn goes on", async () => {
@@ -71,8 +80,12 @@ describe.each(STORES)("session/fork on the $name", (store) => {
     const seen: SessionUpdate[] = [];
     const third = script({ say: "three, begun" }, { sleep_ms: 120_000 }, { say: "three, done" });
     let settled = false;
-    const running = host.client.prompt(sessionId, third, { onUpdate: (update) => seen.push(update) }).finally(() => (settled = true));
-    await waitFor("the third turn to be under way", () => seen.some((update) => update.sessionUpdate === "agent_message_chunk"));
+    const running = host.client
+      .prompt(sessionId, third, { onUpdate: (update) => seen.push(update) })
+      .finally(() => (settled = true));
+    await waitFor("the third turn to be under way", () =>
+      seen.some((update) => update.sessionUpdate === "agent_message_chunk"),
+    );
 
     const elsewhere = tempDir();
     const fork = await host.client.fork(sessionId, elsewhere);
@@ -83,8 +96,18 @@ describe.each(STORES)("session/fork on the $name", (store) => {
     expect(fork.modes?.currentModeId).toBe("read-only");
     expect(fork._meta?.["acp-session-host"]).toEqual({ forkOf: { sessionId, turns: 2 } });
     const header = await store.header(args, fork.sessionId);
-    expect(header).toMatchObject({ sessionId: fork.sessionId, cwd: elsewhere, mode: "read-only", forkOf: { sessionId, turns: 2 } });
-    expect(said(await host.client.load(fork.sessionId, elsewhere))).toEqual(["> one", "You said: one", "> two", "You said: two"]);
+    expect(header).toMatchObject({
+      sessionId: fork.sessionId,
+      cwd: elsewhere,
+      mode: "read-only",
+      forkOf: { sessionId, turns: 2 },
+    });
+    expect(said(await host.client.load(fork.sessionId, elsewhere))).toEqual([
+      "> one",
+      "You said: one",
+      "> two",
+      "You said: two",
+    ]);
     expect((await host.client.prompt(fork.sessionId, "four in the fork")).text).toBe("You said: four in the fork");
 
     // The source's turn went on meanwhile; it ends when its client says so.
@@ -94,12 +117,32 @@ describe.each(STORES)("session/fork on the $name", (store) => {
     expect((await host.client.prompt(sessionId, "four in the source")).text).toBe("You said: four in the source");
 
     const listed = new Map((await host.client.list()).sessions.map((session) => [session.sessionId, session]));
-    expect(listed.get(fork.sessionId)).toMatchObject({ cwd: elsewhere, title: "one", _meta: { "acp-session-host": { forkOf: { sessionId, turns: 2 } } } });
+    expect(listed.get(fork.sessionId)).toMatchObject({
+      cwd: elsewhere,
+      title: "one",
+      _meta: { "acp-session-host": { forkOf: { sessionId, turns: 2 } } },
+    });
 
     await stop(host);
     const again = await start(args);
-    expect(said(await again.client.load(sessionId, cwd))).toEqual(["> one", "You said: one", "> two", "You said: two", `> ${third}`, "three, begun", "> four in the source", "You said: four in the source"]);
-    expect(said(await again.client.load(fork.sessionId, elsewhere))).toEqual(["> one", "You said: one", "> two", "You said: two", "> four in the fork", "You said: four in the fork"]);
+    expect(said(await again.client.load(sessionId, cwd))).toEqual([
+      "> one",
+      "You said: one",
+      "> two",
+      "You said: two",
+      `> ${third}`,
+      "three, begun",
+      "> four in the source",
+      "You said: four in the source",
+    ]);
+    expect(said(await again.client.load(fork.sessionId, elsewhere))).toEqual([
+      "> one",
+      "You said: one",
+      "> two",
+      "You said: two",
+      "> four in the fork",
+      "You said: four in the fork",
+    ]);
   });
 
   it("forks a closed session and a compacted one, and a fork of a fork; both sessions survive a kill -9 and replay their own histories", async () => {
@@ -122,32 +165,64 @@ describe.each(STORES)("session/fork on the $name", (store) => {
     await stop(host, "kill");
     const again = await start(args, "--log-compact-bytes", "1024");
     expect(said(await again.client.load(sessionId, cwd))).toEqual(replay);
-    expect(said(await again.client.load(fromStored.sessionId, cwd))).toEqual([...replay, "> fork's own", "You said: fork's own"]);
-    expect(said(await again.client.load(forkOfFork.sessionId, cwd))).toEqual([...replay, "> fork's own", "You said: fork's own", "> second fork's own", "You said: second fork's own"]);
+    expect(said(await again.client.load(fromStored.sessionId, cwd))).toEqual([
+      ...replay,
+      "> fork's own",
+      "You said: fork's own",
+    ]);
+    expect(said(await again.client.load(forkOfFork.sessionId, cwd))).toEqual([
+      ...replay,
+      "> fork's own",
+      "You said: fork's own",
+      "> second fork's own",
+      "You said: second fork's own",
+    ]);
     expect((await again.client.prompt(forkOfFork.sessionId, "after the kill")).text).toBe("You said: after the kill");
   });
 
   it("refuses an unknown source (-32002) and a cwd that is not an existing absolute directory (-32602)", async () => {
     const host = await start(await store.args());
     const { sessionId } = await host.client.newSession(tempDir());
-    expect(await rejection(host.client.fork(crypto.randomUUID(), tempDir()))).toMatchObject({ code: -32002, data: expect.objectContaining({ reason: "SESSION_NOT_FOUND" }) });
-    expect(await rejection(host.client.fork(sessionId, "relative/dir"))).toMatchObject({ code: -32602, data: expect.objectContaining({ reason: "INVALID_PARAMS", field: "cwd" }) });
-    expect(await rejection(host.client.fork(sessionId, `${tempDir()}/missing`))).toMatchObject({ code: -32602, data: expect.objectContaining({ reason: "INVALID_PARAMS", field: "cwd" }) });
+    expect(await rejection(host.client.fork(crypto.randomUUID(), tempDir()))).toMatchObject({
+      code: -32002,
+      data: expect.objectContaining({ reason: "SESSION_NOT_FOUND" }),
+    });
+    expect(await rejection(host.client.fork(sessionId, "relative/dir"))).toMatchObject({
+      code: -32602,
+      data: expect.objectContaining({ reason: "INVALID_PARAMS", field: "cwd" }),
+    });
+    expect(await rejection(host.client.fork(sessionId, `${tempDir()}/missing`))).toMatchObject({
+      code: -32602,
+      data: expect.objectContaining({ reason: "INVALID_PARAMS", field: "cwd" }),
+    });
   });
 });
 
 describe("a hibernated source", () => {
   it("is forked from its log and stays hibernated: the fork gets a worker, the source none", async () => {
-    const host = await start(["--state-dir", tempDir("ash-state-"), "--hibernate-after-ms", "300", "--warm-workers", "0"]);
+    const host = await start([
+      "--state-dir",
+      tempDir("ash-state-"),
+      "--hibernate-after-ms",
+      "300",
+      "--warm-workers",
+      "0",
+    ]);
     const cwd = tempDir();
     const { sessionId } = await host.client.newSession(cwd);
     await host.client.prompt(sessionId, "before its nap");
-    const stateOf = async (id: string) => (await host.client.status({ pageSize: 100 })).sessionRows.find((row) => row.sessionId === id)?.state;
+    const stateOf = async (id: string) =>
+      (await host.client.status({ pageSize: 100 })).sessionRows.find((row) => row.sessionId === id)?.state;
     await waitFor("the source to hibernate", async () => (await stateOf(sessionId)) === "hibernated");
     const fork = await host.client.fork(sessionId, cwd);
     expect((await host.client.prompt(fork.sessionId, "awake in the fork")).text).toBe("You said: awake in the fork");
     expect(await stateOf(sessionId)).toBe("hibernated");
-    expect(said(await host.client.load(fork.sessionId, cwd))).toEqual(["> before its nap", "You said: before its nap", "> awake in the fork", "You said: awake in the fork"]);
+    expect(said(await host.client.load(fork.sessionId, cwd))).toEqual([
+      "> before its nap",
+      "You said: before its nap",
+      "> awake in the fork",
+      "You said: awake in the fork",
+    ]);
   });
 });
 

@@ -42,7 +42,10 @@ describe("a session's sandbox", () => {
   it("takes a new mode on the next command, while a command of the old mode runs on in its own sandbox", async () => {
     const ws = tempDir();
     const { sessionId } = await host.client.newSession(ws);
-    const started = await host.client.prompt(sessionId, script(bash("echo begun > begun; exec sleep 3002", { run_in_background: true })));
+    const started = await host.client.prompt(
+      sessionId,
+      script(bash("echo begun > begun; exec sleep 3002", { run_in_background: true })),
+    );
     const taskId = taskIdIn(resultOf(started.toolCalls[0]));
     await waitFor("the background task to write", () => readdirSync(ws).includes("begun"));
     await host.client.setMode(sessionId, "read-only");
@@ -80,7 +83,12 @@ describe("a session's sandbox", () => {
   it("ends with its session's commands when a command kills the helper, and the next command gets a fresh one", async () => {
     const { sessionId } = await host.client.newSession(tempDir());
     const other = await host.client.newSession(tempDir());
-    const otherTask = taskIdIn(resultOf((await host.client.prompt(other.sessionId, script(bash("exec sleep 3003", { run_in_background: true })))).toolCalls[0]));
+    const otherTask = taskIdIn(
+      resultOf(
+        (await host.client.prompt(other.sessionId, script(bash("exec sleep 3003", { run_in_background: true }))))
+          .toolCalls[0],
+      ),
+    );
     const killer = await host.client.prompt(sessionId, script(bash("pkill -9 -f exec-helper; sleep 5")));
     expect(killer.toolCalls[0]!.status).toBe("failed");
     const next = await host.client.prompt(sessionId, script(bash("echo alive")));
@@ -105,7 +113,10 @@ describe("a session's sandbox and the host user's shell files", () => {
     const home = tempDir("ash-home-");
     writeFileSync(join(home, ".bashrc"), "echo bashrc-was-read\necho bashrc-was-read >&2\n");
     // read-only: the host's /tmp, where this home is, is visible (workspace-write gives the sandbox a /tmp of its own).
-    const host = await startHost(["--default-mode", "read-only", "--state-dir", tempDir("ash-state-")], "deny", { ...process.env, HOME: home });
+    const host = await startHost(["--default-mode", "read-only", "--state-dir", tempDir("ash-state-")], "deny", {
+      ...process.env,
+      HOME: home,
+    });
     try {
       const { sessionId } = await host.client.newSession(tempDir());
       const result = await host.client.prompt(sessionId, script(bash("echo fine")));

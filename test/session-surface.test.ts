@@ -16,7 +16,10 @@ const hosts = checkedHostsPerTest();
 
 const STORES = [
   { name: "state dir", args: async () => ["--state-dir", tempDir("ash-state-")] },
-  { name: "PostgreSQL", args: async () => ["--store", await cluster.database(), "--lease-ms", "1000", "--state-dir", tempDir("ash-state-")] },
+  {
+    name: "PostgreSQL",
+    args: async () => ["--store", await cluster.database(), "--lease-ms", "1000", "--state-dir", tempDir("ash-state-")],
+  },
 ];
 
 async function start(args: string[], ...more: string[]): Promise<CheckedHost> {
@@ -32,7 +35,11 @@ async function stop(host: CheckedHost): Promise<void> {
   expect(host.violations).toEqual([]);
 }
 
-const rejection = (promise: Promise<unknown>) => promise.then(() => null, (error: { code?: number; message?: string; data?: unknown }) => error);
+const rejection = (promise: Promise<unknown>) =>
+  promise.then(
+    () => null,
+    (error: { code?: number; message?: string; data?: unknown }) => error,
+  );
 
 describe("initialize", () => {
   it("advertises the session capabilities the host serves, and nothing it does not", async () => {
@@ -69,7 +76,10 @@ describe.each(STORES)("on the $name", (store) => {
     const unknown = crypto.randomUUID();
     const error = await rejection(host.client.status(unknown));
     expect(error).toMatchObject({ code: -32002, data: { reason: "SESSION_NOT_FOUND", sessionId: unknown } });
-    expect(await rejection(host.client.status("not-a-session"))).toMatchObject({ code: -32002, data: expect.objectContaining({ reason: "SESSION_NOT_FOUND" }) });
+    expect(await rejection(host.client.status("not-a-session"))).toMatchObject({
+      code: -32002,
+      data: expect.objectContaining({ reason: "SESSION_NOT_FOUND" }),
+    });
 
     // No side effect: no worker started, no session opened, the list in the same order with the same times.
     const listed = await host.client.list();
@@ -81,7 +91,10 @@ describe.each(STORES)("on the $name", (store) => {
     expect(await host.client.list()).toEqual(listed);
     expect(listed.sessions.map((session) => session.sessionId)).toEqual([other, sessionId]);
     // Not attached: a prompt from this connection is refused as for a session the host does not have open.
-    expect(await rejection(host.client.prompt(sessionId, "no"))).toMatchObject({ code: -32602, data: expect.objectContaining({ reason: "UNKNOWN_SESSION" }) });
+    expect(await rejection(host.client.prompt(sessionId, "no"))).toMatchObject({
+      code: -32602,
+      data: expect.objectContaining({ reason: "UNKNOWN_SESSION" }),
+    });
 
     await stop(host);
     const again = await start(args, "--warm-workers", "0");
@@ -98,7 +111,9 @@ describe.each(STORES)("on the $name", (store) => {
     const turn = await host.client.prompt(sessionId, first);
     const expected = `${"a long first line ".repeat(6).trim().slice(0, 79)}…`;
     expect(turn.updates[0]).toEqual({ sessionUpdate: "session_info_update", title: expected });
-    expect((await host.client.prompt(sessionId, "a second prompt")).updates.map((update) => update.sessionUpdate)).toEqual(["agent_message_chunk"]);
+    expect(
+      (await host.client.prompt(sessionId, "a second prompt")).updates.map((update) => update.sessionUpdate),
+    ).toEqual(["agent_message_chunk"]);
     expect((await host.client.list()).sessions[0]).toMatchObject({ sessionId, title: expected });
 
     const seen: SessionUpdate[] = [];
@@ -111,14 +126,24 @@ describe.each(STORES)("on the $name", (store) => {
     // A session set a title before its first prompt keeps it; a stored session is retitled without being opened.
     const early = (await host.client.newSession(cwd)).sessionId;
     await host.client.setTitle(early, "Named first");
-    expect((await host.client.prompt(early, "its first prompt")).updates.some((update) => update.sessionUpdate === "session_info_update")).toBe(false);
+    expect(
+      (await host.client.prompt(early, "its first prompt")).updates.some(
+        (update) => update.sessionUpdate === "session_info_update",
+      ),
+    ).toBe(false);
     await host.client.close(early);
     const workers = (await host.client.stats()).threads.mostWorkers;
     expect(await host.client.setTitle(early, "Named again")).toBe("Named again");
     expect((await host.client.stats()).threads.mostWorkers).toBe(workers);
 
-    expect(await rejection(host.client.setTitle(sessionId, " \n\t "))).toMatchObject({ code: -32602, data: expect.objectContaining({ reason: "INVALID_PARAMS", field: "title" }) });
-    expect(await rejection(host.client.setTitle(crypto.randomUUID(), "nobody"))).toMatchObject({ code: -32002, data: expect.objectContaining({ reason: "SESSION_NOT_FOUND" }) });
+    expect(await rejection(host.client.setTitle(sessionId, " \n\t "))).toMatchObject({
+      code: -32602,
+      data: expect.objectContaining({ reason: "INVALID_PARAMS", field: "title" }),
+    });
+    expect(await rejection(host.client.setTitle(crypto.randomUUID(), "nobody"))).toMatchObject({
+      code: -32002,
+      data: expect.objectContaining({ reason: "SESSION_NOT_FOUND" }),
+    });
 
     await stop(host);
     const again = await start(args);
@@ -127,8 +152,14 @@ describe.each(STORES)("on the $name", (store) => {
     expect(titles.get(early)).toBe("Named again");
     // Loaded, it keeps the title it has: a prompt does not retitle it.
     await again.client.resume(sessionId, cwd);
-    expect((await again.client.prompt(sessionId, "after the restart")).updates.some((update) => update.sessionUpdate === "session_info_update")).toBe(false);
-    expect((await again.client.list()).sessions.find((session) => session.sessionId === sessionId)?.title).toBe("Plan A for the build");
+    expect(
+      (await again.client.prompt(sessionId, "after the restart")).updates.some(
+        (update) => update.sessionUpdate === "session_info_update",
+      ),
+    ).toBe(false);
+    expect((await again.client.list()).sessions.find((session) => session.sessionId === sessionId)?.title).toBe(
+      "Plan A for the build",
+    );
   });
 
   it("session/archive cancels the turn in flight, ends the worker, hides the session; the filter finds it; it loads; unarchive brings it back", async () => {
@@ -140,22 +171,44 @@ describe.each(STORES)("on the $name", (store) => {
     const { sessionId } = await host.client.newSession(cwd);
     await host.client.prompt(sessionId, "to be archived");
     const started: SessionUpdate[] = [];
-    const busy = host.client.prompt(sessionId, script({ say: "working" }, { sleep_ms: 60_000 }), { onUpdate: (update) => started.push(update) });
-    await waitFor("the turn to be under way", () => started.some((update) => update.sessionUpdate === "agent_message_chunk"));
+    const busy = host.client.prompt(sessionId, script({ say: "working" }, { sleep_ms: 60_000 }), {
+      onUpdate: (update) => started.push(update),
+    });
+    await waitFor("the turn to be under way", () =>
+      started.some((update) => update.sessionUpdate === "agent_message_chunk"),
+    );
     const workers = (await host.client.stats()).threads.workers;
     await host.client.archive(sessionId);
     expect((await busy).stopReason).toBe("cancelled");
     await waitFor("its worker to end", async () => (await host.client.stats()).threads.workers === workers - 1);
     expect(await host.client.status(sessionId)).toBe("saved");
 
-    const ids = async (archived?: string) => (await host.client.list(archived ? { archived } : {})).sessions.map((session) => [session.sessionId, session.archived]);
+    const ids = async (archived?: string) =>
+      (await host.client.list(archived ? { archived } : {})).sessions.map((session) => [
+        session.sessionId,
+        session.archived,
+      ]);
     expect(await ids()).toEqual([[kept, false]]);
     expect(await ids("exclude")).toEqual([[kept, false]]);
     expect(await ids("only")).toEqual([[sessionId, true]]);
-    expect(new Set(await ids("include"))).toEqual(new Set([[kept, false], [sessionId, true]]));
-    expect(await rejection(host.client.list({ archived: "_everything" }))).toMatchObject({ code: -32602, data: expect.objectContaining({ reason: "INVALID_PARAMS", field: "archived" }) });
-    expect(await rejection(host.client.archive(crypto.randomUUID()))).toMatchObject({ code: -32002, data: expect.objectContaining({ reason: "SESSION_NOT_FOUND" }) });
-    expect(await rejection(host.client.unarchive(crypto.randomUUID()))).toMatchObject({ code: -32002, data: expect.objectContaining({ reason: "SESSION_NOT_FOUND" }) });
+    expect(new Set(await ids("include"))).toEqual(
+      new Set([
+        [kept, false],
+        [sessionId, true],
+      ]),
+    );
+    expect(await rejection(host.client.list({ archived: "_everything" }))).toMatchObject({
+      code: -32602,
+      data: expect.objectContaining({ reason: "INVALID_PARAMS", field: "archived" }),
+    });
+    expect(await rejection(host.client.archive(crypto.randomUUID()))).toMatchObject({
+      code: -32002,
+      data: expect.objectContaining({ reason: "SESSION_NOT_FOUND" }),
+    });
+    expect(await rejection(host.client.unarchive(crypto.randomUUID()))).toMatchObject({
+      code: -32002,
+      data: expect.objectContaining({ reason: "SESSION_NOT_FOUND" }),
+    });
     // Archiving an archived session succeeds.
     await host.client.archive(sessionId);
 
@@ -166,13 +219,16 @@ describe.each(STORES)("on the $name", (store) => {
     // Unarchiving loads nothing; an archived session still loads and replays.
     await again.client.unarchive(sessionId);
     expect((await again.client.stats()).threads.mostWorkers).toBe(0);
-    expect((await again.client.list()).sessions.map((session) => session.sessionId).sort()).toEqual([kept, sessionId].sort());
+    expect((await again.client.list()).sessions.map((session) => session.sessionId).sort()).toEqual(
+      [kept, sessionId].sort(),
+    );
     await again.client.archive(sessionId);
     const replayed = await again.client.load(sessionId, cwd);
-    expect(replayed.flatMap((update) => (update.sessionUpdate === "agent_message_chunk" && update.content.type === "text" ? [update.content.text] : []))).toEqual([
-      "You said: to be archived",
-      "working",
-    ]);
+    expect(
+      replayed.flatMap((update) =>
+        update.sessionUpdate === "agent_message_chunk" && update.content.type === "text" ? [update.content.text] : [],
+      ),
+    ).toEqual(["You said: to be archived", "working"]);
     expect((await again.client.prompt(sessionId, "still usable")).text).toBe("You said: still usable");
     await again.client.unarchive(sessionId);
     expect((await again.client.list()).sessions.map((session) => session.sessionId)).toContain(sessionId);
@@ -184,11 +240,25 @@ describe.each(STORES)("on the $name", (store) => {
     const cwd = tempDir();
     const { sessionId } = await host.client.newSession(cwd);
     const plans = [
-      [{ content: "read the code", priority: "high", status: "in_progress" }, { content: "write the fix", priority: "medium", status: "pending" }],
-      [{ content: "read the code", priority: "high", status: "completed" }, { content: "write the fix", priority: "medium", status: "in_progress" }],
+      [
+        { content: "read the code", priority: "high", status: "in_progress" },
+        { content: "write the fix", priority: "medium", status: "pending" },
+      ],
+      [
+        { content: "read the code", priority: "high", status: "completed" },
+        { content: "write the fix", priority: "medium", status: "in_progress" },
+      ],
     ];
-    const turn = await host.client.prompt(sessionId, script({ tool: "update_plan", input: { entries: plans[0] } }, { tool: "update_plan", input: { entries: plans[1] } }, { say: "planned" }));
-    const shown = (updates: SessionUpdate[]) => updates.flatMap((update) => (update.sessionUpdate === "plan" ? [update.entries] : []));
+    const turn = await host.client.prompt(
+      sessionId,
+      script(
+        { tool: "update_plan", input: { entries: plans[0] } },
+        { tool: "update_plan", input: { entries: plans[1] } },
+        { say: "planned" },
+      ),
+    );
+    const shown = (updates: SessionUpdate[]) =>
+      updates.flatMap((update) => (update.sessionUpdate === "plan" ? [update.entries] : []));
     expect(shown(turn.updates)).toEqual(plans);
     expect(turn.text).toBe("planned");
     await stop(host);

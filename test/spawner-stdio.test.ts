@@ -31,7 +31,10 @@ describe("spawner stdio processes", () => {
   let spawner: SpawnerClient;
   beforeAll(async () => {
     process.env.SPAWNER_TEST_SECRET = "not-for-children";
-    spawner = await SpawnerClient.start({ bwrapPath: "/usr/bin/bwrap", network: false, allowFullAccess: false, maxBackgroundTasks: 4, grantWaitMs: 300 }, log);
+    spawner = await SpawnerClient.start(
+      { bwrapPath: "/usr/bin/bwrap", network: false, allowFullAccess: false, maxBackgroundTasks: 4, grantWaitMs: 300 },
+      log,
+    );
   });
   afterAll(async () => {
     await spawner.shutdown();
@@ -40,7 +43,11 @@ describe("spawner stdio processes", () => {
 
   it("streams stdin to stdout, with the given env and not the spawner's; stderr's tail comes with the exit", async () => {
     const connection = new SpawnerConnection(spawner.grant("stdio-echo", tempDir()));
-    const echo = await open(connection, 'echo "given=$GIVEN secret=${SPAWNER_TEST_SECRET:-none}"; while read -r line; do echo "got $line"; [ "$line" = bye ] && break; done; echo "last words" >&2; exit 7', { GIVEN: "yes" });
+    const echo = await open(
+      connection,
+      'echo "given=$GIVEN secret=${SPAWNER_TEST_SECRET:-none}"; while read -r line; do echo "got $line"; [ "$line" = bye ] && break; done; echo "last words" >&2; exit 7',
+      { GIVEN: "yes" },
+    );
     await waitFor("the greeting", () => echo.stdout().includes("given=yes secret=none\n"));
     echo.process.write("one\n");
     await waitFor("one echoed", () => echo.stdout().includes("got one\n"));
@@ -55,7 +62,10 @@ describe("spawner stdio processes", () => {
   it("close_stdio, the connection's end and the session's end each end the whole process group", async () => {
     const connection = new SpawnerConnection(spawner.grant("stdio-ends", tempDir()));
     const closed = await open(connection, "sleep 3101 & sleep 3102; wait");
-    const [child, leader] = [await firstProcess(process.pid, "sleep 3101"), await firstProcess(process.pid, "sleep 3102")];
+    const [child, leader] = [
+      await firstProcess(process.pid, "sleep 3101"),
+      await firstProcess(process.pid, "sleep 3102"),
+    ];
     closed.process.close();
     expect((await waitFor("its exit", () => closed.exit())).end?.reason).toBe("killed");
     await waitGone([child, leader]);

@@ -12,12 +12,20 @@ import { isAlive, tempDir } from "./support/host.js";
 import { firstProcess, waitFor, waitGone } from "./support/tools.js";
 
 const log = pino({ level: "silent" });
-const run = (command: string, background = false) => ({ command, sandbox: "workspace-write" as const, timeoutMs: null, background });
+const run = (command: string, background = false) => ({
+  command,
+  sandbox: "workspace-write" as const,
+  timeoutMs: null,
+  background,
+});
 
 describe("spawner", () => {
   let spawner: SpawnerClient;
   beforeAll(async () => {
-    spawner = await SpawnerClient.start({ bwrapPath: "/usr/bin/bwrap", network: false, allowFullAccess: false, maxBackgroundTasks: 4, grantWaitMs: 300 }, log);
+    spawner = await SpawnerClient.start(
+      { bwrapPath: "/usr/bin/bwrap", network: false, allowFullAccess: false, maxBackgroundTasks: 4, grantWaitMs: 300 },
+      log,
+    );
   });
   afterAll(async () => {
     await spawner.shutdown();
@@ -35,7 +43,9 @@ describe("spawner", () => {
     expect(outcome).toMatchObject({ kind: "exited", end: { reason: "exited", exitCode: 0 } });
 
     const second = new SpawnerConnection(grant);
-    await expect(second.run(run("echo again"))).rejects.toThrow("the command runner refused this session: unknown or already used token");
+    await expect(second.run(run("echo again"))).rejects.toThrow(
+      "the command runner refused this session: unknown or already used token",
+    );
     const forged = new SpawnerConnection({ socketPath: grant.socketPath, token: "x".repeat(43) });
     await expect(forged.run(run("echo forged"))).rejects.toThrow("unknown or already used token");
     first.close();
@@ -44,7 +54,9 @@ describe("spawner", () => {
   it("a message that is not valid closes the connection", async () => {
     const socket = createConnection(spawner.socketPath);
     await once(socket, "connect");
-    socket.write(`${JSON.stringify({ op: "run", id: "1", command: "touch /tmp/should-not-run", sandbox: "none", timeoutMs: null, background: false })}\n`);
+    socket.write(
+      `${JSON.stringify({ op: "run", id: "1", command: "touch /tmp/should-not-run", sandbox: "none", timeoutMs: null, background: false })}\n`,
+    );
     let answer = "";
     socket.setEncoding("utf8").on("data", (chunk: string) => (answer += chunk));
     await once(socket, "close");
@@ -54,7 +66,10 @@ describe("spawner", () => {
   it("full-access runs are refused unless the host allows them", async () => {
     const connection = new SpawnerConnection(spawner.grant("session-no-full", tempDir()));
     const outcome = await connection.run({ ...run("true"), sandbox: "none" });
-    expect(outcome).toEqual({ kind: "error", message: "full-access (unsandboxed) commands need a host started with --allow-full-access" });
+    expect(outcome).toEqual({
+      kind: "error",
+      message: "full-access (unsandboxed) commands need a host started with --allow-full-access",
+    });
     connection.close();
   });
 
@@ -65,7 +80,10 @@ describe("spawner", () => {
     expect(background.kind).toBe("started");
     const taskId = (background as { taskId: string }).taskId;
     const foreground = first.run(run("sleep 2002"));
-    const [bgPid, fgPid] = [await firstProcess(process.pid, "sleep 2001"), await firstProcess(process.pid, "sleep 2002")];
+    const [bgPid, fgPid] = [
+      await firstProcess(process.pid, "sleep 2001"),
+      await firstProcess(process.pid, "sleep 2002"),
+    ];
 
     first.close();
     expect(await foreground).toMatchObject({ kind: "error" });
@@ -84,8 +102,12 @@ describe("spawner", () => {
     expect(await spawner.endSession("session-keeps")).toBe(1);
     expect(isAlive(bgPid)).toBe(false);
     // the session is gone: its last connection is closed, its tasks forgotten
-    const after = await next.read(taskId).catch((error: Error) => ({ type: "rejected" as const, message: error.message }));
-    expect(after.type === "task_output" ? "read after the end" : after.message).toMatch(/^(cannot run commands|command aborted): the connection to the command runner closed$/);
+    const after = await next
+      .read(taskId)
+      .catch((error: Error) => ({ type: "rejected" as const, message: error.message }));
+    expect(after.type === "task_output" ? "read after the end" : after.message).toMatch(
+      /^(cannot run commands|command aborted): the connection to the command runner closed$/,
+    );
     next.close();
     stranger.close();
   }, 20_000);
@@ -93,7 +115,16 @@ describe("spawner", () => {
 
 describe("spawner lifetime", () => {
   it("a hello that arrives before its grant waits for it", async () => {
-    const spawner = await SpawnerClient.start({ bwrapPath: "/usr/bin/bwrap", network: false, allowFullAccess: false, maxBackgroundTasks: 4, grantWaitMs: 10_000 }, log);
+    const spawner = await SpawnerClient.start(
+      {
+        bwrapPath: "/usr/bin/bwrap",
+        network: false,
+        allowFullAccess: false,
+        maxBackgroundTasks: 4,
+        grantWaitMs: 10_000,
+      },
+      log,
+    );
     const token = "t".repeat(40);
     const early = new SpawnerConnection({ socketPath: spawner.socketPath, token });
     const outcome = early.run(run("pwd"));
@@ -106,7 +137,10 @@ describe("spawner lifetime", () => {
   });
 
   it("shutdown ends every command and the spawner", async () => {
-    const spawner = await SpawnerClient.start({ bwrapPath: "/usr/bin/bwrap", network: false, allowFullAccess: true, maxBackgroundTasks: 4 }, log);
+    const spawner = await SpawnerClient.start(
+      { bwrapPath: "/usr/bin/bwrap", network: false, allowFullAccess: true, maxBackgroundTasks: 4 },
+      log,
+    );
     const connection = new SpawnerConnection(spawner.grant("session-shutdown", tempDir()));
     await connection.run({ ...run("sleep 2003", true), sandbox: "none" });
     await connection.run(run("sleep 2004", true));
@@ -126,12 +160,18 @@ describe("spawner lifetime", () => {
       if (sharedTmp === undefined) delete process.env.TMPDIR;
       else process.env.TMPDIR = sharedTmp;
     });
-    const killed = await SpawnerClient.start({ bwrapPath: "/usr/bin/bwrap", network: false, allowFullAccess: false, maxBackgroundTasks: 1 }, log);
+    const killed = await SpawnerClient.start(
+      { bwrapPath: "/usr/bin/bwrap", network: false, allowFullAccess: false, maxBackgroundTasks: 1 },
+      log,
+    );
     const dir = dirname(killed.socketPath);
     process.kill(killed.pid, "SIGKILL");
     await waitGone([killed.pid]);
     expect(existsSync(dir)).toBe(true);
-    const next = await SpawnerClient.start({ bwrapPath: "/usr/bin/bwrap", network: false, allowFullAccess: false, maxBackgroundTasks: 1 }, log);
+    const next = await SpawnerClient.start(
+      { bwrapPath: "/usr/bin/bwrap", network: false, allowFullAccess: false, maxBackgroundTasks: 1 },
+      log,
+    );
     await waitFor("the stale directory to be swept", () => !existsSync(dir));
     expect(existsSync(dirname(next.socketPath))).toBe(true);
     await next.shutdown();

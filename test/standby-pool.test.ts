@@ -15,7 +15,10 @@ describe("standby workers", () => {
     await waitFor("the first standby worker", async () => (await host.client.stats()).threads.standby === 1);
     const cwd = tempDir();
     let most = 0;
-    const sampler = setInterval(() => void host.client.stats().then((stats) => (most = Math.max(most, stats.threads.standby))), 10);
+    const sampler = setInterval(
+      () => void host.client.stats().then((stats) => (most = Math.max(most, stats.threads.standby))),
+      10,
+    );
     try {
       const sessions = await Promise.all(Array.from({ length: 8 }, () => host.client.newSession(cwd)));
       await Promise.all(sessions.map(({ sessionId }) => host.client.prompt(sessionId, "hi")));

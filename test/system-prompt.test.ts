@@ -22,11 +22,22 @@ afterAll(async () => {
 
 const STORES = [
   { name: "state dir", args: async () => ["--state-dir", tempDir("ash-state-")] },
-  { name: "PostgreSQL", args: async () => ["--store", await cluster.database(), "--lease-ms", "1000", "--state-dir", tempDir("ash-state-")] },
+  {
+    name: "PostgreSQL",
+    args: async () => ["--store", await cluster.database(), "--lease-ms", "1000", "--state-dir", tempDir("ash-state-")],
+  },
 ];
 
 async function start(args: string[]): Promise<CheckedHost> {
-  const host = await startCheckedHost([...args, "--model-provider", "openai-compatible", "--base-url", server.url, "--model", "test-model"]);
+  const host = await startCheckedHost([
+    ...args,
+    "--model-provider",
+    "openai-compatible",
+    "--base-url",
+    server.url,
+    "--model",
+    "test-model",
+  ]);
   hosts.push(host);
   return host;
 }
@@ -47,7 +58,11 @@ async function systemMessageOf(host: CheckedHost, sessionId: string, text: strin
   return String(first?.content);
 }
 
-const rejection = (promise: Promise<unknown>) => promise.then(() => null, (error: { code?: number; message?: string }) => error);
+const rejection = (promise: Promise<unknown>) =>
+  promise.then(
+    () => null,
+    (error: { code?: number; message?: string }) => error,
+  );
 
 describe.each(STORES)("system prompts on the $name", (store) => {
   it("append and override reach the model; a new one on load, resume or fork replaces it; none keeps it, across a restart", async () => {
@@ -62,13 +77,21 @@ describe.each(STORES)("system prompts on the $name", (store) => {
     expect(await systemMessageOf(host, appended, "bonjour")).toBe(`${own}\n\nAnswer in French.`);
     const overridden = (
       await host.client.newSession(cwd, {
-        systemPrompt: { mode: "override", content: [{ type: "text", text: "You are a terse reviewer." }, { type: "text", text: "Say only LGTM." }] },
+        systemPrompt: {
+          mode: "override",
+          content: [
+            { type: "text", text: "You are a terse reviewer." },
+            { type: "text", text: "Say only LGTM." },
+          ],
+        },
       })
     ).sessionId;
     expect(await systemMessageOf(host, overridden, "review this")).toBe("You are a terse reviewer.\n\nSay only LGTM.");
 
     // A live session given a new one on load: replaced from its next request on.
-    await host.client.load(appended, cwd, { systemPrompt: { mode: "override", content: [{ type: "text", text: "Réponds en français." }] } });
+    await host.client.load(appended, cwd, {
+      systemPrompt: { mode: "override", content: [{ type: "text", text: "Réponds en français." }] },
+    });
     expect(await systemMessageOf(host, appended, "encore")).toBe("Réponds en français.");
     // A fork keeps its source's, unless it is given one.
     const keeps = await host.client.fork(appended, cwd);
@@ -102,13 +125,29 @@ describe.each(STORES)("system prompts on the $name", (store) => {
   it("refuses a mode or content it cannot apply, and an empty prompt, with -32602", async () => {
     const host = await start(await store.args());
     const cwd = tempDir();
-    const refused = (systemPrompt: unknown) => rejection(host.client.request("session/new", { cwd, mcpServers: [], systemPrompt }));
-    expect(await refused({ mode: "_prepend", content: [{ type: "text", text: "x" }] })).toMatchObject({ code: -32602, data: expect.objectContaining({ reason: "INVALID_PARAMS" }) });
-    expect(await refused({ mode: "append", content: [] })).toMatchObject({ code: -32602, data: expect.objectContaining({ reason: "INVALID_PARAMS" }) });
-    expect(await refused({ mode: "append", content: [{ type: "image", data: "AAAA", mimeType: "image/png" }] })).toMatchObject({ code: -32602, data: expect.objectContaining({ reason: "INVALID_PARAMS" }) });
-    expect(await refused({ mode: "override", content: [{ type: "text", text: "  " }] })).toMatchObject({ code: -32602, data: expect.objectContaining({ reason: "INVALID_PARAMS" }) });
+    const refused = (systemPrompt: unknown) =>
+      rejection(host.client.request("session/new", { cwd, mcpServers: [], systemPrompt }));
+    expect(await refused({ mode: "_prepend", content: [{ type: "text", text: "x" }] })).toMatchObject({
+      code: -32602,
+      data: expect.objectContaining({ reason: "INVALID_PARAMS" }),
+    });
+    expect(await refused({ mode: "append", content: [] })).toMatchObject({
+      code: -32602,
+      data: expect.objectContaining({ reason: "INVALID_PARAMS" }),
+    });
+    expect(
+      await refused({ mode: "append", content: [{ type: "image", data: "AAAA", mimeType: "image/png" }] }),
+    ).toMatchObject({ code: -32602, data: expect.objectContaining({ reason: "INVALID_PARAMS" }) });
+    expect(await refused({ mode: "override", content: [{ type: "text", text: "  " }] })).toMatchObject({
+      code: -32602,
+      data: expect.objectContaining({ reason: "INVALID_PARAMS" }),
+    });
     // null and absent are the same: the host's own instructions.
-    const { sessionId } = await host.client.request<{ sessionId: string }>("session/new", { cwd, mcpServers: [], systemPrompt: null });
+    const { sessionId } = await host.client.request<{ sessionId: string }>("session/new", {
+      cwd,
+      mcpServers: [],
+      systemPrompt: null,
+    });
     expect(await systemMessageOf(host, sessionId, "nothing given")).toContain("You are a coding agent");
   });
 });

@@ -44,7 +44,16 @@ describe("file tools", () => {
       "src/",
       "a.txt",
     ]);
-    expect(result.toolCalls.map((call) => call.kind)).toEqual(["edit", "edit", "read", "read", "edit", "read", "read", "read"]);
+    expect(result.toolCalls.map((call) => call.kind)).toEqual([
+      "edit",
+      "edit",
+      "read",
+      "read",
+      "edit",
+      "read",
+      "read",
+      "read",
+    ]);
     expect(result.toolCalls.map((call) => call.title)).toContain("Edit src/deep/a.txt");
     expect(readFileSync(join(ws, "src/deep/a.txt"), "utf8")).toBe("one\n2\nthree\nfour\n");
   });
@@ -79,14 +88,23 @@ describe("file tools", () => {
     const lines = Array.from({ length: 2000 }, (_, i) => `line ${i + 1}`);
     writeFileSync(join(ws, "long.txt"), `${lines.join("\n")}\n`);
     const { sessionId } = await host.client.newSession(ws);
-    const first = resultOf((await host.client.prompt(sessionId, script(tool("read_file", { path: "long.txt" })))).toolCalls[0]);
+    const first = resultOf(
+      (await host.client.prompt(sessionId, script(tool("read_file", { path: "long.txt" })))).toolCalls[0],
+    );
     const note = /\n\[… cut at 4096 bytes: lines 1-(\d+) of 2000 shown; read on with offset=(\d+)\]$/.exec(first);
     expect(note).not.toBeNull();
     const shown = Number(note![1]);
     expect(Number(note![2])).toBe(shown + 1);
     expect(first.slice(0, note!.index)).toBe(lines.slice(0, shown).join("\n"));
     expect(Buffer.byteLength(first.slice(0, note!.index))).toBeLessThanOrEqual(CAP);
-    const next = resultOf((await host.client.prompt(sessionId, script(tool("read_file", { path: "long.txt", offset: shown + 1, limit: 3 })))).toolCalls[0]);
+    const next = resultOf(
+      (
+        await host.client.prompt(
+          sessionId,
+          script(tool("read_file", { path: "long.txt", offset: shown + 1, limit: 3 })),
+        )
+      ).toolCalls[0],
+    );
     expect(next).toBe(lines.slice(shown, shown + 3).join("\n"));
   });
 
@@ -122,13 +140,21 @@ describe("file tools", () => {
       ),
     );
     const out = results(result);
-    expect(out[0]).toBe(`read_file failed: ../other/secret is outside the workspace (${ws}); file tools only reach paths inside it`);
-    expect(out[1]).toBe(`write_file failed: ../other/new.txt is outside the workspace (${ws}); file tools only reach paths inside it`);
+    expect(out[0]).toBe(
+      `read_file failed: ../other/secret is outside the workspace (${ws}); file tools only reach paths inside it`,
+    );
+    expect(out[1]).toBe(
+      `write_file failed: ../other/new.txt is outside the workspace (${ws}); file tools only reach paths inside it`,
+    );
     expect(out[2]).toContain("/etc/hostname is outside the workspace");
     expect(out[3]).toContain(`${stray} is outside the workspace`);
-    expect(out[4]).toBe("read_file failed: etc-link/hostname leads outside the workspace through a symlink (to /etc/hostname); refused");
+    expect(out[4]).toBe(
+      "read_file failed: etc-link/hostname leads outside the workspace through a symlink (to /etc/hostname); refused",
+    );
     expect(out[5]).toBe("list_dir failed: etc-link leads outside the workspace through a symlink (to /etc); refused");
-    expect(out[6]).toBe(`write_file failed: etc-link/${etcProbe} leads outside the workspace through a symlink (to /etc); refused`);
+    expect(out[6]).toBe(
+      `write_file failed: etc-link/${etcProbe} leads outside the workspace through a symlink (to /etc); refused`,
+    );
     expect(out[7]).toContain("secret-link leads outside the workspace through a symlink");
     expect(out[8]).toContain("secret-link leads outside the workspace through a symlink");
     expect(out[9]).toBe("write_file failed: dangling is a symlink to a path that does not exist; refused");

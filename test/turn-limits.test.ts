@@ -19,7 +19,10 @@ describe("turn limits", () => {
       expect(result.text).toBe("");
       expect((await host.client.prompt(sessionId, "next")).text).toBe("You said: next");
       const ends = logEntries(state, sessionId).filter((entry) => entry.type === "turn_end");
-      expect(ends[0]).toMatchObject({ stopReason: "cancelled", error: expect.stringContaining("--turn-timeout-ms 400") });
+      expect(ends[0]).toMatchObject({
+        stopReason: "cancelled",
+        error: expect.stringContaining("--turn-timeout-ms 400"),
+      });
       expect(ends[1]).toMatchObject({ stopReason: "end_turn" });
       expect(ends[1]).not.toHaveProperty("error");
       expect(host.stderr()).toContain("turn ran past --turn-timeout-ms");
@@ -33,7 +36,10 @@ describe("turn limits", () => {
     try {
       const ws = tempDir();
       const { sessionId } = await host.client.newSession(ws);
-      const result = await host.client.prompt(sessionId, script(bash("touch one"), bash("touch two"), bash("touch three"), { say: "never" }));
+      const result = await host.client.prompt(
+        sessionId,
+        script(bash("touch one"), bash("touch two"), bash("touch three"), { say: "never" }),
+      );
       expect(result.stopReason).toBe("max_turn_requests");
       expect(result.toolCalls).toHaveLength(2);
       expect(["one", "two", "three"].map((name) => existsSync(join(ws, name)))).toEqual([true, true, false]);

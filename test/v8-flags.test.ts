@@ -9,13 +9,24 @@ const CLI = new URL("../dist/src/cli.js", import.meta.url).pathname;
 
 describe("a host run with V8 options", () => {
   it("keeps the node options a worker takes and drops the V8 ones", () => {
-    expect(workerExecArgv(["--max-old-space-size=4096", "--enable-source-maps", "--stack-size=900"])).toEqual(["--enable-source-maps"]);
+    expect(workerExecArgv(["--max-old-space-size=4096", "--enable-source-maps", "--stack-size=900"])).toEqual([
+      "--enable-source-maps",
+    ]);
     expect(workerExecArgv([])).toEqual([]);
   });
 
   it("answers prompts", { timeout: 30_000 }, async () => {
     const client = await HostClient.spawn({
-      args: ["--max-old-space-size=4096", "--stack-size=900", CLI, "serve", "--log-level", "warn", "--state-dir", tempDir("ash-state-")],
+      args: [
+        "--max-old-space-size=4096",
+        "--stack-size=900",
+        CLI,
+        "serve",
+        "--log-level",
+        "warn",
+        "--state-dir",
+        tempDir("ash-state-"),
+      ],
       permission: "allow",
       stderr: "ignore",
     });

@@ -4,7 +4,8 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 
-const bundle = (name: string) => readFileSync(fileURLToPath(new URL(`../dist/workers/bundle/${name}`, import.meta.url)), "utf8");
+const bundle = (name: string) =>
+  readFileSync(fileURLToPath(new URL(`../dist/workers/bundle/${name}`, import.meta.url)), "utf8");
 
 describe("the session worker bundle", () => {
   const worker = bundle("session-entry.js");
@@ -32,6 +33,8 @@ describe("the session worker bundle", () => {
   });
 
   it("comes with the V8 code cache made at build time", () => {
-    expect(readFileSync(fileURLToPath(new URL("../dist/workers/bundle/session-entry.js.cache", import.meta.url))).length).toBeGreaterThan(0);
+    expect(
+      readFileSync(fileURLToPath(new URL("../dist/workers/bundle/session-entry.js.cache", import.meta.url))).length,
+    ).toBeGreaterThan(0);
   });
 });

@@ -43,7 +43,9 @@ describe("a worker that breaks the port's contract", () => {
     const { execFile } = await import("node:child_process");
     const cli = fileURLToPath(new URL("../dist/src/cli.js", import.meta.url));
     const result = await new Promise<{ code: number | null; stderr: string }>((resolve) =>
-      execFile(process.execPath, [cli, "--worker-entry", ROGUE], (error, _stdout, stderr) => resolve({ code: error ? (error.code as number) : 0, stderr })),
+      execFile(process.execPath, [cli, "--worker-entry", ROGUE], (error, _stdout, stderr) =>
+        resolve({ code: error ? (error.code as number) : 0, stderr }),
+      ),
     );
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("--allow-fault-injection");

@@ -17,7 +17,13 @@ describe("a worker whose start throws", () => {
     const bundle = tempDir("ash-bundle-");
     cpSync(BUNDLE, bundle, { recursive: true });
     entry = join(bundle, "session-entry.js");
-    host = await startHost(["--allow-fault-injection", "--worker-entry", join(bundle, "session-loader.js"), "--warm-workers", "0"]);
+    host = await startHost([
+      "--allow-fault-injection",
+      "--worker-entry",
+      join(bundle, "session-loader.js"),
+      "--warm-workers",
+      "0",
+    ]);
   });
   afterAll(async () => {
     await host?.dispose();

@@ -13,12 +13,23 @@ describe("worker watchdog", () => {
       const cwd = tempDir();
       const { sessionId } = await host.client.newSession(cwd);
       const other = (await host.client.newSession(tempDir())).sessionId;
-      expect((await host.client.prompt(sessionId, script({ say: "done" }, { freeze_after_ms: 120_000 }))).text).toBe("done");
-      await waitFor("the watchdog", () => host.stderr().includes("did not answer a ping for --worker-stall-ms"), 20_000);
+      expect((await host.client.prompt(sessionId, script({ say: "done" }, { freeze_after_ms: 120_000 }))).text).toBe(
+        "done",
+      );
+      await waitFor(
+        "the watchdog",
+        () => host.stderr().includes("did not answer a ping for --worker-stall-ms"),
+        20_000,
+      );
       // A session whose worker answers its pings is left alone.
       expect((await host.client.prompt(other, "still here")).text).toBe("You said: still here");
       expect((await host.client.prompt(sessionId, "after")).text).toBe("You said: after");
-      expect(transcript(await host.client.load(sessionId, cwd))).toEqual(["user: " + script({ say: "done" }, { freeze_after_ms: 120_000 }), "agent: done", "user: after", "agent: You said: after"]);
+      expect(transcript(await host.client.load(sessionId, cwd))).toEqual([
+        "user: " + script({ say: "done" }, { freeze_after_ms: 120_000 }),
+        "agent: done",
+        "user: after",
+        "agent: You said: after",
+      ]);
       expect(host.stderr().match(/did not answer a ping/g)).toHaveLength(1);
     } finally {
       await host.dispose();

@@ -22,7 +22,7 @@ export function pieces(event: WorkerEvent): WorkerEvent[] {
 /** The text cut every PIECE_CHARS characters, never between the two halves of a surrogate pair. */
 function slices(text: string): string[] {
   const parts: string[] = [];
-  for (let start = 0; start < text.length; ) {
+  for (let start = 0; start < text.length;) {
     let end = Math.min(text.length, start + PIECE_CHARS);
     const last = text.charCodeAt(end - 1);
     if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;

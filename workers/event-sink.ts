@@ -51,7 +51,9 @@ export class EventSink {
   /** Resolves once the client is less than a window behind, or the signal aborts (at once when it is not behind). */
   async room(signal?: AbortSignal): Promise<void> {
     if (!this.behind || signal?.aborted) return;
-    this.log("debug", "session output waits: its client has not yet taken a window of it", { windowBytes: this.#windowBytes });
+    this.log("debug", "session output waits: its client has not yet taken a window of it", {
+      windowBytes: this.#windowBytes,
+    });
     // What waits in the queue is part of what is held: the main thread must have it to hand it on.
     this.flush();
     await this.#window!.room(this.#windowBytes, signal);

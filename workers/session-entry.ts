@@ -51,7 +51,12 @@ interface Session {
   gateway: GatewayLink;
 }
 
-async function openSession(init: WorkerInit, events: EventSink, gateway: GatewayLink, children: ChildRequests): Promise<Session> {
+async function openSession(
+  init: WorkerInit,
+  events: EventSink,
+  gateway: GatewayLink,
+  children: ChildRequests,
+): Promise<Session> {
   const { journal, mode, model, systemPrompt, turns } = restoreSession(init, events);
   const { tools, spawner, workspace } = createTools(init, children);
   recordMcpServers(journal, init.mcpServers);
@@ -65,7 +70,8 @@ async function openSession(init: WorkerInit, events: EventSink, gateway: Gateway
         startupTimeoutMs: init.mcpStartupTimeoutMs,
         outputCapBytes: init.outputCapBytes,
         // The main thread logs it and tells the client (_host/mcp_status).
-        report: (server, status, names, message) => events.post({ type: "mcp_status", server, status, tools: names, message }),
+        report: (server, status, names, message) =>
+          events.post({ type: "mcp_status", server, status, tools: names, message }),
       }),
     );
   }
@@ -84,8 +90,19 @@ async function openSession(init: WorkerInit, events: EventSink, gateway: Gateway
   return { init, loop, journal, model, systemPrompt, turns, tools, spawner, workspace, gateway };
 }
 
-function modelOptions(init: WorkerInit, events: EventSink, gateway: GatewayLink, systemPrompt: SystemPromptSetting | null): ModelOptions {
-  return { allowFaultInjection: init.allowFaultInjection, cwd: init.cwd, log: events.log.bind(events), gateway, systemPrompt };
+function modelOptions(
+  init: WorkerInit,
+  events: EventSink,
+  gateway: GatewayLink,
+  systemPrompt: SystemPromptSetting | null,
+): ModelOptions {
+  return {
+    allowFaultInjection: init.allowFaultInjection,
+    cwd: init.cwd,
+    log: events.log.bind(events),
+    gateway,
+    systemPrompt,
+  };
 }
 
 // zod/mini leaves error messages to a locale: the model and the log get English ones, as on the main thread.
@@ -116,7 +133,9 @@ export default function runSession(task: SessionTask): Promise<never> {
         const parsed = WorkerInit.parse(init);
         lowerPriority(parsed.nice);
         events.limitOutput(parsed.outputWindowBytes);
-        const gateway = new GatewayLink(gatewayPort ?? null, (error) => events.log("error", "malformed reply from the model gateway dropped", { error }));
+        const gateway = new GatewayLink(gatewayPort ?? null, (error) =>
+          events.log("error", "malformed reply from the model gateway dropped", { error }),
+        );
         bind(await openSession(parsed, events, gateway, children));
       } catch (error) {
         fail(error);
@@ -153,7 +172,9 @@ export default function runSession(task: SessionTask): Promise<never> {
     async setModel(model) {
       const session = await bound;
       const config = ModelConfig.parse(model);
-      session.loop.setModel(createModel(config, modelOptions(session.init, events, session.gateway, session.systemPrompt)));
+      session.loop.setModel(
+        createModel(config, modelOptions(session.init, events, session.gateway, session.systemPrompt)),
+      );
       session.model = config;
       session.journal.append({ type: "model", model: config });
     },

@@ -15,7 +15,13 @@ import type { SessionTask } from "../src/protocol/port.js";
 const BUNDLE = join(__dirname, "session-entry.js");
 const CACHE = `${BUNDLE}.cache`;
 
-type ModuleFunction = (exports: object, require: NodeJS.Require, module: { exports: object }, filename: string, dirname: string) => void;
+type ModuleFunction = (
+  exports: object,
+  require: NodeJS.Require,
+  module: { exports: object },
+  filename: string,
+  dirname: string,
+) => void;
 
 function compile(cachedData: Buffer | undefined): Script {
   const source = readFileSync(BUNDLE, "utf8");
@@ -34,7 +40,14 @@ interface BundleExports {
 function run(script: Script): BundleExports {
   const module = { exports: {} as BundleExports };
   // This file is CommonJS in the bundle's directory: its own require resolves what the bundle requires.
-  (script.runInThisContext() as ModuleFunction).call(module.exports, module.exports, require, module, BUNDLE, dirname(BUNDLE));
+  (script.runInThisContext() as ModuleFunction).call(
+    module.exports,
+    module.exports,
+    require,
+    module,
+    BUNDLE,
+    dirname(BUNDLE),
+  );
   return module.exports;
 }
 

@@ -57,10 +57,23 @@ export async function warmUp(): Promise<void> {
     writeFileSync(log, `${JSON.stringify(header)}\n`);
     void runSession({ commands: commands.port2, events: events.port2, outputWindow: outputWindowBuffer() });
     const api = Comlink.wrap<SessionWorkerApi>(commands.port1 as unknown as Comlink.Endpoint);
-    await api.start(scriptedSessionInit(sessionId, dir, { kind: "dir", path: log, sidecarPath: join(dir, `${sessionId}.meta.json`), outputDir: join(dir, "out"), settingsFrom: "host", compactingPath: `${log}.compact`, compactBytes: 8 * 1024 * 1024 }));
+    await api.start(
+      scriptedSessionInit(sessionId, dir, {
+        kind: "dir",
+        path: log,
+        sidecarPath: join(dir, `${sessionId}.meta.json`),
+        outputDir: join(dir, "out"),
+        settingsFrom: "host",
+        compactingPath: `${log}.compact`,
+        compactBytes: 8 * 1024 * 1024,
+      }),
+    );
     await api.open();
     const ended = new Promise<void>((resolve) =>
-      events.port1.on("message", (batch: WorkerEvent[]) => void (batch.some((event) => event.type === "turn_end") && resolve())),
+      events.port1.on(
+        "message",
+        (batch: WorkerEvent[]) => void (batch.some((event) => event.type === "turn_end") && resolve()),
+      ),
     );
     events.port1.postMessage({ type: "prompt", turnId: "warm-up", text: "hello" });
     await ended;

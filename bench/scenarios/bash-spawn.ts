@@ -32,35 +32,47 @@ export async function bashSpawn(ctx: BenchContext): Promise<BashSpawnResult | Sk
   const samples = ctx.quick ? 20 : 40;
   let skipped: string | null = null;
   const results = await repeat(ctx, `bash spawn with ${LIVE} live sessions`, runs, async () =>
-    withSystem(startHost(["--default-mode", "auto", "--max-live-workers", String(LIVE + 8)]), async ({ client, pid }) => {
-      const [first] = await openSessions(client, 1, ctx.cwd);
-      skipped = await probeBash(client, first!);
-      if (skipped) return null;
-      await waitForIdle(pid);
-      const one = await sequential(client, [first!], samples);
+    withSystem(
+      startHost(["--default-mode", "auto", "--max-live-workers", String(LIVE + 8)]),
+      async ({ client, pid }) => {
+        const [first] = await openSessions(client, 1, ctx.cwd);
+        skipped = await probeBash(client, first!);
+        if (skipped) return null;
+        await waitForIdle(pid);
+        const one = await sequential(client, [first!], samples);
 
-      const ids = [first!, ...(await openSessions(client, LIVE - 1, ctx.cwd))];
-      await waitForIdle(pid);
-      const firstCalls = await sequential(client, ids.slice(1, samples + 1), samples);
-      for (let i = samples + 1; i < ids.length; i += WARM_AT_ONCE) {
-        await Promise.all(ids.slice(i, i + WARM_AT_ONCE).map((id) => timedBashCall(client, id, "true")));
-      }
-      await waitForIdle(pid);
-      const many = await sequential(client, ids, samples);
+        const ids = [first!, ...(await openSessions(client, LIVE - 1, ctx.cwd))];
+        await waitForIdle(pid);
+        const firstCalls = await sequential(client, ids.slice(1, samples + 1), samples);
+        for (let i = samples + 1; i < ids.length; i += WARM_AT_ONCE) {
+          await Promise.all(ids.slice(i, i + WARM_AT_ONCE).map((id) => timedBashCall(client, id, "true")));
+        }
+        await waitForIdle(pid);
+        const many = await sequential(client, ids, samples);
 
-      const started = performance.now();
-      const burst = await Promise.all(ids.map((id) => timedBashCall(client, id, "true")));
-      const allDoneMs = performance.now() - started;
-      const burstTool = summarize(burst.map((b) => b.toolMs));
-      const failures = [...new Set(burst.filter((b) => b.status !== "completed").map((b) => `${b.status}: ${b.output.slice(0, 160)}`))];
-      return {
-        one,
-        firstCalls,
-        many,
-        burst: { toolP50: burstTool.p50, toolP99: burstTool.p99, allDoneMs, failed: burst.filter((b) => b.status !== "completed").length },
-        failures,
-      };
-    }),
+        const started = performance.now();
+        const burst = await Promise.all(ids.map((id) => timedBashCall(client, id, "true")));
+        const allDoneMs = performance.now() - started;
+        const burstTool = summarize(burst.map((b) => b.toolMs));
+        const failures = [
+          ...new Set(
+            burst.filter((b) => b.status !== "completed").map((b) => `${b.status}: ${b.output.slice(0, 160)}`),
+          ),
+        ];
+        return {
+          one,
+          firstCalls,
+          many,
+          burst: {
+            toolP50: burstTool.p50,
+            toolP99: burstTool.p99,
+            allDoneMs,
+            failed: burst.filter((b) => b.status !== "completed").length,
+          },
+          failures,
+        };
+      },
+    ),
   );
   if (skipped) return { skipped };
   const done = results.filter((r) => r !== null);
@@ -69,7 +81,10 @@ export async function bashSpawn(ctx: BenchContext): Promise<BashSpawnResult | Sk
     samples,
     liveSessions: LIVE,
     oneLive: { toolP50: figure(done.map((r) => r.one.tool.p50)), toolP99: figure(done.map((r) => r.one.tool.p99)) },
-    firstCommand: { toolP50: figure(done.map((r) => r.firstCalls.tool.p50)), toolP99: figure(done.map((r) => r.firstCalls.tool.p99)) },
+    firstCommand: {
+      toolP50: figure(done.map((r) => r.firstCalls.tool.p50)),
+      toolP99: figure(done.map((r) => r.firstCalls.tool.p99)),
+    },
     manyLive: {
       toolP50: figure(done.map((r) => r.many.tool.p50)),
       toolP99: figure(done.map((r) => r.many.tool.p99)),

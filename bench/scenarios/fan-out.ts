@@ -30,46 +30,55 @@ const parentScript = () =>
 export async function fanOut(ctx: BenchContext): Promise<FanOutResult> {
   const runs = ctx.quick ? 1 : 3;
   const samples = ctx.quick ? 3 : 9;
-  const measured = await repeat(ctx, `fan-out: a parent to ${CHILDREN} children against ${CHILDREN} sessions from the client`, runs, () =>
-    withSystem(startHost(["--max-children", String(CHILDREN * 2), "--warm-workers", String(CHILDREN + 1)]), async ({ client, pid }) => {
-      await waitForIdle(pid);
-      const parent = async () => {
-        const { sessionId } = await client.newSession(ctx.cwd);
-        await client.prompt(sessionId, "warm up");
-        await waitForIdle(pid);
-        const sent = performance.now();
-        const turn = await client.prompt(sessionId, parentScript());
-        const ms = performance.now() - sent;
-        if (turn.text !== "all errands done" || turn.children.length !== CHILDREN) throw new Error(`fan-out: unexpected answer ${JSON.stringify(turn.text)}`);
-        await client.close(sessionId);
-        return ms;
-      };
-      const direct = async () => {
-        await waitForIdle(pid);
-        const sent = performance.now();
-        const ids = await Promise.all(
-          Array.from({ length: CHILDREN }, async (_, i) => {
+  const measured = await repeat(
+    ctx,
+    `fan-out: a parent to ${CHILDREN} children against ${CHILDREN} sessions from the client`,
+    runs,
+    () =>
+      withSystem(
+        startHost(["--max-children", String(CHILDREN * 2), "--warm-workers", String(CHILDREN + 1)]),
+        async ({ client, pid }) => {
+          await waitForIdle(pid);
+          const parent = async () => {
             const { sessionId } = await client.newSession(ctx.cwd);
-            const turn = await client.prompt(sessionId, `errand ${i}`);
-            if (turn.text !== `You said: errand ${i}`) throw new Error(`fan-out: unexpected answer ${JSON.stringify(turn.text)}`);
-            return sessionId;
-          }),
-        );
-        const ms = performance.now() - sent;
-        await Promise.all(ids.map((id) => client.close(id)));
-        return ms;
-      };
-      // One of each first: the first children and sessions pay for the code each path loads.
-      await parent();
-      await direct();
-      const parentTimes: number[] = [];
-      const clientTimes: number[] = [];
-      for (let i = 0; i < samples; i++) {
-        parentTimes.push(await parent());
-        clientTimes.push(await direct());
-      }
-      return { parentMs: median(parentTimes), clientMs: median(clientTimes) };
-    }),
+            await client.prompt(sessionId, "warm up");
+            await waitForIdle(pid);
+            const sent = performance.now();
+            const turn = await client.prompt(sessionId, parentScript());
+            const ms = performance.now() - sent;
+            if (turn.text !== "all errands done" || turn.children.length !== CHILDREN)
+              throw new Error(`fan-out: unexpected answer ${JSON.stringify(turn.text)}`);
+            await client.close(sessionId);
+            return ms;
+          };
+          const direct = async () => {
+            await waitForIdle(pid);
+            const sent = performance.now();
+            const ids = await Promise.all(
+              Array.from({ length: CHILDREN }, async (_, i) => {
+                const { sessionId } = await client.newSession(ctx.cwd);
+                const turn = await client.prompt(sessionId, `errand ${i}`);
+                if (turn.text !== `You said: errand ${i}`)
+                  throw new Error(`fan-out: unexpected answer ${JSON.stringify(turn.text)}`);
+                return sessionId;
+              }),
+            );
+            const ms = performance.now() - sent;
+            await Promise.all(ids.map((id) => client.close(id)));
+            return ms;
+          };
+          // One of each first: the first children and sessions pay for the code each path loads.
+          await parent();
+          await direct();
+          const parentTimes: number[] = [];
+          const clientTimes: number[] = [];
+          for (let i = 0; i < samples; i++) {
+            parentTimes.push(await parent());
+            clientTimes.push(await direct());
+          }
+          return { parentMs: median(parentTimes), clientMs: median(clientTimes) };
+        },
+      ),
   );
   const figured = figures(measured, ["parentMs", "clientMs"] as const);
   return { runs, samples, children: CHILDREN, ...figured, ratio: ratio(figured.parentMs, figured.clientMs) };

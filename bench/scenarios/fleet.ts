@@ -13,7 +13,14 @@ import { echoPrompts, openSessions, startHost, withSystem } from "../systems.js"
 
 export interface FleetResult {
   runs: number;
-  throughput: { sessions: number; prompts: number; postgres: Figure; dir: Figure; ratio: number; commitsPerTurn: Figure };
+  throughput: {
+    sessions: number;
+    prompts: number;
+    postgres: Figure;
+    dir: Figure;
+    ratio: number;
+    commitsPerTurn: Figure;
+  };
   failover: { sessions: number; leaseMs: number; ms: Figure };
   takeover: { samples: number; p50: Figure; p99: Figure };
   list: { sessions: number; pageSize: number; pageP50: Figure; pageP99: Figure };
@@ -48,33 +55,58 @@ async function throughput(ctx: BenchContext, cluster: TestPostgres, runs: number
   const sessions = ctx.quick ? 50 : 100;
   const prompts = ctx.quick ? 5 : 20;
   const args = ["--max-live-workers", String(sessions + 8)];
-  const measured = await repeat(ctx, `fleet: ${sessions} × ${prompts} echo prompts, postgres against dir`, runs, async (rep) => {
-    const url = await cluster.database();
-    const onPostgres = () =>
-      withSystem(startHost([...args, "--store", url]), async ({ client }) => {
-        const ids = await openSessions(client, sessions, ctx.cwd);
-        const before = (await client.stats()).store.commits;
-        const measure = await echoPrompts(client, ids, prompts, "postgres");
-        return { ...measure, commitsPerTurn: ((await client.stats()).store.commits - before) / (sessions * prompts) };
-      });
-    const onDir = () => withSystem(startHost(args), async ({ client }) => echoPrompts(client, await openSessions(client, sessions, ctx.cwd), prompts, "dir"));
-    // Alternate the order so slow drift of the machine does not favour one of them.
-    if (rep % 2 === 0) {
-      const postgres = await onPostgres();
-      return { postgres, dir: await onDir() };
-    }
-    const dir = await onDir();
-    return { postgres: await onPostgres(), dir };
-  });
+  const measured = await repeat(
+    ctx,
+    `fleet: ${sessions} × ${prompts} echo prompts, postgres against dir`,
+    runs,
+    async (rep) => {
+      const url = await cluster.database();
+      const onPostgres = () =>
+        withSystem(startHost([...args, "--store", url]), async ({ client }) => {
+          const ids = await openSessions(client, sessions, ctx.cwd);
+          const before = (await client.stats()).store.commits;
+          const measure = await echoPrompts(client, ids, prompts, "postgres");
+          return { ...measure, commitsPerTurn: ((await client.stats()).store.commits - before) / (sessions * prompts) };
+        });
+      const onDir = () =>
+        withSystem(startHost(args), async ({ client }) =>
+          echoPrompts(client, await openSessions(client, sessions, ctx.cwd), prompts, "dir"),
+        );
+      // Alternate the order so slow drift of the machine does not favour one of them.
+      if (rep % 2 === 0) {
+        const postgres = await onPostgres();
+        return { postgres, dir: await onDir() };
+      }
+      const dir = await onDir();
+      return { postgres: await onPostgres(), dir };
+    },
+  );
   const postgres = figure(measured.map((m) => m.postgres.promptsPerSecond));
   const dir = figure(measured.map((m) => m.dir.promptsPerSecond));
-  return { sessions, prompts, postgres, dir, ratio: ratio(postgres, dir), commitsPerTurn: figure(measured.map((m) => m.postgres.commitsPerTurn)) };
+  return {
+    sessions,
+    prompts,
+    postgres,
+    dir,
+    ratio: ratio(postgres, dir),
+    commitsPerTurn: figure(measured.map((m) => m.postgres.commitsPerTurn)),
+  };
 }
 
 /** Hosts on one store; the caller stops them. */
 async function hosts(count: number, url: string): Promise<FleetHost[]> {
   const started: FleetHost[] = [];
-  for (let i = 1; i <= count; i++) started.push(new FleetHost(`bench-${i}`, await freePort(), ["--store", url, "--lease-ms", String(LEASE_MS), "--hibernate-after-ms", "0"]));
+  for (let i = 1; i <= count; i++)
+    started.push(
+      new FleetHost(`bench-${i}`, await freePort(), [
+        "--store",
+        url,
+        "--lease-ms",
+        String(LEASE_MS),
+        "--hibernate-after-ms",
+        "0",
+      ]),
+    );
   await Promise.all(started.map((host) => host.start()));
   return started;
 }
@@ -182,11 +214,18 @@ async function appends(ctx: BenchContext, cluster: TestPostgres, runs: number): 
     try {
       for (const host of fleet) clients.push(await HostClient.connect(host.url));
       const ids = await Promise.all(clients.map((client) => openSessions(client, perHost, ctx.cwd)));
-      const count = async () => Number((await query<{ n: string }>(url, "SELECT count(*) AS n FROM ash_records"))[0]!.n);
-      const commits = async () => (await Promise.all(clients.map(async (client) => (await client.stats()).store.commits))).reduce((a, b) => a + b, 0);
+      const count = async () =>
+        Number((await query<{ n: string }>(url, "SELECT count(*) AS n FROM ash_records"))[0]!.n);
+      const commits = async () =>
+        (await Promise.all(clients.map(async (client) => (await client.stats()).store.commits))).reduce(
+          (a, b) => a + b,
+          0,
+        );
       const [records0, commits0] = [await count(), await commits()];
       const t0 = performance.now();
-      const measures = await Promise.all(clients.map((client, index) => echoPrompts(client, ids[index]!, prompts, "fleet")));
+      const measures = await Promise.all(
+        clients.map((client, index) => echoPrompts(client, ids[index]!, prompts, "fleet")),
+      );
       const seconds = (performance.now() - t0) / 1000;
       const [records1, commits1] = [await count(), await commits()];
       return {

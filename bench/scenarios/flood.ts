@@ -52,7 +52,13 @@ export async function flood(ctx: BenchContext): Promise<FloodResult> {
   };
 }
 
-async function measureOnce(client: HostClient, wsUrl: string, cwd: string, requests: number, quietEchoes: number): Promise<RunMeasure> {
+async function measureOnce(
+  client: HostClient,
+  wsUrl: string,
+  cwd: string,
+  requests: number,
+  quietEchoes: number,
+): Promise<RunMeasure> {
   const { sessionId } = await client.newSession(cwd);
   const echo = async () => {
     const sent = performance.now();
@@ -68,7 +74,14 @@ async function measureOnce(client: HostClient, wsUrl: string, cwd: string, reque
   await new Promise<void>((resolve, reject) => flooder.once("open", resolve).once("error", reject));
   let answered = 0;
   const initialized = new Promise<void>((resolve) => flooder.once("message", () => resolve()));
-  flooder.send(JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } }));
+  flooder.send(
+    JSON.stringify({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: 1, clientCapabilities: {} },
+    }),
+  );
   await initialized;
   flooder.on("message", () => answered++);
   const started = performance.now();

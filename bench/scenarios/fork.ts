@@ -56,7 +56,8 @@ export async function fork(ctx: BenchContext): Promise<ForkResult> {
   if (cluster) {
     try {
       for (const turns of [1_000, 10_000]) {
-        for (const compacted of [false, true]) rows.push(await onPostgres(ctx, cluster, turns, compacted, runs, samples));
+        for (const compacted of [false, true])
+          rows.push(await onPostgres(ctx, cluster, turns, compacted, runs, samples));
       }
     } finally {
       await cluster.stop();
@@ -65,7 +66,13 @@ export async function fork(ctx: BenchContext): Promise<ForkResult> {
   return { runs, samples, rows, postgresSkipped };
 }
 
-async function onStateDir(ctx: BenchContext, turns: number, compacted: boolean, runs: number, samples: number): Promise<ForkRow> {
+async function onStateDir(
+  ctx: BenchContext,
+  turns: number,
+  compacted: boolean,
+  runs: number,
+  samples: number,
+): Promise<ForkRow> {
   const stateDir = mkdtempSync(join(tmpdir(), "ash-bench-fork-"));
   try {
     mkdirSync(sessionsDir(stateDir), { recursive: true });
@@ -73,7 +80,13 @@ async function onStateDir(ctx: BenchContext, turns: number, compacted: boolean, 
     const paths = sessionPaths(stateDir, id);
     writeSessionLog(paths.log, id, ctx.cwd, turns);
     if (compacted) {
-      const files: LogFiles = { path: paths.log, sidecarPath: paths.sidecar, compactingPath: paths.compacting, compactBytes: NEVER, log: () => {} };
+      const files: LogFiles = {
+        path: paths.log,
+        sidecarPath: paths.sidecar,
+        compactingPath: paths.compacting,
+        compactBytes: NEVER,
+        log: () => {},
+      };
       const journal = FileJournal.open(files, id);
       journal.compact();
       journal.close();
@@ -81,36 +94,52 @@ async function onStateDir(ctx: BenchContext, turns: number, compacted: boolean, 
     const sourceBytes = statSync(paths.log).size;
     const label = `fork, state dir, ${turns} turns ${compacted ? "compacted" : "as appended"}`;
     const measured = await repeat(ctx, label, runs, () =>
-      withSystem(startHost(["--state-dir", stateDir, "--warm-workers", "2", "--log-compact-bytes", String(NEVER)]), async ({ client, pid }) => {
-        await waitForIdle(pid);
-        const times: number[] = [];
-        const bytes: number[] = [];
-        for (let i = 0; i < samples; i++) {
-          const sent = performance.now();
-          const { sessionId } = await client.fork(id, ctx.cwd);
-          times.push(performance.now() - sent);
-          bytes.push(statSync(sessionPaths(stateDir, sessionId).log).size);
-          await client.delete(sessionId);
-          // Each fork on a quiet host: the last one's worker start and flush behind its answer are over.
+      withSystem(
+        startHost(["--state-dir", stateDir, "--warm-workers", "2", "--log-compact-bytes", String(NEVER)]),
+        async ({ client, pid }) => {
           await waitForIdle(pid);
-        }
-        return { forkMs: median(times), bytesWritten: median(bytes) };
-      }),
+          const times: number[] = [];
+          const bytes: number[] = [];
+          for (let i = 0; i < samples; i++) {
+            const sent = performance.now();
+            const { sessionId } = await client.fork(id, ctx.cwd);
+            times.push(performance.now() - sent);
+            bytes.push(statSync(sessionPaths(stateDir, sessionId).log).size);
+            await client.delete(sessionId);
+            // Each fork on a quiet host: the last one's worker start and flush behind its answer are over.
+            await waitForIdle(pid);
+          }
+          return { forkMs: median(times), bytesWritten: median(bytes) };
+        },
+      ),
     );
     ctx.log(`${label}: ${figure(measured.map((m) => m.forkMs)).median.toFixed(1)} ms`);
-    return { store: "state dir", turns, compacted, sourceBytes, ...figures(measured, ["forkMs", "bytesWritten"] as const) };
+    return {
+      store: "state dir",
+      turns,
+      compacted,
+      sourceBytes,
+      ...figures(measured, ["forkMs", "bytesWritten"] as const),
+    };
   } finally {
     rmSync(stateDir, { recursive: true, force: true });
   }
 }
 
 /** A stored session put into the database as a host would have left it (compacted: a snapshot after every record). */
-async function seedPostgres(url: string, cwd: string, turns: number, compacted: boolean): Promise<{ id: string; bytes: number }> {
+async function seedPostgres(
+  url: string,
+  cwd: string,
+  turns: number,
+  compacted: boolean,
+): Promise<{ id: string; bytes: number }> {
   const id = randomUUID();
   const at = new Date().toISOString();
   const header = logHeader(id, cwd, at);
   const entries = sessionLogEntries(turns, at);
-  const snapshot = compacted ? snapshotLine({ base: foldLog(emptyState(header), entries), replayLines: 0, replayBytes: 0 }) : null;
+  const snapshot = compacted
+    ? snapshotLine({ base: foldLog(emptyState(header), entries), replayLines: 0, replayBytes: 0 })
+    : null;
   const headerText = JSON.stringify(header);
   await query(
     url,
@@ -138,7 +167,14 @@ async function storedBytes(url: string, id: string): Promise<number> {
   return Number(row?.bytes ?? 0);
 }
 
-async function onPostgres(ctx: BenchContext, cluster: TestPostgres, turns: number, compacted: boolean, runs: number, samples: number): Promise<ForkRow> {
+async function onPostgres(
+  ctx: BenchContext,
+  cluster: TestPostgres,
+  turns: number,
+  compacted: boolean,
+  runs: number,
+  samples: number,
+): Promise<ForkRow> {
   const url = await cluster.database();
   // The schema first, as a host makes it.
   await withSystem(startHost(["--store", url]), async () => {});
@@ -161,5 +197,11 @@ async function onPostgres(ctx: BenchContext, cluster: TestPostgres, turns: numbe
     }),
   );
   ctx.log(`${label}: ${figure(measured.map((m) => m.forkMs)).median.toFixed(1)} ms`);
-  return { store: "PostgreSQL", turns, compacted, sourceBytes, ...figures(measured, ["forkMs", "bytesWritten"] as const) };
+  return {
+    store: "PostgreSQL",
+    turns,
+    compacted,
+    sourceBytes,
+    ...figures(measured, ["forkMs", "bytesWritten"] as const),
+  };
 }

@@ -43,33 +43,44 @@ export async function list(ctx: BenchContext): Promise<ListResult> {
     const writeS = (performance.now() - written) / 1000;
     ctx.log(`list: ${sessions} sessions written in ${writeS.toFixed(1)} s`);
     const measured = await repeat(ctx, `session/list over ${sessions} sessions`, runs, () =>
-      withSystem(startHost(["--state-dir", stateDir, "--list-page-size", String(PAGE_SIZE)]), async ({ client, pid }) => {
-        let sent = performance.now();
-        let page = await client.list({});
-        const firstPageMs = performance.now() - sent;
-        await waitForIdle(pid);
-        const rssMiB = rssBytes(pid) / 2 ** 20;
-        const pages: number[] = [];
-        for (let i = 0; i < pagesWalked && page.nextCursor; i++) {
+      withSystem(
+        startHost(["--state-dir", stateDir, "--list-page-size", String(PAGE_SIZE)]),
+        async ({ client, pid }) => {
+          let sent = performance.now();
+          let page = await client.list({});
+          const firstPageMs = performance.now() - sent;
+          await waitForIdle(pid);
+          const rssMiB = rssBytes(pid) / 2 ** 20;
+          const pages: number[] = [];
+          for (let i = 0; i < pagesWalked && page.nextCursor; i++) {
+            sent = performance.now();
+            page = await client.list({ cursor: page.nextCursor });
+            pages.push(performance.now() - sent);
+          }
+          const cwdPages: number[] = [];
+          for (let i = 0; i < 10; i++) {
+            sent = performance.now();
+            await client.list({ cwd: cwds[i]! });
+            cwdPages.push(performance.now() - sent);
+          }
+          const { sessionId } = await client.newSession(cwds[0]!);
+          await client.prompt(sessionId, "touch");
           sent = performance.now();
-          page = await client.list({ cursor: page.nextCursor });
-          pages.push(performance.now() - sent);
-        }
-        const cwdPages: number[] = [];
-        for (let i = 0; i < 10; i++) {
-          sent = performance.now();
-          await client.list({ cwd: cwds[i]! });
-          cwdPages.push(performance.now() - sent);
-        }
-        const { sessionId } = await client.newSession(cwds[0]!);
-        await client.prompt(sessionId, "touch");
-        sent = performance.now();
-        const after = await client.list({});
-        const afterTurnMs = performance.now() - sent;
-        if (after.sessions[0]?.sessionId !== sessionId) throw new Error("the session prompted last is not listed first");
-        await client.delete(sessionId);
-        return { firstPageMs, rssMiB, pageP50: summarize(pages).p50, pageP99: summarize(pages).p99, cwdPageP50: summarize(cwdPages).p50, afterTurnMs };
-      }),
+          const after = await client.list({});
+          const afterTurnMs = performance.now() - sent;
+          if (after.sessions[0]?.sessionId !== sessionId)
+            throw new Error("the session prompted last is not listed first");
+          await client.delete(sessionId);
+          return {
+            firstPageMs,
+            rssMiB,
+            pageP50: summarize(pages).p50,
+            pageP99: summarize(pages).p99,
+            cwdPageP50: summarize(cwdPages).p50,
+            afterTurnMs,
+          };
+        },
+      ),
     );
     return { runs, sessions, pageSize: PAGE_SIZE, pagesWalked, writeS, figures: figures(measured, KEYS) };
   } finally {
@@ -87,7 +98,15 @@ function writeStoredSessions(stateDir: string, count: number, cwds: readonly str
     const createdAt = new Date(base + n * 1000).toISOString();
     const paths = sessionPaths(stateDir, id);
     writeFileSync(paths.log, `${JSON.stringify(logHeader(id, cwd, createdAt))}\n`);
-    const sidecar: SessionSidecar = { format: SIDECAR_FORMAT, sessionId: id, cwd, title: `session ${n}`, createdAt, updatedAt: new Date(base + n * 1000 + 500).toISOString(), turns: 3 };
+    const sidecar: SessionSidecar = {
+      format: SIDECAR_FORMAT,
+      sessionId: id,
+      cwd,
+      title: `session ${n}`,
+      createdAt,
+      updatedAt: new Date(base + n * 1000 + 500).toISOString(),
+      turns: 3,
+    };
     writeFileSync(paths.sidecar, JSON.stringify(sidecar));
   }
 }

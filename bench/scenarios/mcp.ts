@@ -15,8 +15,17 @@ import { figures, summarize, type Figure } from "../stats.js";
 import { startHost, withSystem } from "../systems.js";
 
 const require = createRequire(import.meta.url);
-const EVERYTHING = join(dirname(require.resolve("@modelcontextprotocol/server-everything/package.json")), "dist", "index.js");
-const everything = (name: string): McpServer => ({ name, command: process.execPath, args: [EVERYTHING, "stdio"], env: [] });
+const EVERYTHING = join(
+  dirname(require.resolve("@modelcontextprotocol/server-everything/package.json")),
+  "dist",
+  "index.js",
+);
+const everything = (name: string): McpServer => ({
+  name,
+  command: process.execPath,
+  args: [EVERYTHING, "stdio"],
+  env: [],
+});
 
 const KEYS = ["newP50NoMcp", "newP50ThreeMcp", "toolListP50", "hostCallP50", "directCallP50", "overheadP50"] as const;
 type Key = (typeof KEYS)[number];
@@ -47,7 +56,9 @@ export async function mcp(ctx: BenchContext): Promise<McpResult> {
       const toolLists: number[] = [];
       for (let i = 0; i < samples; i++) {
         const sent = performance.now();
-        const { sessionId } = await client.newSession(ctx.cwd, { mcpServers: [everything("a"), everything("b"), everything("c")] });
+        const { sessionId } = await client.newSession(ctx.cwd, {
+          mcpServers: [everything("a"), everything("b"), everything("c")],
+        });
         withServers.push(performance.now() - sent);
         await until(() => statuses.filter((s) => s.sessionId === sessionId && s.status !== "connecting").length >= 3);
         toolLists.push(performance.now() - sent);
@@ -80,10 +91,15 @@ async function hostCalls(client: HostClient, cwd: string, samples: number): Prom
     const result = await client.prompt(sessionId, call, {
       onUpdate: (update) => {
         if (update.sessionUpdate === "tool_call") callAt = performance.now();
-        if (update.sessionUpdate === "tool_call_update" && (update.status === "completed" || update.status === "failed")) endAt = performance.now();
+        if (
+          update.sessionUpdate === "tool_call_update" &&
+          (update.status === "completed" || update.status === "failed")
+        )
+          endAt = performance.now();
       },
     });
-    if (result.toolCalls[0]?.status !== "completed") throw new Error(`the MCP call failed: ${JSON.stringify(result.toolCalls[0])}`);
+    if (result.toolCalls[0]?.status !== "completed")
+      throw new Error(`the MCP call failed: ${JSON.stringify(result.toolCalls[0])}`);
     times.push(endAt - callAt);
   }
   await client.close(sessionId);
@@ -93,7 +109,9 @@ async function hostCalls(client: HostClient, cwd: string, samples: number): Prom
 /** p50 of the same call from an MCP client of this process, the server spawned directly. */
 async function directCalls(samples: number): Promise<number> {
   const client = new Client({ name: "bench", version: "1" }, { capabilities: {} });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [EVERYTHING, "stdio"], stderr: "ignore" }));
+  await client.connect(
+    new StdioClientTransport({ command: process.execPath, args: [EVERYTHING, "stdio"], stderr: "ignore" }),
+  );
   try {
     await client.callTool({ name: "echo", arguments: { message: "bench" } });
     const times: number[] = [];

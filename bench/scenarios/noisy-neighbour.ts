@@ -101,7 +101,11 @@ export async function noisyNeighbour(ctx: BenchContext): Promise<NoisyResult> {
 }
 
 /** A window with noise made beside it; the noise's own end is awaited before the next window. */
-async function noisyWindow<T>(client: HostClient, victims: string[], noise: () => Promise<T>): Promise<{ window: Window; made: T }> {
+async function noisyWindow<T>(
+  client: HostClient,
+  victims: string[],
+  noise: () => Promise<T>,
+): Promise<{ window: Window; made: T }> {
   await client.stats({ resetEventLoopDelay: true });
   const making = noise();
   const measured = await window(client, victims);
@@ -125,7 +129,13 @@ async function window(client: HostClient, victims: string[]): Promise<Window> {
   );
   const stats = await client.stats({ resetEventLoopDelay: true });
   const { p50, p99 } = summarize(latencies);
-  return { p50, p99, prompts: latencies.length, lagP99: stats.eventLoopDelayMs.p99, lagMax: stats.eventLoopDelayMs.max };
+  return {
+    p50,
+    p99,
+    prompts: latencies.length,
+    lagP99: stats.eventLoopDelayMs.p99,
+    lagMax: stats.eventLoopDelayMs.max,
+  };
 }
 
 async function print(client: HostClient, sessionId: string): Promise<{ ms: number; bytes: number; status: string }> {
@@ -134,7 +144,8 @@ async function print(client: HostClient, sessionId: string): Promise<{ ms: numbe
   const result = await client.prompt(sessionId, bashScript(`yes | head -c ${PRINT_BYTES}`), {
     onUpdate: (update) => {
       if (update.sessionUpdate !== "tool_call_update") return;
-      for (const item of update.content ?? []) if (item.type === "content" && item.content.type === "text") bytes += item.content.text.length;
+      for (const item of update.content ?? [])
+        if (item.type === "content" && item.content.type === "text") bytes += item.content.text.length;
     },
   });
   return { ms: performance.now() - started, bytes, status: result.toolCalls[0]?.status ?? "none" };

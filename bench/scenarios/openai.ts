@@ -60,7 +60,14 @@ export interface OpenAiResult {
   cost: CostResult;
   path: PathRow[];
   seed: { rows: SeedRow[]; floorMs: Figure; floorThreads: number };
-  slow: { sessions: number; turns: number; host: { p50: Figure; p99: Figure }; direct: { p50: Figure; p99: Figure }; addedP50: number; addedP99: number };
+  slow: {
+    sessions: number;
+    turns: number;
+    host: { p50: Figure; p99: Figure };
+    direct: { p50: Figure; p99: Figure };
+    addedP50: number;
+    addedP99: number;
+  };
 }
 
 interface ModelServer {
@@ -69,7 +76,9 @@ interface ModelServer {
 }
 
 async function modelServer(options: OpenAiServerOptions): Promise<ModelServer> {
-  const child: ChildProcess = spawn(process.execPath, [SERVER, JSON.stringify(options)], { stdio: ["pipe", "pipe", "inherit"] });
+  const child: ChildProcess = spawn(process.execPath, [SERVER, JSON.stringify(options)], {
+    stdio: ["pipe", "pipe", "inherit"],
+  });
   const [data] = (await once(child.stdout!, "data")) as [Buffer];
   return {
     url: data.toString("utf8").trim(),
@@ -90,8 +99,16 @@ async function warmUp(client: HostClient, ids: string[]): Promise<void> {
   await Promise.all(ids.map((id) => client.prompt(id, "warm up, all at once")));
 }
 
-const hostArgs = (url: string) => ["--model-provider", "openai-compatible", "--base-url", url, "--model", MODEL, "--max-live-workers", "264"];
-
+const hostArgs = (url: string) => [
+  "--model-provider",
+  "openai-compatible",
+  "--base-url",
+  url,
+  "--model",
+  MODEL,
+  "--max-live-workers",
+  "264",
+];
 
 export async function openAi(ctx: BenchContext): Promise<OpenAiResult | Skipped> {
   const runs = ctx.quick ? 1 : 3;
@@ -113,7 +130,11 @@ interface Direct {
 }
 
 async function direct(url: string, sessions: number, requests: number, chars = 0): Promise<Direct> {
-  const { stdout } = await promisify(execFile)(process.execPath, [DIRECT, url, String(sessions), String(requests), String(chars)], { maxBuffer: 1 << 20 });
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    [DIRECT, url, String(sessions), String(requests), String(chars)],
+    { maxBuffer: 1 << 20 },
+  );
   return JSON.parse(stdout) as Direct;
 }
 
@@ -137,15 +158,22 @@ async function cost(ctx: BenchContext, runs: number): Promise<CostResult> {
           );
           const sessionCpuMs = ((cpuTicks(pid) - ticks) * TICK_MS) / sessions;
           ticks = cpuTicks(pid);
-          await Promise.all(ids.map(async (id) => {
-            for (let i = 0; i < turns; i++) await client.prompt(id, benchPrompt(i));
-          }));
+          await Promise.all(
+            ids.map(async (id) => {
+              for (let i = 0; i < turns; i++) await client.prompt(id, benchPrompt(i));
+            }),
+          );
           return { sessionCpuMs, turnCpuMs: ((cpuTicks(pid) - ticks) * TICK_MS) / (sessions * turns) };
         });
       const scripted = await onHost([]);
       const openai = await onHost(hostArgs(server.url));
       const floor = await direct(server.url, sessions, turns);
-      return { scripted: scripted.sessionCpuMs, openai: openai.sessionCpuMs, hostTurn: openai.turnCpuMs, directTurn: floor.cpuMs / floor.requests };
+      return {
+        scripted: scripted.sessionCpuMs,
+        openai: openai.sessionCpuMs,
+        hostTurn: openai.turnCpuMs,
+        directTurn: floor.cpuMs / floor.requests,
+      };
     });
     const fig = figures(measured, ["scripted", "openai", "hostTurn", "directTurn"] as const);
     return {
@@ -179,18 +207,25 @@ async function path(ctx: BenchContext, runs: number): Promise<PathRow[]> {
     for (const { sessions, prompts } of plan) {
       const measured = await repeat(ctx, `model path S=${sessions} K=${prompts}`, runs, async () => {
         const host = await withSystem(startHost(hostArgs(server.url)), async ({ client }) => {
-          const ids = await Promise.all(Array.from({ length: sessions }, async () => (await client.newSession(ctx.cwd)).sessionId));
+          const ids = await Promise.all(
+            Array.from({ length: sessions }, async () => (await client.newSession(ctx.cwd)).sessionId),
+          );
           await warmUp(client, ids);
           const latencies: number[] = [];
           const t0 = performance.now();
-          await Promise.all(ids.map(async (id) => {
-            for (let i = 0; i < prompts; i++) {
-              const sent = performance.now();
-              await client.prompt(id, benchPrompt(i, chars));
-              latencies.push(performance.now() - sent);
-            }
-          }));
-          return { promptsPerSecond: (latencies.length * 1000) / (performance.now() - t0), p50: summarize(latencies).p50 };
+          await Promise.all(
+            ids.map(async (id) => {
+              for (let i = 0; i < prompts; i++) {
+                const sent = performance.now();
+                await client.prompt(id, benchPrompt(i, chars));
+                latencies.push(performance.now() - sent);
+              }
+            }),
+          );
+          return {
+            promptsPerSecond: (latencies.length * 1000) / (performance.now() - t0),
+            p50: summarize(latencies).p50,
+          };
         });
         const floor = await direct(server.url, sessions, prompts, chars);
         return { host, direct: { promptsPerSecond: (floor.requests * 1000) / floor.wallMs, p50: floor.p50 } };
@@ -201,7 +236,16 @@ async function path(ctx: BenchContext, runs: number): Promise<PathRow[]> {
       });
       const host = fig("host");
       const floor = fig("direct");
-      rows.push({ sessions, prompts, host, direct: floor, ratio: { promptsPerSecond: ratio(host.promptsPerSecond, floor.promptsPerSecond), p50: ratio(host.p50, floor.p50) } });
+      rows.push({
+        sessions,
+        prompts,
+        host,
+        direct: floor,
+        ratio: {
+          promptsPerSecond: ratio(host.promptsPerSecond, floor.promptsPerSecond),
+          p50: ratio(host.p50, floor.p50),
+        },
+      });
     }
     return rows;
   } finally {
@@ -258,12 +302,22 @@ async function seed(ctx: BenchContext, runs: number): Promise<OpenAiResult["seed
         }),
       );
       const key = `${sessions}x${prompts}` as keyof typeof SEED_FIGURES;
-      rows.push({ sessions, prompts, ...figures(measured, ["promptsPerSecond", "p99", "allFirstMs", "cpuS", "peakRssMiB"] as const), seedPromptsPerSecond: SEED_FIGURES[key] ?? null });
+      rows.push({
+        sessions,
+        prompts,
+        ...figures(measured, ["promptsPerSecond", "p99", "allFirstMs", "cpuS", "peakRssMiB"] as const),
+        seedPromptsPerSecond: SEED_FIGURES[key] ?? null,
+      });
     }
-    const floors = await repeat(ctx, `${floorThreads} bare worker threads started and answering once`, runs, async () => {
-      const { stdout } = await promisify(execFile)(process.execPath, [FLOOR, String(floorThreads), "1"]);
-      return (JSON.parse(stdout) as { wallMs: number }).wallMs;
-    });
+    const floors = await repeat(
+      ctx,
+      `${floorThreads} bare worker threads started and answering once`,
+      runs,
+      async () => {
+        const { stdout } = await promisify(execFile)(process.execPath, [FLOOR, String(floorThreads), "1"]);
+        return (JSON.parse(stdout) as { wallMs: number }).wallMs;
+      },
+    );
     return { rows, floorMs: figure(floors), floorThreads };
   } finally {
     await server.close();
@@ -279,17 +333,21 @@ async function slow(ctx: BenchContext, runs: number): Promise<OpenAiResult["slow
   try {
     const measured = await repeat(ctx, `slow model, ${sessions} sessions`, runs, async () => {
       const host = await withSystem(startHost(hostArgs(server.url)), async ({ client }) => {
-        const ids = await Promise.all(Array.from({ length: sessions }, async () => (await client.newSession(ctx.cwd)).sessionId));
+        const ids = await Promise.all(
+          Array.from({ length: sessions }, async () => (await client.newSession(ctx.cwd)).sessionId),
+        );
         // Every session's worker up first: what is measured is a turn, not a start.
         await warmUp(client, ids);
         const latencies: number[] = [];
-        await Promise.all(ids.map(async (id) => {
-          for (let i = 0; i < turns; i++) {
-            const sent = performance.now();
-            await client.prompt(id, benchPrompt(i, chars));
-            latencies.push(performance.now() - sent);
-          }
-        }));
+        await Promise.all(
+          ids.map(async (id) => {
+            for (let i = 0; i < turns; i++) {
+              const sent = performance.now();
+              await client.prompt(id, benchPrompt(i, chars));
+              latencies.push(performance.now() - sent);
+            }
+          }),
+        );
         const { p50, p99 } = summarize(latencies);
         return { p50, p99 };
       });

@@ -77,7 +77,12 @@ export async function remote(ctx: BenchContext): Promise<RemoteResult> {
   };
 }
 
-async function measureOnce(ctx: BenchContext, client: HostClient, sessions: number, prompts: number): Promise<RunMeasure> {
+async function measureOnce(
+  ctx: BenchContext,
+  client: HostClient,
+  sessions: number,
+  prompts: number,
+): Promise<RunMeasure> {
   const ids = await openSessions(client, sessions, ctx.cwd);
   const { promptsPerSecond, p50, p99 } = await echoPrompts(client, ids, prompts, "remote");
   return { promptsPerSecond, p50, p99 };

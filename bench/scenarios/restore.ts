@@ -49,7 +49,13 @@ export async function restore(ctx: BenchContext): Promise<RestoreResult> {
         const id = randomUUID();
         const paths = sessionPaths(stateDir, id);
         writeSessionLog(paths.log, id, ctx.cwd, turns);
-        const files = (path: string): LogFiles => ({ path, sidecarPath: `${path}.meta`, compactingPath: `${path}.compact`, compactBytes: NEVER, log: () => {} });
+        const files = (path: string): LogFiles => ({
+          path,
+          sidecarPath: `${path}.meta`,
+          compactingPath: `${path}.compact`,
+          compactBytes: NEVER,
+          log: () => {},
+        });
         let compacted = false;
         if (compact) {
           const journal = FileJournal.open(files(paths.log), id);
@@ -64,27 +70,36 @@ export async function restore(ctx: BenchContext): Promise<RestoreResult> {
           copyFileSync(paths.log, copy);
           const restores: number[] = [];
           for (let i = 0; i < samples.restore; i++) restores.push(timeRestore(files(copy), id));
-          const host = await withSystem(startHost(["--state-dir", stateDir, "--warm-workers", "2", "--log-compact-bytes", String(NEVER)]), async ({ client, pid }) => {
-            await waitForIdle(pid);
-            const resumes: number[] = [];
-            for (let i = 0; i < samples.resume; i++) {
-              const sent = performance.now();
-              await client.resume(id, ctx.cwd);
-              resumes.push(performance.now() - sent);
-              await client.close(id);
-            }
-            const loads: number[] = [];
-            for (let i = 0; i < samples.load; i++) {
-              const sent = performance.now();
-              await client.load(id, ctx.cwd);
-              loads.push(performance.now() - sent);
-              await client.close(id);
-            }
-            return { resumeMs: median(resumes), loadMs: median(loads) };
-          });
+          const host = await withSystem(
+            startHost(["--state-dir", stateDir, "--warm-workers", "2", "--log-compact-bytes", String(NEVER)]),
+            async ({ client, pid }) => {
+              await waitForIdle(pid);
+              const resumes: number[] = [];
+              for (let i = 0; i < samples.resume; i++) {
+                const sent = performance.now();
+                await client.resume(id, ctx.cwd);
+                resumes.push(performance.now() - sent);
+                await client.close(id);
+              }
+              const loads: number[] = [];
+              for (let i = 0; i < samples.load; i++) {
+                const sent = performance.now();
+                await client.load(id, ctx.cwd);
+                loads.push(performance.now() - sent);
+                await client.close(id);
+              }
+              return { resumeMs: median(resumes), loadMs: median(loads) };
+            },
+          );
           return { restoreMs: median(restores), ...host };
         });
-        rows.push({ turns, compacted, ...(compact && !compacted ? { compactionSkipped: true } : {}), logBytes, ...figures(measured, ["restoreMs", "resumeMs", "loadMs"] as const) });
+        rows.push({
+          turns,
+          compacted,
+          ...(compact && !compacted ? { compactionSkipped: true } : {}),
+          logBytes,
+          ...figures(measured, ["restoreMs", "resumeMs", "loadMs"] as const),
+        });
         ctx.log(`restore ${label}: ${figure(measured.map((m) => m.restoreMs)).median.toFixed(1)} ms`);
       } finally {
         rmSync(stateDir, { recursive: true, force: true });

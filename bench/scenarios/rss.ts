@@ -41,7 +41,13 @@ const MiB = 1024 * 1024;
  * Opens sessions in waves until `level` are ready (each answered a first prompt) or the deadline passes; a wave still
  * in flight at the deadline is left running. Resolves to whether the level was reached.
  */
-async function openUpTo(client: HostClient, cwd: string, level: number, counter: { requested: number; ready: number }, deadline: number): Promise<boolean> {
+async function openUpTo(
+  client: HostClient,
+  cwd: string,
+  level: number,
+  counter: { requested: number; ready: number },
+  deadline: number,
+): Promise<boolean> {
   let abandoned = false; // past the deadline, sessions still opening end with the host: not an incident
   const openOne = async () => {
     try {
@@ -59,7 +65,10 @@ async function openUpTo(client: HostClient, cwd: string, level: number, counter:
     counter.requested += size;
     const wave = Promise.all(Array.from({ length: size }, openOne));
     const stop = new AbortController();
-    const inTime = await Promise.race([wave.then(() => true), sleep(remaining, false, { signal: stop.signal }).catch(() => false)]);
+    const inTime = await Promise.race([
+      wave.then(() => true),
+      sleep(remaining, false, { signal: stop.signal }).catch(() => false),
+    ]);
     stop.abort();
     if (!inTime) {
       abandoned = true;
@@ -93,7 +102,10 @@ export async function rss(ctx: BenchContext): Promise<RssResult> {
           const started = performance.now();
           const reachedLevel = await openUpTo(client, ctx.cwd, level, counter, started + LEVEL_DEADLINE_MS);
           const openMs = performance.now() - started;
-          if (!reachedLevel) ctx.log(`rss ${name}: ${counter.ready} of ${level} sessions ready after ${Math.round(openMs / 1000)} s: measuring there`);
+          if (!reachedLevel)
+            ctx.log(
+              `rss ${name}: ${counter.ready} of ${level} sessions ready after ${Math.round(openMs / 1000)} s: measuring there`,
+            );
           await waitForIdle(pid, { timeoutMs: 20_000 });
           at.push({ rss: rssBytes(pid), reached: counter.ready, openMs });
           if (!reachedLevel) break;
@@ -106,7 +118,9 @@ export async function rss(ctx: BenchContext): Promise<RssResult> {
   const figuresAt = (i: number, runsOf: typeof host): RssFigures => {
     const measured = runsOf.map((r) => r.at[i]).filter((level) => level !== undefined);
     return {
-      perSessionMiB: figure(runsOf.flatMap((r) => (r.at[i] ? [(r.at[i]!.rss - r.baseline) / r.at[i]!.reached / MiB] : []))),
+      perSessionMiB: figure(
+        runsOf.flatMap((r) => (r.at[i] ? [(r.at[i]!.rss - r.baseline) / r.at[i]!.reached / MiB] : [])),
+      ),
       totalMiB: figure(measured.map((level) => level.rss / MiB)),
       reached: figure(measured.map((level) => level.reached)),
       openSeconds: figure(measured.map((level) => level.openMs / 1000)),

@@ -16,7 +16,14 @@ const TICK_MS = 10;
 export interface ScaleRow {
   sessions: number;
   turns: number;
-  host: { wallMs: Figure; cpuMsPerSession: Figure; rssMiBPerSession: Figure; p50: Figure; p99: Figure; failures: Figure };
+  host: {
+    wallMs: Figure;
+    cpuMsPerSession: Figure;
+    rssMiBPerSession: Figure;
+    p50: Figure;
+    p99: Figure;
+    failures: Figure;
+  };
   floor: { wallMs: Figure; cpuMsPerSession: Figure };
   ratio: { wall: number; cpu: number };
 }
@@ -75,7 +82,9 @@ async function hostRun(ctx: BenchContext, sessions: number, turns: number): Prom
 }
 
 async function floorRun(sessions: number, turns: number): Promise<{ wallMs: number; cpuMsPerSession: number }> {
-  const { stdout } = await promisify(execFile)(process.execPath, [FLOOR, String(sessions), String(turns)], { maxBuffer: 1 << 20 });
+  const { stdout } = await promisify(execFile)(process.execPath, [FLOOR, String(sessions), String(turns)], {
+    maxBuffer: 1 << 20,
+  });
   const { wallMs, cpuMs } = JSON.parse(stdout) as { wallMs: number; cpuMs: number };
   return { wallMs, cpuMsPerSession: cpuMs / sessions };
 }
@@ -100,14 +109,24 @@ export async function scale(ctx: BenchContext): Promise<ScaleResult> {
       host.push(await hostRun(ctx, sessions, turns));
       floor.push(await floorRun(sessions, turns));
     });
-    const hostFigs = figures(host, ["wallMs", "cpuMsPerSession", "rssMiBPerSession", "p50", "p99", "failures"] as const);
+    const hostFigs = figures(host, [
+      "wallMs",
+      "cpuMsPerSession",
+      "rssMiBPerSession",
+      "p50",
+      "p99",
+      "failures",
+    ] as const);
     const floorFigs = figures(floor, ["wallMs", "cpuMsPerSession"] as const);
     rows.push({
       sessions,
       turns,
       host: hostFigs,
       floor: floorFigs,
-      ratio: { wall: hostFigs.wallMs.median / floorFigs.wallMs.median, cpu: hostFigs.cpuMsPerSession.median / floorFigs.cpuMsPerSession.median },
+      ratio: {
+        wall: hostFigs.wallMs.median / floorFigs.wallMs.median,
+        cpu: hostFigs.cpuMsPerSession.median / floorFigs.cpuMsPerSession.median,
+      },
     });
   }
   return { runs, rows };

@@ -51,7 +51,12 @@ export async function sessionNew(ctx: BenchContext): Promise<SessionNewResult> {
         }),
       );
       const latency = summarize(created);
-      return { allNewMs: Math.max(...created), newP50: latency.p50, newP99: latency.p99, allReadyMs: Math.max(...readyAt) };
+      return {
+        allNewMs: Math.max(...created),
+        newP50: latency.p50,
+        newP99: latency.p99,
+        allReadyMs: Math.max(...readyAt),
+      };
     }),
   );
   return {

@@ -36,7 +36,15 @@ export interface TeardownResult {
 export async function teardown(ctx: BenchContext): Promise<TeardownResult> {
   const SESSIONS = ctx.quick ? 50 : 200; // quick mode is a smoke run
   // Each run opens 200 sessions (minutes of CPU on a small machine): SIGTERM, the orchestrator's usual end, gets two.
-  const plan: Array<[Ending, number]> = ctx.quick ? [["SIGTERM", 1], ["stdin closed", 1]] : [["SIGTERM", 2], ["stdin closed", 1]];
+  const plan: Array<[Ending, number]> = ctx.quick
+    ? [
+        ["SIGTERM", 1],
+        ["stdin closed", 1],
+      ]
+    : [
+        ["SIGTERM", 2],
+        ["stdin closed", 1],
+      ];
   let bashSkipped: string | null = null;
   let inBash = 0;
   const rows: TeardownRow[] = [];
@@ -87,7 +95,12 @@ export async function teardown(ctx: BenchContext): Promise<TeardownResult> {
 }
 
 /** Waits until every session is mid-turn and, when some run bash, until their processes exist. */
-async function waitUntilBusy(client: Parameters<typeof probeBash>[0], sessions: number, inBash: number, pid: number): Promise<void> {
+async function waitUntilBusy(
+  client: Parameters<typeof probeBash>[0],
+  sessions: number,
+  inBash: number,
+  pid: number,
+): Promise<void> {
   const deadline = performance.now() + 60_000;
   while (performance.now() < deadline) {
     const stats = await client.stats();

@@ -104,7 +104,8 @@ async function measureOnce(ctx: BenchContext, name: Variant, sessions: number, p
   const args = ["--max-live-workers", String(Math.max(256, sessions + 8))];
   const stateDir = name === "hostOnTmpfs" ? mkdtempSync(`${TMPFS}/ash-bench-state-`) : null;
   try {
-    const system = name === "hostOnTmpfs" ? startSystem("host", [...args, "--state-dir", stateDir!]) : startSystem(name, args);
+    const system =
+      name === "hostOnTmpfs" ? startSystem("host", [...args, "--state-dir", stateDir!]) : startSystem(name, args);
     return await withSystem(system, async ({ client }) => {
       const ids = await openSessions(client, sessions, ctx.cwd);
       return echoPrompts(client, ids, prompts, name);

@@ -29,7 +29,9 @@ export interface WorkerStartResult {
 }
 
 async function probe(variant: Variant, starts: number, live: number): Promise<ProbeReport> {
-  const { stdout } = await promisify(execFile)(process.execPath, [PROBE, variant, String(starts), String(live)], { maxBuffer: 1 << 20 });
+  const { stdout } = await promisify(execFile)(process.execPath, [PROBE, variant, String(starts), String(live)], {
+    maxBuffer: 1 << 20,
+  });
   return JSON.parse(stdout) as ProbeReport;
 }
 
@@ -39,7 +41,8 @@ export async function workerStart(ctx: BenchContext): Promise<WorkerStartResult>
   const live = ctx.quick ? 20 : 50;
   const reports: Record<Variant, ProbeReport[]> = { bare: [], session: [] };
   await repeat(ctx, "worker-start", runs, async (rep) => {
-    for (const variant of rep % 2 === 0 ? VARIANTS : [...VARIANTS].reverse()) reports[variant].push(await probe(variant, starts, live));
+    for (const variant of rep % 2 === 0 ? VARIANTS : [...VARIANTS].reverse())
+      reports[variant].push(await probe(variant, starts, live));
   });
   const figs = (variant: Variant): WorkerStartFigures => ({
     cpuMsPerStart: figure(reports[variant].map((r) => r.cpuMsPerStart)),

@@ -126,14 +126,21 @@ export interface ReconnectOptions {
   /** Gives up after this long without a connection (default: never). */
   giveUpAfterMs?: number;
   /** Told of each reconnection (e.g. for a log line). */
-  onReconnect?: (event: { attempt: number; resumed: string[]; failed: Array<{ sessionId: string; error: Error }> }) => void;
+  onReconnect?: (event: {
+    attempt: number;
+    resumed: string[];
+    failed: Array<{ sessionId: string; error: Error }>;
+  }) => void;
 }
 
 /** A request that was on its way when the connection to the host dropped; `sessionId` names its session, if any. */
 export class ConnectionLost extends Error {
   readonly sessionId: string | null;
   constructor(method: string, sessionId: string | null, cause: unknown) {
-    super(`${method}${sessionId ? ` of session ${sessionId}` : ""} was in flight when the connection to the host dropped; the session's log says how it ended`, { cause });
+    super(
+      `${method}${sessionId ? ` of session ${sessionId}` : ""} was in flight when the connection to the host dropped; the session's log says how it ended`,
+      { cause },
+    );
     this.name = "ConnectionLost";
     this.sessionId = sessionId;
   }
@@ -208,7 +215,9 @@ export interface ForkOptions {
 }
 
 // The compiled CLI, whether this module runs compiled (dist/src/client) or from source under a test runner (src/client).
-const CLI = fileURLToPath(new URL(import.meta.url.includes("/dist/") ? "../cli.js" : "../../dist/src/cli.js", import.meta.url));
+const CLI = fileURLToPath(
+  new URL(import.meta.url.includes("/dist/") ? "../cli.js" : "../../dist/src/cli.js", import.meta.url),
+);
 
 /**
  * A connection to one acp-session-host (or any ACP agent on stdio), from the orchestrator's side.
@@ -264,7 +273,10 @@ export class HostClient {
     const env = { MALLOC_ARENA_MAX: "2", ...(options.env ?? process.env) };
     const child = spawn(command, args, { stdio: ["pipe", "pipe", options.stderr ?? "ignore"], env });
     await once(child, "spawn");
-    const stream = ndJsonStream(Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>);
+    const stream = ndJsonStream(
+      Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>,
+      Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>,
+    );
     return HostClient.#open(child, stream, options.permission ?? "deny", options);
   }
 
@@ -275,9 +287,17 @@ export class HostClient {
   static async connect(url: string, options: ConnectOptions = {}): Promise<HostClient> {
     const headers = { ...options.headers, ...(options.token ? { Authorization: `Bearer ${options.token}` } : {}) };
     const scheme = new URL(url).protocol;
-    if (!["http:", "https:", "ws:", "wss:"].includes(scheme)) throw new TypeError(`HostClient.connect: unsupported URL scheme ${scheme} (use http, https, ws or wss)`);
-    const dial = (): Stream => (scheme === "http:" || scheme === "https:" ? createHttpStream(url, { headers }) : createWebSocketStream(url, { headers, WebSocket }));
-    const holder: Holder = { client: null, permission: options.permission ?? "deny", capabilities: clientCapabilities(options) };
+    if (!["http:", "https:", "ws:", "wss:"].includes(scheme))
+      throw new TypeError(`HostClient.connect: unsupported URL scheme ${scheme} (use http, https, ws or wss)`);
+    const dial = (): Stream =>
+      scheme === "http:" || scheme === "https:"
+        ? createHttpStream(url, { headers })
+        : createWebSocketStream(url, { headers, WebSocket });
+    const holder: Holder = {
+      client: null,
+      permission: options.permission ?? "deny",
+      capabilities: clientCapabilities(options),
+    };
     const reconnect = options.reconnect === true ? {} : options.reconnect || null;
     const link = await HostClient.#link(dial(), holder);
     return new HostClient(null, link, holder, reconnect ? { dial, options: reconnect } : null);
@@ -288,7 +308,12 @@ export class HostClient {
     return HostClient.#open(null, stream, options.permission ?? "deny", options);
   }
 
-  static async #open(child: ChildProcess | null, stream: Stream, permission: PermissionPolicy, understands: Understands): Promise<HostClient> {
+  static async #open(
+    child: ChildProcess | null,
+    stream: Stream,
+    permission: PermissionPolicy,
+    understands: Understands,
+  ): Promise<HostClient> {
     const holder: Holder = { client: null, permission, capabilities: clientCapabilities(understands) };
     return new HostClient(child, await HostClient.#link(stream, holder), holder);
   }
@@ -297,7 +322,9 @@ export class HostClient {
   static async #link(stream: Stream, holder: Holder): Promise<Link> {
     const app = client({ name: "acp-session-host-client" })
       .onNotification("session/update", ({ params }) => holder.client?.dispatch(params))
-      .onNotification(MCP_STATUS_METHOD, McpStatusNotification, ({ params }) => holder.client?.dispatchMcpStatus(params))
+      .onNotification(MCP_STATUS_METHOD, McpStatusNotification, ({ params }) =>
+        holder.client?.dispatchMcpStatus(params),
+      )
       .onRequest("session/request_permission", ({ params }) => answerPermission(holder.permission, params));
     const connection = app.connect(stream);
     try {
@@ -338,9 +365,14 @@ export class HostClient {
   /** Creates a session whose tools work in `cwd` (an existing absolute directory), optionally in another mode. */
   async newSession(cwd: string, options: NewSessionOptions = {}): Promise<NewSessionResponse> {
     const mcpServers = options.mcpServers ?? [];
-    const response = await this.#request<NewSessionResponse>("session/new", { cwd, mcpServers, ...systemPromptParam(options.systemPrompt) });
+    const response = await this.#request<NewSessionResponse>("session/new", {
+      cwd,
+      mcpServers,
+      ...systemPromptParam(options.systemPrompt),
+    });
     this.#opened.set(response.sessionId, { cwd, mcpServers });
-    if (options.mode && options.mode !== response.modes?.currentModeId) await this.setMode(response.sessionId, options.mode);
+    if (options.mode && options.mode !== response.modes?.currentModeId)
+      await this.setMode(response.sessionId, options.mode);
     return response;
   }
 
@@ -348,7 +380,11 @@ export class HostClient {
    * Sends one prompt and gathers its turn: the answer's text, stop reason, tool calls, usage and updates.
    * One prompt at a time per session; prompts of different sessions may run concurrently.
    */
-  async prompt(sessionId: string, content: string | ContentBlock[], options: PromptOptions = {}): Promise<PromptResult> {
+  async prompt(
+    sessionId: string,
+    content: string | ContentBlock[],
+    options: PromptOptions = {},
+  ): Promise<PromptResult> {
     const prompt: ContentBlock[] = typeof content === "string" ? [{ type: "text", text: content }] : content;
     const updates: SessionUpdate[] = [];
     const collect = (update: SessionUpdate) => {
@@ -394,7 +430,11 @@ export class HostClient {
     });
     try {
       const mcpServers = options.mcpServers ?? [];
-      await this.#request("session/load", { sessionId, cwd, mcpServers, ...systemPromptParam(options.systemPrompt) }, sessionId);
+      await this.#request(
+        "session/load",
+        { sessionId, cwd, mcpServers, ...systemPromptParam(options.systemPrompt) },
+        sessionId,
+      );
       this.#opened.set(sessionId, { cwd, mcpServers });
       return updates;
     } finally {
@@ -405,7 +445,11 @@ export class HostClient {
   /** `session/resume`: reopens a stored session without replaying its history. */
   async resume(sessionId: string, cwd: string, options: OpenOptions = {}): Promise<void> {
     const mcpServers = options.mcpServers ?? [];
-    await this.#request("session/resume", { sessionId, cwd, mcpServers, ...systemPromptParam(options.systemPrompt) }, sessionId);
+    await this.#request(
+      "session/resume",
+      { sessionId, cwd, mcpServers, ...systemPromptParam(options.systemPrompt) },
+      sessionId,
+    );
     this.#opened.set(sessionId, { cwd, mcpServers });
   }
 
@@ -415,7 +459,11 @@ export class HostClient {
    */
   async fork(sessionId: string, cwd: string, options: ForkOptions = {}): Promise<ForkSessionResponse> {
     const mcpServers = options.mcpServers ?? [];
-    const response = await this.#request<ForkSessionResponse>("session/fork", { sessionId, cwd, mcpServers, ...systemPromptParam(options.systemPrompt) }, sessionId);
+    const response = await this.#request<ForkSessionResponse>(
+      "session/fork",
+      { sessionId, cwd, mcpServers, ...systemPromptParam(options.systemPrompt) },
+      sessionId,
+    );
     this.#opened.set(response.sessionId, { cwd, mcpServers });
     return response;
   }
@@ -438,7 +486,9 @@ export class HostClient {
 
   /** The child sessions announced on this connection (spawn_agent), all of them or one parent's. */
   children(parentSessionId?: string): ChildSession[] {
-    return [...this.#children.values()].filter((child) => parentSessionId === undefined || child.parentSessionId === parentSessionId);
+    return [...this.#children.values()].filter(
+      (child) => parentSessionId === undefined || child.parentSessionId === parentSessionId,
+    );
   }
 
   /** Told of each child session when it is first announced; returns the function that stops listening. */
@@ -472,7 +522,8 @@ export class HostClient {
   async status(sessionId: string): Promise<SessionStatus>;
   async status(request?: HostStatusRequest): Promise<HostStatus>;
   async status(request: string | HostStatusRequest = {}): Promise<SessionStatus | HostStatus> {
-    if (typeof request === "string") return (await this.#request<{ status: SessionStatus }>("session/status", { sessionId: request }, request)).status;
+    if (typeof request === "string")
+      return (await this.#request<{ status: SessionStatus }>("session/status", { sessionId: request }, request)).status;
     return HostStatus.parse(await this.#request(HOST_STATUS_METHOD, request ?? {}));
   }
 
@@ -587,13 +638,21 @@ export class HostClient {
       this.#initializeResponse = link.init;
       const opened = [...this.#opened];
       const outcomes = await Promise.allSettled(
-        opened.map(([sessionId, { cwd, mcpServers }]) => link.connection.agent.request("session/resume", { sessionId, cwd, mcpServers })),
+        opened.map(([sessionId, { cwd, mcpServers }]) =>
+          link.connection.agent.request("session/resume", { sessionId, cwd, mcpServers }),
+        ),
       );
-      const failed = outcomes.flatMap((outcome, index) => (outcome.status === "rejected" ? [{ sessionId: opened[index]![0], error: outcome.reason as Error }] : []));
+      const failed = outcomes.flatMap((outcome, index) =>
+        outcome.status === "rejected" ? [{ sessionId: opened[index]![0], error: outcome.reason as Error }] : [],
+      );
       // The connection broke again while resuming: start over.
       if (link.connection.signal.aborted) continue;
       this.#watch(link.connection);
-      onReconnect?.({ attempt, resumed: opened.map(([id]) => id).filter((id) => !failed.some((f) => f.sessionId === id)), failed });
+      onReconnect?.({
+        attempt,
+        resumed: opened.map(([id]) => id).filter((id) => !failed.some((f) => f.sessionId === id)),
+        failed,
+      });
       return;
     }
   }
@@ -620,7 +679,9 @@ export class HostClient {
 
   /** The children a turn's updates announced, in order. */
   #announced(updates: readonly SessionUpdate[]): ChildSession[] {
-    const ids = new Set(updates.flatMap((update) => (update.sessionUpdate === "subagent_update" ? [update.sessionId] : [])));
+    const ids = new Set(
+      updates.flatMap((update) => (update.sessionUpdate === "subagent_update" ? [update.sessionId] : [])),
+    );
     return [...ids].flatMap((id) => this.#children.get(id) ?? []);
   }
 }
@@ -642,7 +703,9 @@ function clientCapabilities(understands: Understands): ClientCapabilities {
 
 function systemPromptParam(option: SystemPromptOption | undefined): { systemPrompt?: SystemPrompt } {
   if (option === undefined) return {};
-  return { systemPrompt: typeof option === "string" ? { mode: "append", content: [{ type: "text", text: option }] } : option };
+  return {
+    systemPrompt: typeof option === "string" ? { mode: "append", content: [{ type: "text", text: option }] } : option,
+  };
 }
 
 interface Link {
@@ -655,11 +718,16 @@ interface Redial {
   options: ReconnectOptions;
 }
 
-async function answerPermission(policy: PermissionPolicy, request: RequestPermissionRequest): Promise<RequestPermissionResponse> {
+async function answerPermission(
+  policy: PermissionPolicy,
+  request: RequestPermissionRequest,
+): Promise<RequestPermissionResponse> {
   if (typeof policy === "function") return policy(request);
   const kind = policy === "allow" ? "allow_once" : policy === "allow_always" ? "allow_always" : "reject_once";
   const option = request.options.find((candidate) => candidate.kind === kind);
-  return option ? { outcome: { outcome: "selected", optionId: option.optionId } } : { outcome: { outcome: "cancelled" } };
+  return option
+    ? { outcome: { outcome: "selected", optionId: option.optionId } }
+    : { outcome: { outcome: "cancelled" } };
 }
 
 function summarize(updates: SessionUpdate[], stopReason: StopReason): Omit<PromptResult, "children"> {
@@ -686,7 +754,9 @@ function summarize(updates: SessionUpdate[], stopReason: StopReason): Omit<Promp
         if (!call) break;
         if (update.status) call.status = update.status;
         if (update.rawOutput !== undefined) call.rawOutput = update.rawOutput;
-        else for (const item of update.content ?? []) if (item.type === "content" && item.content.type === "text") call.output += item.content.text;
+        else
+          for (const item of update.content ?? [])
+            if (item.type === "content" && item.content.type === "text") call.output += item.content.text;
         break;
       }
       case "usage_update":

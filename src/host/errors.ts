@@ -42,7 +42,11 @@ export function atMemoryLimit(rssBytes: number, limitBytes: number): RequestErro
 
 /** A method of the host's operator, called on a connection whose token is not marked `operator`. */
 export function operatorOnly(method: string): RequestError {
-  return hostError("OPERATOR_ONLY", `${method} is for the host's operator: this connection's token is not marked operator in the tokens file`, { method });
+  return hostError(
+    "OPERATOR_ONLY",
+    `${method} is for the host's operator: this connection's token is not marked operator in the tokens file`,
+    { method },
+  );
 }
 
 export function shuttingDown(): RequestError {
@@ -66,5 +70,9 @@ export function storeFault(store: string, message: string, data: Record<string, 
 
 /** This host no longer holds the session (another host took it over, or it was deleted there): it drops it. */
 export function sessionMoved(sessionId: string, why: string): RequestError {
-  return hostError("SESSION_MOVED", `session ${sessionId} moved: ${why}; this host no longer serves it (resume it again to continue)`, { sessionId });
+  return hostError(
+    "SESSION_MOVED",
+    `session ${sessionId} moved: ${why}; this host no longer serves it (resume it again to continue)`,
+    { sessionId },
+  );
 }

@@ -114,7 +114,9 @@ export class HostContext {
       void session.lose(sessionMoved(sessionId, reason));
     });
     store.onTakeover((sessionId) => this.#letGo(sessionId));
-    const gateway = ModelGateway.start(this.models.all, (level, msg, data) => log[level]({ ...data, component: "model-gateway" }, msg));
+    const gateway = ModelGateway.start(this.models.all, (level, msg, data) =>
+      log[level]({ ...data, component: "model-gateway" }, msg),
+    );
     this.gateway = gateway;
     gateway?.onRestart(() => {
       for (const session of this.sessions.values()) session.reconnectGateway();
@@ -198,7 +200,8 @@ export class HostContext {
     const cwd = joined.settings.cwd;
     const told: Array<Promise<void>> = [];
     for (const session of this.sessions.values()) {
-      if (session !== joined && session.settings.cwd !== cwd && isInside(session.settings.cwd, cwd)) told.push(session.hide(cwd));
+      if (session !== joined && session.settings.cwd !== cwd && isInside(session.settings.cwd, cwd))
+        told.push(session.hide(cwd));
     }
     await Promise.all(told);
   }

@@ -5,7 +5,11 @@ import type { HostConfig } from "./config.js";
 
 export const MODEL_OPTION_ID = "model";
 
-export const DEEPSEEK_PRESET = { baseUrl: "https://api.deepseek.com", apiKeyEnv: "DEEPSEEK_API_KEY", model: "deepseek-chat" } as const;
+export const DEEPSEEK_PRESET = {
+  baseUrl: "https://api.deepseek.com",
+  apiKeyEnv: "DEEPSEEK_API_KEY",
+  model: "deepseek-chat",
+} as const;
 export const DEFAULT_API_KEY_ENV = "OPENAI_API_KEY";
 
 export class HostModels {

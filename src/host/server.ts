@@ -31,7 +31,10 @@ export async function serve(config: HostConfig, version: string): Promise<void> 
   const pool = new WorkerPool({
     warmWorkers: config["warm-workers"],
     // --warm-workers 0 turns the standby pool off; it never holds more threads than sessions may have.
-    maxWarmWorkers: config["warm-workers"] === 0 ? 0 : Math.min(config["max-live-workers"], Math.max(config["warm-workers"], config["max-warm-workers"])),
+    maxWarmWorkers:
+      config["warm-workers"] === 0
+        ? 0
+        : Math.min(config["max-live-workers"], Math.max(config["warm-workers"], config["max-warm-workers"])),
     maxLiveWorkers: config["max-live-workers"],
     sessionHeapMb: config["session-heap-mb"],
     ...(config["worker-entry"] ? { entry: config["worker-entry"] } : {}),
@@ -91,7 +94,11 @@ async function startMetrics(host: HostContext, address: ListenAddress): Promise<
   return server;
 }
 
-async function startSpawner(config: HostConfig, bwrapPath: string | null, log: Logger): Promise<SpawnerSupervisor | null> {
+async function startSpawner(
+  config: HostConfig,
+  bwrapPath: string | null,
+  log: Logger,
+): Promise<SpawnerSupervisor | null> {
   try {
     const spawner = await SpawnerSupervisor.start(
       {
@@ -106,7 +113,11 @@ async function startSpawner(config: HostConfig, bwrapPath: string | null, log: L
       log,
     );
     if (spawner.sandbox.ok) log.info({ spawnerPid: spawner.pid, bwrapPath }, "spawner ready; sandbox works");
-    else log.warn({ spawnerPid: spawner.pid, detail: spawner.sandbox.detail }, "spawner ready; sandbox unavailable: sandboxed commands will fail closed");
+    else
+      log.warn(
+        { spawnerPid: spawner.pid, detail: spawner.sandbox.detail },
+        "spawner ready; sandbox unavailable: sandboxed commands will fail closed",
+      );
     return spawner;
   } catch (error) {
     log.error({ err: error }, "spawner could not start: session commands will fail");

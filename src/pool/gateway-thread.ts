@@ -7,7 +7,11 @@ import type { ModelConfig } from "../protocol/port.js";
 const GATEWAY_ENTRY = new URL("../../workers/bundle/model-gateway.js", import.meta.url);
 
 /** What the gateway logs, by way of the main thread's logger. */
-export type GatewayLogger = (level: "debug" | "info" | "warn" | "error", msg: string, data: Record<string, unknown>) => void;
+export type GatewayLogger = (
+  level: "debug" | "info" | "warn" | "error",
+  msg: string,
+  data: Record<string, unknown>,
+) => void;
 
 const LEVELS = new Set(["debug", "info", "warn", "error"]);
 
@@ -66,6 +70,10 @@ export class ModelGateway {
     if (typeof message !== "object" || message === null) return;
     const { type, level, msg, data } = message as { type?: unknown; level?: unknown; msg?: unknown; data?: unknown };
     if (type !== "log" || typeof level !== "string" || !LEVELS.has(level) || typeof msg !== "string") return;
-    this.#log(level as "debug" | "info" | "warn" | "error", msg, typeof data === "object" && data !== null ? (data as Record<string, unknown>) : {});
+    this.#log(
+      level as "debug" | "info" | "warn" | "error",
+      msg,
+      typeof data === "object" && data !== null ? (data as Record<string, unknown>) : {},
+    );
   }
 }

@@ -17,7 +17,8 @@ export function workerExecArgv(execArgv: readonly string[] = process.execArgv): 
     return [...execArgv];
   } catch (error) {
     const refused = LISTED.exec((error as Error).message)?.[1]?.split(", ");
-    if ((error as NodeJS.ErrnoException).code !== "ERR_WORKER_INVALID_EXEC_ARGV" || !refused?.includes(REFUSED)) return [];
+    if ((error as NodeJS.ErrnoException).code !== "ERR_WORKER_INVALID_EXEC_ARGV" || !refused?.includes(REFUSED))
+      return [];
     return execArgv.filter((arg) => !refused.includes(arg));
   }
 }

@@ -36,7 +36,13 @@ export class WorkerLease {
   #onEvents: EventsListener = () => {};
   #onInvalid: (error: string) => void = () => {};
 
-  constructor(commands: MessagePort, events: MessagePort, run: Promise<never>, abort: AbortController, window: OutputWindow) {
+  constructor(
+    commands: MessagePort,
+    events: MessagePort,
+    run: Promise<never>,
+    abort: AbortController,
+    window: OutputWindow,
+  ) {
     this.#commands = commands;
     this.#events = events;
     this.#abort = abort;
@@ -55,7 +61,12 @@ export class WorkerLease {
     });
     this.exited = run.then(
       () => this.#settle({ kind: "crashed", cause: "session task returned" }),
-      (error: unknown) => this.#settle(this.#abort.signal.aborted ? { kind: "terminated", cause: "terminated by the host" } : { kind: "crashed", cause: describe(error) }),
+      (error: unknown) =>
+        this.#settle(
+          this.#abort.signal.aborted
+            ? { kind: "terminated", cause: "terminated by the host" }
+            : { kind: "crashed", cause: describe(error) },
+        ),
     );
   }
 
@@ -77,10 +88,7 @@ export class WorkerLease {
   /** Calls a command; rejects with WorkerGone instead of hanging when the worker dies first. */
   call<T>(command: (api: Comlink.Remote<SessionWorkerApi>) => Promise<T>): Promise<T> {
     if (this.#exit) return Promise.reject(new WorkerGone(this.#exit));
-    return Promise.race([
-      command(this.#api),
-      this.exited.then((exit) => Promise.reject(new WorkerGone(exit))),
-    ]);
+    return Promise.race([command(this.#api), this.exited.then((exit) => Promise.reject(new WorkerGone(exit)))]);
   }
 
   /** Ends the thread at once (piscina terminates the worker of an aborted task). */

@@ -99,7 +99,9 @@ export class WorkerPool {
     const lease = this.#standby.shift() ?? this.#spawn();
     // Making a thread blocks the main thread for a while: not now, while this session is being opened and answered.
     this.#replenishSoon();
-    lease.call((api) => (gateway ? api.start(init, Comlink.transfer(gateway, [gateway])) : api.start(init))).catch(() => {});
+    lease
+      .call((api) => (gateway ? api.start(init, Comlink.transfer(gateway, [gateway])) : api.start(init)))
+      .catch(() => {});
     return lease;
   }
 

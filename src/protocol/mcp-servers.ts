@@ -12,18 +12,36 @@ export const McpServerConfig = z.discriminatedUnion("type", [
     args: z.array(z.string()),
     env: z.record(z.string(), z.string()),
   }),
-  z.object({ type: z.literal("http"), name: ServerName, url: z.string().check(z.minLength(1)), headers: z.record(z.string(), z.string()) }),
+  z.object({
+    type: z.literal("http"),
+    name: ServerName,
+    url: z.string().check(z.minLength(1)),
+    headers: z.record(z.string(), z.string()),
+  }),
 ]);
 export type McpServerConfig = z.infer<typeof McpServerConfig>;
 
 export const McpServerRecord = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("stdio"), name: ServerName, command: z.string(), args: z.array(z.string()), envNames: z.array(z.string()) }),
+  z.object({
+    type: z.literal("stdio"),
+    name: ServerName,
+    command: z.string(),
+    args: z.array(z.string()),
+    envNames: z.array(z.string()),
+  }),
   z.object({ type: z.literal("http"), name: ServerName, url: z.string(), headerNames: z.array(z.string()) }),
 ]);
 export type McpServerRecord = z.infer<typeof McpServerRecord>;
 
 export function recordOf(server: McpServerConfig): McpServerRecord {
-  if (server.type === "stdio") return { type: "stdio", name: server.name, command: server.command, args: server.args, envNames: Object.keys(server.env) };
+  if (server.type === "stdio")
+    return {
+      type: "stdio",
+      name: server.name,
+      command: server.command,
+      args: server.args,
+      envNames: Object.keys(server.env),
+    };
   return { type: "http", name: server.name, url: server.url, headerNames: Object.keys(server.headers) };
 }
 

@@ -9,7 +9,11 @@ const MAX_LINE_CHARS = 16 * 1024 * 1024;
  * Calls onValue with each line parsed as JSON (validation is the caller's), onError once for a line that is not
  * JSON or is too long (reading stops there).
  */
-export function readJsonLines(stream: Readable, onValue: (value: unknown) => void, onError: (error: Error) => void): void {
+export function readJsonLines(
+  stream: Readable,
+  onValue: (value: unknown) => void,
+  onError: (error: Error) => void,
+): void {
   const decoder = new StringDecoder("utf8");
   let buffered = "";
   let failed = false;

@@ -66,7 +66,8 @@ export class OutputWindow {
   release(bytes: number): void {
     if (bytes <= 0) return;
     Atomics.sub(this.#shared, HELD, bytes);
-    if (Atomics.load(this.#shared, WAITING) !== 0 && Atomics.exchange(this.#shared, WAITING, 0) !== 0) Atomics.notify(this.#shared, HELD);
+    if (Atomics.load(this.#shared, WAITING) !== 0 && Atomics.exchange(this.#shared, WAITING, 0) !== 0)
+      Atomics.notify(this.#shared, HELD);
   }
 
   /** Worker: resolves once fewer than windowBytes are held, or the signal aborts. */

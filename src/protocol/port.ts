@@ -234,7 +234,13 @@ export const WorkerEvent = z.discriminatedUnion("type", [
    * The turn failed: the prompt gets a JSON-RPC error with this code and message. workerEnds: the worker's memory
    * may hold what the log does not (the log could not be written), so it ends; the next prompt needs a fresh one.
    */
-  z.object({ type: z.literal("turn_error"), turnId: TurnId, reason: ErrorReason, message: z.string(), workerEnds: z.optional(z.literal(true)) }),
+  z.object({
+    type: z.literal("turn_error"),
+    turnId: TurnId,
+    reason: ErrorReason,
+    message: z.string(),
+    workerEnds: z.optional(z.literal(true)),
+  }),
   /** One of the session's MCP servers changed state (sent to the client as `_host/mcp_status`). */
   z.object({
     type: z.literal("mcp_status"),
@@ -248,7 +254,12 @@ export const WorkerEvent = z.discriminatedUnion("type", [
    * `from` on, in order; replayable: whether session/load shows each. Posted before the events that show them.
    */
   z
-    .object({ type: z.literal("log_records"), from: Count, lines: z.array(z.string()).check(z.minLength(1)), replayable: z.array(z.boolean()) })
+    .object({
+      type: z.literal("log_records"),
+      from: Count,
+      lines: z.array(z.string()).check(z.minLength(1)),
+      replayable: z.array(z.boolean()),
+    })
     .check(z.refine((records) => records.lines.length === records.replayable.length, "one replayable flag per line")),
   /** What session/list shows of a "records" session, posted at each turn's end (before its turn_end). */
   z.object({ type: z.literal("log_summary"), turns: Count, title: z.nullable(z.string()) }),
@@ -298,7 +309,9 @@ export function asHostMessage(data: unknown): HostMessage | null {
   }
   if (typeof message.turnId !== "string" || message.turnId.length === 0) return null;
   if (message.type === "cancel") {
-    return typeof message.reason === "string" ? { type: "cancel", turnId: message.turnId, reason: message.reason } : { type: "cancel", turnId: message.turnId };
+    return typeof message.reason === "string"
+      ? { type: "cancel", turnId: message.turnId, reason: message.reason }
+      : { type: "cancel", turnId: message.turnId };
   }
   if (message.type === "prompt" && typeof message.text === "string" && message.text.length > 0) {
     return { type: "prompt", turnId: message.turnId, text: message.text };
@@ -323,7 +336,10 @@ export type ChildOutcome = z.infer<typeof ChildOutcome>;
  * turns: the turns replayed. recordsBefore: a "records" session's worker holds only the records from this sequence
  * number on; nothing was replayed: call again with the ones before it (ReplayedRecords).
  */
-export const ReplayAck = z.object({ turns: z.int().check(z.nonnegative()), recordsBefore: z.optional(z.int().check(z.nonnegative())) });
+export const ReplayAck = z.object({
+  turns: z.int().check(z.nonnegative()),
+  recordsBefore: z.optional(z.int().check(z.nonnegative())),
+});
 export type ReplayAck = z.infer<typeof ReplayAck>;
 
 /** The records before `seq` that session/load shows, fetched by the host for a "records" session's worker. */
@@ -347,7 +363,10 @@ export type OpenAck = z.infer<typeof OpenAck>;
 /** What hide() takes: an absolute path (as the main thread keeps a session's cwd). */
 export const HiddenPath = z.string().check(z.startsWith("/"));
 
-export const WorkerStats = z.object({ activeMs: z.number().check(z.nonnegative()), heapUsedBytes: z.number().check(z.nonnegative()) });
+export const WorkerStats = z.object({
+  activeMs: z.number().check(z.nonnegative()),
+  heapUsedBytes: z.number().check(z.nonnegative()),
+});
 export type WorkerStats = z.infer<typeof WorkerStats>;
 
 /** Commands the main thread calls on a session worker (comlink). */

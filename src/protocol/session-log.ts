@@ -197,11 +197,15 @@ export function parseHeaderLine(line: string, sessionId: string): LogHeader {
   }
   const version = (json as { formatVersion?: unknown }).formatVersion;
   if (typeof version === "number" && version > COMPACTED_LOG_FORMAT_VERSION) {
-    throw new LogError(`it was written by a newer host (format version ${version}; this host reads up to ${COMPACTED_LOG_FORMAT_VERSION})`);
+    throw new LogError(
+      `it was written by a newer host (format version ${version}; this host reads up to ${COMPACTED_LOG_FORMAT_VERSION})`,
+    );
   }
   const parsed = LogHeader.safeParse(json);
-  if (!parsed.success) throw new LogError(`its header is corrupt: ${z.prettifyError(parsed.error).replaceAll("\n", " ")}`);
-  if (parsed.data.sessionId !== sessionId) throw new LogError(`its header names another session (${parsed.data.sessionId})`);
+  if (!parsed.success)
+    throw new LogError(`its header is corrupt: ${z.prettifyError(parsed.error).replaceAll("\n", " ")}`);
+  if (parsed.data.sessionId !== sessionId)
+    throw new LogError(`its header names another session (${parsed.data.sessionId})`);
   return parsed.data;
 }
 

@@ -3,7 +3,10 @@
 // (a `system_prompt` log entry); it crosses the port in WorkerInit and setSystemPrompt.
 import * as z from "zod/mini";
 
-export const SystemPromptSetting = z.object({ mode: z.enum(["append", "override"]), text: z.string().check(z.minLength(1)) });
+export const SystemPromptSetting = z.object({
+  mode: z.enum(["append", "override"]),
+  text: z.string().check(z.minLength(1)),
+});
 export type SystemPromptSetting = z.infer<typeof SystemPromptSetting>;
 
 export function sameSystemPrompt(a: SystemPromptSetting | null, b: SystemPromptSetting | null): boolean {

@@ -104,32 +104,55 @@ export class RemoteListener {
       connectionsCheckingInterval: Math.min(1000, Math.max(50, Math.floor(options.handshakeTimeoutMs / 4))),
     };
     this.#server = options.tls
-      ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key, handshakeTimeout: options.handshakeTimeoutMs, ...timeouts })
+      ? createHttpsServer({
+          cert: options.tls.cert,
+          key: options.tls.key,
+          handshakeTimeout: options.handshakeTimeoutMs,
+          ...timeouts,
+        })
       : createHttpServer(timeouts);
     this.#slots = new SocketSlots(
-      { maxSockets: options.maxConnections, maxPerAddress: options.maxConnectionsPerAddress, maxPerTenant: options.maxConnectionsPerTenant },
+      {
+        maxSockets: options.maxConnections,
+        maxPerAddress: options.maxConnectionsPerAddress,
+        maxPerTenant: options.maxConnectionsPerTenant,
+      },
       this.#warnings,
     );
     this.#slots.attach(this.#server);
     // One message per turn of the event loop: a connection that sends thousands at once does not hold the main
     // thread from the others (and ws stops reading its socket while messages wait).
-    this.#webSockets = new WebSocketServer({ noServer: true, maxPayload: options.maxMessageBytes, allowSynchronousEvents: false });
+    this.#webSockets = new WebSocketServer({
+      noServer: true,
+      maxPayload: options.maxMessageBytes,
+      allowSynchronousEvents: false,
+    });
     this.#server.on("request", (req, res) => this.#onRequest(req, res));
     this.#server.on("upgrade", (req, socket, head) => this.#onUpgrade(req, socket, head));
   }
 
   /** tokens: the tokens file as read at start (null without one). */
-  static async start(host: HostContext, stats: HostStatsMonitor, options: RemoteOptions, tokens: TokenEntry[] | null): Promise<RemoteListener> {
+  static async start(
+    host: HostContext,
+    stats: HostStatsMonitor,
+    options: RemoteOptions,
+    tokens: TokenEntry[] | null,
+  ): Promise<RemoteListener> {
     const listener = new RemoteListener(host, stats, options, tokens);
     await new Promise<void>((resolve, reject) => {
-      listener.#server.once("error", (error) => reject(new ConfigError(`--listen ${options.host}:${options.port}: ${error.message}`)));
+      listener.#server.once("error", (error) =>
+        reject(new ConfigError(`--listen ${options.host}:${options.port}: ${error.message}`)),
+      );
       listener.#server.listen(options.port, options.host, () => {
         listener.#server.off("error", reject);
         resolve();
       });
     });
     if (options.idleTimeoutMs > 0) {
-      listener.#idleSweep = setInterval(() => listener.#closeIdle(), Math.min(5000, Math.max(50, options.idleTimeoutMs / 4)));
+      listener.#idleSweep = setInterval(
+        () => listener.#closeIdle(),
+        Math.min(5000, Math.max(50, options.idleTimeoutMs / 4)),
+      );
       listener.#idleSweep.unref();
     }
     return listener;
@@ -190,7 +213,12 @@ export class RemoteListener {
     if (!caller) return refuseRequest(req, 401, { "WWW-Authenticate": "Bearer" });
     const declared = declaredLength(req);
     if (declared > this.#options.maxMessageBytes) {
-      this.#warnings.warn(req.socket.remoteAddress, "body too large", { declaredBytes: declared, maxMessageBytes: this.#options.maxMessageBytes }, "request refused: body over --max-message-bytes");
+      this.#warnings.warn(
+        req.socket.remoteAddress,
+        "body too large",
+        { declaredBytes: declared, maxMessageBytes: this.#options.maxMessageBytes },
+        "request refused: body over --max-message-bytes",
+      );
       return refuseRequest(req, 413, {}, `request body over --max-message-bytes (${this.#options.maxMessageBytes})`);
     }
     const opening = req.method === "POST" && req.headers[CONNECTION_ID_HEADER] === undefined;
@@ -230,13 +258,20 @@ export class RemoteListener {
   #onWebSocket(req: IncomingMessage, webSocket: WebSocket): void {
     const upgrade = this.#upgrades.get(req);
     upgrade?.gate?.attachInput(webSocket);
-    dropBinaryFrames(webSocket, () => this.#warnings.warn(upgrade?.remote, "binary frame", {}, "binary WebSocket frame dropped (ACP is text frames)"));
+    dropBinaryFrames(webSocket, () =>
+      this.#warnings.warn(upgrade?.remote, "binary frame", {}, "binary WebSocket frame dropped (ACP is text frames)"),
+    );
   }
 
   #refuseNewConnection(req: IncomingMessage, caller: Caller): string | null {
     if (!this.#host.accepting) return "host is shutting down";
     if (this.#peers.size >= this.#options.maxConnections) {
-      this.#warnings.warn(req.socket.remoteAddress, "connection refused", { maxConnections: this.#options.maxConnections }, "connection refused: --max-connections reached");
+      this.#warnings.warn(
+        req.socket.remoteAddress,
+        "connection refused",
+        { maxConnections: this.#options.maxConnections },
+        "connection refused: --max-connections reached",
+      );
       return `too many connections (--max-connections ${this.#options.maxConnections})`;
     }
     if (caller.tenant === null) return null;
@@ -248,7 +283,12 @@ export class RemoteListener {
   /** The caller's tenant holds its share of connections or sockets: logged, and the 503's reason. */
   #tenantRefusal(req: IncomingMessage, caller: Caller): string {
     const share = this.#options.maxConnectionsPerTenant;
-    this.#warnings.warn(req.socket.remoteAddress, "tenant share", { tenant: caller.tenant, maxConnectionsPerTenant: share }, "connection refused: --max-connections-per-tenant reached");
+    this.#warnings.warn(
+      req.socket.remoteAddress,
+      "tenant share",
+      { tenant: caller.tenant, maxConnectionsPerTenant: share },
+      "connection refused: --max-connections-per-tenant reached",
+    );
     return `tenant ${caller.tenant} holds its share (--max-connections-per-tenant ${share})`;
   }
 
@@ -265,7 +305,10 @@ export class RemoteListener {
       caller,
       acp,
       http: createNodeHttpHandler(acp, { maxRequestBodyBytes: this.#options.maxMessageBytes }),
-      upgrade: createNodeWebSocketUpgradeHandler(acp, closingPromptly(this.#webSockets, (req, webSocket) => this.#onWebSocket(req, webSocket))),
+      upgrade: createNodeWebSocketUpgradeHandler(
+        acp,
+        closingPromptly(this.#webSockets, (req, webSocket) => this.#onWebSocket(req, webSocket)),
+      ),
     };
     this.#doors.set(key, door);
     return door;
@@ -282,13 +325,21 @@ export class RemoteListener {
       // Every message from the client counts as activity for the idle timeout.
       onMessage: () => peer.touch(),
       onStrayResponse: (id) =>
-        this.#warnings.warn(remote, "stray response", { connection: peer.label, id: String(id).slice(0, 40) }, "response to no request of the host's dropped"),
+        this.#warnings.warn(
+          remote,
+          "stray response",
+          { connection: peer.label, id: String(id).slice(0, 40) },
+          "response to no request of the host's dropped",
+        ),
     });
     if (upgrade) upgrade.gate = gate;
     const connection = connectPeer(this.#host, peer, this.#stats, gate.stream);
     this.#peers.add(peer);
     void connection.closed.then(() => this.#peers.delete(peer));
-    this.#host.log.info({ connection: peer.label, tenant: peer.tenant, operator: peer.operator, remote: upgrade?.remote }, "connection opened");
+    this.#host.log.info(
+      { connection: peer.label, tenant: peer.tenant, operator: peer.operator, remote: upgrade?.remote },
+      "connection opened",
+    );
     return connection;
   }
 
@@ -297,7 +348,10 @@ export class RemoteListener {
     for (const peer of this.#peers) {
       if (now - peer.lastActive < this.#options.idleTimeoutMs) continue;
       if ([...this.#host.sessions.values()].some((session) => session.attachment === peer && session.busy)) continue;
-      this.#host.log.info({ connection: peer.label, idleTimeoutMs: this.#options.idleTimeoutMs }, "idle connection closed");
+      this.#host.log.info(
+        { connection: peer.label, idleTimeoutMs: this.#options.idleTimeoutMs },
+        "idle connection closed",
+      );
       peer.close("idle timeout");
     }
   }

@@ -20,7 +20,12 @@ export function isClosing(socket: Duplex): boolean {
  * Answers and ends the connection. The answer is written on the socket itself: through the response, Node would
  * destroy the socket as soon as a "Connection: close" answer is out, the reset this avoids.
  */
-export function refuseRequest(req: IncomingMessage, status: number, headers: Record<string, string> = {}, body = ""): void {
+export function refuseRequest(
+  req: IncomingMessage,
+  status: number,
+  headers: Record<string, string> = {},
+  body = "",
+): void {
   // What arrives of the body is read and dropped.
   req.resume();
   refuse(req.socket, status, { "Content-Type": "text/plain", ...headers }, body);
@@ -43,7 +48,11 @@ export function closeIfRefused(req: IncomingMessage, res: ServerResponse): void 
 function refuse(socket: Duplex, status: number, headers: Record<string, string>, body: string): void {
   if (closing.has(socket) || socket.destroyed) return;
   closing.add(socket);
-  const lines = Object.entries({ ...headers, "Content-Length": String(Buffer.byteLength(body)), Connection: "close" }).map(([name, value]) => `${name}: ${value}\r\n`);
+  const lines = Object.entries({
+    ...headers,
+    "Content-Length": String(Buffer.byteLength(body)),
+    Connection: "close",
+  }).map(([name, value]) => `${name}: ${value}\r\n`);
   socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ""}\r\n${lines.join("")}\r\n${body}`);
   linger(socket);
 }

@@ -7,14 +7,17 @@ import type { RemoteOptions } from "./listener.js";
 import { readTokensFile } from "./token-file.js";
 import type { TokenEntry } from "./tokens.js";
 
-export async function remoteOptions(config: HostConfig): Promise<{ options: RemoteOptions; tokens: TokenEntry[] | null } | null> {
+export async function remoteOptions(
+  config: HostConfig,
+): Promise<{ options: RemoteOptions; tokens: TokenEntry[] | null } | null> {
   const listen = config.listen;
   if (!listen) return null;
   const tokensFile = config["tokens-file"] ?? null;
   const tokens = tokensFile ? await readTokensFile(tokensFile) : null;
   const certPath = config["tls-cert"];
   const keyPath = config["tls-key"];
-  const tls = certPath && keyPath ? { cert: await readPem("tls-cert", certPath), key: await readPem("tls-key", keyPath) } : null;
+  const tls =
+    certPath && keyPath ? { cert: await readPem("tls-cert", certPath), key: await readPem("tls-key", keyPath) } : null;
   return {
     tokens,
     options: {
@@ -24,7 +27,8 @@ export async function remoteOptions(config: HostConfig): Promise<{ options: Remo
       tls,
       maxConnections: config["max-connections"],
       maxConnectionsPerAddress: config["max-connections-per-address"],
-      maxConnectionsPerTenant: config["max-connections-per-tenant"] ?? Math.max(1, Math.floor(config["max-connections"] / 2)),
+      maxConnectionsPerTenant:
+        config["max-connections-per-tenant"] ?? Math.max(1, Math.floor(config["max-connections"] / 2)),
       handshakeTimeoutMs: config["handshake-timeout-ms"],
       maxRequestsInFlight: config["max-requests-in-flight"],
       maxBufferedBytes: config["max-buffered-bytes"],

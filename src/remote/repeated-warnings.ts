@@ -44,7 +44,10 @@ export class RepeatedWarnings {
         continue;
       }
       const remote = key.slice(0, key.indexOf(" "));
-      this.#log.warn({ remote, ...repeats.fields, repeats: repeats.count, periodMs: this.#periodMs }, `${repeats.msg} (repeated)`);
+      this.#log.warn(
+        { remote, ...repeats.fields, repeats: repeats.count, periodMs: this.#periodMs },
+        `${repeats.msg} (repeated)`,
+      );
       repeats.count = 0;
     }
     if (this.#repeats.size === 0 && this.#timer) {

@@ -74,12 +74,22 @@ export class SocketSlots {
     const { maxSockets, maxPerAddress } = this.#options;
     if (maxPerAddress > 0 && own && own.count >= maxPerAddress && !this.#evict(own)) {
       socket.destroy();
-      this.#warnings.warn(address, "socket refused: per address", { maxConnectionsPerAddress: maxPerAddress }, "socket refused: --max-connections-per-address reached");
+      this.#warnings.warn(
+        address,
+        "socket refused: per address",
+        { maxConnectionsPerAddress: maxPerAddress },
+        "socket refused: --max-connections-per-address reached",
+      );
       return false;
     }
     if (this.#slots.size >= maxSockets && !this.#evict(null)) {
       socket.destroy();
-      this.#warnings.warn(address, "socket refused: max-connections", { maxConnections: maxSockets }, "socket refused: --max-connections reached");
+      this.#warnings.warn(
+        address,
+        "socket refused: max-connections",
+        { maxConnections: maxSockets },
+        "socket refused: --max-connections reached",
+      );
       return false;
     }
     const slot: Slot = { socket, key: slotKey(socket), address, holds: 0, tenant: null, proven: false };
@@ -124,16 +134,24 @@ export class SocketSlots {
   /** Closes one evictable socket (of this address only, when given); false: none. */
   #evict(only: AddressSlots | null): boolean {
     let from: AddressSlots | null = only;
-    if (!only) for (const slots of this.#addresses.values()) if (slots.unproven.size > (from?.unproven.size ?? 0)) from = slots;
+    if (!only)
+      for (const slots of this.#addresses.values()) if (slots.unproven.size > (from?.unproven.size ?? 0)) from = slots;
     let victim: Slot | undefined = from?.unproven.values().next().value;
-    if (!victim) for (const slot of this.#idle) if (!only || this.#addresses.get(slot.address) === only) {
-      victim = slot;
-      break;
-    }
+    if (!victim)
+      for (const slot of this.#idle)
+        if (!only || this.#addresses.get(slot.address) === only) {
+          victim = slot;
+          break;
+        }
     if (!victim) return false;
     this.#free(victim);
     victim.socket.destroy();
-    this.#warnings.warn(victim.address, "socket evicted", { maxConnections: this.#options.maxSockets, authenticatedBefore: victim.proven }, "socket closed to make room: it carried no authenticated request");
+    this.#warnings.warn(
+      victim.address,
+      "socket evicted",
+      { maxConnections: this.#options.maxSockets, authenticatedBefore: victim.proven },
+      "socket closed to make room: it carried no authenticated request",
+    );
     return true;
   }
 

@@ -16,7 +16,8 @@ const TokenFlags = z.object({
 /** Returns what to print on stdout. */
 export async function tokenCommand(argv: readonly string[]): Promise<string> {
   const [action, name, ...flags] = argv;
-  if (action !== "add" || !name || name.startsWith("-")) throw new ConfigError("usage: acp-session-host token add NAME --tokens-file PATH [--operator]");
+  if (action !== "add" || !name || name.startsWith("-"))
+    throw new ConfigError("usage: acp-session-host token add NAME --tokens-file PATH [--operator]");
   const parsed = parseFlags(TokenFlags, flags);
   return `${await addToken(parsed["tokens-file"], name, parsed.operator)}\n`;
 }

@@ -1,7 +1,15 @@
 // Reading the tokens file (at start and on SIGHUP) and `acp-session-host token add NAME`.
 import { appendFile, readFile } from "node:fs/promises";
 import { ConfigError } from "../flags.js";
-import { hashToken, isTenantName, newToken, OPERATOR_COLUMN, parseTokens, TokensFileError, type TokenEntry } from "./tokens.js";
+import {
+  hashToken,
+  isTenantName,
+  newToken,
+  OPERATOR_COLUMN,
+  parseTokens,
+  TokensFileError,
+  type TokenEntry,
+} from "./tokens.js";
 
 export async function readTokensFile(path: string): Promise<TokenEntry[]> {
   let text: string;
@@ -23,7 +31,8 @@ export async function readTokensFile(path: string): Promise<TokenEntry[]> {
  * operator: the line is marked so (the token may read the host-wide figures).
  */
 export async function addToken(path: string, tenant: string, operator = false): Promise<string> {
-  if (!isTenantName(tenant)) throw new ConfigError(`token add: tenant name must be 1-64 of A-Z a-z 0-9 . _ - (got ${JSON.stringify(tenant)})`);
+  if (!isTenantName(tenant))
+    throw new ConfigError(`token add: tenant name must be 1-64 of A-Z a-z 0-9 . _ - (got ${JSON.stringify(tenant)})`);
   const existing = await readFile(path, "utf8").catch((error: NodeJS.ErrnoException) => {
     if (error.code === "ENOENT") return "";
     throw new ConfigError(`token add: ${path}: ${error.message}`);
@@ -36,6 +45,8 @@ export async function addToken(path: string, tenant: string, operator = false): 
   }
   const token = newToken();
   const separator = existing === "" || existing.endsWith("\n") ? "" : "\n";
-  await appendFile(path, `${separator}${tenant} ${hashToken(token)}${operator ? ` ${OPERATOR_COLUMN}` : ""}\n`, { mode: 0o600 });
+  await appendFile(path, `${separator}${tenant} ${hashToken(token)}${operator ? ` ${OPERATOR_COLUMN}` : ""}\n`, {
+    mode: 0o600,
+  });
   return token;
 }

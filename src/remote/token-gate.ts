@@ -35,7 +35,12 @@ export class TokenGate {
     const entry = token === null ? null : matchToken(this.#tokens, token);
     if (entry) return { tenant: entry.tenant, tokenHash: entry.hash, operator: entry.operator };
     const reason = token === null ? "no bearer token" : "unknown token";
-    this.#warnings.warn(req.socket.remoteAddress, `unauthorized: ${reason}`, { method: req.method, reason }, "unauthorized request refused");
+    this.#warnings.warn(
+      req.socket.remoteAddress,
+      `unauthorized: ${reason}`,
+      { method: req.method, reason },
+      "unauthorized request refused",
+    );
     return null;
   }
 
@@ -54,7 +59,9 @@ export class TokenGate {
       return null;
     }
     this.#tokens = tokens;
-    const kept = new Set(tokens.map((entry) => callerKey({ tenant: entry.tenant, tokenHash: entry.hash, operator: entry.operator })));
+    const kept = new Set(
+      tokens.map((entry) => callerKey({ tenant: entry.tenant, tokenHash: entry.hash, operator: entry.operator })),
+    );
     return (caller) => caller.tokenHash === null || kept.has(callerKey(caller));
   }
 }

@@ -28,11 +28,17 @@ export function parseTokens(text: string): TokenEntry[] {
     if (line === "" || line.startsWith("#")) return;
     const fields = line.split(/\s+/);
     const [tenant, hash, role] = fields;
-    if (fields.length < 2 || fields.length > 3 || !tenant || !hash) throw new TokensFileError(`line ${index + 1}: expected "tenant-name sha256-hex [operator]"`);
-    if (role !== undefined && role !== OPERATOR_COLUMN) throw new TokensFileError(`line ${index + 1}: the third column may only be "${OPERATOR_COLUMN}"`);
-    if (!TENANT.test(tenant)) throw new TokensFileError(`line ${index + 1}: tenant name must be 1-64 of A-Z a-z 0-9 . _ - (not starting with . _ -)`);
+    if (fields.length < 2 || fields.length > 3 || !tenant || !hash)
+      throw new TokensFileError(`line ${index + 1}: expected "tenant-name sha256-hex [operator]"`);
+    if (role !== undefined && role !== OPERATOR_COLUMN)
+      throw new TokensFileError(`line ${index + 1}: the third column may only be "${OPERATOR_COLUMN}"`);
+    if (!TENANT.test(tenant))
+      throw new TokensFileError(
+        `line ${index + 1}: tenant name must be 1-64 of A-Z a-z 0-9 . _ - (not starting with . _ -)`,
+      );
     const lower = hash.toLowerCase();
-    if (!HASH.test(lower)) throw new TokensFileError(`line ${index + 1}: the hash must be 64 hex digits (sha256 of the token)`);
+    if (!HASH.test(lower))
+      throw new TokensFileError(`line ${index + 1}: the hash must be 64 hex digits (sha256 of the token)`);
     if (seen.has(lower)) throw new TokensFileError(`line ${index + 1}: this hash is already on another line`);
     seen.add(lower);
     entries.push({ tenant, hash: lower, operator: role === OPERATOR_COLUMN });

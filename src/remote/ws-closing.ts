@@ -9,7 +9,10 @@ import type { WebSocket, WebSocketServer } from "ws";
 
 const CLOSE_GRACE_MS = 2000;
 
-export function closingPromptly(server: WebSocketServer, onAccepted: (req: IncomingMessage, webSocket: WebSocket) => void): NodeWebSocketUpgradeServer {
+export function closingPromptly(
+  server: WebSocketServer,
+  onAccepted: (req: IncomingMessage, webSocket: WebSocket) => void,
+): NodeWebSocketUpgradeServer {
   return {
     on: (event, listener) => void server.on(event, listener),
     off: (event, listener) => void server.off(event, listener),

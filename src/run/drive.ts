@@ -42,7 +42,15 @@ export async function driveSessions(client: HostClient, options: DriveOptions): 
     options.onProgress?.({ ...progress });
   };
   const one = async (index: number): Promise<SessionRun> => {
-    const run: SessionRun = { index, sessionId: null, stopReason: "error", newSessionMs: null, promptMs: [], answer: "", error: null };
+    const run: SessionRun = {
+      index,
+      sessionId: null,
+      stopReason: "error",
+      newSessionMs: null,
+      promptMs: [],
+      answer: "",
+      error: null,
+    };
     let started = performance.now();
     try {
       const session = await client.newSession(options.cwd, options.mode ? { mode: options.mode } : {});
@@ -71,6 +79,7 @@ function describe(error: unknown): string {
     const code = (error as { code?: unknown }).code;
     return typeof code === "number" ? `${error.message} (${code})` : error.message;
   }
-  if (typeof error === "object" && error !== null && "message" in error) return String((error as { message: unknown }).message);
+  if (typeof error === "object" && error !== null && "message" in error)
+    return String((error as { message: unknown }).message);
   return String(error);
 }

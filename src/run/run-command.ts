@@ -22,14 +22,18 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
   }
   const cwd = resolve(config.cwd ?? process.cwd());
   if (!isDirectory(cwd)) throw new ConfigError(`--cwd: not an existing directory: ${cwd}`);
-  if (config.reconnect && !config.connect) throw new ConfigError("--reconnect: needs --connect (a host run spawns is not reconnected to)");
+  if (config.reconnect && !config.connect)
+    throw new ConfigError("--reconnect: needs --connect (a host run spawns is not reconnected to)");
   if (config.connect) {
-    if (hostArgs.length > 0) throw new ConfigError("--connect: host flags after -- belong to the host you connect to, not to run");
+    if (hostArgs.length > 0)
+      throw new ConfigError("--connect: host flags after -- belong to the host you connect to, not to run");
     return runConnected(config, config.connect, cwd);
   }
 
   // The sessions of a run are throwaway: unless the host is given a state dir, their logs go to a temporary one.
-  const ownStateDir = hostArgs.some((arg) => arg === "--state-dir" || arg.startsWith("--state-dir=")) ? null : mkdtempSync(join(tmpdir(), "ash-run-"));
+  const ownStateDir = hostArgs.some((arg) => arg === "--state-dir" || arg.startsWith("--state-dir="))
+    ? null
+    : mkdtempSync(join(tmpdir(), "ash-run-"));
   const removeStateDir = () => ownStateDir && rmSync(ownStateDir, { recursive: true, force: true });
   let client: HostClient | null = null;
   // Interrupted: end the host (it got the terminal's SIGINT too) and remove the temporary state dir before leaving.
@@ -62,7 +66,9 @@ async function runConnected(config: RunConfig, url: string, cwd: string): Promis
   try {
     client = await HostClient.connect(url, { ...(token ? { token } : {}), reconnect: config.reconnect });
   } catch (error) {
-    process.stderr.write(`acp-session-host run: cannot connect to ${url}: ${(error as Error).message.split("\n")[0]}\n`);
+    process.stderr.write(
+      `acp-session-host run: cannot connect to ${url}: ${(error as Error).message.split("\n")[0]}\n`,
+    );
     return 1;
   }
   try {
@@ -98,7 +104,9 @@ async function drive(client: HostClient, config: RunConfig, host: RunReport["hos
 
   await client.dispose();
   if (report.summary.failed > 0 && stderrTail) {
-    process.stderr.write(`acp-session-host run: ${report.summary.failed} session(s) failed; the host's last log lines:\n${lastLines(stderrTail, 10)}\n`);
+    process.stderr.write(
+      `acp-session-host run: ${report.summary.failed} session(s) failed; the host's last log lines:\n${lastLines(stderrTail, 10)}\n`,
+    );
   }
   return report.summary.failed > 0 ? 1 : 0;
 }

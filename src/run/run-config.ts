@@ -3,16 +3,17 @@ import { z } from "zod";
 import { SessionModeId } from "../protocol/port.js";
 import { flagsHelp, parseFlags } from "../flags.js";
 
-const flag = z
-  .union([z.boolean(), z.enum(["true", "false"])])
-  .transform((value) => value === true || value === "true");
+const flag = z.union([z.boolean(), z.enum(["true", "false"])]).transform((value) => value === true || value === "true");
 
 export const RunConfig = z.object({
   sessions: z.coerce.number().int().min(1).max(100_000).default(8).describe("sessions driven at once"),
   prompt: z.string().min(1, "must not be empty").default("hello").describe("the prompt every session sends"),
   turns: z.coerce.number().int().min(1).default(1).describe("prompts each session sends, one after another"),
   cwd: z.string().min(1).optional().describe("working directory of every session (default: the current directory)"),
-  mode: z.enum(SessionModeId.options).optional().describe(`session mode, one of ${SessionModeId.options.join(", ")} (default: the host's)`),
+  mode: z
+    .enum(SessionModeId.options)
+    .optional()
+    .describe(`session mode, one of ${SessionModeId.options.join(", ")} (default: the host's)`),
   json: flag.default(false).describe("print one JSON document on stdout instead of the table"),
   "host-logs": flag.default(false).describe("pass the host's JSON logs through to stderr"),
   connect: z
@@ -21,7 +22,9 @@ export const RunConfig = z.object({
     .describe("drive a host already listening there (token from ACP_SESSION_HOST_TOKEN) instead of spawning one"),
   reconnect: flag
     .default(false)
-    .describe("with --connect: when the connection drops, connect again (e.g. through a proxy to a live host) and resume every session; a prompt cut by the drop counts as failed"),
+    .describe(
+      "with --connect: when the connection drops, connect again (e.g. through a proxy to a live host) and resume every session; a prompt cut by the drop counts as failed",
+    ),
 });
 export type RunConfig = z.infer<typeof RunConfig>;
 

@@ -9,22 +9,31 @@ import type { HostStatus, SessionStatus } from "../protocol/host-status.js";
 export async function statusCommand(argv: string[]): Promise<string> {
   let values: { connect?: string; json?: boolean };
   try {
-    ({ values } = parseArgs({ args: argv, options: { connect: { type: "string" }, json: { type: "boolean" } }, strict: true }));
+    ({ values } = parseArgs({
+      args: argv,
+      options: { connect: { type: "string" }, json: { type: "boolean" } },
+      strict: true,
+    }));
   } catch (error) {
     throw new ConfigError(`status: ${(error as Error).message}`);
   }
-  if (!values.connect) throw new ConfigError("status needs --connect URL (a host started with --listen; the token from ACP_SESSION_HOST_TOKEN)");
+  if (!values.connect)
+    throw new ConfigError(
+      "status needs --connect URL (a host started with --listen; the token from ACP_SESSION_HOST_TOKEN)",
+    );
   const token = process.env.ACP_SESSION_HOST_TOKEN;
   const client = await HostClient.connect(values.connect, token ? { token } : {});
   try {
     const first = await client.status({ pageSize: 500 });
     const rows = [...first.sessionRows];
-    for (let cursor = first.nextCursor; cursor; ) {
+    for (let cursor = first.nextCursor; cursor;) {
       const page = await client.status({ pageSize: 500, cursor });
       rows.push(...page.sessionRows);
       cursor = page.nextCursor;
     }
-    return values.json ? `${JSON.stringify({ ...first, sessionRows: rows, nextCursor: undefined })}\n` : table(first, rows);
+    return values.json
+      ? `${JSON.stringify({ ...first, sessionRows: rows, nextCursor: undefined })}\n`
+      : table(first, rows);
   } finally {
     await client.dispose();
   }
@@ -48,6 +57,15 @@ function table(status: HostStatus, rows: SessionStatus[]): string {
       row.tokens ? `${row.tokens.prompt}/${row.tokens.completion}/${row.tokens.cached}` : "-",
     ].join("  "),
   );
-  const header = ["session".padEnd(36), "state".padEnd(10), "thread", "active ms", "heap MiB", " turns", "  idle s", "tokens prompt/completion/cached"].join("  ");
+  const header = [
+    "session".padEnd(36),
+    "state".padEnd(10),
+    "thread",
+    "active ms",
+    "heap MiB",
+    " turns",
+    "  idle s",
+    "tokens prompt/completion/cached",
+  ].join("  ");
   return `${head}${header}\n${lines.join("\n")}${lines.length ? "\n" : ""}`;
 }

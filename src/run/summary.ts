@@ -42,7 +42,14 @@ export function buildReport(runs: SessionRun[], host: RunReport["host"], turns: 
 /** The table: one row per session, then a line of totals. */
 export function formatTable(report: RunReport, columns: number): string {
   const { summary } = report;
-  const header = ["#", "session", "stop", "new ms", summary.turns > 1 ? `${summary.turns} prompts ms` : "prompt ms", "answer"];
+  const header = [
+    "#",
+    "session",
+    "stop",
+    "new ms",
+    summary.turns > 1 ? `${summary.turns} prompts ms` : "prompt ms",
+    "answer",
+  ];
   const rows = report.sessions.map((s) => [
     String(s.index),
     s.sessionId ? s.sessionId.slice(0, 8) : "-",
@@ -54,7 +61,9 @@ export function formatTable(report: RunReport, columns: number): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
   const numeric = new Set([0, 3, 4]);
   const line = (cells: string[]) => {
-    const fixed = cells.slice(0, -1).map((cell, i) => (numeric.has(i) ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)));
+    const fixed = cells
+      .slice(0, -1)
+      .map((cell, i) => (numeric.has(i) ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)));
     const used = fixed.reduce((n, cell) => n + cell.length + 2, 0);
     return [...fixed, clip(cells.at(-1)!, Math.max(20, columns - used))].join("  ").trimEnd();
   };

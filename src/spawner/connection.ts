@@ -20,8 +20,17 @@ export interface ConnectionOwner {
   readonly instance: string;
   readonly log: SpawnerLog;
   redeem(token: string): Promise<SessionState | null>;
-  start(session: SessionState, request: RunRequest, onOutput: (text: string) => void, unread: UnreadOutput | null): Promise<Task | string>;
-  startStdio(session: SessionState, request: StdioRequest, onStdout: (text: string) => void): Promise<DirectTask | string>;
+  start(
+    session: SessionState,
+    request: RunRequest,
+    onOutput: (text: string) => void,
+    unread: UnreadOutput | null,
+  ): Promise<Task | string>;
+  startStdio(
+    session: SessionState,
+    request: StdioRequest,
+    onStdout: (text: string) => void,
+  ): Promise<DirectTask | string>;
 }
 
 const HELLO_TIMEOUT_MS = 10_000;
@@ -144,7 +153,15 @@ export class Connection {
         const bg = session.background.get(request.taskId);
         if (!bg) return this.#noSuchTask(session, request.id, request.taskId);
         const { output, droppedBytes } = bg.unread.take();
-        this.#send({ type: "task_output", id: request.id, taskId: request.taskId, output, droppedBytes, end: bg.task.end, outputFile: bg.task.outputFile });
+        this.#send({
+          type: "task_output",
+          id: request.id,
+          taskId: request.taskId,
+          output,
+          droppedBytes,
+          end: bg.task.end,
+          outputFile: bg.task.outputFile,
+        });
         return;
       }
       case "open_stdio":
@@ -160,7 +177,9 @@ export class Connection {
         const bg = session.background.get(request.taskId);
         if (!bg) return this.#noSuchTask(session, request.id, request.taskId);
         const wasRunning = !bg.task.end;
-        void bg.task.kill("killed").then((end) => this.#send({ type: "task_killed", id: request.id, taskId: request.taskId, wasRunning, end }));
+        void bg.task
+          .kill("killed")
+          .then((end) => this.#send({ type: "task_killed", id: request.id, taskId: request.taskId, wasRunning, end }));
         return;
       }
     }
@@ -177,16 +196,18 @@ export class Connection {
       return;
     }
     const outputFile = join(session.outputDir, `${taskId}.log`);
-    void access(outputFile).then(
-      () => ` Its output until then is in ${outputFile}.`,
-      () => "",
-    ).then((output) =>
-      this.#send({
-        type: "error",
-        id,
-        message: `background task ${taskId} is gone: the command runner that started it exited (it was restarted since, or the host was), and the task ended with it.${output}`,
-      }),
-    );
+    void access(outputFile)
+      .then(
+        () => ` Its output until then is in ${outputFile}.`,
+        () => "",
+      )
+      .then((output) =>
+        this.#send({
+          type: "error",
+          id,
+          message: `background task ${taskId} is gone: the command runner that started it exited (it was restarted since, or the host was), and the task ended with it.${output}`,
+        }),
+      );
   }
 
   async #run(session: SessionState, request: RunRequest): Promise<void> {
@@ -199,7 +220,9 @@ export class Connection {
       : { task: null, cancelled: false, pending: "", timer: null, forwardLeft: request.forwardBytes, tail: null };
     const unread = new UnreadOutput();
     if (fg) this.#foreground.set(request.id, fg);
-    const onOutput = fg ? (text: string) => this.#stream(request.id, fg, text, request.tailBytes) : (text: string) => unread.append(text);
+    const onOutput = fg
+      ? (text: string) => this.#stream(request.id, fg, text, request.tailBytes)
+      : (text: string) => unread.append(text);
 
     const started = await this.#spawner.start(session, request, onOutput, fg ? null : unread);
     if (typeof started === "string") {
@@ -215,7 +238,14 @@ export class Connection {
     this.#flush(request.id, fg);
     this.#foreground.delete(request.id);
     this.#paused.delete(started);
-    this.#send({ type: "exited", id: request.id, end, totalBytes: started.totalBytes, outputFile: started.outputFile, tail: fg.tail?.take().output ?? null });
+    this.#send({
+      type: "exited",
+      id: request.id,
+      end,
+      totalBytes: started.totalBytes,
+      outputFile: started.outputFile,
+      tail: fg.tail?.take().output ?? null,
+    });
   }
 
   async #openStdio(session: SessionState, request: StdioRequest): Promise<void> {

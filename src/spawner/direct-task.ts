@@ -105,7 +105,8 @@ export class DirectTask implements Task {
     );
     const closeFile = async () => {
       const fileError = await output.close();
-      if (fileError) options.onWarning("could not write the full output file", { file: options.outputFile, err: String(fileError) });
+      if (fileError)
+        options.onWarning("could not write the full output file", { file: options.outputFile, err: String(fileError) });
     };
 
     let child: ChildProcess;
@@ -152,10 +153,12 @@ export class DirectTask implements Task {
       pipes.push(new Promise<void>((resolve) => statusPipe.once("close", () => resolve())));
     }
 
-    const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null } | { error: Error }>((resolve) => {
-      child.once("exit", (code, signal) => resolve({ code, signal }));
-      child.once("error", (error) => resolve({ error }));
-    });
+    const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null } | { error: Error }>(
+      (resolve) => {
+        child.once("exit", (code, signal) => resolve({ code, signal }));
+        child.once("error", (error) => resolve({ error }));
+      },
+    );
     if ("error" in exit) {
       await closeFile();
       return this.#startFailure(options, exit.error.message);
@@ -173,18 +176,27 @@ export class DirectTask implements Task {
 
     let reason: EndReason = this.#killing ?? "exited";
     // bwrap reports {"exit-code": n} once the command inside has run; without it the sandbox never started.
-    if (!this.#killing && options.launch.statusFd && exit.signal === null && !status.includes('"exit-code"')) reason = "sandbox_failed";
+    if (!this.#killing && options.launch.statusFd && exit.signal === null && !status.includes('"exit-code"'))
+      reason = "sandbox_failed";
     return {
       reason,
       exitCode: exit.code,
       signal: exit.signal,
-      detail: reason === "sandbox_failed" ? `the sandbox could not start: ${head.trim() || `bwrap exited with ${exit.code}`}` : null,
+      detail:
+        reason === "sandbox_failed"
+          ? `the sandbox could not start: ${head.trim() || `bwrap exited with ${exit.code}`}`
+          : null,
     };
   }
 
   #startFailure(options: DirectTaskOptions, message: string): TaskEnd {
     const what = options.launch.statusFd ? "the sandbox could not start" : `${options.label ?? "bash"} could not start`;
-    return { reason: options.launch.statusFd ? "sandbox_failed" : "spawn_failed", exitCode: null, signal: null, detail: `${what}: ${options.launch.file}: ${message}` };
+    return {
+      reason: options.launch.statusFd ? "sandbox_failed" : "spawn_failed",
+      exitCode: null,
+      signal: null,
+      detail: `${what}: ${options.launch.file}: ${message}`,
+    };
   }
 
   async #waitGroupGone(options: TaskOptions): Promise<void> {
@@ -194,7 +206,8 @@ export class DirectTask implements Task {
     const repeat = setInterval(() => this.#signalGroup("SIGKILL"), 50);
     const gone = await whenGroupGone(pgid, GONE_WAIT_MS);
     clearInterval(repeat);
-    if (gone) this.#groupGone = true; // never signal this pgid again: the number may be reused
+    if (gone)
+      this.#groupGone = true; // never signal this pgid again: the number may be reused
     else options.onWarning("process group still has members after SIGKILL", { pgid });
   }
 

@@ -7,7 +7,14 @@ const LEVELS = { info: 30, warn: 40, error: 50 } as const;
 export type SpawnerLog = (level: keyof typeof LEVELS, msg: string, data?: Record<string, unknown>) => void;
 
 export const log: SpawnerLog = (level, msg, data = {}) => {
-  const line = JSON.stringify({ level: LEVELS[level], time: Date.now(), pid: process.pid, name: "spawner", ...data, msg });
+  const line = JSON.stringify({
+    level: LEVELS[level],
+    time: Date.now(),
+    pid: process.pid,
+    name: "spawner",
+    ...data,
+    msg,
+  });
   try {
     writeSync(2, `${line}\n`);
   } catch {

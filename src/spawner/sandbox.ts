@@ -32,8 +32,20 @@ export interface SandboxPlan {
  * read-only does not reach a bind below it). No --new-session: the spawner puts the sandbox in a session and
  * process group of its own with no terminal, and the whole group must be reachable by one kill().
  */
-export function bwrapArgs(plan: SandboxPlan, argv: readonly string[], extra: { binds?: readonly string[]; statusFd?: boolean } = {}): string[] {
-  const args = ["--die-with-parent", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--cap-drop", "ALL"];
+export function bwrapArgs(
+  plan: SandboxPlan,
+  argv: readonly string[],
+  extra: { binds?: readonly string[]; statusFd?: boolean } = {},
+): string[] {
+  const args = [
+    "--die-with-parent",
+    "--unshare-pid",
+    "--unshare-ipc",
+    "--unshare-uts",
+    "--unshare-cgroup-try",
+    "--cap-drop",
+    "ALL",
+  ];
   if (!plan.network) args.push("--unshare-net");
   args.push("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc");
   if (plan.kind === "workspace-write" && plan.privateTmp) args.push("--tmpfs", "/tmp");
@@ -80,7 +92,18 @@ export function masksFor(privateTmp: boolean, workspace: string, others: Iterabl
 /** The environment commands get: a small allowlist, so the host's secrets (API keys) never reach them. */
 export function commandEnv(source: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  for (const name of ["PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LC_MESSAGES", "TZ"]) {
+  for (const name of [
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "LANG",
+    "LANGUAGE",
+    "LC_ALL",
+    "LC_CTYPE",
+    "LC_MESSAGES",
+    "TZ",
+  ]) {
     if (source[name] !== undefined) env[name] = source[name];
   }
   env.PATH ??= "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
@@ -99,15 +122,25 @@ export function probeSandbox(bwrapPath: string | null, workspace: string): Promi
   const plan: SandboxPlan = { kind: "read-only", privateTmp: false, workspace, network: false, masks: [] };
   return new Promise((resolve) => {
     let output = "";
-    const child = spawn(bwrapPath, bwrapArgs(plan, ["true"]), { stdio: ["ignore", "ignore", "pipe", "pipe"], env: commandEnv(process.env) });
+    const child = spawn(bwrapPath, bwrapArgs(plan, ["true"]), {
+      stdio: ["ignore", "ignore", "pipe", "pipe"],
+      env: commandEnv(process.env),
+    });
     child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
     let status = "";
     (child.stdio[3] as NodeJS.ReadableStream).setEncoding("utf8");
     (child.stdio[3] as NodeJS.ReadableStream).on("data", (chunk: string) => (status += chunk));
-    child.on("error", (error) => resolve({ ok: false, detail: `bubblewrap at ${bwrapPath} cannot be started: ${error.message}` }));
+    child.on("error", (error) =>
+      resolve({ ok: false, detail: `bubblewrap at ${bwrapPath} cannot be started: ${error.message}` }),
+    );
     child.on("close", (code) => {
-      if (code === 0 && status.includes('"exit-code"')) resolve({ ok: true, detail: `bubblewrap at ${bwrapPath} works` });
-      else resolve({ ok: false, detail: `bubblewrap at ${bwrapPath} cannot make a sandbox here (exit ${code}): ${output.trim() || "no message"}` });
+      if (code === 0 && status.includes('"exit-code"'))
+        resolve({ ok: true, detail: `bubblewrap at ${bwrapPath} works` });
+      else
+        resolve({
+          ok: false,
+          detail: `bubblewrap at ${bwrapPath} cannot make a sandbox here (exit ${code}): ${output.trim() || "no message"}`,
+        });
     });
   });
 }

@@ -92,9 +92,18 @@ export class SandboxedTask implements Task {
     let file: FileHandle;
     try {
       // O_EXCL and O_NOFOLLOW: the file is this one, never something a command put at that path before.
-      file = await open(outPath, constants.O_RDONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+      file = await open(
+        outPath,
+        constants.O_RDONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+        0o600,
+      );
     } catch (error) {
-      return { reason: "sandbox_failed", exitCode: null, signal: null, detail: `the sandbox could not take the command: ${(error as Error).message}` };
+      return {
+        reason: "sandbox_failed",
+        exitCode: null,
+        signal: null,
+        detail: `the sandbox could not take the command: ${(error as Error).message}`,
+      };
     }
     const output = new TaskOutput(options.outputFile, options.onOutput);
     this.#output = output;
@@ -150,7 +159,8 @@ export class SandboxedTask implements Task {
       await file.close();
     }
     void unlink(outPath).catch(() => {});
-    if (fileError) options.onWarning("could not write the full output file", { file: options.outputFile, err: String(fileError) });
+    if (fileError)
+      options.onWarning("could not write the full output file", { file: options.outputFile, err: String(fileError) });
 
     if (outcome.kind === "lost") {
       if (!outcome.started) return { reason: "sandbox_failed", exitCode: null, signal: null, detail: outcome.detail };
@@ -168,7 +178,13 @@ export class SandboxedTask implements Task {
    * output file is copied from the held file in the kernel (/proc/self/fd names that file, whatever the command did
    * to its path), so the bytes nobody reads cost no read, write or decode here.
    */
-  async #finishTailOnly(file: FileHandle, output: TaskOutput, decoder: StringDecoder, outputFile: string, tailBytes: number): Promise<Error | null> {
+  async #finishTailOnly(
+    file: FileHandle,
+    output: TaskOutput,
+    decoder: StringDecoder,
+    outputFile: string,
+    tailBytes: number,
+  ): Promise<Error | null> {
     const { size } = await file.stat();
     const start = Math.max(this.#position, size - tailBytes);
     const tail = Buffer.alloc(Math.max(0, size - start));

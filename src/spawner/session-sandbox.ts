@@ -44,7 +44,14 @@ export class SessionSandbox {
   #idleTimer: NodeJS.Timeout | null = null;
   readonly #endedListeners: Array<() => void> = [];
 
-  constructor(options: { bwrapPath: string; plan: SandboxPlan; execDir: string; generation: number; sessionId: string; log: SpawnerLog }) {
+  constructor(options: {
+    bwrapPath: string;
+    plan: SandboxPlan;
+    execDir: string;
+    generation: number;
+    sessionId: string;
+    log: SpawnerLog;
+  }) {
     this.plan = options.plan;
     this.execDir = options.execDir;
     this.generation = options.generation;
@@ -96,11 +103,13 @@ export class SessionSandbox {
     if (!this.#ended) this.#finish("the session's sandbox was ended");
     const child = this.#child;
     if (!child?.pid) return;
-    if (child.exitCode === null && child.signalCode === null) await new Promise<void>((resolve) => child.once("exit", () => resolve()));
+    if (child.exitCode === null && child.signalCode === null)
+      await new Promise<void>((resolve) => child.once("exit", () => resolve()));
     if (!untilEmpty) return;
     // bwrap's exit does not wait for its pid namespace. Its init, in bwrap's group, finishes exiting only once the
     // kernel has ended every process in the namespace (the commands, in groups of their own, among them).
-    if (!(await whenGroupGone(child.pid, NAMESPACE_GONE_MS))) this.#log("warn", "sandbox's processes still there after its end", { sessionId: this.#sessionId });
+    if (!(await whenGroupGone(child.pid, NAMESPACE_GONE_MS)))
+      this.#log("warn", "sandbox's processes still there after its end", { sessionId: this.#sessionId });
   }
 
   /** Synchronous last resort (the spawner is dying). */

@@ -16,7 +16,6 @@ import { SessionState, type UnreadOutput } from "./session-state.js";
 import type { Task } from "./task.js";
 import { newInstance, newTaskId } from "./task-ids.js";
 
-
 export class Spawner implements ConnectionOwner {
   readonly #options: SpawnerOptions;
   readonly #runtimeDir: string;
@@ -40,7 +39,13 @@ export class Spawner implements ConnectionOwner {
   #closing = false;
   #shutdown: Promise<void> | null = null;
 
-  constructor(options: SpawnerOptions, runtimeDir: string, outputRoot: string, sandbox: SandboxStatus, log: SpawnerLog) {
+  constructor(
+    options: SpawnerOptions,
+    runtimeDir: string,
+    outputRoot: string,
+    sandbox: SandboxStatus,
+    log: SpawnerLog,
+  ) {
     this.#options = { ...options, hidden: options.hidden.map(realPathOf) };
     this.#runtimeDir = runtimeDir;
     this.#outputRoot = outputRoot;
@@ -105,7 +110,12 @@ export class Spawner implements ConnectionOwner {
 
   /** Starts a command for a session, or says why it cannot run. */
   /** Background runs pass the buffer their output goes to; they are filed under the session before this returns. */
-  async start(session: SessionState, request: RunRequest, onOutput: (text: string) => void, unread: UnreadOutput | null): Promise<Task | string> {
+  async start(
+    session: SessionState,
+    request: RunRequest,
+    onOutput: (text: string) => void,
+    unread: UnreadOutput | null,
+  ): Promise<Task | string> {
     const kind = request.sandbox;
     // The workspace check and the sandbox lookup are independent: one wait for both, not two in a row.
     const [problem, sandbox] = await Promise.all([
@@ -127,12 +137,18 @@ export class Spawner implements ConnectionOwner {
       outputFile: join(session.outputDir, `${id}.log`),
       timeoutMs: request.background ? null : request.timeoutMs,
       onOutput,
-      onWarning: (message: string, data: Record<string, unknown>) => this.#log("warn", message, { sessionId: session.id, taskId: id, ...data }),
+      onWarning: (message: string, data: Record<string, unknown>) =>
+        this.#log("warn", message, { sessionId: session.id, taskId: id, ...data }),
     };
     const task = this.#track(
       sandbox
         ? new SandboxedTask({ ...common, sandbox, command: request.command })
-        : new DirectTask({ ...common, launch: directLaunch(request.command), cwd: session.cwd, env: commandEnv(process.env) }),
+        : new DirectTask({
+            ...common,
+            launch: directLaunch(request.command),
+            cwd: session.cwd,
+            env: commandEnv(process.env),
+          }),
     );
     if (unread) {
       session.background.set(id, { task, unread });
@@ -146,7 +162,11 @@ export class Spawner implements ConnectionOwner {
    * and under a bwrap of its own with the session's policy, with the environment it was given over the minimal base
    * commands get (never the host's secrets).
    */
-  async startStdio(session: SessionState, request: StdioRequest, onStdout: (text: string) => void): Promise<DirectTask | string> {
+  async startStdio(
+    session: SessionState,
+    request: StdioRequest,
+    onStdout: (text: string) => void,
+  ): Promise<DirectTask | string> {
     const problem = await this.#prepare(session, request.sandbox);
     if (problem) return problem;
     const plan = request.sandbox === "none" ? null : await this.#planFor(session, request.sandbox, "stdio");
@@ -184,7 +204,11 @@ export class Spawner implements ConnectionOwner {
 
   /** The policy of a sandbox for this session now: its kind, and every other workspace and hidden path masked. */
   /** commands: workspace-write gets a /tmp of its own; a stdio program sees the host's, read-only and masked. */
-  async #planFor(session: SessionState, kind: Exclude<SandboxKind, "none">, use: "commands" | "stdio"): Promise<SandboxPlan> {
+  async #planFor(
+    session: SessionState,
+    kind: Exclude<SandboxKind, "none">,
+    use: "commands" | "stdio",
+  ): Promise<SandboxPlan> {
     const privateTmp = kind === "workspace-write" && use === "commands";
     const others = [this.#runtimeDir, ...this.#options.hidden, ...[...this.#sessions.values()].map((s) => s.cwd)];
     // bwrap cannot mount over a path that is gone (a workspace deleted since): mask only what exists.
@@ -217,7 +241,10 @@ export class Spawner implements ConnectionOwner {
     session.background.clear();
     const running = tasks.filter((task) => !task.end);
     const sandboxes = session.sandboxes();
-    const killing = Promise.all([...running.map((task) => task.kill("killed")), ...sandboxes.map((sandbox) => sandbox.end(false))]);
+    const killing = Promise.all([
+      ...running.map((task) => task.kill("killed")),
+      ...sandboxes.map((sandbox) => sandbox.end(false)),
+    ]);
     this.#endings.add(killing);
     await killing.finally(() => this.#endings.delete(killing));
     if (running.length > 0) this.#log("info", "session commands ended", { sessionId, killed: running.length });
@@ -264,7 +291,10 @@ export class Spawner implements ConnectionOwner {
     const sandbox = new SessionSandbox({
       bwrapPath: this.#options.bwrapPath!,
       plan,
-      execDir: sandboxDir(this.#runtimeDir, `${session.id.replace(/[^A-Za-z0-9-]/g, "_").slice(0, 80)}-${randomBytes(4).toString("hex")}`),
+      execDir: sandboxDir(
+        this.#runtimeDir,
+        `${session.id.replace(/[^A-Za-z0-9-]/g, "_").slice(0, 80)}-${randomBytes(4).toString("hex")}`,
+      ),
       generation,
       sessionId: session.id,
       log: this.#log,
@@ -278,7 +308,9 @@ export class Spawner implements ConnectionOwner {
   #refusal(sandbox: RunRequest["sandbox"]): string | null {
     if (this.#closing) return "the host is shutting down";
     if (sandbox === "none") {
-      return this.#options.allowFullAccess ? null : "full-access (unsandboxed) commands need a host started with --allow-full-access";
+      return this.#options.allowFullAccess
+        ? null
+        : "full-access (unsandboxed) commands need a host started with --allow-full-access";
     }
     if (!this.#sandbox.ok) {
       return `sandbox unavailable: ${this.#sandbox.detail}. Commands in the ${sandbox} sandbox fail closed: they never run unsandboxed.`;
@@ -300,6 +332,13 @@ function sameList(a: readonly string[], b: readonly string[]): boolean {
 }
 
 async function existingDirs(paths: string[]): Promise<string[]> {
-  const found = await Promise.all(paths.map((path) => stat(path).then((info) => info.isDirectory(), () => false)));
+  const found = await Promise.all(
+    paths.map((path) =>
+      stat(path).then(
+        (info) => info.isDirectory(),
+        () => false,
+      ),
+    ),
+  );
   return paths.filter((_, i) => found[i]);
 }

@@ -20,7 +20,11 @@ export interface ForkLine {
  * write still going on (a log file being appended to); it is left out. Any other line that is not an entry is damage
  * the fork would carry: LogError.
  */
-export function forkPoint(lines: Iterable<ForkLine>, base: ForkPointState, torn: "last line may be torn" | "whole"): { state: ForkPointState; count: number } {
+export function forkPoint(
+  lines: Iterable<ForkLine>,
+  base: ForkPointState,
+  torn: "last line may be torn" | "whole",
+): { state: ForkPointState; count: number } {
   let current = base;
   let state = base;
   let count = 0;
@@ -28,7 +32,10 @@ export function forkPoint(lines: Iterable<ForkLine>, base: ForkPointState, torn:
   let open = false;
   let damaged = false;
   for (const line of lines) {
-    if (damaged) throw new LogError("an entry after its replayable history is not a valid log entry (the log is damaged before its end)");
+    if (damaged)
+      throw new LogError(
+        "an entry after its replayable history is not a valid log entry (the log is damaged before its end)",
+      );
     seen++;
     const type = line.type;
     if (type === null) {
@@ -42,7 +49,12 @@ export function forkPoint(lines: Iterable<ForkLine>, base: ForkPointState, torn:
       // Turn lines are counted by their type, never parsed: a log holds one pair per turn.
       open = false;
       current = { ...current, turns: current.turns + 1 };
-    } else if (type === "mode" || type === "model" || type === "system_prompt" || (type === "user_message" && current.title === null)) {
+    } else if (
+      type === "mode" ||
+      type === "model" ||
+      type === "system_prompt" ||
+      (type === "user_message" && current.title === null)
+    ) {
       current = foldSummary(current, entryOf(line, type));
     }
     if (!open) {

@@ -5,7 +5,12 @@ import type { ArchiveFilter } from "./session-store.js";
 export const LIST_META_KEY = "acp-session-host";
 
 /** `_meta["acp-session-host"]` of a listed session: its turns and creation time; a child's parent; a fork's source. */
-export function listedMeta(listed: { turns?: number | undefined; createdAt: string; parent?: ParentLink | null | undefined; forkOf?: ForkPoint | null | undefined }): Record<string, unknown> {
+export function listedMeta(listed: {
+  turns?: number | undefined;
+  createdAt: string;
+  parent?: ParentLink | null | undefined;
+  forkOf?: ForkPoint | null | undefined;
+}): Record<string, unknown> {
   return {
     [LIST_META_KEY]: {
       ...(listed.turns !== undefined ? { turns: listed.turns } : {}),

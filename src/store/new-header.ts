@@ -2,7 +2,12 @@
 import { LOG_FORMAT, LOG_FORMAT_VERSION, type LogHeader } from "../protocol/session-log.js";
 import type { NewSessionSettings } from "./session-store.js";
 
-export function newSessionHeader(sessionId: string, settings: NewSessionSettings, hostVersion: string, tenant: string | null): LogHeader {
+export function newSessionHeader(
+  sessionId: string,
+  settings: NewSessionSettings,
+  hostVersion: string,
+  tenant: string | null,
+): LogHeader {
   return {
     format: LOG_FORMAT,
     formatVersion: LOG_FORMAT_VERSION,

@@ -13,7 +13,16 @@ export async function openStore(config: HostConfig, log: Logger): Promise<Sessio
     const { PostgresStore } = await import("./postgres/postgres-store.js");
     // Full command outputs stay on the host that ran them, in its state dir (hidden from every sandbox).
     const outputRoot = join(config["state-dir"], "outputs");
-    return PostgresStore.open({ url, hostId: hostIdOf(config), leaseMs: config["lease-ms"], compactBytes: config["log-compact-bytes"], outputRoot }, log);
+    return PostgresStore.open(
+      {
+        url,
+        hostId: hostIdOf(config),
+        leaseMs: config["lease-ms"],
+        compactBytes: config["log-compact-bytes"],
+        outputRoot,
+      },
+      log,
+    );
   }
   try {
     return new DirStore(config["state-dir"], log, { compactBytes: config["log-compact-bytes"] });

@@ -3,6 +3,7 @@ export function numberFlag(argv: readonly string[], name: string, fallback: numb
   const index = argv.indexOf(`--${name}`);
   if (index < 0) return fallback;
   const value = Number(argv[index + 1]);
-  if (!Number.isSafeInteger(value) || value < 0) throw new Error(`--${name} needs a whole number, got ${argv[index + 1]}`);
+  if (!Number.isSafeInteger(value) || value < 0)
+    throw new Error(`--${name} needs a whole number, got ${argv[index + 1]}`);
   return value;
 }

@@ -50,7 +50,8 @@ export function schemaViolation(schema: ZodType, value: unknown): string | null 
 }
 
 function missing(sent: unknown, kept: unknown, path: string): string | null {
-  if (sent === null || typeof sent !== "object") return Object.is(sent, kept) ? null : `${path || "(value)"} = ${JSON.stringify(sent)}`;
+  if (sent === null || typeof sent !== "object")
+    return Object.is(sent, kept) ? null : `${path || "(value)"} = ${JSON.stringify(sent)}`;
   if (kept === null || typeof kept !== "object") return `${path || "(value)"}`;
   for (const [key, value] of Object.entries(sent)) {
     const lost = missing(value, (kept as Record<string, unknown>)[key], `${path}.${key}`);
@@ -66,7 +67,8 @@ export function checkedStream(stream: Stream, violations: string[]): Stream {
   const writer = stream.writable.getWriter();
   const writable = new WritableStream<AnyMessage>({
     write(message) {
-      if ("method" in message && "id" in message && message.id !== undefined && message.id !== null) asked.set(key(message.id), message.method);
+      if ("method" in message && "id" in message && message.id !== undefined && message.id !== null)
+        asked.set(key(message.id), message.method);
       return writer.write(message);
     },
     close: () => writer.close(),
@@ -117,8 +119,12 @@ export interface CheckedHostOptions extends Understands {
 }
 
 /** A host on stdio (its state in a temp dir unless the args name one), every message it sends checked. */
-export async function startCheckedHost(hostArgs: string[] = [], options: CheckedHostOptions = {}): Promise<CheckedHost> {
-  const stateDir = hostArgs.includes("--state-dir") || hostArgs.includes("--store") ? [] : ["--state-dir", tempDir("ash-state-")];
+export async function startCheckedHost(
+  hostArgs: string[] = [],
+  options: CheckedHostOptions = {},
+): Promise<CheckedHost> {
+  const stateDir =
+    hostArgs.includes("--state-dir") || hostArgs.includes("--store") ? [] : ["--state-dir", tempDir("ash-state-")];
   const child = spawn(process.execPath, [CLI, "serve", "--log-level", "debug", ...stateDir, ...hostArgs], {
     stdio: ["pipe", "pipe", "pipe"],
     env: { MALLOC_ARENA_MAX: "2", ...process.env },
@@ -129,8 +135,14 @@ export async function startCheckedHost(hostArgs: string[] = [], options: Checked
   child.stderr.on("data", (chunk: string) => (log += chunk));
   const exited = once(child, "exit");
   const violations: string[] = [];
-  const stream = ndJsonStream(Writable.toWeb(child.stdin) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>);
-  const client = await HostClient.attach(checkedStream(stream, violations), { permission: options.permission ?? "deny", ...understands(options) });
+  const stream = ndJsonStream(
+    Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,
+    Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>,
+  );
+  const client = await HostClient.attach(checkedStream(stream, violations), {
+    permission: options.permission ?? "deny",
+    ...understands(options),
+  });
   const gone = () => child.exitCode !== null || child.signalCode !== null;
   return {
     client,
@@ -158,14 +170,24 @@ export async function startCheckedHost(hostArgs: string[] = [], options: Checked
 }
 
 /** A client of a host listening (--listen) over WebSocket, every message it receives checked. */
-export async function connectChecked(wsUrl: string, violations: string[], options: CheckedHostOptions & { token?: string } = {}): Promise<HostClient> {
+export async function connectChecked(
+  wsUrl: string,
+  violations: string[],
+  options: CheckedHostOptions & { token?: string } = {},
+): Promise<HostClient> {
   const headers: Record<string, string> = options.token ? { Authorization: `Bearer ${options.token}` } : {};
   const stream = createWebSocketStream(wsUrl, { headers, WebSocket });
-  return HostClient.attach(checkedStream(stream, violations), { permission: options.permission ?? "deny", ...understands(options) });
+  return HostClient.attach(checkedStream(stream, violations), {
+    permission: options.permission ?? "deny",
+    ...understands(options),
+  });
 }
 
 function understands(options: Understands): Understands {
-  return { ...(options.subagents !== undefined ? { subagents: options.subagents } : {}), ...(options.compaction !== undefined ? { compaction: options.compaction } : {}) };
+  return {
+    ...(options.subagents !== undefined ? { subagents: options.subagents } : {}),
+    ...(options.compaction !== undefined ? { compaction: options.compaction } : {}),
+  };
 }
 
 /**

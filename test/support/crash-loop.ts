@@ -73,14 +73,17 @@ export function lostTurns(seen: readonly string[][], replayed: readonly string[]
   const lost: string[][] = [];
   let from = 0;
   for (const turn of seen) {
-    const at = replayed.findIndex((candidate, index) => index >= from && JSON.stringify(candidate) === JSON.stringify(turn));
+    const at = replayed.findIndex(
+      (candidate, index) => index >= from && JSON.stringify(candidate) === JSON.stringify(turn),
+    );
     if (at < 0) lost.push(turn);
     else from = at + 1;
   }
   return lost;
 }
 
-const short = (turn: readonly string[]): string => JSON.stringify(turn.map((line) => (line.length > 100 ? `${line.slice(0, 100)}…` : line)));
+const short = (turn: readonly string[]): string =>
+  JSON.stringify(turn.map((line) => (line.length > 100 ? `${line.slice(0, 100)}…` : line)));
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -98,11 +101,37 @@ export async function runCrashLoop(options: CrashLoopOptions): Promise<CrashLoop
   const random = seeded(seed);
   const root = mkdtempSync(join(tmpdir(), "ash-crash-"));
   const state = join(root, "state");
-  const report: CrashLoopReport = { seed, kills: 0, killsInFsync: 0, turnsSeen: 0, turnsChecked: 0, turnsLost: 0, unreadableLogs: 0, compactedLogs: 0, killsMidCompaction: 0, orphans: 0, failures: [] };
+  const report: CrashLoopReport = {
+    seed,
+    kills: 0,
+    killsInFsync: 0,
+    turnsSeen: 0,
+    turnsChecked: 0,
+    turnsLost: 0,
+    unreadableLogs: 0,
+    compactedLogs: 0,
+    killsMidCompaction: 0,
+    orphans: 0,
+    failures: [],
+  };
   const tracked: Tracked[] = [];
   let turnNumber = 0;
   const spawnHost = () =>
-    HostClient.spawn({ hostArgs: ["--state-dir", state, "--default-mode", "auto", "--warm-workers", "1", "--log-level", "warn", "--log-compact-bytes", "1024"], permission: "allow" });
+    HostClient.spawn({
+      hostArgs: [
+        "--state-dir",
+        state,
+        "--default-mode",
+        "auto",
+        "--warm-workers",
+        "1",
+        "--log-level",
+        "warn",
+        "--log-compact-bytes",
+        "1024",
+      ],
+      permission: "allow",
+    });
   try {
     for (let round = 0; round <= kills; round++) {
       const client = await spawnHost();
@@ -120,7 +149,9 @@ export async function runCrashLoop(options: CrashLoopOptions): Promise<CrashLoop
           report.turnsLost += lost.length;
           for (const turn of lost) {
             const replay = replayed.find((candidate) => candidate[0] === turn[0]);
-            report.failures.push(`round ${round}, session ${session.id}: turn ${replay ? "changed" : "lost"}:\n  seen:   ${short(turn)}\n  replay: ${replay ? short(replay) : "(none)"}`);
+            report.failures.push(
+              `round ${round}, session ${session.id}: turn ${replay ? "changed" : "lost"}:\n  seen:   ${short(turn)}\n  replay: ${replay ? short(replay) : "(none)"}`,
+            );
           }
         }
       }
@@ -156,17 +187,23 @@ export async function runCrashLoop(options: CrashLoopOptions): Promise<CrashLoop
       await client.dispose().catch(() => null);
       const survivors = await waitGone(family, 15_000);
       report.orphans += survivors.length;
-      if (survivors.length > 0) report.failures.push(`round ${round}: processes of the killed host survive: ${survivors.join(", ")}`);
+      if (survivors.length > 0)
+        report.failures.push(`round ${round}: processes of the killed host survive: ${survivors.join(", ")}`);
       for (const session of tracked) {
         if (existsSync(sessionPaths(state, session.id).compacting)) report.killsMidCompaction++;
         try {
-          if (restoreLog(readFileSync(sessionPaths(state, session.id).log), session.id).snapshot) report.compactedLogs++;
+          if (restoreLog(readFileSync(sessionPaths(state, session.id).log), session.id).snapshot)
+            report.compactedLogs++;
         } catch (error) {
           report.unreadableLogs++;
-          report.failures.push(`round ${round}: log of ${session.id} unreadable: ${error instanceof LogError ? error.message : String(error)}`);
+          report.failures.push(
+            `round ${round}: log of ${session.id} unreadable: ${error instanceof LogError ? error.message : String(error)}`,
+          );
         }
       }
-      log(`kill ${report.kills}/${kills}: turns seen ${report.turnsSeen}, checked ${report.turnsChecked}, lost ${report.turnsLost}`);
+      log(
+        `kill ${report.kills}/${kills}: turns seen ${report.turnsSeen}, checked ${report.turnsChecked}, lost ${report.turnsLost}`,
+      );
     }
   } finally {
     rmSync(root, { recursive: true, force: true });

@@ -2,7 +2,14 @@
 // to what a reader compares.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
-import { LOG_FORMAT, LOG_FORMAT_VERSION, sessionPaths, type LogEntry, type LogHeader, type SessionPaths } from "../../src/protocol/session-log.js";
+import {
+  LOG_FORMAT,
+  LOG_FORMAT_VERSION,
+  sessionPaths,
+  type LogEntry,
+  type LogHeader,
+  type SessionPaths,
+} from "../../src/protocol/session-log.js";
 
 export function paths(stateDir: string, sessionId: string): SessionPaths {
   return sessionPaths(stateDir, sessionId);
@@ -30,7 +37,10 @@ export function header(sessionId: string, cwd: string): LogHeader {
 /** Writes a log as a previous process might have left it: whole lines, then an optional torn tail. */
 export function writeLog(stateDir: string, sessionId: string, lines: unknown[], tail = ""): string {
   const path = paths(stateDir, sessionId).log;
-  writeFileSync(path, lines.map((line) => `${typeof line === "string" ? line : JSON.stringify(line)}\n`).join("") + tail);
+  writeFileSync(
+    path,
+    lines.map((line) => `${typeof line === "string" ? line : JSON.stringify(line)}\n`).join("") + tail,
+  );
   return path;
 }
 
@@ -63,7 +73,9 @@ export function transcript(updates: readonly SessionUpdate[]): string[] {
       case "tool_call_update":
         // The final update (status completed/failed) only: in_progress and output deltas are not replayed.
         if (update.status === "completed" || update.status === "failed") {
-          const text = (update.content ?? []).map((item) => (item.type === "content" && item.content.type === "text" ? item.content.text : "")).join("");
+          const text = (update.content ?? [])
+            .map((item) => (item.type === "content" && item.content.type === "text" ? item.content.text : ""))
+            .join("");
           lines.push(`tool ${callName(update.toolCallId)} ${update.status}: ${text}`);
         }
         break;

@@ -53,7 +53,19 @@ export class FleetHost {
 
   /** Starts the host process; resolves once it listens. */
   async start(): Promise<void> {
-    const args = [CLI, "serve", "--listen", `127.0.0.1:${this.port}`, "--host-id", this.hostId, "--state-dir", this.stateDir, "--log-level", "debug", ...this.#args];
+    const args = [
+      CLI,
+      "serve",
+      "--listen",
+      `127.0.0.1:${this.port}`,
+      "--host-id",
+      this.hostId,
+      "--state-dir",
+      this.stateDir,
+      "--log-level",
+      "debug",
+      ...this.#args,
+    ];
     const child = spawn(process.execPath, args, { stdio: ["ignore", "ignore", "pipe"] });
     this.#child = child;
     this.#exited = once(child, "exit") as Promise<[number | null, NodeJS.Signals | null]>;
@@ -66,7 +78,9 @@ export class FleetHost {
         }
       };
       child.stderr!.on("data", onData);
-      child.once("exit", (code) => reject(new Error(`host ${this.hostId} exited (${code}) before listening: ${this.#log}`)));
+      child.once("exit", (code) =>
+        reject(new Error(`host ${this.hostId} exited (${code}) before listening: ${this.#log}`)),
+      );
     });
   }
 

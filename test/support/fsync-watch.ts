@@ -12,7 +12,9 @@ export async function whenInFsync(pid: number, withinMs: number): Promise<boolea
   while (performance.now() < until) {
     const tids = await readdir(`/proc/${pid}/task`).catch(() => [] as string[]);
     if (tids.length === 0) return false;
-    const syscalls = await Promise.all(tids.map((tid) => readFile(`/proc/${pid}/task/${tid}/syscall`, "latin1").catch(() => "")));
+    const syscalls = await Promise.all(
+      tids.map((tid) => readFile(`/proc/${pid}/task/${tid}/syscall`, "latin1").catch(() => "")),
+    );
     if (syscalls.some((line) => calls.includes(Number(line.split(" ", 1)[0])))) return true;
   }
   return false;

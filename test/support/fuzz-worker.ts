@@ -13,25 +13,56 @@ function portMessage(turnId: string): fc.Arbitrary<Posted> {
   const id = fc.oneof(fc.constant(turnId), fc.string(), fc.uuid(), fc.constant(""), fc.integer());
   const valid: fc.Arbitrary<Record<string, unknown>> = fc.oneof(
     id.map((t) => ({ type: "assistant_message", turnId: t, blocks: ["fuzz"] })),
-    id.map((t) => ({ type: "tool_call", turnId: t, toolCallId: "tc", title: "t", kind: "execute", status: "pending", rawInput: {} })),
+    id.map((t) => ({
+      type: "tool_call",
+      turnId: t,
+      toolCallId: "tc",
+      title: "t",
+      kind: "execute",
+      status: "pending",
+      rawInput: {},
+    })),
     id.map((t) => ({ type: "tool_call_update", turnId: t, toolCallId: "tc", status: "completed", result: "r" })),
     id.map((t) => ({ type: "thought", turnId: t, text: "hm" })),
     id.map((t) => ({ type: "usage", turnId: t, used: 1, size: 2 })),
-    id.map((t) => ({ type: "permission_request", turnId: t, requestId: "r1", toolCallId: "tc", title: "t", kind: "edit", rawInput: {} })),
+    id.map((t) => ({
+      type: "permission_request",
+      turnId: t,
+      requestId: "r1",
+      toolCallId: "tc",
+      title: "t",
+      kind: "edit",
+      rawInput: {},
+    })),
     id.map((t) => ({ type: "turn_end", turnId: t, stopReason: "end_turn" })),
     id.map((t) => ({ type: "turn_error", turnId: t, code: -32603, message: "fuzz" })),
     fc.constant({ type: "log", level: "warn", msg: "fuzz" }),
   );
-  const mutated = fc.record({ event: valid, key: fc.string({ maxLength: 12 }), value: fc.jsonValue({ maxDepth: 3 }) }).map(({ event, key, value }) => {
-    const keys = Object.keys(event);
-    return { ...event, [key.length % 2 ? keys[key.length % keys.length]! : key]: value };
-  });
+  const mutated = fc
+    .record({ event: valid, key: fc.string({ maxLength: 12 }), value: fc.jsonValue({ maxDepth: 3 }) })
+    .map(({ event, key, value }) => {
+      const keys = Object.keys(event);
+      return { ...event, [key.length % 2 ? keys[key.length % keys.length]! : key]: value };
+    });
   return fc.oneof(
-    fc.array(fc.oneof(valid, mutated), { minLength: 1, maxLength: 5 }).map((data) => ({ port: "events" as const, data })),
+    fc
+      .array(fc.oneof(valid, mutated), { minLength: 1, maxLength: 5 })
+      .map((data) => ({ port: "events" as const, data })),
     fc.oneof(valid, mutated).map((data) => ({ port: "events" as const, data })),
     fc.jsonValue({ maxDepth: 4 }).map((data) => ({ port: "events" as const, data })),
-    fc.integer({ min: 500, max: 5_000 }).map((n) => ({ port: "events" as const, data: Array.from({ length: n }, () => ({ type: "thought", turnId, text: "x" })) })),
-    fc.record({ id: fc.oneof(fc.string(), fc.uuid()), type: fc.constantFrom("HANDLER", "RAW", "x"), value: fc.jsonValue({ maxDepth: 2 }) }).map((data) => ({ port: "commands" as const, data })),
+    fc
+      .integer({ min: 500, max: 5_000 })
+      .map((n) => ({
+        port: "events" as const,
+        data: Array.from({ length: n }, () => ({ type: "thought", turnId, text: "x" })),
+      })),
+    fc
+      .record({
+        id: fc.oneof(fc.string(), fc.uuid()),
+        type: fc.constantFrom("HANDLER", "RAW", "x"),
+        value: fc.jsonValue({ maxDepth: 2 }),
+      })
+      .map((data) => ({ port: "commands" as const, data })),
     fc.jsonValue({ maxDepth: 3 }).map((data) => ({ port: "commands" as const, data })),
   );
 }

@@ -26,10 +26,19 @@ export function removeTempDirs(): void {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 }
 
-export async function startHost(hostArgs: string[] = [], permission: PermissionPolicy = "deny", env?: NodeJS.ProcessEnv): Promise<TestHost> {
+export async function startHost(
+  hostArgs: string[] = [],
+  permission: PermissionPolicy = "deny",
+  env?: NodeJS.ProcessEnv,
+): Promise<TestHost> {
   // Session logs go to a temp state dir unless the test names one: never the user's ~/.local/state.
   const stateDir = hostArgs.includes("--state-dir") ? [] : ["--state-dir", tempDir("ash-state-")];
-  const client = await HostClient.spawn({ hostArgs: ["--log-level", "debug", ...stateDir, ...hostArgs], stderr: "pipe", permission, ...(env ? { env } : {}) });
+  const client = await HostClient.spawn({
+    hostArgs: ["--log-level", "debug", ...stateDir, ...hostArgs],
+    stderr: "pipe",
+    permission,
+    ...(env ? { env } : {}),
+  });
   const child = client.child!;
   let log = "";
   child.stderr!.setEncoding("utf8");

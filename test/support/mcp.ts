@@ -24,7 +24,12 @@ export const marker = (): string => `mcp-test-${randomUUID()}`;
 
 /** The everything server over stdio; the marker rides as an argument it ignores. */
 export function everythingStdio(name: string, mark: string, env: Record<string, string> = {}): McpServer {
-  return { name, command: process.execPath, args: [EVERYTHING, "stdio", mark], env: Object.entries(env).map(([n, value]) => ({ name: n, value })) };
+  return {
+    name,
+    command: process.execPath,
+    args: [EVERYTHING, "stdio", mark],
+    env: Object.entries(env).map(([n, value]) => ({ name: n, value })),
+  };
 }
 
 export function filesystemStdio(name: string, dir: string, mark: string): McpServer {
@@ -65,8 +70,17 @@ export function mcpStatuses(client: HostClient): McpStatusNotification[] {
 }
 
 /** Waits for a status of a session's server; returns it. */
-export function statusOf(heard: McpStatusNotification[], sessionId: string, server: string, status: McpStatusNotification["status"]): Promise<McpStatusNotification> {
-  return waitFor(`${server} ${status} in ${sessionId}`, () => heard.find((s) => s.sessionId === sessionId && s.server === server && s.status === status), 30_000);
+export function statusOf(
+  heard: McpStatusNotification[],
+  sessionId: string,
+  server: string,
+  status: McpStatusNotification["status"],
+): Promise<McpStatusNotification> {
+  return waitFor(
+    `${server} ${status} in ${sessionId}`,
+    () => heard.find((s) => s.sessionId === sessionId && s.server === server && s.status === status),
+    30_000,
+  );
 }
 
 export interface HttpServer {
@@ -78,10 +92,17 @@ export interface HttpServer {
 /** The everything server in its streamable HTTP mode, on a free port of 127.0.0.1. */
 export async function everythingHttp(): Promise<HttpServer> {
   const port = await freePort();
-  const child = spawn(process.execPath, [EVERYTHING, "streamableHttp"], { env: { ...process.env, PORT: String(port) }, stdio: ["ignore", "ignore", "pipe"] });
+  const child = spawn(process.execPath, [EVERYTHING, "streamableHttp"], {
+    env: { ...process.env, PORT: String(port) },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
   let log = "";
   child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (log += chunk));
-  await waitFor("the http everything server to listen", () => log.includes(`port ${port}`) || child.exitCode !== null, 30_000);
+  await waitFor(
+    "the http everything server to listen",
+    () => log.includes(`port ${port}`) || child.exitCode !== null,
+    30_000,
+  );
   if (child.exitCode !== null) throw new Error(`the http everything server exited: ${log}`);
   return {
     url: `http://127.0.0.1:${port}/mcp`,

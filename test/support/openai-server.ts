@@ -5,7 +5,13 @@
 // and whether a client closed a connection before its response was complete.
 // It stands in for the remote service only: the provider under test is the real one.
 import { once } from "node:events";
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from "node:http";
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 
@@ -87,7 +93,10 @@ export interface ChatMessageBody {
 export interface ChatRequestBody {
   model: string;
   messages: ChatMessageBody[];
-  tools?: Array<{ type: string; function: { name: string; description?: string; parameters?: Record<string, unknown> } }>;
+  tools?: Array<{
+    type: string;
+    function: { name: string; description?: string; parameters?: Record<string, unknown> };
+  }>;
   stream?: boolean;
   stream_options?: { include_usage?: boolean };
   [key: string]: unknown;
@@ -129,7 +138,10 @@ export class OpenAiTestServer {
   #url = "";
   #closed = false;
   /** SSE chunks written per response, and who waits for how many. */
-  readonly #chunkCounts = new WeakMap<ServerResponse, { count: number; waiters: Array<{ count: number; resolve: () => void }> }>();
+  readonly #chunkCounts = new WeakMap<
+    ServerResponse,
+    { count: number; waiters: Array<{ count: number; resolve: () => void }> }
+  >();
 
   private constructor(options: OpenAiServerOptions) {
     this.#options = options;
@@ -171,17 +183,29 @@ export class OpenAiTestServer {
     const path = new URL(req.url ?? "/", "http://localhost").pathname;
     if (req.method === "GET" && path === "/v1/models") {
       const ids = this.#options.models ?? [];
-      return sendJson(res, 200, { object: "list", data: ids.map((id) => ({ id, object: "model", created: 0, owned_by: "test" })) });
+      return sendJson(res, 200, {
+        object: "list",
+        data: ids.map((id) => ({ id, object: "model", created: 0, owned_by: "test" })),
+      });
     }
     if (req.method !== "POST" || path !== "/v1/chat/completions") {
-      return sendError(res, { status: 404, message: `Unknown request URL: ${req.method} ${path}`, type: "invalid_request_error", code: "unknown_url" });
+      return sendError(res, {
+        status: 404,
+        message: `Unknown request URL: ${req.method} ${path}`,
+        type: "invalid_request_error",
+        code: "unknown_url",
+      });
     }
     const raw = await readBody(req);
     let body: ChatRequestBody;
     try {
       body = JSON.parse(raw) as ChatRequestBody;
     } catch {
-      return sendError(res, { status: 400, message: "We could not parse the JSON body of your request.", type: "invalid_request_error" });
+      return sendError(res, {
+        status: 400,
+        message: "We could not parse the JSON body of your request.",
+        type: "invalid_request_error",
+      });
     }
     let dropped = false;
     const ended = new Promise<RequestEnd>((resolve) => {
@@ -199,7 +223,8 @@ export class OpenAiTestServer {
       body,
       ended,
       served,
-      chunksWritten: (count) => (written.count >= count ? Promise.resolve() : new Promise((resolve) => written.waiters.push({ count, resolve }))),
+      chunksWritten: (count) =>
+        written.count >= count ? Promise.resolve() : new Promise((resolve) => written.waiters.push({ count, resolve })),
       lastUserText: lastUserText(body),
       connection: `${req.socket.remoteAddress}:${req.socket.remotePort}`,
     };
@@ -210,7 +235,12 @@ export class OpenAiTestServer {
     }
   }
 
-  async #answer(req: IncomingMessage, res: ServerResponse, recorded: RecordedRequest, markDropped: () => void): Promise<void> {
+  async #answer(
+    req: IncomingMessage,
+    res: ServerResponse,
+    recorded: RecordedRequest,
+    markDropped: () => void,
+  ): Promise<void> {
     const body = recorded.body;
     this.requests.push(recorded);
     for (const waiter of this.#waiters.filter((w) => this.requests.length >= w.count)) {
@@ -222,7 +252,8 @@ export class OpenAiTestServer {
     if (key !== undefined && req.headers.authorization !== `Bearer ${key}`) {
       return sendError(res, {
         status: 401,
-        message: "Incorrect API key provided. You can find your API key at https://platform.openai.com/account/api-keys.",
+        message:
+          "Incorrect API key provided. You can find your API key at https://platform.openai.com/account/api-keys.",
         type: "invalid_request_error",
         code: "invalid_api_key",
       });
@@ -259,7 +290,15 @@ export class OpenAiTestServer {
     const dropAfter = fail && "dropAfterChunks" in fail ? fail.dropAfterChunks : Infinity;
     const completion = buildCompletion(recorded, reply, pacing.chunkChars);
     if (body.stream) {
-      await this.#stream(res, completion, pacing, dropAfter, body.stream_options?.include_usage === true, markDropped, reply.streamsAfterClose === true);
+      await this.#stream(
+        res,
+        completion,
+        pacing,
+        dropAfter,
+        body.stream_options?.include_usage === true,
+        markDropped,
+        reply.streamsAfterClose === true,
+      );
     } else {
       await sleep(pacing.firstTokenMs + tokenDelay(pacing) * Math.max(0, completion.chunks.length - 1));
       if (!res.destroyed) sendJson(res, 200, completion.whole);
@@ -324,15 +363,21 @@ function buildCompletion(request: RecordedRequest, reply: Reply, chunkChars: num
     arguments: typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments),
   }));
   const finish = reply.finish ?? (calls.length > 0 ? "tool_calls" : "stop");
-  const delta = (d: object, finishReason: string | null = null) => ({ ...head, choices: [{ index: 0, delta: d, logprobs: null, finish_reason: finishReason }] });
+  const delta = (d: object, finishReason: string | null = null) => ({
+    ...head,
+    choices: [{ index: 0, delta: d, logprobs: null, finish_reason: finishReason }],
+  });
 
   const reasoning = reply.reasoning ?? "";
   const chunks: object[] = [delta({ role: "assistant", content: "" })];
   for (const piece of split(reasoning, chunkChars)) chunks.push(delta({ content: null, reasoning_content: piece }));
   for (const piece of split(text, chunkChars)) chunks.push(delta({ content: piece }));
   calls.forEach((call, index) => {
-    chunks.push(delta({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.name, arguments: "" } }] }));
-    for (const piece of split(call.arguments, chunkChars)) chunks.push(delta({ tool_calls: [{ index, function: { arguments: piece } }] }));
+    chunks.push(
+      delta({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.name, arguments: "" } }] }),
+    );
+    for (const piece of split(call.arguments, chunkChars))
+      chunks.push(delta({ tool_calls: [{ index, function: { arguments: piece } }] }));
   });
   chunks.push(delta({}, finish));
 
@@ -359,7 +404,15 @@ function buildCompletion(request: RecordedRequest, reply: Reply, chunkChars: num
           content: text.length > 0 ? text : null,
           ...(reasoning.length > 0 ? { reasoning_content: reasoning } : {}),
           refusal: null,
-          ...(calls.length > 0 ? { tool_calls: calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.arguments } })) } : {}),
+          ...(calls.length > 0
+            ? {
+                tool_calls: calls.map((c) => ({
+                  id: c.id,
+                  type: "function",
+                  function: { name: c.name, arguments: c.arguments },
+                })),
+              }
+            : {}),
         },
         logprobs: null,
         finish_reason: finish,
@@ -371,7 +424,11 @@ function buildCompletion(request: RecordedRequest, reply: Reply, chunkChars: num
 }
 
 /** The 400 each provider answers when a request passes the model's context length (their real bodies). */
-function contextOverflow(style: "openai" | "deepseek" | "vllm", limit: number, tokens: number): Extract<InjectedFailure, { status: number }> {
+function contextOverflow(
+  style: "openai" | "deepseek" | "vllm",
+  limit: number,
+  tokens: number,
+): Extract<InjectedFailure, { status: number }> {
   switch (style) {
     case "openai":
       return {
@@ -386,7 +443,11 @@ function contextOverflow(style: "openai" | "deepseek" | "vllm", limit: number, t
     }
     case "vllm": {
       const message = `This model's maximum context length is ${limit} tokens. However, you requested ${tokens} tokens in the messages, Please reduce the length of the messages.`;
-      return { status: 400, message, body: { object: "error", message, type: "BadRequestError", param: null, code: 400 } };
+      return {
+        status: 400,
+        message,
+        body: { object: "error", message, type: "BadRequestError", param: null, code: 400 },
+      };
     }
   }
 }
@@ -420,8 +481,11 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
 }
 
 function sendError(res: ServerResponse, fail: Extract<InjectedFailure, { status: number }>): void {
-  const headers: Record<string, string> = fail.retryAfterMs !== undefined ? { "retry-after-ms": String(fail.retryAfterMs) } : {};
-  const body = fail.body ?? { error: { message: fail.message, type: fail.type ?? "server_error", param: null, code: fail.code ?? null } };
+  const headers: Record<string, string> =
+    fail.retryAfterMs !== undefined ? { "retry-after-ms": String(fail.retryAfterMs) } : {};
+  const body = fail.body ?? {
+    error: { message: fail.message, type: fail.type ?? "server_error", param: null, code: fail.code ?? null },
+  };
   sendJson(res, fail.status, body, headers);
 }
 

@@ -12,7 +12,9 @@ import pg from "pg";
 function serverBin(name: string): string {
   const debian = "/usr/lib/postgresql";
   if (existsSync(debian)) {
-    const versions = readdirSync(debian).filter((v) => existsSync(join(debian, v, "bin", name))).sort((a, b) => Number(b) - Number(a));
+    const versions = readdirSync(debian)
+      .filter((v) => existsSync(join(debian, v, "bin", name)))
+      .sort((a, b) => Number(b) - Number(a));
     if (versions[0]) return join(debian, versions[0], "bin", name);
   }
   return name;
@@ -44,10 +46,14 @@ export class TestPostgres {
       chownSync(dir, user.uid, user.gid);
       chmodSync(dir, 0o755);
     }
-    const init = spawnSync(serverBin("initdb"), ["-D", join(dir, "data"), "-U", "ash", "--auth=trust", "--no-sync", "-E", "UTF8", "--locale=C"], {
-      encoding: "utf8",
-      ...(user ? { uid: user.uid, gid: user.gid } : {}),
-    });
+    const init = spawnSync(
+      serverBin("initdb"),
+      ["-D", join(dir, "data"), "-U", "ash", "--auth=trust", "--no-sync", "-E", "UTF8", "--locale=C"],
+      {
+        encoding: "utf8",
+        ...(user ? { uid: user.uid, gid: user.gid } : {}),
+      },
+    );
     if (init.status !== 0) throw new Error(`initdb failed: ${init.stderr}`);
     const cluster = new TestPostgres(dir, user);
     await cluster.startServer();
@@ -75,7 +81,18 @@ export class TestPostgres {
   async startServer(): Promise<void> {
     const server = spawn(
       serverBin("postgres"),
-      ["-D", join(this.dir, "data"), "-k", this.dir, "-c", "listen_addresses=", "-c", "fsync=off", "-c", "max_connections=200"],
+      [
+        "-D",
+        join(this.dir, "data"),
+        "-k",
+        this.dir,
+        "-c",
+        "listen_addresses=",
+        "-c",
+        "fsync=off",
+        "-c",
+        "max_connections=200",
+      ],
       { stdio: ["ignore", "ignore", "pipe"], ...(this.#user ? { uid: this.#user.uid, gid: this.#user.gid } : {}) },
     );
     let log = "";
@@ -115,7 +132,11 @@ export class TestPostgres {
 }
 
 /** A client for looking into a store from a test. */
-export async function query<Row extends pg.QueryResultRow = Record<string, unknown>>(url: string, text: string, values: unknown[] = []): Promise<Row[]> {
+export async function query<Row extends pg.QueryResultRow = Record<string, unknown>>(
+  url: string,
+  text: string,
+  values: unknown[] = [],
+): Promise<Row[]> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
@@ -139,7 +160,8 @@ export function postgresPerFile(): { database(): Promise<string> } {
   });
   return {
     database: () => {
-      if (!cluster) throw new Error("postgresPerFile(): the cluster is started in beforeAll; ask for a database in a test");
+      if (!cluster)
+        throw new Error("postgresPerFile(): the cluster is started in beforeAll; ask for a database in a test");
       return cluster.database();
     },
   };

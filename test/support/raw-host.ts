@@ -26,7 +26,10 @@ export async function startRawHost(args: string[] = []): Promise<RawHost> {
   let log = "";
   child.stderr.setEncoding("utf8").on("data", (chunk: string) => (log += chunk));
   const lines: string[] = [];
-  const waiters: Array<{ predicate: (m: Record<string, unknown>) => boolean; resolve: (m: Record<string, unknown>) => void }> = [];
+  const waiters: Array<{
+    predicate: (m: Record<string, unknown>) => boolean;
+    resolve: (m: Record<string, unknown>) => void;
+  }> = [];
   const seen: Record<string, unknown>[] = [];
   createInterface({ input: child.stdout }).on("line", (line) => {
     lines.push(line);

@@ -28,7 +28,16 @@ export const transports = [
 
 export async function startRemoteHost(hostArgs: string[] = []): Promise<RemoteHost> {
   const stateDir = hostArgs.includes("--state-dir") ? "" : tempDir("ash-state-");
-  const args = [CLI, "serve", "--listen", "127.0.0.1:0", "--log-level", "debug", ...(stateDir ? ["--state-dir", stateDir] : []), ...hostArgs];
+  const args = [
+    CLI,
+    "serve",
+    "--listen",
+    "127.0.0.1:0",
+    "--log-level",
+    "debug",
+    ...(stateDir ? ["--state-dir", stateDir] : []),
+    ...hostArgs,
+  ];
   const child = spawn(process.execPath, args, { stdio: ["ignore", "ignore", "pipe"] });
   let log = "";
   child.stderr!.setEncoding("utf8");
@@ -56,7 +65,10 @@ export async function startRemoteHost(hostArgs: string[] = []): Promise<RemoteHo
 }
 
 /** A tokens file with one fresh token per tenant (operators' marked so); returns the file and the tokens by tenant. */
-export function tokensFile(tenants: string[], operators: string[] = []): { path: string; tokens: Record<string, string>; add(tenant: string): string } {
+export function tokensFile(
+  tenants: string[],
+  operators: string[] = [],
+): { path: string; tokens: Record<string, string>; add(tenant: string): string } {
   const path = join(tempDir("ash-tokens-"), "tokens");
   const tokens: Record<string, string> = {};
   writeFileSync(path, "");

@@ -51,7 +51,12 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export function resourcesOf(pid: number): Resources {
   const status = readFileSyncSafe(`/proc/${pid}/status`);
   const kb = Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? 0);
-  return { rssMb: kb / 1024, fds: readdirSync(`/proc/${pid}/fd`).length, threads: threadCount(pid), children: descendants(pid).length };
+  return {
+    rssMb: kb / 1024,
+    fds: readdirSync(`/proc/${pid}/fd`).length,
+    threads: threadCount(pid),
+    children: descendants(pid).length,
+  };
 }
 
 function readFileSyncSafe(path: string): string {
@@ -73,7 +78,8 @@ export function p99(values: readonly number[]): number {
  */
 async function atRest(client: HostClient, pid: number): Promise<Resources> {
   for (let polls = 0; !(await client.stats()).memory.atRest; polls++) {
-    if (polls === 600) throw new Error("the host never reported itself at rest (_host/stats memory.atRest) after its last prompt");
+    if (polls === 600)
+      throw new Error("the host never reported itself at rest (_host/stats memory.atRest) after its last prompt");
     await sleep(100);
   }
   await sleep(1_500);
@@ -88,7 +94,14 @@ async function atRest(client: HostClient, pid: number): Promise<Resources> {
 
 type Outcome = "ok" | "expected-failure";
 
-async function onePrompt(client: HostClient, sessionId: string, random: Random, n: number, echoLatencies: Array<{ at: number; ms: number }>, started: number): Promise<Outcome> {
+async function onePrompt(
+  client: HostClient,
+  sessionId: string,
+  random: Random,
+  n: number,
+  echoLatencies: Array<{ at: number; ms: number }>,
+  started: number,
+): Promise<Outcome> {
   const kind = random.int(0, 9);
   if (kind <= 3) {
     const t0 = performance.now();
@@ -99,7 +112,8 @@ async function onePrompt(client: HostClient, sessionId: string, random: Random, 
   }
   if (kind <= 5) {
     const result = await client.prompt(sessionId, script(bash(`echo bash ${n}; ls`)));
-    if (!JSON.stringify(result.toolCalls[0]?.rawOutput).includes(`bash ${n}`)) throw new Error(`bash ${n} lost its output`);
+    if (!JSON.stringify(result.toolCalls[0]?.rawOutput).includes(`bash ${n}`))
+      throw new Error(`bash ${n} lost its output`);
     return "ok";
   }
   if (kind === 6) {
@@ -111,7 +125,8 @@ async function onePrompt(client: HostClient, sessionId: string, random: Random, 
     const turn = client.prompt(sessionId, script(bash("sleep 30")), { signal: abort.signal });
     setTimeout(() => abort.abort(), random.int(20, 200));
     const result = await turn;
-    if (result.stopReason !== "cancelled" && result.stopReason !== "end_turn") throw new Error(`cancel ${n} ended ${result.stopReason}`);
+    if (result.stopReason !== "cancelled" && result.stopReason !== "end_turn")
+      throw new Error(`cancel ${n} ended ${result.stopReason}`);
     return "ok";
   }
   const crashed = await client.prompt(sessionId, script({ crash: `soak ${n}` })).then(
@@ -127,7 +142,19 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   const random = seeded(seed);
   const root = mkdtempSync(join(tmpdir(), "ash-soak-"));
   const client = await HostClient.spawn({
-    hostArgs: ["--state-dir", join(root, "state"), "--default-mode", "auto", "--allow-fault-injection", "--warm-workers", "2", "--max-warm-workers", "2", "--log-level", "warn"],
+    hostArgs: [
+      "--state-dir",
+      join(root, "state"),
+      "--default-mode",
+      "auto",
+      "--allow-fault-injection",
+      "--warm-workers",
+      "2",
+      "--max-warm-workers",
+      "2",
+      "--log-level",
+      "warn",
+    ],
     permission: "allow",
   });
   const pid = client.child!.pid!;
@@ -168,13 +195,27 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     const baseline = await atRest(client, pid);
     log(`baseline after ${warmupSessions} sessions: ${JSON.stringify(baseline)}`);
     const mainStart = performance.now() - started;
-    const progress = setInterval(() => log(`sessions ${next}/${sessions}, prompts ${n}, ${JSON.stringify(resourcesOf(pid))}`), 10_000);
+    const progress = setInterval(
+      () => log(`sessions ${next}/${sessions}, prompts ${n}, ${JSON.stringify(resourcesOf(pid))}`),
+      10_000,
+    );
     await runSessions(sessions - warmupSessions).finally(() => clearInterval(progress));
     const mainEnd = performance.now() - started;
     const end = await atRest(client, pid);
     const first = echo.filter((e) => e.at >= mainStart && e.at < mainStart + windowMs).map((e) => e.ms);
     const last = echo.filter((e) => e.at > mainEnd - windowMs).map((e) => e.ms);
-    return { seed, sessions, prompts, failures, baseline, end, p99FirstMs: p99(first), p99LastMs: p99(last), samples, durationMs: mainEnd };
+    return {
+      seed,
+      sessions,
+      prompts,
+      failures,
+      baseline,
+      end,
+      p99FirstMs: p99(first),
+      p99LastMs: p99(last),
+      samples,
+      durationMs: mainEnd,
+    };
   } finally {
     clearInterval(sampler);
     await client.dispose();
@@ -186,8 +227,14 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
 export function leaks(report: SoakReport, slack = 0.1): string[] {
   const found: string[] = [];
   for (const key of ["rssMb", "fds", "threads", "children"] as const) {
-    const allowed = key === "rssMb" ? report.baseline[key] * (1 + slack) : Math.max(report.baseline[key] + 1, Math.floor(report.baseline[key] * (1 + slack)));
-    if (report.end[key] > allowed) found.push(`${key}: ${report.end[key].toFixed(1)} at the end, ${report.baseline[key].toFixed(1)} after warm-up (allowed ${allowed.toFixed(1)})`);
+    const allowed =
+      key === "rssMb"
+        ? report.baseline[key] * (1 + slack)
+        : Math.max(report.baseline[key] + 1, Math.floor(report.baseline[key] * (1 + slack)));
+    if (report.end[key] > allowed)
+      found.push(
+        `${key}: ${report.end[key].toFixed(1)} at the end, ${report.baseline[key].toFixed(1)} after warm-up (allowed ${allowed.toFixed(1)})`,
+      );
   }
   return found;
 }

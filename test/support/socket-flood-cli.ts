@@ -4,7 +4,13 @@ import { flood } from "./socket-flood.js";
 
 const [url, silent, slowloris, tricklingBodies] = process.argv.slice(2);
 const { hostname, port } = new URL(url!);
-const running = flood({ host: hostname, port: Number(port), silent: Number(silent), slowloris: Number(slowloris), tricklingBodies: Number(tricklingBodies) });
+const running = flood({
+  host: hostname,
+  port: Number(port),
+  silent: Number(silent),
+  slowloris: Number(slowloris),
+  tricklingBodies: Number(tricklingBodies),
+});
 console.log("flooding");
 process.stdin.resume();
 process.stdin.once("end", () => {

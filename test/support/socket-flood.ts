@@ -20,7 +20,8 @@ export interface Flood {
 type Kind = "silent" | "slowloris" | "trickle";
 
 const SLOW_HEADERS = "GET /acp HTTP/1.1\r\nHost: x\r\nX-Slow: " + "a".repeat(4096);
-const TRICKLED_HEADERS = "POST /acp HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer wrong\r\nContent-Type: application/json\r\nContent-Length: 1000000000\r\n\r\n{";
+const TRICKLED_HEADERS =
+  "POST /acp HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer wrong\r\nContent-Type: application/json\r\nContent-Length: 1000000000\r\n\r\n{";
 
 export function flood(options: FloodOptions): Flood {
   let running = true;
@@ -36,7 +37,10 @@ export function flood(options: FloodOptions): Flood {
       if (kind === "silent") return;
       let sent = 0;
       if (kind === "trickle") socket.write(TRICKLED_HEADERS);
-      timer = setInterval(() => socket.write(kind === "slowloris" ? SLOW_HEADERS[sent++ % SLOW_HEADERS.length]! : " "), kind === "slowloris" ? 1000 : 100);
+      timer = setInterval(
+        () => socket.write(kind === "slowloris" ? SLOW_HEADERS[sent++ % SLOW_HEADERS.length]! : " "),
+        kind === "slowloris" ? 1000 : 100,
+      );
       timers.add(timer);
     });
     socket.once("close", () => {

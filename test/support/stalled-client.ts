@@ -31,8 +31,12 @@ export async function openStalledClient(url: string, headers: Record<string, str
   socket.on("error", () => {});
   const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
   const key = randomBytes(16).toString("base64");
-  const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join("");
-  socket.write(`GET ${pathname} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\n${extra}\r\n`);
+  const extra = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join("");
+  socket.write(
+    `GET ${pathname} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\n${extra}\r\n`,
+  );
 
   let buffer = Buffer.alloc(0);
   let upgraded = false;
@@ -47,7 +51,8 @@ export async function openStalledClient(url: string, headers: Record<string, str
     if (!upgraded) {
       const end = buffer.indexOf("\r\n\r\n");
       if (end < 0) return;
-      if (!buffer.subarray(0, 12).toString("latin1").startsWith("HTTP/1.1 101")) throw new Error(`upgrade refused: ${buffer.toString("latin1", 0, end)}`);
+      if (!buffer.subarray(0, 12).toString("latin1").startsWith("HTTP/1.1 101"))
+        throw new Error(`upgrade refused: ${buffer.toString("latin1", 0, end)}`);
       upgraded = true;
       buffer = buffer.subarray(end + 4);
       upgradedNow();
@@ -57,7 +62,12 @@ export async function openStalledClient(url: string, headers: Record<string, str
       if (!next) return;
       buffer = buffer.subarray(next.size);
       if (next.opcode !== 1) continue;
-      const message = JSON.parse(next.text) as { id?: number; result?: unknown; error?: unknown; params?: { update?: { sessionUpdate?: string; content?: { text?: string } } } };
+      const message = JSON.parse(next.text) as {
+        id?: number;
+        result?: unknown;
+        error?: unknown;
+        params?: { update?: { sessionUpdate?: string; content?: { text?: string } } };
+      };
       const update = message.params?.update;
       if (update?.sessionUpdate === "agent_message_chunk") agentText += update.content?.text?.length ?? 0;
       if (typeof message.id !== "number" || !("result" in message || "error" in message)) continue;

@@ -8,7 +8,10 @@ export function script(...steps: unknown[]): string {
   return `/script ${JSON.stringify(steps)}`;
 }
 
-export const bash = (command: string, extra: Record<string, unknown> = {}) => ({ tool: "bash", input: { command, ...extra } });
+export const bash = (command: string, extra: Record<string, unknown> = {}) => ({
+  tool: "bash",
+  input: { command, ...extra },
+});
 export const tool = (name: string, input: Record<string, unknown>) => ({ tool: name, input });
 
 /** The final result the model saw for a tool call. */
@@ -26,8 +29,14 @@ export function results(result: PromptResult): string[] {
 export function deltasOf(result: PromptResult, toolCallId: string): string[] {
   const deltas: string[] = [];
   for (const update of result.updates) {
-    if (update.sessionUpdate !== "tool_call_update" || update.toolCallId !== toolCallId || update.rawOutput !== undefined) continue;
-    for (const item of update.content ?? []) if (item.type === "content" && item.content.type === "text") deltas.push(item.content.text);
+    if (
+      update.sessionUpdate !== "tool_call_update" ||
+      update.toolCallId !== toolCallId ||
+      update.rawOutput !== undefined
+    )
+      continue;
+    for (const item of update.content ?? [])
+      if (item.type === "content" && item.content.type === "text") deltas.push(item.content.text);
   }
   return deltas;
 }
@@ -56,7 +65,11 @@ export function firstProcess(root: number, command: string): Promise<number> {
 }
 
 /** Polls until check() returns a truthy value; fails with `what` after timeoutMs (a bound on waiting, not a speed test). */
-export async function waitFor<T>(what: string, check: () => T | Promise<T>, timeoutMs = 15_000): Promise<NonNullable<T>> {
+export async function waitFor<T>(
+  what: string,
+  check: () => T | Promise<T>,
+  timeoutMs = 15_000,
+): Promise<NonNullable<T>> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

@@ -37,7 +37,9 @@ export function showLine(line: FuzzLine): string {
 
 function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new WireFuzzFailure(`no answer within ${ms} ms: ${what}`)), ms)));
+  const timeout = new Promise<never>(
+    (_, reject) => (timer = setTimeout(() => reject(new WireFuzzFailure(`no answer within ${ms} ms: ${what}`)), ms)),
+  );
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
@@ -61,7 +63,10 @@ export async function runWireFuzz(options: WireFuzzOptions): Promise<WireFuzzRep
     if (!condition) throw new WireFuzzFailure(message);
   };
   try {
-    check((await request(host, "setup-init", "initialize", { protocolVersion: 1 }, answerTimeoutMs)).result !== undefined, "initialize failed");
+    check(
+      (await request(host, "setup-init", "initialize", { protocolVersion: 1 }, answerTimeoutMs)).result !== undefined,
+      "initialize failed",
+    );
     const newSession = async (name: string) => {
       const reply = await request(host, name, "session/new", { cwd: dir, mcpServers: [] }, answerTimeoutMs);
       const sessionId = (reply.result as { sessionId?: unknown } | undefined)?.sessionId;
@@ -74,51 +79,86 @@ export async function runWireFuzz(options: WireFuzzOptions): Promise<WireFuzzRep
     const probe = async (): Promise<void> => {
       const n = ++probes;
       const started = performance.now();
-      const reply = await request(host, `probe-${n}`, "session/prompt", { sessionId: unrelated, prompt: [{ type: "text", text: `probe ${n}` }] }, answerTimeoutMs);
+      const reply = await request(
+        host,
+        `probe-${n}`,
+        "session/prompt",
+        { sessionId: unrelated, prompt: [{ type: "text", text: `probe ${n}` }] },
+        answerTimeoutMs,
+      );
       latencies.push(performance.now() - started);
-      check((reply.result as { stopReason?: unknown } | undefined)?.stopReason === "end_turn", `the unrelated session stopped answering: ${JSON.stringify(reply)}`);
+      check(
+        (reply.result as { stopReason?: unknown } | undefined)?.stopReason === "end_turn",
+        `the unrelated session stopped answering: ${JSON.stringify(reply)}`,
+      );
       const said = host.updates.some((u) => JSON.stringify(u).includes(`"You said: probe ${n}"`));
       check(said, `the unrelated session's answer to probe ${n} never came`);
     };
 
-    const property = fc.asyncProperty(fc.array(fuzzLine({ cwd: dir, sessionIds: [own] }), { minLength: 1, maxLength: maxLinesPerRun }), async (batch) => {
-      try {
-        for (const line of batch) {
-          const id = requestId(line.bytes);
-          if (id !== undefined) {
-            owed.set(idKey(id), (owed.get(idKey(id)) ?? 0) + 1);
-            requests++;
+    const property = fc.asyncProperty(
+      fc.array(fuzzLine({ cwd: dir, sessionIds: [own] }), { minLength: 1, maxLength: maxLinesPerRun }),
+      async (batch) => {
+        try {
+          for (const line of batch) {
+            const id = requestId(line.bytes);
+            if (id !== undefined) {
+              owed.set(idKey(id), (owed.get(idKey(id)) ?? 0) + 1);
+              requests++;
+            }
+            lines++;
+            bytes += line.bytes.length;
+            await host.write(line.bytes);
           }
-          lines++;
-          bytes += line.bytes.length;
-          await host.write(line.bytes);
+          await probe();
+          check(
+            host.child.exitCode === null && host.child.signalCode === null,
+            `the host exited (${host.child.exitCode ?? host.child.signalCode})`,
+          );
+          check(host.invalid.length === 0, `stdout carried a line that is not JSON-RPC: ${host.invalid[0]}`);
+          for (const [key, count] of owed)
+            check(
+              host.answered(key) <= count,
+              `request ${key} was answered ${host.answered(key)} times (sent ${count})`,
+            );
+        } catch (error) {
+          const tail = host.stderr().split("\n").slice(-5).join("\n");
+          throw new WireFuzzFailure(
+            `${(error as Error).message}\nbatch:\n${batch.map(showLine).join("\n")}\nhost stderr tail:\n${tail}`,
+          );
         }
-        await probe();
-        check(host.child.exitCode === null && host.child.signalCode === null, `the host exited (${host.child.exitCode ?? host.child.signalCode})`);
-        check(host.invalid.length === 0, `stdout carried a line that is not JSON-RPC: ${host.invalid[0]}`);
-        for (const [key, count] of owed) check(host.answered(key) <= count, `request ${key} was answered ${host.answered(key)} times (sent ${count})`);
-      } catch (error) {
-        const tail = host.stderr().split("\n").slice(-5).join("\n");
-        throw new WireFuzzFailure(`${(error as Error).message}\nbatch:\n${batch.map(showLine).join("\n")}\nhost stderr tail:\n${tail}`);
-      }
-    });
+      },
+    );
     const outcome = await fc.check(property, { seed, numRuns: runs, endOnFailure: true });
     if (outcome.failed) {
-      throw new WireFuzzFailure(`wire fuzz failed (reproduce: npm run fuzz -- --seed ${seed} --runs ${runs}) at run ${outcome.numRuns}:\n${String((outcome.errorInstance as Error | undefined)?.message ?? outcome.errorInstance)}`);
+      throw new WireFuzzFailure(
+        `wire fuzz failed (reproduce: npm run fuzz -- --seed ${seed} --runs ${runs}) at run ${outcome.numRuns}:\n${String((outcome.errorInstance as Error | undefined)?.message ?? outcome.errorInstance)}`,
+      );
     }
     // Every request is answered once in the end (some, such as session/new, answer after later lines).
     await within(
       (async () => {
-        while ([...owed].some(([key, count]) => host.answered(key) < count)) await new Promise((resolve) => setTimeout(resolve, 50));
+        while ([...owed].some(([key, count]) => host.answered(key) < count))
+          await new Promise((resolve) => setTimeout(resolve, 50));
       })(),
       answerTimeoutMs,
       `the last owed answers (seed ${seed})`,
     );
     await probe();
-    for (const [key, count] of owed) check(host.answered(key) === count, `request ${key} was answered ${host.answered(key)} times, sent ${count} (seed ${seed})`);
+    for (const [key, count] of owed)
+      check(
+        host.answered(key) === count,
+        `request ${key} was answered ${host.answered(key)} times, sent ${count} (seed ${seed})`,
+      );
     check(host.invalid.length === 0, `stdout carried a line that is not JSON-RPC: ${host.invalid[0]} (seed ${seed})`);
     const sorted = [...latencies].sort((a, b) => a - b);
-    return { seed, runs, lines, requests, bytes, probeLatencyMs: { median: sorted[Math.floor(sorted.length / 2)] ?? 0, max: sorted.at(-1) ?? 0 } };
+    return {
+      seed,
+      runs,
+      lines,
+      requests,
+      bytes,
+      probeLatencyMs: { median: sorted[Math.floor(sorted.length / 2)] ?? 0, max: sorted.at(-1) ?? 0 },
+    };
   } catch (error) {
     failed = true;
     throw error;
@@ -126,6 +166,7 @@ export async function runWireFuzz(options: WireFuzzOptions): Promise<WireFuzzRep
     const code = await host.close();
     rmSync(dir, { recursive: true, force: true });
     // A failure already on its way is the one to report.
-    if (!failed && code !== 0 && code !== null) throw new WireFuzzFailure(`the host exited with ${code} at the end (seed ${seed})`);
+    if (!failed && code !== 0 && code !== null)
+      throw new WireFuzzFailure(`the host exited with ${code} at the end (seed ${seed})`);
   }
 }

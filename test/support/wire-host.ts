@@ -29,9 +29,10 @@ export function isJsonRpcFrame(value: unknown): value is Frame {
   if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
   const frame = value as Frame;
   if (frame.jsonrpc !== "2.0") return false;
-  if (typeof frame.method === "string") return frame.id === undefined || typeof frame.id === "string" || typeof frame.id === "number";
+  if (typeof frame.method === "string")
+    return frame.id === undefined || typeof frame.id === "string" || typeof frame.id === "number";
   const idOk = frame.id === null || typeof frame.id === "string" || typeof frame.id === "number";
-  return idOk && ("result" in frame) !== ("error" in frame);
+  return idOk && "result" in frame !== "error" in frame;
 }
 
 export async function startWireHost(args: string[]): Promise<WireHost> {
@@ -59,7 +60,10 @@ export async function startWireHost(args: string[]): Promise<WireHost> {
     if (typeof value.method === "string") {
       if (value.method === "session/update") updates.push(value);
       // A request from the host: refused, so no turn waits on the fuzzer.
-      else if (value.id !== undefined) child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: value.id, error: { code: -32601, message: "fuzz client" } })}\n`);
+      else if (value.id !== undefined)
+        child.stdin.write(
+          `${JSON.stringify({ jsonrpc: "2.0", id: value.id, error: { code: -32601, message: "fuzz client" } })}\n`,
+        );
       return;
     }
     const key = idKey(value.id);

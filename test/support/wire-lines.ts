@@ -105,7 +105,10 @@ function setAt(target: { [key: string]: Json }, path: number[], value: Json): vo
   node[`x${path.length}`] = value;
 }
 
-const id = fc.oneof(fc.integer({ min: 1, max: 1_000_000 }), fc.string({ minLength: 1, maxLength: 12 }).map((s) => `s-${s}`));
+const id = fc.oneof(
+  fc.integer({ min: 1, max: 1_000_000 }),
+  fc.string({ minLength: 1, maxLength: 12 }).map((s) => `s-${s}`),
+);
 
 export interface LineContext {
   cwd: string;
@@ -115,43 +118,101 @@ export interface LineContext {
 
 export function fuzzLine(context: LineContext): fc.Arbitrary<FuzzLine> {
   const sessionId = fc.oneof(fc.constantFrom(...context.sessionIds), fc.uuid(), fc.string());
-  const json = (kind: string) => (value: unknown): FuzzLine => ({ bytes: toLine(value), kind });
+  const json =
+    (kind: string) =>
+    (value: unknown): FuzzLine => ({ bytes: toLine(value), kind });
 
   const mutatedRequest = fc
-    .record({ method: fc.constantFrom(...METHODS), id, sessionId, path: fc.array(fc.nat(), { maxLength: 4 }), value: wrongValue, mutate: fc.boolean() })
+    .record({
+      method: fc.constantFrom(...METHODS),
+      id,
+      sessionId,
+      path: fc.array(fc.nat(), { maxLength: 4 }),
+      value: wrongValue,
+      mutate: fc.boolean(),
+    })
     .map(({ method, id, sessionId, path, value, mutate }) => {
       const params = validParams(method, context.cwd, sessionId);
       if (mutate) setAt(params, path, value);
       return json(`request ${method}${mutate ? " (mutated)" : ""}`)({ jsonrpc: "2.0", id, method, params });
     });
   const wrongEnvelope = fc
-    .record({ method: fc.oneof(fc.constantFrom(...METHODS), fc.string()), id, field: fc.constantFrom("jsonrpc", "id", "method", "params"), value: wrongValue })
+    .record({
+      method: fc.oneof(fc.constantFrom(...METHODS), fc.string()),
+      id,
+      field: fc.constantFrom("jsonrpc", "id", "method", "params"),
+      value: wrongValue,
+    })
     .map(({ method, id, field, value }) => {
       const frame: { [key: string]: Json } = { jsonrpc: "2.0", id, method, params: {} };
       frame[field] = value;
       return json(`envelope ${field}`)(frame);
     });
-  const unknownMethod = fc.record({ id, method: fc.string({ maxLength: 40 }) }).map(({ id, method }) => json("unknown method")({ jsonrpc: "2.0", id, method: `zz/${method}`, params: {} }));
+  const unknownMethod = fc
+    .record({ id, method: fc.string({ maxLength: 40 }) })
+    .map(({ id, method }) => json("unknown method")({ jsonrpc: "2.0", id, method: `zz/${method}`, params: {} }));
   const strayResponse = fc
     .record({ id, result: wrongValue, error: fc.boolean() })
-    .map(({ id, result, error }) => json("stray response")(error ? { jsonrpc: "2.0", id, error: { code: -1, message: "x" } } : { jsonrpc: "2.0", id, result }));
-  const notificationWithId = fc.record({ id, sessionId }).map(({ id, sessionId }) => json("cancel with id")({ jsonrpc: "2.0", id, method: "session/cancel", params: { sessionId } }));
-  const promptUnknown = fc.record({ id, sessionId: fc.uuid(), text: fc.string() }).map(({ id, sessionId, text }) => json("prompt unknown session")({ jsonrpc: "2.0", id, method: "session/prompt", params: { sessionId, prompt: [{ type: "text", text }] } }));
-  const notification = fc.record({ method: fc.constantFrom(...METHODS), sessionId }).map(({ method, sessionId }) => json("notification")({ jsonrpc: "2.0", method, params: { sessionId } }));
+    .map(({ id, result, error }) =>
+      json("stray response")(
+        error ? { jsonrpc: "2.0", id, error: { code: -1, message: "x" } } : { jsonrpc: "2.0", id, result },
+      ),
+    );
+  const notificationWithId = fc
+    .record({ id, sessionId })
+    .map(({ id, sessionId }) =>
+      json("cancel with id")({ jsonrpc: "2.0", id, method: "session/cancel", params: { sessionId } }),
+    );
+  const promptUnknown = fc
+    .record({ id, sessionId: fc.uuid(), text: fc.string() })
+    .map(({ id, sessionId, text }) =>
+      json("prompt unknown session")({
+        jsonrpc: "2.0",
+        id,
+        method: "session/prompt",
+        params: { sessionId, prompt: [{ type: "text", text }] },
+      }),
+    );
+  const notification = fc
+    .record({ method: fc.constantFrom(...METHODS), sessionId })
+    .map(({ method, sessionId }) => json("notification")({ jsonrpc: "2.0", method, params: { sessionId } }));
   const garbage = fc.oneof(
-    fc.uint8Array({ maxLength: 200 }).map((bytes) => ({ bytes: Buffer.from(bytes.filter((b) => b !== 0x0a)), kind: "random bytes" })),
+    fc
+      .uint8Array({ maxLength: 200 })
+      .map((bytes) => ({ bytes: Buffer.from(bytes.filter((b) => b !== 0x0a)), kind: "random bytes" })),
     fc.string().map((text) => ({ bytes: Buffer.from(text.replaceAll("\n", " ")), kind: "random text" })),
-    fc.constantFrom("{", "[", '{"jsonrpc":"2.0","id":1', "]", "\u0000", "{}{}", "1 2").map((text) => ({ bytes: Buffer.from(text), kind: "broken JSON" })),
+    fc
+      .constantFrom("{", "[", '{"jsonrpc":"2.0","id":1', "]", "\u0000", "{}{}", "1 2")
+      .map((text) => ({ bytes: Buffer.from(text), kind: "broken JSON" })),
   );
-  const invalidUtf8 = fc.record({ id, bad: fc.constantFrom([0xff], [0xc3], [0xed, 0xa0, 0x80], [0xf8, 0x88, 0x80, 0x80, 0x80], [0xc0, 0xaf]) }).map(({ id, bad }) => {
-    const [head, tail] = JSON.stringify({ jsonrpc: "2.0", id, method: "session/prompt", params: { sessionId: "X", prompt: [{ type: "text", text: "@" }] } }).split("@") as [string, string];
-    return { bytes: Buffer.concat([Buffer.from(head), Buffer.from(bad), Buffer.from(tail)]), kind: "invalid UTF-8" };
-  });
-  const hugeLine = fc.record({ id, size: fc.integer({ min: 1, max: 10 }), json: fc.boolean() }).map(({ id, size, json: whole }) => {
-    const filler = "x".repeat(size * 1024 * 1024);
-    const text = whole ? JSON.stringify({ jsonrpc: "2.0", id, method: "session/prompt", params: { sessionId: "X", prompt: [{ type: "text", text: filler }] } }) : `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":"${filler}`;
-    return { bytes: Buffer.from(text), kind: `${size} MB line` };
-  });
+  const invalidUtf8 = fc
+    .record({
+      id,
+      bad: fc.constantFrom([0xff], [0xc3], [0xed, 0xa0, 0x80], [0xf8, 0x88, 0x80, 0x80, 0x80], [0xc0, 0xaf]),
+    })
+    .map(({ id, bad }) => {
+      const [head, tail] = JSON.stringify({
+        jsonrpc: "2.0",
+        id,
+        method: "session/prompt",
+        params: { sessionId: "X", prompt: [{ type: "text", text: "@" }] },
+      }).split("@") as [string, string];
+      return { bytes: Buffer.concat([Buffer.from(head), Buffer.from(bad), Buffer.from(tail)]), kind: "invalid UTF-8" };
+    });
+  const hugeLine = fc
+    .record({ id, size: fc.integer({ min: 1, max: 10 }), json: fc.boolean() })
+    .map(({ id, size, json: whole }) => {
+      const filler = "x".repeat(size * 1024 * 1024);
+      const text = whole
+        ? JSON.stringify({
+            jsonrpc: "2.0",
+            id,
+            method: "session/prompt",
+            params: { sessionId: "X", prompt: [{ type: "text", text: filler }] },
+          })
+        : `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":"${filler}`;
+      return { bytes: Buffer.from(text), kind: `${size} MB line` };
+    });
 
   return fc.oneof(
     { arbitrary: mutatedRequest, weight: 8 },

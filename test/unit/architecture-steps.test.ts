@@ -32,7 +32,9 @@ it("names files that exist", () => {
 });
 
 it("names functions defined in the files it names", () => {
-  const sources = [...new Set(steps.flatMap(filesOf))].map((file) => readFileSync(join(REPO_ROOT, file), "utf8")).join("\n");
+  const sources = [...new Set(steps.flatMap(filesOf))]
+    .map((file) => readFileSync(join(REPO_ROOT, file), "utf8"))
+    .join("\n");
   const missing = [...section.matchAll(/`([A-Z]\w+)\.(#?\w+)`/g)]
     .map(([, , method]) => method!)
     .filter((method) => !new RegExp(`^\\s*(?:async )?${method.replace("#", "\\#")}\\(`, "m").test(sources));

@@ -31,7 +31,14 @@ describe("bench statistics", () => {
   });
 
   it("figures picks keys across runs; ratio divides medians", () => {
-    const f = figures([{ a: 1, b: 10 }, { a: 3, b: 30 }, { a: 2, b: 20 }], ["a", "b"] as const);
+    const f = figures(
+      [
+        { a: 1, b: 10 },
+        { a: 3, b: 30 },
+        { a: 2, b: 20 },
+      ],
+      ["a", "b"] as const,
+    );
     expect(f.a.median).toBe(2);
     expect(f.b).toMatchObject({ median: 20, min: 10, max: 30 });
     expect(ratio(f.b, f.a)).toBe(10);

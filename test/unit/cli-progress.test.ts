@@ -23,7 +23,10 @@ describe("ProgressBar", () => {
     bar.update({ done: 4, total: 4, failed: 1 });
     bar.clear();
     await new Promise((resolve) => setImmediate(resolve));
-    const frames = out.text().split("\r\x1b[2K").filter((frame) => frame.length > 0);
+    const frames = out
+      .text()
+      .split("\r\x1b[2K")
+      .filter((frame) => frame.length > 0);
     expect(frames[0]).toMatch(/^░{28} 0\/4 prompts · [\d.]+s$/);
     // The final state is always drawn, whatever the redraw throttle.
     expect(frames[1]).toMatch(/^█{28} 4\/4 prompts · 1 failed · [\d.]+s$/);

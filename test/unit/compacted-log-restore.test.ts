@@ -12,20 +12,33 @@ import { logTurns } from "../support/log-turns.js";
 
 const id = "6a1b2c3d-4e5f-4a1b-8c2d-3e4f5a6b7c8d";
 const headerLine = JSON.stringify({ ...header(id, "/work"), mcpServers: [] });
-const lines = (entries: readonly LogEntry[]) => Buffer.from(entries.map((entry) => `${JSON.stringify(entry)}\n`).join(""));
+const lines = (entries: readonly LogEntry[]) =>
+  Buffer.from(entries.map((entry) => `${JSON.stringify(entry)}\n`).join(""));
 
 function compact(entries: readonly LogEntry[], previous?: Buffer): Buffer {
   const restored = previous ? restoreLog(previous, id) : null;
   const base = foldLog(restored?.snapshot?.base ?? emptyState(header(id, "/work")), entries);
-  const replayed = restored?.snapshot ? previous!.subarray(restored.replayStart, restored.replayStart + restored.snapshot.replayBytes) : Buffer.alloc(0);
-  const log = compactedLog({ headerLine, base, replayed, replayedLines: restored?.snapshot?.replayLines ?? 0, added: entries.filter(isReplayed) });
+  const replayed = restored?.snapshot
+    ? previous!.subarray(restored.replayStart, restored.replayStart + restored.snapshot.replayBytes)
+    : Buffer.alloc(0);
+  const log = compactedLog({
+    headerLine,
+    base,
+    replayed,
+    replayedLines: restored?.snapshot?.replayLines ?? 0,
+    added: entries.filter(isReplayed),
+  });
   return Buffer.concat([log.head, ...log.history]);
 }
 
 it("twice compacted, then appended to and torn: the base, the entries after it and the replay are the whole log's", () => {
   const all = logTurns(1, 40);
   const once = compact(logTurns(1, 15));
-  const twice = Buffer.concat([compact(logTurns(16, 30), once), lines(logTurns(31, 40)), Buffer.from('{"type":"turn_st')]);
+  const twice = Buffer.concat([
+    compact(logTurns(16, 30), once),
+    lines(logTurns(31, 40)),
+    Buffer.from('{"type":"turn_st'),
+  ]);
   const restored = restoreLog(twice, id);
 
   expect(restored.header.formatVersion).toBe(2);

@@ -17,7 +17,13 @@ it("throws, leaves the log byte for byte, and later appends land in it", () => {
   // Enough turns that the compacted log would be smaller (else the compaction is skipped before it writes anything).
   writeFileSync(path, [header(id, dir), ...logTurns(1, 50)].map((line) => `${JSON.stringify(line)}\n`).join(""));
   const before = readFileSync(path);
-  const files = { path, sidecarPath: `${path}.meta`, compactingPath: join(dir, "no-such-dir", "new.jsonl"), compactBytes: 1024, log: () => {} };
+  const files = {
+    path,
+    sidecarPath: `${path}.meta`,
+    compactingPath: join(dir, "no-such-dir", "new.jsonl"),
+    compactBytes: 1024,
+    log: () => {},
+  };
   const journal = FileJournal.open(files, id);
   expect(() => journal.compact()).toThrow(/ENOENT/);
   expect(readFileSync(path).equals(before)).toBe(true);
@@ -26,7 +32,11 @@ it("throws, leaves the log byte for byte, and later appends land in it", () => {
   journal.append({ type: "turn_end", turnId: "t51", stopReason: "end_turn" });
   journal.close();
   const reopened = FileJournal.open({ ...files, compactBytes: 2 ** 40 }, id);
-  expect(reopened.entries()).toEqual([...logTurns(1, 50), { type: "turn_start", turnId: "t51", at: "2026-01-02T03:04:05.000Z" }, { type: "turn_end", turnId: "t51", stopReason: "end_turn" }]);
+  expect(reopened.entries()).toEqual([
+    ...logTurns(1, 50),
+    { type: "turn_start", turnId: "t51", at: "2026-01-02T03:04:05.000Z" },
+    { type: "turn_end", turnId: "t51", stopReason: "end_turn" },
+  ]);
   expect(reopened.turns).toBe(51);
   reopened.close();
 });

@@ -27,7 +27,10 @@ describe("compaction plan", () => {
   });
 
   it("normal: keeps fewer turns when the recent ones are large, but always the current one", () => {
-    const big: ChatMessage[] = [{ role: "user", text: "x".repeat(3000) }, { role: "assistant", blocks: ["y".repeat(3000)], toolCalls: [] }];
+    const big: ChatMessage[] = [
+      { role: "user", text: "x".repeat(3000) },
+      { role: "assistant", blocks: ["y".repeat(3000)], toolCalls: [] },
+    ];
     const history = [...turn(0), ...big, ...turn(2)];
     const plan = planCompaction(history, "normal", 1000)!;
     expect(history[plan.cut]).toEqual({ role: "user", text: "question 2" });
@@ -46,21 +49,47 @@ describe("compaction plan", () => {
       { role: "user", text: "do it" },
       { role: "assistant", blocks: [], toolCalls: [{ id: "a", name: "bash", input: {} }] },
       { role: "tool", toolCallId: "a", name: "bash", result: "1", isError: false },
-      { role: "assistant", blocks: [], toolCalls: [{ id: "b", name: "bash", input: {} }, { id: "c", name: "read_file", input: {} }] },
+      {
+        role: "assistant",
+        blocks: [],
+        toolCalls: [
+          { id: "b", name: "bash", input: {} },
+          { id: "c", name: "read_file", input: {} },
+        ],
+      },
       { role: "tool", toolCallId: "b", name: "bash", result: "2", isError: false },
       { role: "tool", toolCallId: "c", name: "read_file", result: "3", isError: false },
     ];
     const plan = planCompaction(history, "hard", 100_000)!;
     expect(history[plan.cut]).toEqual({ role: "user", text: "do it" });
-    expect(history.slice(plan.cut).map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant", "tool", "tool"]);
+    expect(history.slice(plan.cut).map((m) => m.role)).toEqual([
+      "user",
+      "assistant",
+      "tool",
+      "assistant",
+      "tool",
+      "tool",
+    ]);
     expect(plan.turns).toBe(2);
   });
 
   it("hard: the current turn's message is never summarised, even when it is all there is after a summary", () => {
-    const history: ChatMessage[] = [...Array.from({ length: 4 }, (_, n) => turn(n, true)).flat(), { role: "user", text: "now" }];
+    const history: ChatMessage[] = [
+      ...Array.from({ length: 4 }, (_, n) => turn(n, true)).flat(),
+      { role: "user", text: "now" },
+    ];
     const plan = planCompaction(history, "hard", 100_000)!;
     expect(history[plan.cut]).toEqual({ role: "user", text: "now" });
-    expect(planCompaction([{ role: "summary", text: "all of it" }, { role: "user", text: "now" }], "hard", 100_000)).toBeNull();
+    expect(
+      planCompaction(
+        [
+          { role: "summary", text: "all of it" },
+          { role: "user", text: "now" },
+        ],
+        "hard",
+        100_000,
+      ),
+    ).toBeNull();
     expect(planCompaction([{ role: "user", text: "only this" }], "hard", 100_000)).toBeNull();
   });
 
@@ -71,7 +100,11 @@ describe("compaction plan", () => {
       expect(plan.replacedTokens).toBe(estimateMessages(history.slice(0, plan.cut)));
       expect(plan.summaryTokens).toBe(Math.floor(plan.replacedTokens / 2));
     }
-    const tiny: ChatMessage[] = [{ role: "user", text: "hi" }, { role: "assistant", blocks: ["hello"], toolCalls: [] }, { role: "user", text: "now" }];
+    const tiny: ChatMessage[] = [
+      { role: "user", text: "hi" },
+      { role: "assistant", blocks: ["hello"], toolCalls: [] },
+      { role: "user", text: "now" },
+    ];
     expect(estimateMessages(tiny.slice(0, 2))).toBeLessThan(2 * MIN_SUMMARY_TOKENS);
     expect(planCompaction(tiny, "hard", 100_000)).toBeNull();
   });

@@ -14,14 +14,28 @@ describe("demo checks", () => {
     mkdirSync(join(workspace, "dist"), { recursive: true });
     writeFileSync(join(workspace, "NOTES.md"), "TODO: x\n");
     writeFileSync(join(workspace, "dist/calc.mjs"), "export function add(a, b) {\n  return a - b;\n}\n");
-    expect(checkTask({ name: "project-calc", kind: "project" }, workspace, workspace)).toBe("the built add() still subtracts");
+    expect(checkTask({ name: "project-calc", kind: "project" }, workspace, workspace)).toBe(
+      "the built add() still subtracts",
+    );
     writeFileSync(join(workspace, "dist/calc.mjs"), "export function add(a, b) {\n  return a + b;\n}\n");
     expect(checkTask({ name: "project-calc", kind: "project" }, workspace, workspace)).toBeNull();
   });
 
   it("fail a neighbour read that was not refused, and a read-only session whose writes went through", () => {
-    expect(checkCalls({ name: "neighbour", kind: "neighbour" }, [{ title: "cat", status: "completed" }, { title: "read", status: "failed" }])).toMatch(/not refused/);
-    expect(checkCalls({ name: "neighbour", kind: "neighbour" }, [{ title: "cat", status: "failed" }, { title: "read", status: "failed" }])).toBeNull();
-    expect(checkCalls({ name: "read-only", kind: "read-only" }, [{ title: "write", status: "completed" }])).toBe("no write was refused");
+    expect(
+      checkCalls({ name: "neighbour", kind: "neighbour" }, [
+        { title: "cat", status: "completed" },
+        { title: "read", status: "failed" },
+      ]),
+    ).toMatch(/not refused/);
+    expect(
+      checkCalls({ name: "neighbour", kind: "neighbour" }, [
+        { title: "cat", status: "failed" },
+        { title: "read", status: "failed" },
+      ]),
+    ).toBeNull();
+    expect(checkCalls({ name: "read-only", kind: "read-only" }, [{ title: "write", status: "completed" }])).toBe(
+      "no write was refused",
+    );
   });
 });

@@ -7,9 +7,13 @@ import { ERROR_REASONS, codeOf } from "../../src/protocol/errors.js";
 import { REPO_ROOT } from "../support/cli-path.js";
 
 const documented = new Map(
-  [...readFileSync(join(REPO_ROOT, "docs", "errors.md"), "utf8").matchAll(/^\| `([A-Z_]+)` \| (-\d+) \|/gm)].map(([, reason, code]) => [reason!, Number(code)]),
+  [...readFileSync(join(REPO_ROOT, "docs", "errors.md"), "utf8").matchAll(/^\| `([A-Z_]+)` \| (-\d+) \|/gm)].map(
+    ([, reason, code]) => [reason!, Number(code)],
+  ),
 );
 
 it("documents every reason with its code, and no other", () => {
-  expect(Object.fromEntries(documented)).toEqual(Object.fromEntries(ERROR_REASONS.map((reason) => [reason, codeOf(reason)])));
+  expect(Object.fromEntries(documented)).toEqual(
+    Object.fromEntries(ERROR_REASONS.map((reason) => [reason, codeOf(reason)])),
+  );
 });

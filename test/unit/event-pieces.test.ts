@@ -4,7 +4,12 @@ import { expect, it } from "vitest";
 import type { WorkerEvent } from "../../src/protocol/port.js";
 import { PIECE_CHARS, pieces } from "../../workers/event-pieces.js";
 
-const textOf = (events: WorkerEvent[]) => events.map((event) => (event.type === "assistant_message" ? event.blocks.join("") : event.type === "thought" ? event.text : "")).join("");
+const textOf = (events: WorkerEvent[]) =>
+  events
+    .map((event) =>
+      event.type === "assistant_message" ? event.blocks.join("") : event.type === "thought" ? event.text : "",
+    )
+    .join("");
 
 it("cuts large messages and thoughts into pieces of the same text; leaves small ones whole", () => {
   const small: WorkerEvent = { type: "assistant_message", turnId: "t", blocks: ["a", "b"] };

@@ -11,55 +11,61 @@ import { expect, it } from "vitest";
 import { frameRun } from "../../src/spawner/exec-helper.js";
 import { HELPERS } from "../support/exec-helpers.js";
 
-it.each(HELPERS)("the $name helper: own bash and group per command, statuses, kill orders, reports after its input ends", async ({ argv }) => {
-  const dir = mkdtempSync(join(tmpdir(), "exec-helper-"));
-  const [file, ...args] = argv(dir);
-  const helper = spawn(file!, args, { stdio: ["pipe", "pipe", "inherit"], env: { PATH: process.env.PATH, LANG: "C.UTF-8" } });
-  const reports = new Map<string, string[]>();
-  const waiters: Array<() => void> = [];
-  createInterface({ input: helper.stdout! }).on("line", (line) => {
-    const [what, id, ...rest] = line.split(" ");
-    if (id !== undefined) reports.set(`${what} ${id}`, rest);
-    for (const wake of waiters.splice(0)) wake();
-  });
-  const report = async (key: string): Promise<string[]> => {
-    while (!reports.has(key)) await new Promise<void>((resolve) => waiters.push(resolve));
-    return reports.get(key)!;
-  };
-  const run = (id: string, command: string) => {
-    writeFileSync(join(dir, `${id}.out`), "");
-    helper.stdin!.write(frameRun(id, command));
-  };
-  const out = (id: string) => readFileSync(join(dir, `${id}.out`), "utf8");
-  try {
-    run("status", "echo before; exit 3");
-    run("signal", "kill -TERM $$");
-    run("self-a", "echo $$ $BASHPID $(ps -o pgid= -p $$)");
-    run("self-b", "echo $$ $BASHPID $(ps -o pgid= -p $$)");
-    expect(await report("exit status")).toEqual(["3"]);
-    expect(out("status")).toBe("before\n");
-    expect(await report("exit signal")).toEqual(["143"]);
-    for (const id of ["self-a", "self-b"]) {
-      expect(await report(`exit ${id}`)).toEqual(["0"]);
-      const [pid, bashPid, pgid] = out(id).trim().split(/\s+/);
-      expect([bashPid, pgid]).toEqual([pid, pid]);
-      expect(await report(`pid ${id}`)).toEqual([pid]);
+it.each(HELPERS)(
+  "the $name helper: own bash and group per command, statuses, kill orders, reports after its input ends",
+  async ({ argv }) => {
+    const dir = mkdtempSync(join(tmpdir(), "exec-helper-"));
+    const [file, ...args] = argv(dir);
+    const helper = spawn(file!, args, {
+      stdio: ["pipe", "pipe", "inherit"],
+      env: { PATH: process.env.PATH, LANG: "C.UTF-8" },
+    });
+    const reports = new Map<string, string[]>();
+    const waiters: Array<() => void> = [];
+    createInterface({ input: helper.stdout! }).on("line", (line) => {
+      const [what, id, ...rest] = line.split(" ");
+      if (id !== undefined) reports.set(`${what} ${id}`, rest);
+      for (const wake of waiters.splice(0)) wake();
+    });
+    const report = async (key: string): Promise<string[]> => {
+      while (!reports.has(key)) await new Promise<void>((resolve) => waiters.push(resolve));
+      return reports.get(key)!;
+    };
+    const run = (id: string, command: string) => {
+      writeFileSync(join(dir, `${id}.out`), "");
+      helper.stdin!.write(frameRun(id, command));
+    };
+    const out = (id: string) => readFileSync(join(dir, `${id}.out`), "utf8");
+    try {
+      run("status", "echo before; exit 3");
+      run("signal", "kill -TERM $$");
+      run("self-a", "echo $$ $BASHPID $(ps -o pgid= -p $$)");
+      run("self-b", "echo $$ $BASHPID $(ps -o pgid= -p $$)");
+      expect(await report("exit status")).toEqual(["3"]);
+      expect(out("status")).toBe("before\n");
+      expect(await report("exit signal")).toEqual(["143"]);
+      for (const id of ["self-a", "self-b"]) {
+        expect(await report(`exit ${id}`)).toEqual(["0"]);
+        const [pid, bashPid, pgid] = out(id).trim().split(/\s+/);
+        expect([bashPid, pgid]).toEqual([pid, pid]);
+        expect(await report(`pid ${id}`)).toEqual([pid]);
+      }
+      expect(out("self-a")).not.toBe(out("self-b"));
+
+      run("sleeper", "sleep 30 & wait");
+      const [pgid] = await report("pid sleeper");
+      helper.stdin!.write(`kill ${pgid} TERM\n`);
+      expect(await report("exit sleeper")).toEqual(["143"]);
+
+      run("last", "sleep 0.3; echo done");
+      helper.stdin!.end();
+      const [code] = (await once(helper, "close")) as [number | null];
+      expect(code).toBe(0);
+      expect(reports.get("exit last")).toEqual(["0"]);
+      expect(out("last")).toBe("done\n");
+    } finally {
+      helper.kill("SIGKILL");
+      rmSync(dir, { recursive: true, force: true });
     }
-    expect(out("self-a")).not.toBe(out("self-b"));
-
-    run("sleeper", "sleep 30 & wait");
-    const [pgid] = await report("pid sleeper");
-    helper.stdin!.write(`kill ${pgid} TERM\n`);
-    expect(await report("exit sleeper")).toEqual(["143"]);
-
-    run("last", "sleep 0.3; echo done");
-    helper.stdin!.end();
-    const [code] = (await once(helper, "close")) as [number | null];
-    expect(code).toBe(0);
-    expect(reports.get("exit last")).toEqual(["0"]);
-    expect(out("last")).toBe("done\n");
-  } finally {
-    helper.kill("SIGKILL");
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+  },
+);

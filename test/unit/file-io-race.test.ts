@@ -1,7 +1,16 @@
 // Regression (found by the escape catalogue's symlink race): a directory swapped for a symlink to outside between
 // Workspace.resolve and the open. The open walks from the root without following symlinks, so it fails and
 // nothing outside is created, truncated or read.
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";

@@ -4,9 +4,19 @@ import { expect, it } from "vitest";
 import { LogError, type LogEntry } from "../../src/protocol/session-log.js";
 import { entryTypeOf, forkPoint, type ForkPointState } from "../../src/store/fork-point.js";
 
-const base: ForkPointState = { mode: "ask", model: { provider: "scripted", model: "scripted", retries: 0 }, systemPrompt: null, turns: 3, title: null };
-const line = (text: string) => ({ type: entryTypeOf(text.slice(0, 40), () => JSON.parse(text)), entry: () => JSON.parse(text) as Record<string, unknown> });
-const lines = (entries: Array<LogEntry | string>) => entries.map((entry) => line(typeof entry === "string" ? entry : JSON.stringify(entry)));
+const base: ForkPointState = {
+  mode: "ask",
+  model: { provider: "scripted", model: "scripted", retries: 0 },
+  systemPrompt: null,
+  turns: 3,
+  title: null,
+};
+const line = (text: string) => ({
+  type: entryTypeOf(text.slice(0, 40), () => JSON.parse(text)),
+  entry: () => JSON.parse(text) as Record<string, unknown>,
+});
+const lines = (entries: Array<LogEntry | string>) =>
+  entries.map((entry) => line(typeof entry === "string" ? entry : JSON.stringify(entry)));
 const turn = (id: string, text: string): LogEntry[] => [
   { type: "turn_start", turnId: id, at: "2026-01-02T03:04:05.000Z" },
   { type: "user_message", turnId: id, text },
@@ -26,17 +36,29 @@ it("ends after the last ended turn, with the settings changed between turns and 
   ];
   const { state, count } = forkPoint(lines(entries), base, "last line may be torn");
   expect(count).toBe(10);
-  expect(state).toEqual({ ...base, mode: "read-only", systemPrompt: { mode: "append", text: "be brief" }, turns: 5, title: "first" });
+  expect(state).toEqual({
+    ...base,
+    mode: "read-only",
+    systemPrompt: { mode: "append", text: "be brief" },
+    turns: 5,
+    title: "first",
+  });
 });
 
 it("leaves a torn last line out, and refuses a line that is not an entry before the end", () => {
   const whole = lines(turn("a", "one"));
   expect(forkPoint([...whole, line('{"type":"turn_sta')], base, "last line may be torn").count).toBe(4);
-  expect(() => forkPoint([...whole, line("garbage"), ...lines(turn("b", "two"))], base, "last line may be torn")).toThrow(LogError);
+  expect(() =>
+    forkPoint([...whole, line("garbage"), ...lines(turn("b", "two"))], base, "last line may be torn"),
+  ).toThrow(LogError);
   expect(() => forkPoint([...whole, line("garbage")], base, "whole")).toThrow(LogError);
   // An entry written with its keys in another order is still read by its type.
-  expect(forkPoint(lines([JSON.stringify({ mode: "full-access", type: "mode" })]), base, "whole").state.mode).toBe("full-access");
-  expect(() => forkPoint(lines([{ type: "mode", mode: "sideways" } as unknown as LogEntry]), base, "whole")).toThrow(LogError);
+  expect(forkPoint(lines([JSON.stringify({ mode: "full-access", type: "mode" })]), base, "whole").state.mode).toBe(
+    "full-access",
+  );
+  expect(() => forkPoint(lines([{ type: "mode", mode: "sideways" } as unknown as LogEntry]), base, "whole")).toThrow(
+    LogError,
+  );
 });
 
 it("reads a log file's entries the same way by its lines' heads and line by line", async () => {
@@ -51,11 +73,22 @@ it("reads a log file's entries the same way by its lines' heads and line by line
   ];
   const typed = Buffer.from(entries.map((entry) => `${JSON.stringify(entry)}\n`).join("") + '{"type":"tu');
   // The same entries, the type key last: every line is read and parsed.
-  const reordered = Buffer.from(entries.map((entry) => `${JSON.stringify({ ...entry, type: undefined, kind: entry.type }).replace('"kind"', '"type"')}\n`).join(""));
+  const reordered = Buffer.from(
+    entries
+      .map(
+        (entry) => `${JSON.stringify({ ...entry, type: undefined, kind: entry.type }).replace('"kind"', '"type"')}\n`,
+      )
+      .join(""),
+  );
   const fast = forkPointInLog(typed, base);
   const slow = forkPointInLog(reordered, base);
   expect(fast.state).toEqual(slow.state);
-  expect(fast.state).toMatchObject({ turns: base.turns + 8, mode: "auto", systemPrompt: { mode: "override", text: "only this" }, title: "run step 1" });
+  expect(fast.state).toMatchObject({
+    turns: base.turns + 8,
+    mode: "auto",
+    systemPrompt: { mode: "override", text: "only this" },
+    title: "run step 1",
+  });
   expect(typed.subarray(0, fast.length).toString().endsWith('"stopReason":"end_turn"}\n')).toBe(true);
   expect(reordered.subarray(0, slow.length).toString().split("\n")).toHaveLength(entries.length - 2 + 1);
 });

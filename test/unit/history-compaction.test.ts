@@ -3,7 +3,8 @@ import { describe, expect, it } from "vitest";
 import { emptyState, foldLog } from "../../src/protocol/log/session-state.js";
 import type { JournalEntry } from "../../workers/log/journal.js";
 
-const historyFrom = (entries: readonly JournalEntry[]) => foldLog(emptyState({ mode: "ask", model: { provider: "scripted", model: "scripted", retries: 0 } }), entries).history;
+const historyFrom = (entries: readonly JournalEntry[]) =>
+  foldLog(emptyState({ mode: "ask", model: { provider: "scripted", model: "scripted", retries: 0 } }), entries).history;
 
 const turn = (n: number): JournalEntry[] => [
   { type: "turn_start", turnId: `t${n}`, at: "2026-01-01T00:00:00.000Z" },
@@ -11,7 +12,15 @@ const turn = (n: number): JournalEntry[] => [
   { type: "assistant_message", turnId: `t${n}`, blocks: [`a${n}`], toolCalls: [], thought: `th${n}` },
   { type: "turn_end", turnId: `t${n}`, stopReason: "end_turn" },
 ];
-const compaction = (kept: number, summary: string): JournalEntry => ({ type: "compaction", turnId: "t", kept, summary, turns: 1, tokensBefore: 10, tokensAfter: 5 });
+const compaction = (kept: number, summary: string): JournalEntry => ({
+  type: "compaction",
+  turnId: "t",
+  kept,
+  summary,
+  turns: 1,
+  tokensBefore: 10,
+  tokensAfter: 5,
+});
 
 describe("history with compactions", () => {
   it("keeps the last `kept` messages after the summary; later entries follow; a second compaction folds the first", () => {

@@ -2,7 +2,8 @@ import { getHeapSpaceStatistics } from "node:v8";
 import { expect, it } from "vitest";
 import { idleCollector, type IdleCollector } from "../../src/host/ops/idle-collect.js";
 
-const youngBytes = () => getHeapSpaceStatistics().find((space) => space.space_name === "new_space")?.physical_space_size ?? 0;
+const youngBytes = () =>
+  getHeapSpaceStatistics().find((space) => space.space_name === "new_space")?.physical_space_size ?? 0;
 
 /** Enough short-lived garbage for V8 to grow its young generation to the maximum. */
 function churn(): void {
@@ -31,7 +32,11 @@ it("once no prompt is in flight, collects the main heap and gives the young gene
 
 it("a prompt started in the quiet delay puts the collection off; an ungrown heap is not collected again", async () => {
   let collections = 0;
-  const collector = idleCollector(20, async () => void collections++, () => 64 * 2 ** 20);
+  const collector = idleCollector(
+    20,
+    async () => void collections++,
+    () => 64 * 2 ** 20,
+  );
   collector.busy();
   collector.idle();
   collector.busy();

@@ -9,18 +9,49 @@ import { logTurns } from "../support/log-turns.js";
 const samples: unknown[] = [
   ...logTurns(1, 6),
   { type: "compaction", turnId: "t", kept: 2, summary: "s", turns: 1, tokensBefore: 10, tokensAfter: 5 },
-  { type: "compaction", turnId: "t", kept: 6, summary: "s", turns: 3, tokensBefore: 900, tokensAfter: 600, level: "normal", replacedTokens: 500 },
-  { type: "compaction", turnId: "t", kept: 1, summary: "s", turns: 3, tokensBefore: 900, tokensAfter: 400, level: "hard", replacedTokens: 700 },
+  {
+    type: "compaction",
+    turnId: "t",
+    kept: 6,
+    summary: "s",
+    turns: 3,
+    tokensBefore: 900,
+    tokensAfter: 600,
+    level: "normal",
+    replacedTokens: 500,
+  },
+  {
+    type: "compaction",
+    turnId: "t",
+    kept: 1,
+    summary: "s",
+    turns: 3,
+    tokensBefore: 900,
+    tokensAfter: 400,
+    level: "hard",
+    replacedTokens: 700,
+  },
   { type: "model", model: { provider: "openai-compatible", model: "m", baseUrl: "http://x", contextWindow: 1000 } },
   { type: "model", model: { provider: "scripted", model: "scripted" } },
   { type: "turn_end", turnId: "t", stopReason: "interrupted" },
   { type: "turn_end", turnId: "t", stopReason: "error", error: "boom" },
   { type: "turn_end", turnId: "t", stopReason: "cancelled", error: "turn timeout" },
-  { type: "assistant_message", turnId: "t", blocks: [], toolCalls: [{ id: "c", name: "bash", input: null }], thought: "hm" },
+  {
+    type: "assistant_message",
+    turnId: "t",
+    blocks: [],
+    toolCalls: [{ id: "c", name: "bash", input: null }],
+    thought: "hm",
+  },
 ];
 
 const damaged = fc
-  .tuple(fc.constantFrom(...samples), fc.nat(), fc.oneof(fc.constant("remove"), fc.constant("replace"), fc.constant("add"), fc.constant("inner")), fc.jsonValue())
+  .tuple(
+    fc.constantFrom(...samples),
+    fc.nat(),
+    fc.oneof(fc.constant("remove"), fc.constant("replace"), fc.constant("add"), fc.constant("inner")),
+    fc.jsonValue(),
+  )
   .map(([sample, pick, how, value]) => {
     const entry = structuredClone(sample) as Record<string, unknown>;
     const keys = Object.keys(entry);
@@ -34,7 +65,9 @@ const damaged = fc
       if (Array.isArray(inner)) {
         if (inner.length > 0) inner[pick % inner.length] = value;
         else inner.push(value);
-      } else if (typeof inner === "object" && inner !== null) (inner as Record<string, unknown>)[Object.keys(inner)[pick % Math.max(1, Object.keys(inner).length)] ?? "x"] = value;
+      } else if (typeof inner === "object" && inner !== null)
+        (inner as Record<string, unknown>)[Object.keys(inner)[pick % Math.max(1, Object.keys(inner).length)] ?? "x"] =
+          value;
       else entry[key] = value;
     }
     // What a log line can hold: JSON, parsed.

@@ -8,7 +8,11 @@ import { contextWindow } from "../../workers/models/context-windows.js";
 import { backoffMs, retryAfterMs, RETRY_MAX_MS } from "../../workers/models/retry.js";
 
 type Delta = ChatCompletionChunk.Choice.Delta;
-const chunk = (delta: Delta, finish: ChatCompletionChunk.Choice["finish_reason"] = null, usage?: ChatCompletionChunk["usage"]): ChatCompletionChunk => ({
+const chunk = (
+  delta: Delta,
+  finish: ChatCompletionChunk.Choice["finish_reason"] = null,
+  usage?: ChatCompletionChunk["usage"],
+): ChatCompletionChunk => ({
   id: "c",
   object: "chat.completion.chunk",
   created: 0,
@@ -20,9 +24,13 @@ const chunk = (delta: Delta, finish: ChatCompletionChunk.Choice["finish_reason"]
 describe("chunk assembly", () => {
   it("calls without index are told apart by their ids; a call without id gets a unique one", () => {
     const assembler = new ChunkAssembler();
-    assembler.add(chunk({ tool_calls: [{ id: "a", function: { name: "read_", arguments: '{"pa' } } as Delta.ToolCall] }));
+    assembler.add(
+      chunk({ tool_calls: [{ id: "a", function: { name: "read_", arguments: '{"pa' } } as Delta.ToolCall] }),
+    );
     assembler.add(chunk({ tool_calls: [{ function: { name: "file", arguments: 'th":"x"}' } } as Delta.ToolCall] }));
-    assembler.add(chunk({ tool_calls: [{ id: "b", function: { name: "list_dir", arguments: "" } } as Delta.ToolCall] }));
+    assembler.add(
+      chunk({ tool_calls: [{ id: "b", function: { name: "list_dir", arguments: "" } } as Delta.ToolCall] }),
+    );
     assembler.add(chunk({}, "tool_calls"));
     expect(assembler.finish().toolCalls).toEqual([
       { id: "a", name: "read_file", input: { path: "x" } },
@@ -63,7 +71,14 @@ describe("history → chat messages", () => {
   it("every tool call is answered exactly once, even when the log lacks a result; strays are dropped", () => {
     const messages = toOpenAiMessages("sys", [
       { role: "user", text: "go" },
-      { role: "assistant", blocks: [], toolCalls: [{ id: "c1", name: "bash", input: { command: "ls" } }, { id: "c2", name: "bash", input: "{raw" }] },
+      {
+        role: "assistant",
+        blocks: [],
+        toolCalls: [
+          { id: "c1", name: "bash", input: { command: "ls" } },
+          { id: "c2", name: "bash", input: "{raw" },
+        ],
+      },
       { role: "tool", toolCallId: "c1", name: "bash", result: "a\nb", isError: false },
       { role: "tool", toolCallId: "zz", name: "bash", result: "stray", isError: false },
       { role: "user", text: "and?" },
@@ -93,8 +108,17 @@ describe("history → chat messages", () => {
       { role: "tool", toolCallId: "c", name: "t", result: "boom", isError: true },
     ]);
     expect(messages.at(-1)).toEqual({ role: "tool", tool_call_id: "c", content: "Error: boom" });
-    const [tool] = toOpenAiTools([{ name: "t", description: "d", parameters: { $schema: "https://json-schema.org/draft/2020-12/schema", type: "object" } }]);
-    expect(tool).toEqual({ type: "function", function: { name: "t", description: "d", parameters: { type: "object" } } });
+    const [tool] = toOpenAiTools([
+      {
+        name: "t",
+        description: "d",
+        parameters: { $schema: "https://json-schema.org/draft/2020-12/schema", type: "object" },
+      },
+    ]);
+    expect(tool).toEqual({
+      type: "function",
+      function: { name: "t", description: "d", parameters: { type: "object" } },
+    });
   });
 });
 

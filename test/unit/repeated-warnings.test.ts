@@ -6,7 +6,9 @@ import { RepeatedWarnings } from "../../src/remote/repeated-warnings.js";
 
 it("logs the first of a kind per address, then one line with the count per period", async () => {
   const lines: Array<{ fields: Record<string, unknown>; msg: string }> = [];
-  const log = { warn: (fields: Record<string, unknown>, msg: string) => lines.push({ fields, msg }) } as unknown as Logger;
+  const log = {
+    warn: (fields: Record<string, unknown>, msg: string) => lines.push({ fields, msg }),
+  } as unknown as Logger;
   const warnings = new RepeatedWarnings(log, 50);
   for (let i = 0; i < 100; i++) warnings.warn("10.0.0.1", "unauthorized", { n: i }, "refused");
   warnings.warn("10.0.0.2", "unauthorized", { n: 0 }, "refused");
@@ -17,5 +19,7 @@ it("logs the first of a kind per address, then one line with the count per perio
     ["10.0.0.1", "dropped"],
   ]);
   await vi.waitFor(() => expect(lines.length).toBeGreaterThan(3));
-  expect(lines.slice(3)).toEqual([{ fields: { remote: "10.0.0.1", n: 99, repeats: 99, periodMs: 50 }, msg: "refused (repeated)" }]);
+  expect(lines.slice(3)).toEqual([
+    { fields: { remote: "10.0.0.1", n: 99, repeats: 99, periodMs: 50 }, msg: "refused (repeated)" },
+  ]);
 });

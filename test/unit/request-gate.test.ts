@@ -15,12 +15,22 @@ it("reads past the bound only once an answer has gone out; prompts apart; stray 
   ];
   let read = 0;
   const inner = {
-    readable: new ReadableStream<AnyMessage>({ pull: (controller) => void (read < incoming.length ? controller.enqueue(incoming[read++]!) : controller.close()) }, { highWaterMark: 0 }),
+    readable: new ReadableStream<AnyMessage>(
+      {
+        pull: (controller) =>
+          void (read < incoming.length ? controller.enqueue(incoming[read++]!) : controller.close()),
+      },
+      { highWaterMark: 0 },
+    ),
     writable: new WritableStream<AnyMessage>(),
   };
   const strays: unknown[] = [];
   const paused: boolean[] = [];
-  const gate = new RequestGate(inner, { maxInFlight: 2, onMessage: () => {}, onStrayResponse: (id) => strays.push(id) });
+  const gate = new RequestGate(inner, {
+    maxInFlight: 2,
+    onMessage: () => {},
+    onStrayResponse: (id) => strays.push(id),
+  });
   gate.attachInput({ pause: () => paused.push(true), resume: () => paused.push(false) });
   const reader = gate.stream.readable.getReader();
   const writer = gate.stream.writable.getWriter();

@@ -27,6 +27,8 @@ it("pages newest first, ties by id, filtered, each session once across pages", a
     }
   }
   const odd = [...Array(25).keys()].filter((n) => n % 2).map((n) => ({ n, t: at(n % 10) }));
-  const expected = odd.sort((a, b) => (a.t === b.t ? (id(a.n) < id(b.n) ? -1 : 1) : a.t < b.t ? 1 : -1)).map((o) => id(o.n));
+  const expected = odd
+    .sort((a, b) => (a.t === b.t ? (id(a.n) < id(b.n) ? -1 : 1) : a.t < b.t ? 1 : -1))
+    .map((o) => id(o.n));
   expect(seen).toEqual(expected);
 });

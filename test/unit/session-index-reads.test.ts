@@ -9,7 +9,8 @@ it("reads every session once to build, then only the touched ones and the ones a
   const source = new FakeSource();
   for (let n = 0; n < 1000; n++) source.put(id(n), at(n % 50));
   const index = new SessionIndex(source, createLogger("silent"));
-  const first = async () => (await index.page({ after: null, pageSize: 3, matches: () => true })).sessions.map((s) => s.info.sessionId);
+  const first = async () =>
+    (await index.page({ after: null, pageSize: 3, matches: () => true })).sessions.map((s) => s.info.sessionId);
 
   await first();
   expect(source.reads).toBe(1000);

@@ -5,7 +5,10 @@ import { parseSnapshotLine, snapshotLine } from "../../src/protocol/log/snapshot
 import { emptyState, foldLog } from "../../src/protocol/log/session-state.js";
 import { logTurns } from "../support/log-turns.js";
 
-const base = foldLog(emptyState({ mode: "ask", model: { provider: "scripted", model: "scripted", retries: 0 } }), logTurns(1, 12));
+const base = foldLog(
+  emptyState({ mode: "ask", model: { provider: "scripted", model: "scripted", retries: 0 } }),
+  logTurns(1, 12),
+);
 
 it("reads back what was written, and refuses damage with a LogError naming it", () => {
   const line = snapshotLine({ base, replayLines: 40, replayBytes: 4000 });
@@ -18,7 +21,9 @@ it("reads back what was written, and refuses damage with a LogError naming it", 
   };
   expect(() => parseSnapshotLine(line.slice(0, 50))).toThrow(LogError);
   expect(() => parseSnapshotLine(damaged((json) => (json.replayBytes = -1)))).toThrow(/replayLines and replayBytes/);
-  expect(() => parseSnapshotLine(damaged((json) => (json.history = [{ role: "tool", result: 1 }])))).toThrow(/history\[0\]/);
+  expect(() => parseSnapshotLine(damaged((json) => (json.history = [{ role: "tool", result: 1 }])))).toThrow(
+    /history\[0\]/,
+  );
   expect(() => parseSnapshotLine(damaged((json) => (json.mode = "sideways")))).toThrow(/mode/);
   expect(() => parseSnapshotLine(damaged((json) => delete json.usage))).toThrow(/usage/);
   expect(() => parseSnapshotLine(damaged((json) => (json.type = "turn_end")))).toThrow(/snapshot/);

@@ -6,7 +6,12 @@ import { FakeSocket, socketSlots as slots } from "../support/fake-sockets.js";
 
 it("evicts the oldest silent socket of the address that holds the most, then the longest idle, never a held one", () => {
   const table = slots(4);
-  const [flood1, flood2, lone, client] = [new FakeSocket("10.0.0.9"), new FakeSocket("10.0.0.9"), new FakeSocket("10.0.0.1"), new FakeSocket("10.0.0.2")];
+  const [flood1, flood2, lone, client] = [
+    new FakeSocket("10.0.0.9"),
+    new FakeSocket("10.0.0.9"),
+    new FakeSocket("10.0.0.1"),
+    new FakeSocket("10.0.0.2"),
+  ];
   for (const socket of [lone, flood1, flood2, client]) expect(table.admit(socket)).toBe(true);
   table.hold(client, null)!();
   // The flood's address holds two silent sockets, the lone address one (older): the flood's oldest goes.

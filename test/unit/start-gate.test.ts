@@ -9,7 +9,9 @@ it("at most limit at once, the rest in order as released; a double release count
   const gate = new StartGate(2);
   const granted: number[] = [];
   const releases = new Map<number, () => void>();
-  const asks = [0, 1, 2, 3, 4].map((n) => gate.acquire().then((release) => (granted.push(n), releases.set(n, release))));
+  const asks = [0, 1, 2, 3, 4].map((n) =>
+    gate.acquire().then((release) => (granted.push(n), releases.set(n, release))),
+  );
   await turn();
   expect(granted).toEqual([0, 1]);
   expect(gate.waiting).toBe(3);

@@ -11,7 +11,8 @@ it("counts what du counts, nested directories included", async () => {
   try {
     for (let d = 0; d < 5; d++) {
       mkdirSync(join(root, `d${d}`, "inner"), { recursive: true });
-      for (let f = 0; f < 20; f++) writeFileSync(join(root, `d${d}`, f % 2 ? "inner" : "", `f${f}`), "x".repeat(f * 1000));
+      for (let f = 0; f < 20; f++)
+        writeFileSync(join(root, `d${d}`, f % 2 ? "inner" : "", `f${f}`), "x".repeat(f * 1000));
     }
     const du = Number(execFileSync("du", ["-s", "-B1", root], { encoding: "utf8" }).split(/\s/)[0]);
     expect(await diskBytes(root)).toBe(du);

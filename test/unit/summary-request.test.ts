@@ -7,7 +7,10 @@ import { estimateMessages } from "../../workers/context/token-estimate.js";
 
 describe("summary request", () => {
   it("a prefix within budget goes whole, followed by the instruction", () => {
-    const prefix: ChatMessage[] = [{ role: "user", text: "a" }, { role: "assistant", blocks: ["b"], toolCalls: [] }];
+    const prefix: ChatMessage[] = [
+      { role: "user", text: "a" },
+      { role: "assistant", blocks: ["b"], toolCalls: [] },
+    ];
     expect(summaryInput(prefix, 1000, 120)).toEqual([...prefix, { role: "user", text: summaryPrompt(120) }]);
     expect(summaryPrompt(120)).toMatch(/Keep it under 120 words\.$/);
   });
@@ -26,7 +29,11 @@ describe("summary request", () => {
 
   it("one message larger than the budget is clipped to its head and tail", () => {
     const text = `HEAD${"m".repeat(100_000)}TAIL`;
-    const [clipped] = summaryInput([{ role: "tool", toolCallId: "c", name: "bash", result: text, isError: false }], 1000, 100);
+    const [clipped] = summaryInput(
+      [{ role: "tool", toolCallId: "c", name: "bash", result: text, isError: false }],
+      1000,
+      100,
+    );
     expect(clipped).toMatchObject({ role: "tool" });
     const result = clipped!.role === "tool" ? clipped!.result : "";
     expect(result.startsWith("HEAD")).toBe(true);
@@ -38,7 +45,7 @@ describe("summary request", () => {
   it("the stored summary is the model's words, clipped to its head and tail when it would take more than allowed", () => {
     expect(summaryText("  did x  ", 100)).toBe("did x");
     expect(summaryText("", 100)).toContain("no summary");
-    const long = `FIRST ${"words and \"quotes\"\n".repeat(2000)} LAST`;
+    const long = `FIRST ${'words and "quotes"\n'.repeat(2000)} LAST`;
     for (const allowed of [64, 200, 1000]) {
       const kept = summaryText(long, allowed);
       expect(estimateMessages([{ role: "summary", text: kept }])).toBeLessThanOrEqual(allowed);

@@ -11,5 +11,6 @@ it("names the instance that made it; ids of another form name none", () => {
   expect(background).toMatch(/^bg-[0-9a-f]{8}-[0-9a-f]{12}$/);
   expect(instanceOf(background)).toBe(mine);
   expect(instanceOf(newTaskId(false, other))).toBe(other);
-  for (const id of ["bg-000000000000", `bg-${mine}-../../etc/passwd`, `bg-${mine}`, "", `xx-${mine}-000000000000`]) expect(instanceOf(id)).toBeNull();
+  for (const id of ["bg-000000000000", `bg-${mine}-../../etc/passwd`, `bg-${mine}`, "", `xx-${mine}-000000000000`])
+    expect(instanceOf(id)).toBeNull();
 });

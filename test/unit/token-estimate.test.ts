@@ -24,7 +24,13 @@ describe("token estimate", () => {
 
   it("a request adds the system prompt and the tool definitions", () => {
     const messages: ChatMessage[] = [{ role: "user", text: "hi" }];
-    const tools = [{ name: "bash", description: "run a command", parameters: { type: "object", properties: { command: { type: "string" } } } }];
+    const tools = [
+      {
+        name: "bash",
+        description: "run a command",
+        parameters: { type: "object", properties: { command: { type: "string" } } },
+      },
+    ];
     const bare = estimateRequest(messages, []);
     expect(bare).toBeGreaterThan(estimateMessages(messages));
     expect(estimateRequest(messages, tools)).toBe(bare + estimateTokens(JSON.stringify(tools)));

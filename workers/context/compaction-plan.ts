@@ -33,7 +33,11 @@ export interface SummaryCut {
 }
 
 /** Null when nothing worth summarising lies before the turn in flight at this level. */
-export function planCompaction(history: readonly ChatMessage[], level: CompactionLevel, budgetTokens: number): SummaryCut | null {
+export function planCompaction(
+  history: readonly ChatMessage[],
+  level: CompactionLevel,
+  budgetTokens: number,
+): SummaryCut | null {
   const start = history[0]?.role === "summary" ? 1 : 0;
   const users = history.flatMap((message, index) => (message.role === "user" ? [index] : []));
   const current = users.at(-1);

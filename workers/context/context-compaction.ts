@@ -14,7 +14,15 @@ import type { EventSink } from "../event-sink.js";
 import type { Journal } from "../log/journal.js";
 import { compactionNotice } from "./compaction-notice.js";
 import { planCompaction, type CompactionLevel } from "./compaction-plan.js";
-import { ContextOverflow, ModelError, type ChatMessage, type Model, type ModelRequest, type ModelResponse, type ModelUsage } from "../models/model.js";
+import {
+  ContextOverflow,
+  ModelError,
+  type ChatMessage,
+  type Model,
+  type ModelRequest,
+  type ModelResponse,
+  type ModelUsage,
+} from "../models/model.js";
 import { summaryInput, summaryText, summaryWords } from "./summary-request.js";
 import { estimateMessages, estimateRequest } from "./token-estimate.js";
 
@@ -95,7 +103,8 @@ export class ContextCompactor {
 
   #estimate(request: ContextRequest): number {
     const measured = this.#measured;
-    if (measured && measured.length <= request.history.length) return measured.tokens + estimateMessages(request.history.slice(measured.length));
+    if (measured && measured.length <= request.history.length)
+      return measured.tokens + estimateMessages(request.history.slice(measured.length));
     return estimateRequest(request.history, request.tools);
   }
 
@@ -119,7 +128,14 @@ export class ContextCompactor {
     } catch (failure) {
       const error = failure instanceof ContextOverflow ? this.#tooLarge(failure, request) : failure;
       if (signal.aborted) events.post({ type: "compaction", turnId, compactionId, status: "cancelled" });
-      else events.post({ type: "compaction", turnId, compactionId, status: "failed", error: error instanceof Error ? error.message : String(error) });
+      else
+        events.post({
+          type: "compaction",
+          turnId,
+          compactionId,
+          status: "failed",
+          error: error instanceof Error ? error.message : String(error),
+        });
       throw error;
     }
     this.#options.reportUsage(turnId, answer.usage);
@@ -140,7 +156,14 @@ export class ContextCompactor {
     this.#options.journal.append(entry);
     history.splice(0, history.length, ...compacted);
     this.#measured = null;
-    events.post({ type: "compaction", turnId, compactionId, status: "completed", summary, notice: compactionNotice(entry) });
+    events.post({
+      type: "compaction",
+      turnId,
+      compactionId,
+      status: "completed",
+      summary,
+      notice: compactionNotice(entry),
+    });
     return true;
   }
 
@@ -153,11 +176,21 @@ export class ContextCompactor {
     // What the request carries besides the conversation (system prompt, tools) does not shrink.
     const room = (budget: number) => Math.max(0, budget - estimateRequest([], tools));
     try {
-      return await model.complete({ messages: summaryInput(prefix, room(this.#budget(request)), maxWords), tools, signal, commit });
+      return await model.complete({
+        messages: summaryInput(prefix, room(this.#budget(request)), maxWords),
+        tools,
+        signal,
+        commit,
+      });
     } catch (error) {
       if (!(error instanceof ContextOverflow) || error.limit === null) throw error;
       this.#learn(error);
-      return await model.complete({ messages: summaryInput(prefix, room(this.#budget(request)), maxWords), tools, signal, commit });
+      return await model.complete({
+        messages: summaryInput(prefix, room(this.#budget(request)), maxWords),
+        tools,
+        signal,
+        commit,
+      });
     }
   }
 

@@ -20,18 +20,29 @@ let clients = new Map<string, ModelClient>();
 
 host.on("message", (message: unknown) => {
   const control = controls.safeParse(message);
-  if (!control.success) return log("error", "malformed message from the main thread dropped", { error: control.error.message });
+  if (!control.success)
+    return log("error", "malformed message from the main thread dropped", { error: control.error.message });
   if (control.data.type === "models") {
-    clients = new Map(control.data.models.filter((model) => model.provider === "openai-compatible").map((model) => [model.model, new ModelClient(model, log)]));
+    clients = new Map(
+      control.data.models
+        .filter((model) => model.provider === "openai-compatible")
+        .map((model) => [model.model, new ModelClient(model, log)]),
+    );
     return;
   }
   const port = (message as { port?: unknown }).port;
-  if (!isPort(port)) return log("error", "a session's connection arrived without its port", { label: control.data.label });
+  if (!isPort(port))
+    return log("error", "a session's connection arrived without its port", { label: control.data.label });
   serve(port, control.data.label);
 });
 
 function isPort(value: unknown): value is MessagePort {
-  return typeof value === "object" && value !== null && typeof (value as MessagePort).postMessage === "function" && typeof (value as MessagePort).on === "function";
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as MessagePort).postMessage === "function" &&
+    typeof (value as MessagePort).on === "function"
+  );
 }
 
 /** A session worker's requests: at most what it asked for runs, each ended by its cancel or the port's close. */
@@ -40,7 +51,11 @@ function serve(port: MessagePort, label: string): void {
   const reply = (answer: GatewayReply) => port.postMessage(answer);
   port.on("message", (data: unknown) => {
     const ask = asks.safeParse(data);
-    if (!ask.success) return log("warn", "malformed request from a session worker dropped", { session: label, error: ask.error.message });
+    if (!ask.success)
+      return log("warn", "malformed request from a session worker dropped", {
+        session: label,
+        error: ask.error.message,
+      });
     const message = ask.data;
     if (message.type === "cancel") return running.get(message.id)?.abort();
     const client = clients.get(message.model);
@@ -48,7 +63,13 @@ function serve(port: MessagePort, label: string): void {
       return reply({
         type: "failed",
         id: message.id,
-        failure: { retryable: false, message: `model "${message.model}" is not one this host was configured with`, status: null, retryAfterMs: null, contextOverflow: false },
+        failure: {
+          retryable: false,
+          message: `model "${message.model}" is not one this host was configured with`,
+          status: null,
+          retryAfterMs: null,
+          contextOverflow: false,
+        },
       });
     }
     const controller = new AbortController();
@@ -58,14 +79,25 @@ function serve(port: MessagePort, label: string): void {
         messages: message.messages as unknown as ChatCompletionMessageParam[],
         ...(message.tools ? { tools: message.tools as unknown as ChatCompletionFunctionTool[] } : {}),
         signal: controller.signal,
-        ...(message.forward ? { onDelta: (delta) => reply({ type: "delta", id: message.id, text: delta.text, thought: delta.thought }) } : {}),
+        ...(message.forward
+          ? { onDelta: (delta) => reply({ type: "delta", id: message.id, text: delta.text, thought: delta.thought }) }
+          : {}),
       })
       .then(
         (response) => reply({ type: "done", id: message.id, response }),
         (error: unknown) => {
           // A cancelled request's waiter has gone already: nothing more is said of it.
           if (controller.signal.aborted) return;
-          const failure = error instanceof AttemptFailed ? error.failure : { retryable: false, message: `unexpected error: ${(error as Error).message}`, status: null, retryAfterMs: null, contextOverflow: false };
+          const failure =
+            error instanceof AttemptFailed
+              ? error.failure
+              : {
+                  retryable: false,
+                  message: `unexpected error: ${(error as Error).message}`,
+                  status: null,
+                  retryAfterMs: null,
+                  contextOverflow: false,
+                };
           reply({ type: "failed", id: message.id, failure });
         },
       )

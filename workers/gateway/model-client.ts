@@ -3,7 +3,11 @@
 // request, assembled here; what to do when it fails (retry, compact, give up) is the session worker's. A cancel or a
 // stream gone quiet ends the attempt at once, whatever the response does after it (until-aborted.ts).
 import { OpenAI, type ClientOptions } from "openai";
-import type { ChatCompletionCreateParamsStreaming, ChatCompletionFunctionTool, ChatCompletionMessageParam } from "openai/resources/chat/completions";
+import type {
+  ChatCompletionCreateParamsStreaming,
+  ChatCompletionFunctionTool,
+  ChatCompletionMessageParam,
+} from "openai/resources/chat/completions";
 import type { AssembledResponse, GatewayFailure } from "../../src/protocol/model-gateway.js";
 import type { ModelConfig } from "../../src/protocol/port.js";
 import { retryAfterMs } from "../models/retry.js";
@@ -14,7 +18,11 @@ import { untilAborted } from "./until-aborted.js";
 
 export const DEFAULT_API_KEY_ENV = "OPENAI_API_KEY";
 
-export type GatewayLog = (level: "debug" | "info" | "warn" | "error", msg: string, data?: Record<string, unknown>) => void;
+export type GatewayLog = (
+  level: "debug" | "info" | "warn" | "error",
+  msg: string,
+  data?: Record<string, unknown>,
+) => void;
 
 /** An attempt that failed: what the session worker is told. */
 export class AttemptFailed extends Error {
@@ -88,7 +96,10 @@ export class ModelClient {
     };
     // watch.signal aborts on a cancel and on a quiet stream: the client aborts the HTTP request, and this attempt
     // stops waiting for it there and then (watch.check() tells a quiet stream from a cancel).
-    const stream = await untilAborted(this.#client.chat.completions.create(params, { signal: watch.signal }), watch.signal);
+    const stream = await untilAborted(
+      this.#client.chat.completions.create(params, { signal: watch.signal }),
+      watch.signal,
+    );
     watch.touch();
     const assembler = new ChunkAssembler();
     // Read chunk by chunk rather than with for-await: a for-await left by a throw awaits the iterator's return(), that
@@ -121,6 +132,7 @@ export class ModelClient {
 }
 
 function clientLogger(log: GatewayLog): NonNullable<ClientOptions["logger"]> {
-  const at = (level: "debug" | "info" | "warn" | "error") => (message: string) => log(level, `openai client: ${message}`);
+  const at = (level: "debug" | "info" | "warn" | "error") => (message: string) =>
+    log(level, `openai client: ${message}`);
   return { debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };
 }

@@ -31,11 +31,18 @@ const CONNECTION_CODES = new Set([
 export function classify(error: unknown): Failure {
   if (error instanceof ModelIdle) return failure(true, error.message);
   if (error instanceof APIConnectionTimeoutError) return failure(true, "the request timed out");
-  if (error instanceof APIConnectionError) return failure(true, `connection failed: ${causeText(error.cause ?? error)}`);
+  if (error instanceof APIConnectionError)
+    return failure(true, `connection failed: ${causeText(error.cause ?? error)}`);
   if (error instanceof APIError) {
-    if (typeof error.status !== "number") return failure(false, `the server reported an error mid-stream: ${serverMessage(error)}`);
+    if (typeof error.status !== "number")
+      return failure(false, `the server reported an error mid-stream: ${serverMessage(error)}`);
     const retryable = error.status === 429 || error.status >= 500;
-    return { retryable, message: `HTTP ${error.status}: ${serverMessage(error)}`, status: error.status, headers: error.headers };
+    return {
+      retryable,
+      message: `HTTP ${error.status}: ${serverMessage(error)}`,
+      status: error.status,
+      headers: error.headers,
+    };
   }
   if (error instanceof StreamIncomplete) return failure(true, error.message);
   if (isConnectionLoss(error)) return failure(true, `connection lost mid-stream: ${causeText(error)}`);
@@ -48,7 +55,9 @@ export function classify(error: unknown): Failure {
  */
 export function isContextOverflow(failure: Failure): boolean {
   if (failure.status !== 400 && failure.status !== 413) return false;
-  return /context_length_exceeded|maximum context length|context length|context window|exceeds? the (available )?context|prompt is too long/i.test(failure.message);
+  return /context_length_exceeded|maximum context length|context length|context window|exceeds? the (available )?context|prompt is too long/i.test(
+    failure.message,
+  );
 }
 
 function failure(retryable: boolean, message: string): Failure {
@@ -90,7 +99,11 @@ export async function fetchNormalizingErrors(input: string | URL | Request, init
   const response = await fetch(input, init);
   if (response.ok) return response;
   const text = await response.text();
-  return new Response(normalizeErrorBody(text), { status: response.status, statusText: response.statusText, headers: response.headers });
+  return new Response(normalizeErrorBody(text), {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
 }
 
 function normalizeErrorBody(text: string): string {
@@ -102,6 +115,9 @@ function normalizeErrorBody(text: string): string {
   }
   if (!body || typeof body !== "object" || "error" in body) return text;
   const record = body as Record<string, unknown>;
-  const message = typeof record.message === "string" ? record.message : typeof record.detail === "string" ? record.detail : null;
-  return message === null ? text : JSON.stringify({ error: { message, type: record.type ?? null, code: record.code ?? null } });
+  const message =
+    typeof record.message === "string" ? record.message : typeof record.detail === "string" ? record.detail : null;
+  return message === null
+    ? text
+    : JSON.stringify({ error: { message, type: record.type ?? null, code: record.code ?? null } });
 }

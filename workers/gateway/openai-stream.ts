@@ -50,7 +50,12 @@ export class ChunkAssembler {
     if (typeof delta.refusal === "string") added += delta.refusal;
     this.#text += added;
     const reasoning = delta as ReasoningDelta;
-    const thought = typeof reasoning.reasoning_content === "string" ? reasoning.reasoning_content : typeof reasoning.reasoning === "string" ? reasoning.reasoning : "";
+    const thought =
+      typeof reasoning.reasoning_content === "string"
+        ? reasoning.reasoning_content
+        : typeof reasoning.reasoning === "string"
+          ? reasoning.reasoning
+          : "";
     this.#thought += thought;
     for (const part of delta.tool_calls ?? []) this.#addCallPart(part);
     if (choice.finish_reason) this.#finish = choice.finish_reason;
@@ -79,7 +84,9 @@ export class ChunkAssembler {
     if (this.#finish === null) throw new StreamIncomplete("the stream ended before the model finished its answer");
     const truncated = this.#finish === "length" || this.#finish === "content_filter";
     // A cut-off answer's tool calls are incomplete: they are dropped, never run.
-    const toolCalls = truncated ? [] : [...this.#calls.entries()].sort(([a], [b]) => a - b).map(([, call]) => toRequest(call));
+    const toolCalls = truncated
+      ? []
+      : [...this.#calls.entries()].sort(([a], [b]) => a - b).map(([, call]) => toRequest(call));
     let finish: AssembledResponse["finish"];
     if (this.#finish === "length") finish = "length";
     else if (this.#finish === "content_filter") finish = "content_filter";

@@ -2,9 +2,26 @@
 // the agent loop posts the event that shows the entry); every turn end is fdatasynced and refreshes the sidecar.
 // Once the entries since the log's last snapshot pass compactBytes, the log is compacted when the session is idle
 // (after a turn has ended and been posted, never during one): see log-compaction.ts.
-import { closeSync, constants, fdatasyncSync, fstatSync, fsyncSync, ftruncateSync, openSync, readFileSync, readSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  fdatasyncSync,
+  fstatSync,
+  fsyncSync,
+  ftruncateSync,
+  openSync,
+  readFileSync,
+  readSync,
+  writeSync,
+} from "node:fs";
 import { isReplayed } from "../../src/protocol/log/snapshot.js";
-import { emptyState, foldLog, foldSummary, type SessionState, type SessionSummary } from "../../src/protocol/log/session-state.js";
+import {
+  emptyState,
+  foldLog,
+  foldSummary,
+  type SessionState,
+  type SessionSummary,
+} from "../../src/protocol/log/session-state.js";
 import { LogError, SessionSidecar, SIDECAR_FORMAT, type LogHeader } from "../../src/protocol/session-log.js";
 import { LogWriteError, type Journal, type JournalEntry } from "./journal.js";
 import { logRewrite, syncDirOf, writeCompactedLog } from "./log-compaction.js";
@@ -64,7 +81,9 @@ export class FileJournal implements Journal {
       fd = openSync(files.path, READ_APPEND);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      throw new LogError(code === "ENOENT" ? "the log file is missing" : `it cannot be read (${code ?? (error as Error).message})`);
+      throw new LogError(
+        code === "ENOENT" ? "the log file is missing" : `it cannot be read (${code ?? (error as Error).message})`,
+      );
     }
     try {
       return FileJournal.#restore(fd, files, sessionId);
@@ -80,11 +99,22 @@ export class FileJournal implements Journal {
     const modified = stat.mtime.toISOString();
     if (restored.droppedBytes > 0) ftruncateSync(fd, restored.validLength);
     const snapshot = restored.snapshot;
-    const replay = snapshot ? { start: restored.replayStart, bytes: snapshot.replayBytes, lines: snapshot.replayLines } : { start: restored.replayStart, bytes: 0, lines: 0 };
-    const journal = new FileJournal(fd, files, restored.header, restored.headerLine, snapshot?.base ?? emptyState(restored.header), replay, restored.entries, {
-      droppedBytes: restored.droppedBytes,
-      appended: restored.repairs,
-    });
+    const replay = snapshot
+      ? { start: restored.replayStart, bytes: snapshot.replayBytes, lines: snapshot.replayLines }
+      : { start: restored.replayStart, bytes: 0, lines: 0 };
+    const journal = new FileJournal(
+      fd,
+      files,
+      restored.header,
+      restored.headerLine,
+      snapshot?.base ?? emptyState(restored.header),
+      replay,
+      restored.entries,
+      {
+        droppedBytes: restored.droppedBytes,
+        appended: restored.repairs,
+      },
+    );
     journal.#tailBytes = restored.validLength - replay.start - replay.bytes;
     for (const entry of restored.repairs) journal.append(entry);
     if (restored.droppedBytes > 0 || restored.repairs.length > 0) fsyncSync(fd);
@@ -135,7 +165,7 @@ export class FileJournal implements Journal {
     if (this.#fd === null) return;
     const bytes = Buffer.from(`${JSON.stringify(entry)}\n`);
     try {
-      for (let offset = 0; offset < bytes.length; ) offset += writeSync(this.#fd, bytes, offset, bytes.length - offset);
+      for (let offset = 0; offset < bytes.length;) offset += writeSync(this.#fd, bytes, offset, bytes.length - offset);
     } catch (error) {
       // No partial record may stay: the next append would follow it, and a damaged line mid-log costs every turn after it.
       try {
@@ -187,12 +217,21 @@ export class FileJournal implements Journal {
     const bytesBefore = this.#replay.start + this.#replay.bytes + this.#tailBytes;
     const base = foldLog(this.#base, this.#entries);
     const plan = logRewrite(
-      { headerLine: this.#headerLine, base, replayedLines: this.#replay.lines, added: this.#entries.filter(isReplayed) },
+      {
+        headerLine: this.#headerLine,
+        base,
+        replayedLines: this.#replay.lines,
+        added: this.#entries.filter(isReplayed),
+      },
       this.#replay.bytes,
     );
     if (plan.bytes >= bytesBefore) {
       this.#compactAtTail = this.#tailBytes + this.#files.compactBytes;
-      this.#files.log("info", "session log not compacted: the compacted log would not be smaller", { bytesBefore, bytesAfter: plan.bytes, turns: this.turns });
+      this.#files.log("info", "session log not compacted: the compacted log would not be smaller", {
+        bytesBefore,
+        bytesAfter: plan.bytes,
+        turns: this.turns,
+      });
       return false;
     }
     const next = writeCompactedLog(this.#files, plan, this.#read(this.#replay.start, this.#replay.bytes));
@@ -207,7 +246,9 @@ export class FileJournal implements Journal {
       closeSync(fd);
       syncDirOf(this.#files.path);
     } catch (error) {
-      this.#files.log("warn", "sessions directory not flushed after a compaction", { reason: (error as Error).message });
+      this.#files.log("warn", "sessions directory not flushed after a compaction", {
+        reason: (error as Error).message,
+      });
     }
     this.#files.log("info", "session log compacted", { bytesBefore, bytesAfter: plan.bytes, turns: this.turns });
     return true;
@@ -271,9 +312,9 @@ export class FileJournal implements Journal {
     const json = JSON.stringify(sidecar);
     const bytes = Buffer.from(json.padEnd(this.#sidecarLength));
     this.#sidecarLength = bytes.length;
-    for (let offset = 0; offset < bytes.length; ) offset += writeSync(this.#sidecarFd, bytes, offset, bytes.length - offset, offset);
+    for (let offset = 0; offset < bytes.length;)
+      offset += writeSync(this.#sidecarFd, bytes, offset, bytes.length - offset, offset);
   }
-
 }
 
 /** Up to `length` bytes at `position`: fewer only where the file ends. */

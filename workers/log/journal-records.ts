@@ -5,7 +5,13 @@
 // compactBytes it posts a new snapshot: the store keeps the records (session/load replays them), and a restore reads
 // the snapshot and only the records after it.
 import { isReplayed, parseSnapshotLine, snapshotLine } from "../../src/protocol/log/snapshot.js";
-import { emptyState, foldLog, foldSummary, type SessionState, type SessionSummary } from "../../src/protocol/log/session-state.js";
+import {
+  emptyState,
+  foldLog,
+  foldSummary,
+  type SessionState,
+  type SessionSummary,
+} from "../../src/protocol/log/session-state.js";
 import type { ReplayedRecords, WorkerLog } from "../../src/protocol/port.js";
 import { LogError, parseHeaderLine, type LogEntry, type LogHeader } from "../../src/protocol/session-log.js";
 import type { EventSink } from "../event-sink.js";
@@ -109,7 +115,11 @@ export class RecordJournal implements Journal {
 
   #snapshot(): void {
     const base = foldLog(this.#base, this.#entries);
-    this.#events.post({ type: "log_snapshot", seq: this.#nextSeq, snapshot: snapshotLine({ base, replayLines: 0, replayBytes: 0 }) });
+    this.#events.post({
+      type: "log_snapshot",
+      seq: this.#nextSeq,
+      snapshot: snapshotLine({ base, replayLines: 0, replayBytes: 0 }),
+    });
     this.#base = base;
     this.#baseSeq = this.#nextSeq;
     this.#entries = [];

@@ -37,7 +37,9 @@ export interface Journal {
 export class LogWriteError extends Error {
   constructor(what: string, cause: unknown) {
     const code = (cause as NodeJS.ErrnoException).code;
-    super(`the session's log could not be written (${what}: ${code ? `${code}, ` : ""}${(cause as Error).message ?? String(cause)}); the turn is not recorded past that point, and the session's next prompt restores it from its log`);
+    super(
+      `the session's log could not be written (${what}: ${code ? `${code}, ` : ""}${(cause as Error).message ?? String(cause)}); the turn is not recorded past that point, and the session's next prompt restores it from its log`,
+    );
     this.name = "LogWriteError";
   }
 }

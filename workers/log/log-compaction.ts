@@ -38,11 +38,16 @@ export interface LogRewrite {
 
 /** The new log without the old history read (pure): replayedBytes is that history's size. */
 export function logRewrite(input: Omit<CompactionInput, "replayed">, replayedBytes: number): LogRewrite {
-  const header = { ...(JSON.parse(input.headerLine) as Record<string, unknown>), formatVersion: COMPACTED_LOG_FORMAT_VERSION };
+  const header = {
+    ...(JSON.parse(input.headerLine) as Record<string, unknown>),
+    formatVersion: COMPACTED_LOG_FORMAT_VERSION,
+  };
   const added = Buffer.from(input.added.map((entry) => `${JSON.stringify(entry)}\n`).join(""));
   const replay = { bytes: replayedBytes + added.length, lines: input.replayedLines + input.added.length };
   const headerLine = `${JSON.stringify(header)}\n`;
-  const head = Buffer.from(`${headerLine}${snapshotLine({ base: input.base, replayBytes: replay.bytes, replayLines: replay.lines })}\n`);
+  const head = Buffer.from(
+    `${headerLine}${snapshotLine({ base: input.base, replayBytes: replay.bytes, replayLines: replay.lines })}\n`,
+  );
   return { head, added, replay: { start: head.length, ...replay }, bytes: head.length + replay.bytes };
 }
 
@@ -57,12 +62,20 @@ export function compactedLog(input: CompactionInput): CompactedLog {
  * append), opened before the rename so nothing can fail between the commit and the switch to the new file.
  * syncDirOf then flushes the rename. replayed: the old log's replayable history, as its bytes.
  */
-export function writeCompactedLog(files: { path: string; compactingPath: string }, plan: LogRewrite, replayed: Buffer): number {
+export function writeCompactedLog(
+  files: { path: string; compactingPath: string },
+  plan: LogRewrite,
+  replayed: Buffer,
+): number {
   let fd: number | null = null;
   try {
-    fd = openSync(files.compactingPath, constants.O_RDWR | constants.O_CREAT | constants.O_TRUNC | constants.O_APPEND, 0o644);
+    fd = openSync(
+      files.compactingPath,
+      constants.O_RDWR | constants.O_CREAT | constants.O_TRUNC | constants.O_APPEND,
+      0o644,
+    );
     for (const part of [plan.head, replayed, plan.added]) {
-      for (let offset = 0; offset < part.length; ) offset += writeSync(fd, part, offset, part.length - offset);
+      for (let offset = 0; offset < part.length;) offset += writeSync(fd, part, offset, part.length - offset);
     }
     fsyncSync(fd);
     renameSync(files.compactingPath, files.path);

@@ -17,7 +17,14 @@ const isOptionalString = (value: unknown): boolean => value === undefined || typ
 
 /** `input` may be any JSON, but is there. */
 function isToolCallRequest(value: unknown): boolean {
-  return typeof value === "object" && value !== null && !Array.isArray(value) && isString((value as Json).id) && isString((value as Json).name) && Object.hasOwn(value, "input");
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    !Array.isArray(value) &&
+    isString((value as Json).id) &&
+    isString((value as Json).name) &&
+    Object.hasOwn(value, "input")
+  );
 }
 
 const CHECKS: Record<LogEntry["type"], (entry: Json) => boolean> = {
@@ -41,20 +48,44 @@ const CHECKS: Record<LogEntry["type"], (entry: Json) => boolean> = {
     (e.replacedTokens === undefined || isCount(e.replacedTokens)) &&
     (e.compactionId === undefined || isId(e.compactionId)),
   tool_call: (e) =>
-    isId(e.turnId) && isId(e.toolCallId) && isString(e.callId) && isString(e.name) && isString(e.title) && ToolKind.safeParse(e.kind).success && Object.hasOwn(e, "input"),
-  tool_result: (e) => isId(e.turnId) && isId(e.toolCallId) && isString(e.callId) && isString(e.name) && isString(e.result) && typeof e.isError === "boolean",
+    isId(e.turnId) &&
+    isId(e.toolCallId) &&
+    isString(e.callId) &&
+    isString(e.name) &&
+    isString(e.title) &&
+    ToolKind.safeParse(e.kind).success &&
+    Object.hasOwn(e, "input"),
+  tool_result: (e) =>
+    isId(e.turnId) &&
+    isId(e.toolCallId) &&
+    isString(e.callId) &&
+    isString(e.name) &&
+    isString(e.result) &&
+    typeof e.isError === "boolean",
   usage: (e) => {
     const tokens = e.tokens as Json | null | undefined;
-    return isId(e.turnId) && typeof tokens === "object" && tokens !== null && !Array.isArray(tokens) && isCount(tokens.prompt) && isCount(tokens.completion) && isCount(tokens.cached);
+    return (
+      isId(e.turnId) &&
+      typeof tokens === "object" &&
+      tokens !== null &&
+      !Array.isArray(tokens) &&
+      isCount(tokens.prompt) &&
+      isCount(tokens.completion) &&
+      isCount(tokens.cached)
+    );
   },
   permission: (e) => isId(e.turnId) && isId(e.toolCallId) && isString(e.outcome),
   mode: (e) => SessionModeId.safeParse(e.mode).success,
   system_prompt: (e) => SystemPromptSetting.safeParse(e.systemPrompt).success,
-  plan: (e) => isId(e.turnId) && Array.isArray(e.entries) && e.entries.every((entry) => PlanEntry.safeParse(entry).success),
+  plan: (e) =>
+    isId(e.turnId) && Array.isArray(e.entries) && e.entries.every((entry) => PlanEntry.safeParse(entry).success),
   model: (e) => ModelConfig.safeParse(e.model).success,
-  mcp_servers: (e) => Array.isArray(e.servers) && e.servers.every((server) => McpServerRecord.safeParse(server).success),
+  mcp_servers: (e) =>
+    Array.isArray(e.servers) && e.servers.every((server) => McpServerRecord.safeParse(server).success),
   turn_end: (e) =>
-    isId(e.turnId) && (e.stopReason === "error" || e.stopReason === "interrupted" || StopReason.safeParse(e.stopReason).success) && isOptionalString(e.error),
+    isId(e.turnId) &&
+    (e.stopReason === "error" || e.stopReason === "interrupted" || StopReason.safeParse(e.stopReason).success) &&
+    isOptionalString(e.error),
 };
 
 /** The entry, or null when it is not one. A model entry is returned as the schema parses it (its defaults filled). */

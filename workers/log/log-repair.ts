@@ -4,7 +4,13 @@
 // log is refused, never rewritten. A compacted log's replayable history is skipped, not read: only its snapshot and
 // the entries after it are (a compaction happens between turns, so an open turn lies wholly after it).
 import { parseSnapshotLine, type Snapshot } from "../../src/protocol/log/snapshot.js";
-import { COMPACTED_LOG_FORMAT_VERSION, LogError, parseHeaderLine, type LogEntry, type LogHeader } from "../../src/protocol/session-log.js";
+import {
+  COMPACTED_LOG_FORMAT_VERSION,
+  LogError,
+  parseHeaderLine,
+  type LogEntry,
+  type LogHeader,
+} from "../../src/protocol/session-log.js";
 import { asLogEntry } from "./log-entry-check.js";
 
 export const OUTCOME_UNKNOWN = "outcome unknown: the session stopped while this tool call was running";
@@ -38,7 +44,8 @@ export function restoreLog(data: Buffer, sessionId: string): RestoredLog {
 /** A log of `size` bytes read in parts: a compacted log's replayable history is never read. */
 export function restoreLogFrom(read: ReadAt, size: number, sessionId: string): RestoredLog {
   const headerEnd = lineEnd(read, 0, size);
-  if (headerEnd < 0) throw new LogError(size === 0 ? "the file is empty (no header)" : "its header line is torn (no newline)");
+  if (headerEnd < 0)
+    throw new LogError(size === 0 ? "the file is empty (no header)" : "its header line is torn (no newline)");
   const headerLine = read(0, headerEnd).toString("utf8");
   const header = parseHeaderLine(headerLine, sessionId);
   let snapshot: Snapshot | null = null;
@@ -62,7 +69,7 @@ export function restoreLogFrom(read: ReadAt, size: number, sessionId: string): R
   const data = read(tailStart, size - tailStart);
   const entries: LogEntry[] = [];
   let valid = 0;
-  for (let start = 0; ; ) {
+  for (let start = 0; ;) {
     const newline = data.indexOf(0x0a, start);
     if (newline < 0) break;
     lineNumber++;
@@ -77,7 +84,16 @@ export function restoreLogFrom(read: ReadAt, size: number, sessionId: string): R
     start = newline + 1;
   }
   const validLength = tailStart + valid;
-  return { header, headerLine, snapshot, replayStart, entries, validLength, droppedBytes: size - validLength, repairs: closeOpenTurn(entries) };
+  return {
+    header,
+    headerLine,
+    snapshot,
+    replayStart,
+    entries,
+    validLength,
+    droppedBytes: size - validLength,
+    repairs: closeOpenTurn(entries),
+  };
 }
 
 /** The offset of the newline that ends the line starting at `start`, or -1: read in growing parts. */

@@ -18,23 +18,45 @@ export function replayEvents(entries: readonly JournalEntry[]): WorkerEvent[] {
         break;
       case "assistant_message":
         if (entry.thought) events.push({ type: "thought", turnId, text: entry.thought });
-        if (entry.blocks.some((block) => block.length > 0)) events.push({ type: "assistant_message", turnId, blocks: entry.blocks });
+        if (entry.blocks.some((block) => block.length > 0))
+          events.push({ type: "assistant_message", turnId, blocks: entry.blocks });
         break;
       case "tool_call":
         shown.add(entry.toolCallId);
-        events.push({ type: "tool_call", turnId, toolCallId: entry.toolCallId, title: entry.title, kind: entry.kind, status: "pending", rawInput: entry.input });
+        events.push({
+          type: "tool_call",
+          turnId,
+          toolCallId: entry.toolCallId,
+          title: entry.title,
+          kind: entry.kind,
+          status: "pending",
+          rawInput: entry.input,
+        });
         break;
       case "tool_result":
         // A result load-repair gave a call that never started has no tool call to update.
         if (!shown.has(entry.toolCallId)) break;
-        events.push({ type: "tool_call_update", turnId, toolCallId: entry.toolCallId, status: entry.isError ? "failed" : "completed", result: entry.result });
+        events.push({
+          type: "tool_call_update",
+          turnId,
+          toolCallId: entry.toolCallId,
+          status: entry.isError ? "failed" : "completed",
+          result: entry.result,
+        });
         break;
       case "compaction": {
         const nth = (compactionsOfTurn.get(entry.turnId) ?? 0) + 1;
         compactionsOfTurn.set(entry.turnId, nth);
         // One journaled before ids were kept is named by its turn and its place among that turn's compactions.
         const compactionId = entry.compactionId ?? `${entry.turnId}:${nth}`;
-        events.push({ type: "compaction", turnId, compactionId, status: "completed", summary: entry.summary, notice: compactionNotice(entry) });
+        events.push({
+          type: "compaction",
+          turnId,
+          compactionId,
+          status: "completed",
+          summary: entry.summary,
+          notice: compactionNotice(entry),
+        });
         break;
       }
       case "plan":
@@ -46,4 +68,3 @@ export function replayEvents(entries: readonly JournalEntry[]): WorkerEvent[] {
   }
   return events;
 }
-

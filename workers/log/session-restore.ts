@@ -21,14 +21,24 @@ export interface RestoredSession {
 /** Throws LogError (its message names the log and says why) when the log is not a usable log of this session. */
 export function restoreSession(init: WorkerInit, events: EventSink): RestoredSession {
   const log = init.log;
-  if (!log) return { journal: new MemoryJournal(emptyState(init)), mode: init.mode, model: init.model, systemPrompt: init.systemPrompt ?? null, turns: 0 };
+  if (!log)
+    return {
+      journal: new MemoryJournal(emptyState(init)),
+      mode: init.mode,
+      model: init.model,
+      systemPrompt: init.systemPrompt ?? null,
+      turns: 0,
+    };
   let journal: FileJournal | RecordJournal;
   let repair: { droppedBytes: number; appended: readonly LogEntry[] };
   const where = log.kind === "dir" ? `session log ${log.path}` : `the stored log of session ${init.sessionId}`;
   try {
     if (log.kind === "dir") {
       const { path, sidecarPath, compactingPath, compactBytes } = log;
-      journal = FileJournal.open({ path, sidecarPath, compactingPath, compactBytes, log: (level, msg, data) => events.log(level, msg, data) }, init.sessionId);
+      journal = FileJournal.open(
+        { path, sidecarPath, compactingPath, compactBytes, log: (level, msg, data) => events.log(level, msg, data) },
+        init.sessionId,
+      );
       repair = journal.repair;
     } else {
       journal = RecordJournal.open(log, init.sessionId, events);
@@ -49,10 +59,13 @@ export function restoreSession(init: WorkerInit, events: EventSink): RestoredSes
   const fromLog = journal.entries().reduce<SessionSummary>(foldSummary, journal.base());
   // A system prompt the client gave now replaces the log's, whichever side's mode and model win.
   const systemPrompt = init.systemPrompt ?? fromLog.systemPrompt;
-  if (!sameSystemPrompt(systemPrompt, fromLog.systemPrompt) && systemPrompt) journal.append({ type: "system_prompt", systemPrompt });
-  if (log.settingsFrom === "log") return { journal, mode: fromLog.mode, model: fromLog.model, systemPrompt, turns: journal.turns };
+  if (!sameSystemPrompt(systemPrompt, fromLog.systemPrompt) && systemPrompt)
+    journal.append({ type: "system_prompt", systemPrompt });
+  if (log.settingsFrom === "log")
+    return { journal, mode: fromLog.mode, model: fromLog.model, systemPrompt, turns: journal.turns };
   // The main thread's settings may have moved on while no worker held the session: they win, and are logged.
   if (fromLog.mode !== init.mode) journal.append({ type: "mode", mode: init.mode });
-  if (JSON.stringify(fromLog.model) !== JSON.stringify(init.model)) journal.append({ type: "model", model: init.model });
+  if (JSON.stringify(fromLog.model) !== JSON.stringify(init.model))
+    journal.append({ type: "model", model: init.model });
   return { journal, mode: init.mode, model: init.model, systemPrompt, turns: journal.turns };
 }

@@ -7,7 +7,15 @@ import { ChunkRelay } from "./chunk-relay.js";
 import { ContextCompactor } from "../context/context-compaction.js";
 import type { EventSink } from "../event-sink.js";
 import { LogWriteError, type Journal } from "../log/journal.js";
-import { ModelError, PromptRejected, type ChatMessage, type Model, type ModelResponse, type ModelUsage, type ToolCallRequest } from "../models/model.js";
+import {
+  ModelError,
+  PromptRejected,
+  type ChatMessage,
+  type Model,
+  type ModelResponse,
+  type ModelUsage,
+  type ToolCallRequest,
+} from "../models/model.js";
 import { checkToolInput } from "./tool-input.js";
 import { tokenCounts, UsageTotals } from "../log/usage-totals.js";
 import type { ToolRegistry } from "../tools/registry.js";
@@ -93,7 +101,8 @@ export class AgentLoop {
 
   /** Starts a turn; a prompt it cannot take ends at once with a turn_error that says why. */
   prompt(turnId: string, text: string): void {
-    const refuse = (reason: ErrorReason, message: string) => this.#options.events.post({ type: "turn_error", turnId, reason, message });
+    const refuse = (reason: ErrorReason, message: string) =>
+      this.#options.events.post({ type: "turn_error", turnId, reason, message });
     if (this.#logFailure) return this.#endsForLog(turnId, this.#logFailure);
     if (this.#turn) return refuse("PROMPT_IN_FLIGHT", "a prompt is already in flight for this session");
     try {
@@ -143,7 +152,13 @@ export class AgentLoop {
 
   /** Fails a turn for the log that could not be written, saying this worker ends. */
   #endsForLog(turnId: string, error: LogWriteError): void {
-    this.#options.events.post({ type: "turn_error", turnId, reason: "LOG_WRITE_FAILED", message: error.message, workerEnds: true });
+    this.#options.events.post({
+      type: "turn_error",
+      turnId,
+      reason: "LOG_WRITE_FAILED",
+      message: error.message,
+      workerEnds: true,
+    });
   }
 
   async #runTurn(turn: Turn, text: string): Promise<void> {
@@ -162,7 +177,8 @@ export class AgentLoop {
       if (error instanceof LogWriteError) throw error;
       if (signal.aborted) ending = { stopReason: "cancelled" };
       else if (error instanceof ModelError) ending = { reason: "MODEL_FAILED", message: error.message };
-      else ending = { reason: "TURN_FAILED", message: `agent loop failed: ${(error as Error).message ?? String(error)}` };
+      else
+        ending = { reason: "TURN_FAILED", message: `agent loop failed: ${(error as Error).message ?? String(error)}` };
     }
     this.#turn = null;
     if ("stopReason" in ending) {
@@ -203,7 +219,10 @@ export class AgentLoop {
       if (isEmpty(response)) {
         // After tool results an empty answer is an ordinary way to end (scripts ending in a tool step, and real models,
         // do it); only a turn whose first answer is empty is worth a warning.
-        if (requests === 0) this.#options.events.log("warn", "the model answered with nothing (no text, no tool calls): the turn ends", { model: this.#model.name });
+        if (requests === 0)
+          this.#options.events.log("warn", "the model answered with nothing (no text, no tool calls): the turn ends", {
+            model: this.#model.name,
+          });
         this.#reportUsage(turn.id, response.usage);
         return FINISH_STOP[response.finish] ?? "end_turn";
       }
@@ -222,11 +241,22 @@ export class AgentLoop {
         }
         limitReached ||= turn.toolCalls >= this.#options.maxTurnToolCalls;
         if (signal.aborted) this.#notRun(turn, call, "tool call not run: the turn was cancelled");
-        else if (limitReached) this.#notRun(turn, call, `tool call not run: this turn reached --max-turn-tool-calls ${this.#options.maxTurnToolCalls}`);
+        else if (limitReached)
+          this.#notRun(
+            turn,
+            call,
+            `tool call not run: this turn reached --max-turn-tool-calls ${this.#options.maxTurnToolCalls}`,
+          );
         else {
           turn.toolCalls++;
           const run = this.#runTool(turn, call).then((result) => {
-            this.#history.push({ role: "tool", toolCallId: call.id, name: call.name, result: result.output, isError: result.isError });
+            this.#history.push({
+              role: "tool",
+              toolCallId: call.id,
+              name: call.name,
+              result: result.output,
+              isError: result.isError,
+            });
           });
           if (concurrent) together.push(run);
           else await run;
@@ -245,12 +275,22 @@ export class AgentLoop {
   }
 
   /** Journaled at once; resolves once what it sends has room (the client has taken enough of what went before). */
-  async #commitAssistant(turn: Turn, response: Pick<ModelResponse, "blocks" | "toolCalls" | "usage" | "thought">, relay: ChunkRelay): Promise<void> {
+  async #commitAssistant(
+    turn: Turn,
+    response: Pick<ModelResponse, "blocks" | "toolCalls" | "usage" | "thought">,
+    relay: ChunkRelay,
+  ): Promise<void> {
     const turnId = turn.id;
     const thought = response.thought ? { thought: response.thought } : {};
     const text = response.blocks.join("");
     if (text.length > 0) turn.lastMessage = text;
-    this.#options.journal.append({ type: "assistant_message", turnId, blocks: response.blocks, toolCalls: response.toolCalls, ...thought });
+    this.#options.journal.append({
+      type: "assistant_message",
+      turnId,
+      blocks: response.blocks,
+      toolCalls: response.toolCalls,
+      ...thought,
+    });
     this.#history.push({ role: "assistant", blocks: response.blocks, toolCalls: response.toolCalls, ...thought });
     await relay.commit(response);
     this.#reportUsage(turnId, response.usage);
@@ -271,12 +311,35 @@ export class AgentLoop {
     const checked = checkToolInput(call, tools.get(call.name), tools.names());
     const title = checked.ok ? checked.tool.title(checked.input) : call.name;
     const kind = checked.ok ? checked.tool.kind : "other";
-    journal.append({ type: "tool_call", turnId, toolCallId, callId: call.id, name: call.name, title, kind, input: call.input });
+    journal.append({
+      type: "tool_call",
+      turnId,
+      toolCallId,
+      callId: call.id,
+      name: call.name,
+      title,
+      kind,
+      input: call.input,
+    });
     events.post({ type: "tool_call", turnId, toolCallId, title, kind, status: "pending", rawInput: call.input });
 
     const finish = (result: ToolResult): ToolResult => {
-      journal.append({ type: "tool_result", turnId, toolCallId, callId: call.id, name: call.name, result: result.output, isError: result.isError });
-      events.post({ type: "tool_call_update", turnId, toolCallId, status: result.isError ? "failed" : "completed", result: result.output });
+      journal.append({
+        type: "tool_result",
+        turnId,
+        toolCallId,
+        callId: call.id,
+        name: call.name,
+        result: result.output,
+        isError: result.isError,
+      });
+      events.post({
+        type: "tool_call_update",
+        turnId,
+        toolCallId,
+        status: result.isError ? "failed" : "completed",
+        result: result.output,
+      });
       return result;
     };
     if (!checked.ok) return finish({ output: checked.error, isError: true });
@@ -286,15 +349,24 @@ export class AgentLoop {
     if (policy.decision === "refuse") return finish({ output: policy.reason, isError: true });
     if (policy.decision === "ask" && !this.#alwaysAllowed.has(tool.name)) {
       const outcome = await this.#askPermission(turn, toolCallId, title, kind, call.input);
-      journal.append({ type: "permission", turnId, toolCallId, outcome: outcome.outcome === "selected" ? outcome.optionId : "cancelled" });
-      if (outcome.outcome === "cancelled") return finish({ output: "the user cancelled this tool call", isError: true });
-      if (outcome.optionId === "reject_once") return finish({ output: "the user refused this tool call", isError: true });
+      journal.append({
+        type: "permission",
+        turnId,
+        toolCallId,
+        outcome: outcome.outcome === "selected" ? outcome.optionId : "cancelled",
+      });
+      if (outcome.outcome === "cancelled")
+        return finish({ output: "the user cancelled this tool call", isError: true });
+      if (outcome.optionId === "reject_once")
+        return finish({ output: "the user refused this tool call", isError: true });
       if (outcome.optionId === "allow_always") this.#alwaysAllowed.add(tool.name);
     }
-    if (turn.abort.signal.aborted) return finish({ output: "tool call not run: the turn was cancelled", isError: true });
+    if (turn.abort.signal.aborted)
+      return finish({ output: "tool call not run: the turn was cancelled", isError: true });
 
     await events.room(turn.abort.signal);
-    if (turn.abort.signal.aborted) return finish({ output: "tool call not run: the turn was cancelled", isError: true });
+    if (turn.abort.signal.aborted)
+      return finish({ output: "tool call not run: the turn was cancelled", isError: true });
     events.post({ type: "tool_call_update", turnId, toolCallId, status: "in_progress" });
     try {
       const result = await tool.run(checked.input, {
@@ -321,7 +393,13 @@ export class AgentLoop {
     this.#options.events.post({ type: "plan", turnId, entries });
   }
 
-  #askPermission(turn: Turn, toolCallId: string, title: string, kind: ToolKind, rawInput: unknown): Promise<PermissionOutcome> {
+  #askPermission(
+    turn: Turn,
+    toolCallId: string,
+    title: string,
+    kind: ToolKind,
+    rawInput: unknown,
+  ): Promise<PermissionOutcome> {
     if (turn.abort.signal.aborted) return Promise.resolve({ outcome: "cancelled" });
     const requestId = crypto.randomUUID();
     return new Promise<PermissionOutcome>((resolve) => {
@@ -329,7 +407,15 @@ export class AgentLoop {
         this.#permissions.delete(requestId);
         resolve(outcome);
       });
-      this.#options.events.post({ type: "permission_request", turnId: turn.id, requestId, toolCallId, title, kind, rawInput });
+      this.#options.events.post({
+        type: "permission_request",
+        turnId: turn.id,
+        requestId,
+        toolCallId,
+        title,
+        kind,
+        rawInput,
+      });
     });
   }
 }

@@ -43,10 +43,12 @@ export class ChunkRelay {
   /** Sends the committed response's thought and message, less what was streamed of them. */
   async commit(response: Pick<ModelResponse, "blocks" | "thought">): Promise<void> {
     const thought = unsent(response.thought ?? "", this.#thought);
-    if (thought.length > 0) await this.#events.send({ type: "thought", turnId: this.#turnId, text: thought }, this.#signal);
+    if (thought.length > 0)
+      await this.#events.send({ type: "thought", turnId: this.#turnId, text: thought }, this.#signal);
     const whole = response.blocks.join("");
     const blocks = this.#text.length === 0 ? response.blocks : [unsent(whole, this.#text)];
-    if (blocks.some((block) => block.length > 0)) await this.#events.send({ type: "assistant_message", turnId: this.#turnId, blocks }, this.#signal);
+    if (blocks.some((block) => block.length > 0))
+      await this.#events.send({ type: "assistant_message", turnId: this.#turnId, blocks }, this.#signal);
   }
 }
 

@@ -10,14 +10,25 @@ export type ToolInputCheck = { ok: true; tool: Tool; input: unknown } | { ok: fa
 /** Raw arguments quoted back to the model at most this long. */
 const QUOTE_CHARS = 500;
 
-export function checkToolInput(call: ToolCallRequest, tool: Tool | undefined, toolNames: readonly string[]): ToolInputCheck {
+export function checkToolInput(
+  call: ToolCallRequest,
+  tool: Tool | undefined,
+  toolNames: readonly string[],
+): ToolInputCheck {
   if (!tool) return { ok: false, error: `unknown tool "${call.name}" (the tools are: ${toolNames.join(", ")})` };
   // The stream assembler keeps arguments that are not JSON as the raw string.
   if (typeof call.input === "string") {
-    return { ok: false, error: `the arguments of ${call.name} are not valid JSON (${jsonError(call.input)}); they were: ${quote(call.input)}` };
+    return {
+      ok: false,
+      error: `the arguments of ${call.name} are not valid JSON (${jsonError(call.input)}); they were: ${quote(call.input)}`,
+    };
   }
   const parsed = tool.input.safeParse(call.input);
-  if (!parsed.success) return { ok: false, error: `invalid arguments for ${call.name}: ${z.prettifyError(parsed.error).replaceAll("\n", " ")}` };
+  if (!parsed.success)
+    return {
+      ok: false,
+      error: `invalid arguments for ${call.name}: ${z.prettifyError(parsed.error).replaceAll("\n", " ")}`,
+    };
   return { ok: true, tool, input: parsed.data };
 }
 

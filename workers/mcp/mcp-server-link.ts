@@ -44,7 +44,10 @@ export class McpServerLink {
     this.ready = new Promise((resolve) => (this.#settle = resolve));
     deps.report(config.name, "connecting", [], null);
     const timer = setTimeout(
-      () => this.#fail(`did not connect within --mcp-startup-timeout-ms ${deps.startupTimeoutMs}: left out of this session`),
+      () =>
+        this.#fail(
+          `did not connect within --mcp-startup-timeout-ms ${deps.startupTimeoutMs}: left out of this session`,
+        ),
       deps.startupTimeoutMs,
     );
     void this.#connect().finally(() => clearTimeout(timer));
@@ -62,7 +65,12 @@ export class McpServerLink {
       .then((tools) => {
         if (this.#status !== "connected") return;
         this.#tools = tools;
-        this.#deps.report(this.config.name, "connected", tools.map((tool) => tool.name), "its tool list changed");
+        this.#deps.report(
+          this.config.name,
+          "connected",
+          tools.map((tool) => tool.name),
+          "its tool list changed",
+        );
       })
       .catch((error: unknown) => this.#fail(`could not list its tools: ${messageOf(error)}`))
       .finally(() => (this.#refreshing = null));
@@ -74,7 +82,8 @@ export class McpServerLink {
     this.#closed = true;
     this.#settle();
     const transport = this.#transport;
-    if (transport instanceof StreamableHTTPClientTransport && this.#status === "connected") await transport.terminateSession().catch(() => {});
+    if (transport instanceof StreamableHTTPClientTransport && this.#status === "connected")
+      await transport.terminateSession().catch(() => {});
     await transport?.close().catch(() => {});
   }
 
@@ -86,7 +95,10 @@ export class McpServerLink {
       this.#listChanged = true;
     });
     // The process exited or the connection dropped: its tools go, the session goes on.
-    client.onclose = () => this.#fail(`${this.#status === "connecting" ? "could not connect" : "the server closed the connection"}: ${this.#whyClosed()}`);
+    client.onclose = () =>
+      this.#fail(
+        `${this.#status === "connecting" ? "could not connect" : "the server closed the connection"}: ${this.#whyClosed()}`,
+      );
     this.#client = client;
     try {
       await client.connect(transport);
@@ -95,15 +107,26 @@ export class McpServerLink {
       this.#tools = tools;
       this.#status = "connected";
       this.#settle();
-      this.#deps.report(this.config.name, "connected", tools.map((tool) => tool.name), null);
+      this.#deps.report(
+        this.config.name,
+        "connected",
+        tools.map((tool) => tool.name),
+        null,
+      );
     } catch (error) {
       this.#fail(`could not connect: ${messageOf(error)}${this.#exitDetail()}`);
     }
   }
 
   #transportFor(config: McpServerConfig): Transport {
-    if (config.type === "http") return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers } });
-    return new SpawnerStdioTransport(this.#deps.connection, { command: config.command, args: config.args, env: config.env, sandbox: this.sandbox });
+    if (config.type === "http")
+      return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers } });
+    return new SpawnerStdioTransport(this.#deps.connection, {
+      command: config.command,
+      args: config.args,
+      env: config.env,
+      sandbox: this.sandbox,
+    });
   }
 
   async #listTools(): Promise<Tool[]> {
@@ -120,26 +143,38 @@ export class McpServerLink {
 
   async #call(name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult> {
     const client = this.#client;
-    if (!client || this.#status !== "connected") return { output: `MCP server "${this.config.name}" is not connected`, isError: true };
+    if (!client || this.#status !== "connected")
+      return { output: `MCP server "${this.config.name}" is not connected`, isError: true };
     try {
-      const result = await client.callTool({ name, arguments: args }, undefined, { signal, timeout: CALL_TIMEOUT_MS, resetTimeoutOnProgress: true });
-      if (!("content" in result) || !Array.isArray(result.content)) return { output: JSON.stringify(result.toolResult ?? result), isError: false };
+      const result = await client.callTool({ name, arguments: args }, undefined, {
+        signal,
+        timeout: CALL_TIMEOUT_MS,
+        resetTimeoutOnProgress: true,
+      });
+      if (!("content" in result) || !Array.isArray(result.content))
+        return { output: JSON.stringify(result.toolResult ?? result), isError: false };
       return renderResult({ ...result, content: result.content }, this.#deps.outputCapBytes);
     } catch (error) {
       if (signal.aborted) return { output: "the tool call was cancelled", isError: true };
-      return { output: `MCP server "${this.config.name}" failed during the call of ${name}: ${messageOf(error)}${this.#exitDetail()}`, isError: true };
+      return {
+        output: `MCP server "${this.config.name}" failed during the call of ${name}: ${messageOf(error)}${this.#exitDetail()}`,
+        isError: true,
+      };
     }
   }
 
   #whyClosed(): string {
     const transport = this.#transport;
-    if (transport instanceof SpawnerStdioTransport && transport.exit) return `its process ended (${describeExit(transport.exit)})`;
+    if (transport instanceof SpawnerStdioTransport && transport.exit)
+      return `its process ended (${describeExit(transport.exit)})`;
     return "the connection closed";
   }
 
   #exitDetail(): string {
     const transport = this.#transport;
-    return transport instanceof SpawnerStdioTransport && transport.exit ? ` (its process ended: ${describeExit(transport.exit)})` : "";
+    return transport instanceof SpawnerStdioTransport && transport.exit
+      ? ` (its process ended: ${describeExit(transport.exit)})`
+      : "";
   }
 
   #fail(message: string): void {

@@ -71,7 +71,8 @@ export function renderResult(result: CallToolResult, capBytes: number): ToolResu
         return "[content of an unknown type, not shown]";
     }
   });
-  if (parts.length === 0 && result.structuredContent !== undefined) parts.push(JSON.stringify(result.structuredContent));
+  if (parts.length === 0 && result.structuredContent !== undefined)
+    parts.push(JSON.stringify(result.structuredContent));
   capped.push(parts.join("\n"));
   return { output: capped.render("the full result is not kept"), isError: result.isError === true };
 }

@@ -79,7 +79,9 @@ export class SpawnerStdioTransport implements Transport {
     try {
       message = deserializeMessage(line);
     } catch (error) {
-      this.onerror?.(new Error(`the server wrote something that is not a JSON-RPC message on stdout: ${(error as Error).message}`));
+      this.onerror?.(
+        new Error(`the server wrote something that is not a JSON-RPC message on stdout: ${(error as Error).message}`),
+      );
       return;
     }
     this.onmessage?.(message);

@@ -3,7 +3,12 @@
 // gateway; a gateway that went away fails what waited on it, and the host hands the worker a new port.
 import type { MessagePort } from "node:worker_threads";
 import { compile } from "zod/mini";
-import { GatewayReply, type AssembledResponse, type GatewayAsk, type GatewayFailure } from "../../src/protocol/model-gateway.js";
+import {
+  GatewayReply,
+  type AssembledResponse,
+  type GatewayAsk,
+  type GatewayFailure,
+} from "../../src/protocol/model-gateway.js";
 
 const replies = compile(GatewayReply);
 
@@ -20,7 +25,13 @@ interface Pending {
   onDelta: ((text: string, thought: string) => void) | null;
 }
 
-const GONE: GatewayFailure = { retryable: true, message: "the host's model gateway went away mid-request", status: null, retryAfterMs: 0, contextOverflow: false };
+const GONE: GatewayFailure = {
+  retryable: true,
+  message: "the host's model gateway went away mid-request",
+  status: null,
+  retryAfterMs: 0,
+  contextOverflow: false,
+};
 
 export class GatewayLink {
   #port: MessagePort | null;
@@ -44,9 +55,19 @@ export class GatewayLink {
     });
   }
 
-  request(ask: Omit<Extract<GatewayAsk, { type: "request" }>, "type" | "id" | "forward">, signal: AbortSignal, onDelta: Pending["onDelta"]): Promise<AssembledResponse> {
+  request(
+    ask: Omit<Extract<GatewayAsk, { type: "request" }>, "type" | "id" | "forward">,
+    signal: AbortSignal,
+    onDelta: Pending["onDelta"],
+  ): Promise<AssembledResponse> {
     const port = this.#port;
-    if (!port) return Promise.reject(new GatewayFailed({ ...GONE, message: "this host has no model gateway (no OpenAI-compatible model is configured)" }));
+    if (!port)
+      return Promise.reject(
+        new GatewayFailed({
+          ...GONE,
+          message: "this host has no model gateway (no OpenAI-compatible model is configured)",
+        }),
+      );
     signal.throwIfAborted();
     const id = this.#nextId++;
     return new Promise<AssembledResponse>((resolve, reject) => {
@@ -56,10 +77,12 @@ export class GatewayLink {
         reject(signal.reason);
       };
       signal.addEventListener("abort", onAbort, { once: true });
-      const settle = <T>(then: (value: T) => void) => (value: T) => {
-        signal.removeEventListener("abort", onAbort);
-        then(value);
-      };
+      const settle =
+        <T>(then: (value: T) => void) =>
+        (value: T) => {
+          signal.removeEventListener("abort", onAbort);
+          then(value);
+        };
       this.#pending.set(id, { resolve: settle(resolve), reject: settle(reject), onDelta });
       port.postMessage({ type: "request", id, forward: onDelta !== null, ...ask } satisfies GatewayAsk);
     });

@@ -8,13 +8,24 @@ import type { AssembledResponse, AssembledUsage, GatewayFailure } from "../../sr
 import type { SystemPromptSetting } from "../../src/protocol/system-prompt.js";
 import { contextWindow } from "./context-windows.js";
 import { GatewayFailed, type GatewayLink } from "./gateway-link.js";
-import { ContextOverflow, ModelError, type Model, type ModelRequest, type ModelResponse, type ModelUsage } from "./model.js";
+import {
+  ContextOverflow,
+  ModelError,
+  type Model,
+  type ModelRequest,
+  type ModelResponse,
+  type ModelUsage,
+} from "./model.js";
 import { toOpenAiMessages, toOpenAiTools, type ReasoningHistory } from "./openai-messages.js";
 import { retryDelayMs, waitToRetry } from "./retry.js";
 
 export const DEFAULT_API_KEY_ENV = "OPENAI_API_KEY";
 
-export type ModelLog = (level: "debug" | "info" | "warn" | "error", msg: string, data?: Record<string, unknown>) => void;
+export type ModelLog = (
+  level: "debug" | "info" | "warn" | "error",
+  msg: string,
+  data?: Record<string, unknown>,
+) => void;
 
 export interface OpenAiCompatibleOptions {
   /** The session's working directory, named in the system prompt. */
@@ -56,8 +67,13 @@ export class OpenAiCompatibleModel implements Model {
   async complete(request: ModelRequest): Promise<ModelResponse> {
     const { signal } = request;
     if (!this.#baseUrl) throw new ModelError(`model "${this.name}": no base URL configured`);
-    const messages = toOpenAiMessages(this.#system, request.messages, this.#reasoning) as unknown as Array<Record<string, unknown>>;
-    const tools = request.tools.length > 0 ? (toOpenAiTools(request.tools) as unknown as Array<Record<string, unknown>>) : undefined;
+    const messages = toOpenAiMessages(this.#system, request.messages, this.#reasoning) as unknown as Array<
+      Record<string, unknown>
+    >;
+    const tools =
+      request.tools.length > 0
+        ? (toOpenAiTools(request.tools) as unknown as Array<Record<string, unknown>>)
+        : undefined;
     // A retried answer streams again from its start: only what goes beyond what an earlier attempt streamed is passed on.
     const shown = { text: 0, thought: 0 };
     const streamed = request.onDelta || request.onThought;
@@ -73,10 +89,16 @@ export class OpenAiCompatibleModel implements Model {
         handedOn = handedOn.then(() => to(fresh));
       };
       try {
-        const answer = await this.#gateway.request({ model: this.name, messages, ...(tools ? { tools } : {}) }, signal, streamed ? (text, thought) => {
-          pass("thought", thought, request.onThought);
-          pass("text", text, request.onDelta);
-        } : null);
+        const answer = await this.#gateway.request(
+          { model: this.name, messages, ...(tools ? { tools } : {}) },
+          signal,
+          streamed
+            ? (text, thought) => {
+                pass("thought", thought, request.onThought);
+                pass("text", text, request.onDelta);
+              }
+            : null,
+        );
         await handedOn;
         return this.#response(answer);
       } catch (error) {
@@ -86,7 +108,12 @@ export class OpenAiCompatibleModel implements Model {
         if (failure.contextOverflow) throw new ContextOverflow(this.#describe(failure, retry + 1));
         if (!failure.retryable || retry >= this.#retries) throw new ModelError(this.#describe(failure, retry + 1));
         const delayMs = retryDelayMs(retry, failure.retryAfterMs);
-        this.#log("warn", "model request failed; retrying", { model: this.name, attempt: retry + 1, delayMs, error: failure.message });
+        this.#log("warn", "model request failed; retrying", {
+          model: this.name,
+          attempt: retry + 1,
+          delayMs,
+          error: failure.message,
+        });
         await waitToRetry(delayMs, signal);
       }
     }
@@ -114,7 +141,9 @@ export class OpenAiCompatibleModel implements Model {
 
   #describe(failure: GatewayFailure, attempts: number): string {
     const keyNote =
-      this.#keyMissing && (failure.status === 401 || failure.status === 403) ? ` (no API key sent: the environment variable ${this.#apiKeyEnv} is not set)` : "";
+      this.#keyMissing && (failure.status === 401 || failure.status === 403)
+        ? ` (no API key sent: the environment variable ${this.#apiKeyEnv} is not set)`
+        : "";
     const attemptsNote = attempts > 1 ? ` (gave up after ${attempts} attempts)` : "";
     return `model "${this.name}" at ${this.#baseUrl}: ${failure.message}${keyNote}${attemptsNote}`;
   }

@@ -21,8 +21,15 @@ export type ReasoningHistory = "current-turn" | "none";
  * kept conversation after it opens with a user message, which then stays a message of its own, so that after a
  * hard compaction the request still ends with the user's prompt exactly as it was sent.
  */
-export function toOpenAiMessages(system: string | null, history: readonly ChatMessage[], reasoning: ReasoningHistory = "none"): ChatCompletionMessageParam[] {
-  const currentTurn = reasoning === "current-turn" ? history.findLastIndex((message) => message.role === "user" || message.role === "summary") : history.length;
+export function toOpenAiMessages(
+  system: string | null,
+  history: readonly ChatMessage[],
+  reasoning: ReasoningHistory = "none",
+): ChatCompletionMessageParam[] {
+  const currentTurn =
+    reasoning === "current-turn"
+      ? history.findLastIndex((message) => message.role === "user" || message.role === "summary")
+      : history.length;
   const messages: ChatCompletionMessageParam[] = system ? [{ role: "system", content: system }] : [];
   let pending: string[] = [];
   const answerPending = () => {
@@ -33,7 +40,11 @@ export function toOpenAiMessages(system: string | null, history: readonly ChatMe
     if (message.role === "tool") {
       if (!pending.includes(message.toolCallId)) continue;
       pending = pending.filter((id) => id !== message.toolCallId);
-      messages.push({ role: "tool", tool_call_id: message.toolCallId, content: message.isError ? `Error: ${message.result}` : message.result });
+      messages.push({
+        role: "tool",
+        tool_call_id: message.toolCallId,
+        content: message.isError ? `Error: ${message.result}` : message.result,
+      });
       continue;
     }
     answerPending();
@@ -60,7 +71,10 @@ export function toOpenAiMessages(system: string | null, history: readonly ChatMe
             tool_calls: message.toolCalls.map((call) => ({
               id: call.id,
               type: "function" as const,
-              function: { name: call.name, arguments: typeof call.input === "string" ? call.input : JSON.stringify(call.input ?? {}) },
+              function: {
+                name: call.name,
+                arguments: typeof call.input === "string" ? call.input : JSON.stringify(call.input ?? {}),
+              },
             })),
           }
         : {}),

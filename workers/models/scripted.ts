@@ -10,7 +10,14 @@ const Step = z.union([
   z.strictObject({ tool: z.string().check(z.minLength(1)), input: z._default(z.record(z.string(), z.unknown()), {}) }),
   /** Several tool calls in one answer (the loop runs those it may run together, spawn_agent's, at once). */
   z.strictObject({
-    tools: z.array(z.strictObject({ tool: z.string().check(z.minLength(1)), input: z._default(z.record(z.string(), z.unknown()), {}) })).check(z.minLength(1)),
+    tools: z
+      .array(
+        z.strictObject({
+          tool: z.string().check(z.minLength(1)),
+          input: z._default(z.record(z.string(), z.unknown()), {}),
+        }),
+      )
+      .check(z.minLength(1)),
   }),
   z.strictObject({ sleep_ms: z.int().check(z.nonnegative()) }),
   z.strictObject({ spin_ms: z.int().check(z.nonnegative()) }),
@@ -69,7 +76,8 @@ export class ScriptedModel implements Model {
     const steps = parseScript(text);
     if (!steps || this.#allowFaults) return;
     const fault = steps.flatMap((step) => FAULT_STEPS.filter((name) => name in step))[0];
-    if (fault) throw new PromptRejected(`fault injection step "${fault}" needs a host started with --allow-fault-injection`);
+    if (fault)
+      throw new PromptRejected(`fault injection step "${fault}" needs a host started with --allow-fault-injection`);
   }
 
   async complete(request: ModelRequest): Promise<ModelResponse> {
@@ -81,7 +89,9 @@ export class ScriptedModel implements Model {
     if (!steps) return { blocks: [`You said: ${user.text}`], toolCalls: [], finish: "stop" };
 
     const since = messages.slice(lastUser + 1);
-    const toolCallsSoFar = since.filter((m) => m.role === "assistant").reduce((n, m) => n + (m.role === "assistant" ? m.toolCalls.length : 0), 0);
+    const toolCallsSoFar = since
+      .filter((m) => m.role === "assistant")
+      .reduce((n, m) => n + (m.role === "assistant" ? m.toolCalls.length : 0), 0);
     const lastTool = since.findLast((m) => m.role === "tool");
     const lastResult = lastTool?.role === "tool" ? lastTool.result : "";
 
@@ -110,8 +120,7 @@ export class ScriptedModel implements Model {
       else if ("freeze_after_ms" in step) {
         const ms = step.freeze_after_ms;
         setTimeout(() => spin(ms), FREEZE_DELAY_MS).unref();
-      }
-      else if ("alloc_mb" in step) allocate(step.alloc_mb);
+      } else if ("alloc_mb" in step) allocate(step.alloc_mb);
       else if ("crash" in step) {
         const message = step.crash;
         setImmediate(() => {
@@ -119,7 +128,11 @@ export class ScriptedModel implements Model {
         });
         await sleep(60_000, undefined, { signal });
       } else if ("tools" in step) {
-        const toolCalls = step.tools.map((call, i) => ({ id: `call_${toolCallsSoFar + 1 + i}`, name: call.tool, input: call.input }));
+        const toolCalls = step.tools.map((call, i) => ({
+          id: `call_${toolCallsSoFar + 1 + i}`,
+          name: call.tool,
+          input: call.input,
+        }));
         return { blocks, toolCalls, finish: "tool_calls" };
       } else {
         const id = `call_${toolCallsSoFar + 1}`;

@@ -28,11 +28,15 @@ const BashInput = z.object({
         z.describe(`Foreground only: kill the command after this many milliseconds (default ${DEFAULT_TIMEOUT_MS})`),
       ),
   ),
-  run_in_background: z.optional(z.boolean().check(z.describe("Start the command and return a task id at once; read it with bash_output"))),
+  run_in_background: z.optional(
+    z.boolean().check(z.describe("Start the command and return a task id at once; read it with bash_output")),
+  ),
 });
 type BashInput = z.infer<typeof BashInput>;
 
-const TaskInput = z.object({ task_id: z.string().check(z.minLength(1), z.describe("The id bash returned for a background command")) });
+const TaskInput = z.object({
+  task_id: z.string().check(z.minLength(1), z.describe("The id bash returned for a background command")),
+});
 type TaskInput = z.infer<typeof TaskInput>;
 
 export function bashTools(deps: BashDeps): Tool[] {
@@ -48,7 +52,12 @@ export function bashTools(deps: BashDeps): Tool[] {
     async run(input, context): Promise<ToolResult> {
       const sandbox = sandboxFor(context.mode);
       if (input.run_in_background) {
-        const outcome = await deps.connection.run({ command: input.command, sandbox, timeoutMs: null, background: true });
+        const outcome = await deps.connection.run({
+          command: input.command,
+          sandbox,
+          timeoutMs: null,
+          background: true,
+        });
         if (outcome.kind === "error") return { output: outcome.message, isError: true };
         if (outcome.kind !== "started") return { output: "the background command did not start", isError: true };
         return {
@@ -65,7 +74,14 @@ export function bashTools(deps: BashDeps): Tool[] {
       // rest, only the end the model keeps.
       const half = Math.ceil(deps.outputCapBytes / 2);
       const outcome = await deps.connection.run(
-        { command: input.command, sandbox, timeoutMs, background: false, forwardBytes: Math.max(STREAM_LIMIT_BYTES + 1, half), tailBytes: half },
+        {
+          command: input.command,
+          sandbox,
+          timeoutMs,
+          background: false,
+          forwardBytes: Math.max(STREAM_LIMIT_BYTES + 1, half),
+          tailBytes: half,
+        },
         {
           signal: context.signal,
           onStarted: (file) => (outputFile = file),
@@ -93,7 +109,8 @@ export function bashTools(deps: BashDeps): Tool[] {
 
   const bashOutput: Tool<TaskInput> = {
     name: "bash_output",
-    description: "Output a background task produced since the previous read, and whether it is still running or how it ended.",
+    description:
+      "Output a background task produced since the previous read, and whether it is still running or how it ended.",
     kind: "read",
     input: TaskInput,
     title: (input) => `Output of ${input.task_id}`,
@@ -105,8 +122,14 @@ export function bashTools(deps: BashDeps): Tool[] {
       capped.push(reply.output);
       const where = `the full output is in ${reply.outputFile}`;
       let output = capped.render(where);
-      if (reply.droppedBytes > 0) output = withLine(output, `[${reply.droppedBytes} bytes of earlier unread output were let go of; ${where}]`);
-      output = withLine(output, reply.end ? `[task ${input.task_id} ended: ${describeEnd(reply.end)}]` : `[task ${input.task_id} is still running]`);
+      if (reply.droppedBytes > 0)
+        output = withLine(output, `[${reply.droppedBytes} bytes of earlier unread output were let go of; ${where}]`);
+      output = withLine(
+        output,
+        reply.end
+          ? `[task ${input.task_id} ended: ${describeEnd(reply.end)}]`
+          : `[task ${input.task_id} is still running]`,
+      );
       return { output, isError: false };
     },
   };

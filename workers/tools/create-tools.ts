@@ -13,7 +13,10 @@ import { Workspace } from "./workspace.js";
 import { writeFileTool } from "./write-file.js";
 
 /** The session's tools, and its channel to the spawner (re-granted when the host restarts its spawner). */
-export function createTools(init: WorkerInit, children: ChildRequests): { tools: ToolRegistry; spawner: SpawnerConnection; workspace: Workspace } {
+export function createTools(
+  init: WorkerInit,
+  children: ChildRequests,
+): { tools: ToolRegistry; spawner: SpawnerConnection; workspace: Workspace } {
   const connection = new SpawnerConnection(init.spawner);
   const workspace = new Workspace(init.cwd, init.sandbox.hidden);
   const cap = init.outputCapBytes;

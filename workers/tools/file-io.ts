@@ -14,7 +14,9 @@ const DIR_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOL
 const code = (error: unknown) => (error as NodeJS.ErrnoException).code;
 
 async function openInside(target: ResolvedPath, flags: number, createDirs = false): Promise<FileHandle> {
-  const parts = relative(target.root, target.real).split(sep).filter((part) => part.length > 0);
+  const parts = relative(target.root, target.real)
+    .split(sep)
+    .filter((part) => part.length > 0);
   if (parts[0] === "..") throw new OutsideWorkspace(`${target.shown} is outside the workspace; refused`);
   const last = parts.pop();
   if (last === undefined) return fs.open(target.root, flags);
@@ -22,14 +24,18 @@ async function openInside(target: ResolvedPath, flags: number, createDirs = fals
   try {
     for (const part of parts) {
       const path = `/proc/self/fd/${dir.fd}/${part}`;
-      if (createDirs) await fs.mkdir(path).catch((error: unknown) => (code(error) === "EEXIST" ? undefined : Promise.reject(error)));
+      if (createDirs)
+        await fs.mkdir(path).catch((error: unknown) => (code(error) === "EEXIST" ? undefined : Promise.reject(error)));
       const next = await fs.open(path, DIR_FLAGS);
       await dir.close();
       dir = next;
     }
     return await fs.open(`/proc/self/fd/${dir.fd}/${last}`, flags, 0o644);
   } catch (error) {
-    if (code(error) === "ELOOP" || code(error) === "ENOTDIR") throw new OutsideWorkspace(`${target.shown} changed while it was opened (a symlink appeared on its path); refused`);
+    if (code(error) === "ELOOP" || code(error) === "ENOTDIR")
+      throw new OutsideWorkspace(
+        `${target.shown} changed while it was opened (a symlink appeared on its path); refused`,
+      );
     throw error;
   } finally {
     await dir.close();

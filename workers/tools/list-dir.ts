@@ -8,7 +8,11 @@ import type { Workspace } from "./workspace.js";
 
 const MAX_ENTRIES = 1000;
 
-const Input = z.object({ path: z.string().check(z.minLength(1), z.describe('Directory path, relative to the workspace root ("." for the root)')) });
+const Input = z.object({
+  path: z
+    .string()
+    .check(z.minLength(1), z.describe('Directory path, relative to the workspace root ("." for the root)')),
+});
 type Input = z.infer<typeof Input>;
 
 export function listDirTool(workspace: Workspace, outputCapBytes: number): Tool<Input> {
@@ -22,15 +26,19 @@ export function listDirTool(workspace: Workspace, outputCapBytes: number): Tool<
     async run(input) {
       const target = await workspace.resolve(input.path);
       if (!target.exists) return { output: `no such directory: ${target.shown}`, isError: true };
-      if (!(await fs.stat(target.real)).isDirectory()) return { output: `${target.shown} is not a directory; use read_file`, isError: true };
-      const entries = (await fs.readdir(target.real, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      if (!(await fs.stat(target.real)).isDirectory())
+        return { output: `${target.shown} is not a directory; use read_file`, isError: true };
+      const entries = (await fs.readdir(target.real, { withFileTypes: true })).sort((a, b) =>
+        a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+      );
       if (entries.length === 0) return { output: `${target.shown} is empty`, isError: false };
       const lines: string[] = [];
       let used = 0;
       for (const entry of entries.slice(0, MAX_ENTRIES)) {
         let line = entry.name;
         if (entry.isDirectory()) line += "/";
-        else if (entry.isSymbolicLink()) line += ` -> ${await fs.readlink(join(target.real, entry.name)).catch(() => "?")}`;
+        else if (entry.isSymbolicLink())
+          line += ` -> ${await fs.readlink(join(target.real, entry.name)).catch(() => "?")}`;
         used += Buffer.byteLength(line) + 1;
         if (used > outputCapBytes) break;
         lines.push(line);

@@ -33,7 +33,8 @@ export class CappedOutput {
     if (bytes.length === 0) return;
     this.#tail.push(bytes);
     this.#tailBytes += bytes.length;
-    while (this.#tail.length > 1 && this.#tailBytes - this.#tail[0]!.length >= this.#half) this.#tailBytes -= this.#tail.shift()!.length;
+    while (this.#tail.length > 1 && this.#tailBytes - this.#tail[0]!.length >= this.#half)
+      this.#tailBytes -= this.#tail.shift()!.length;
   }
 
   /** The output's end when what came between was never pushed: `tail` is its last part, `totalBytes` all of it. */

@@ -15,7 +15,8 @@ export function commandPolicy(mode: SessionModeId): ToolPolicy {
 
 export function writePolicy(tool: string): (mode: SessionModeId) => ToolPolicy {
   return (mode) => {
-    if (mode === "read-only") return { decision: "refuse", reason: `${tool} is refused in read-only mode: this session may not change files` };
+    if (mode === "read-only")
+      return { decision: "refuse", reason: `${tool} is refused in read-only mode: this session may not change files` };
     return mode === "ask" ? { decision: "ask" } : { decision: "allow" };
   };
 }

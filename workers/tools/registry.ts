@@ -59,5 +59,9 @@ export class ToolRegistry {
 }
 
 function specOf(tool: Tool): ToolSpec {
-  return { name: tool.name, description: tool.description, parameters: tool.parameters ?? (z.toJSONSchema(tool.input) as Record<string, unknown>) };
+  return {
+    name: tool.name,
+    description: tool.description,
+    parameters: tool.parameters ?? (z.toJSONSchema(tool.input) as Record<string, unknown>),
+  };
 }

@@ -32,11 +32,21 @@ export function spawnAgentTool(children: ChildRequests): Tool<Input> {
     // The child's own mode governs what it does; asking for it changes nothing.
     policy: readPolicy,
     async run(input, context) {
-      const outcome = await children.ask({ turnId: context.turnId, toolCallId: context.toolCallId, ...input }, context.signal);
-      if (!outcome) return { output: "spawn_agent: the turn was cancelled; the child's turn was cancelled with it", isError: true };
+      const outcome = await children.ask(
+        { turnId: context.turnId, toolCallId: context.toolCallId, ...input },
+        context.signal,
+      );
+      if (!outcome)
+        return { output: "spawn_agent: the turn was cancelled; the child's turn was cancelled with it", isError: true };
       if (!outcome.ok) return { output: outcome.error, isError: true };
       const note = `[child session ${outcome.sessionId}, stop reason ${outcome.stopReason}; pass "session": "${outcome.sessionId}" to prompt it again]`;
-      return { output: outcome.message.length > 0 ? `${outcome.message}\n\n${note}` : `(the child ended its turn without a message)\n\n${note}`, isError: outcome.stopReason === "cancelled" };
+      return {
+        output:
+          outcome.message.length > 0
+            ? `${outcome.message}\n\n${note}`
+            : `(the child ended its turn without a message)\n\n${note}`,
+        isError: outcome.stopReason === "cancelled",
+      };
     },
   };
 }

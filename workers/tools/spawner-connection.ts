@@ -4,7 +4,12 @@
 import type { Socket } from "node:net";
 import { jsonLine, readJsonLines } from "../../src/protocol/ndjson-lines.js";
 import type { SpawnerGrant } from "../../src/protocol/port.js";
-import { SpawnerReply, type SandboxKind, type TaskEnd, type WorkerRequestInput } from "../../src/protocol/spawner-messages.js";
+import {
+  SpawnerReply,
+  type SandboxKind,
+  type TaskEnd,
+  type WorkerRequestInput,
+} from "../../src/protocol/spawner-messages.js";
 
 export interface RunRequest {
   command: string;
@@ -103,7 +108,13 @@ export class SpawnerConnection {
             handlers.onOutput?.(reply.data);
             return;
           case "exited":
-            finish({ kind: "exited", end: reply.end, totalBytes: reply.totalBytes, outputFile: reply.outputFile, tail: reply.tail });
+            finish({
+              kind: "exited",
+              end: reply.end,
+              totalBytes: reply.totalBytes,
+              outputFile: reply.outputFile,
+              tail: reply.tail,
+            });
             return;
           case "error":
             finish({ kind: "error", message: reply.message });
@@ -156,7 +167,12 @@ export class SpawnerConnection {
             return;
           default:
             this.#handlers.delete(id);
-            if (started) handlers.onExit({ end: null, stderrTail: "", message: `unexpected reply from the command runner: ${reply.type}` });
+            if (started)
+              handlers.onExit({
+                end: null,
+                stderrTail: "",
+                message: `unexpected reply from the command runner: ${reply.type}`,
+              });
             else resolve({ kind: "error", message: `unexpected reply from the command runner: ${reply.type}` });
         }
       });
@@ -201,7 +217,8 @@ export class SpawnerConnection {
     return new Promise((resolve) => {
       this.#handlers.set(id, (reply) => {
         this.#handlers.delete(id);
-        if (reply.type === "error" || (expected as string[]).includes(reply.type)) resolve(reply as ReplyOf<T> | ReplyOf<"error">);
+        if (reply.type === "error" || (expected as string[]).includes(reply.type))
+          resolve(reply as ReplyOf<T> | ReplyOf<"error">);
         else resolve({ type: "error", id, message: `unexpected reply from the command runner: ${reply.type}` });
       });
       this.#write(socket, { ...request, id });
@@ -211,36 +228,46 @@ export class SpawnerConnection {
   #open(): Promise<Socket> {
     if (this.#closedWhy) return Promise.reject(new Error(`cannot run commands: ${this.#closedWhy}`));
     const grant = this.#grant;
-    if (!grant) return Promise.reject(new Error("cannot run commands: this host's command runner (its spawner process) is not running"));
-    // node:net is loaded by the session's first command, not by every session worker.
-    this.#ready ??= import("node:net").then(({ createConnection }) => new Promise<Socket>((resolve, reject) => {
-      const socket = createConnection(grant.socketPath);
-      this.#socket = socket;
-      let welcomed = false;
-      socket.once("connect", () => this.#write(socket, { op: "hello", token: grant.token }));
-      readJsonLines(
-        socket,
-        (value) => {
-          const parsed = SpawnerReply.safeParse(value);
-          if (!parsed.success) {
-            this.#fail(socket, `invalid message from the command runner: ${parsed.error.issues[0]?.message ?? "unknown"}`);
-            return;
-          }
-          const reply = parsed.data;
-          if (reply.type === "welcome") {
-            welcomed = true;
-            resolve(socket);
-          } else if (reply.type === "denied") this.#fail(socket, `the command runner refused this session: ${reply.message}`);
-          else this.#handlers.get(reply.id)?.(reply);
-        },
-        (error) => this.#fail(socket, error.message),
+    if (!grant)
+      return Promise.reject(
+        new Error("cannot run commands: this host's command runner (its spawner process) is not running"),
       );
-      socket.on("error", (error) => this.#fail(socket, `command runner unreachable: ${error.message}`));
-      socket.once("close", () => {
-        this.#fail(socket, "the connection to the command runner closed");
-        if (!welcomed) reject(new Error(`cannot run commands: ${this.#closedWhy}`));
-      });
-    }));
+    // node:net is loaded by the session's first command, not by every session worker.
+    this.#ready ??= import("node:net").then(
+      ({ createConnection }) =>
+        new Promise<Socket>((resolve, reject) => {
+          const socket = createConnection(grant.socketPath);
+          this.#socket = socket;
+          let welcomed = false;
+          socket.once("connect", () => this.#write(socket, { op: "hello", token: grant.token }));
+          readJsonLines(
+            socket,
+            (value) => {
+              const parsed = SpawnerReply.safeParse(value);
+              if (!parsed.success) {
+                this.#fail(
+                  socket,
+                  `invalid message from the command runner: ${parsed.error.issues[0]?.message ?? "unknown"}`,
+                );
+                return;
+              }
+              const reply = parsed.data;
+              if (reply.type === "welcome") {
+                welcomed = true;
+                resolve(socket);
+              } else if (reply.type === "denied")
+                this.#fail(socket, `the command runner refused this session: ${reply.message}`);
+              else this.#handlers.get(reply.id)?.(reply);
+            },
+            (error) => this.#fail(socket, error.message),
+          );
+          socket.on("error", (error) => this.#fail(socket, `command runner unreachable: ${error.message}`));
+          socket.once("close", () => {
+            this.#fail(socket, "the connection to the command runner closed");
+            if (!welcomed) reject(new Error(`cannot run commands: ${this.#closedWhy}`));
+          });
+        }),
+    );
     return this.#ready;
   }
 
@@ -249,7 +276,8 @@ export class SpawnerConnection {
     if (socket !== this.#socket) return void socket.destroy();
     this.#closedWhy ??= why;
     socket.destroy();
-    for (const [id, handler] of [...this.#handlers]) handler({ type: "error", id, message: `command aborted: ${this.#closedWhy}` });
+    for (const [id, handler] of [...this.#handlers])
+      handler({ type: "error", id, message: `command aborted: ${this.#closedWhy}` });
     this.#handlers.clear();
   }
 

@@ -19,7 +19,10 @@ export function updatePlanTool(): Tool<Input> {
     async run(input, context) {
       context.showPlan(input.entries);
       const count = (status: PlanEntry["status"]) => input.entries.filter((entry) => entry.status === status).length;
-      return { output: `plan updated: ${count("completed")} completed, ${count("in_progress")} in progress, ${count("pending")} pending`, isError: false };
+      return {
+        output: `plan updated: ${count("completed")} completed, ${count("in_progress")} in progress, ${count("pending")} pending`,
+        isError: false,
+      };
     },
   };
 }

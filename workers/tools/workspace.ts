@@ -42,15 +42,18 @@ export class Workspace {
 
   /** The hidden paths strictly inside the workspace, real (one that holds the workspace hides nothing from it). */
   #hiddenInside(realRoot: string): Promise<string[]> {
-    this.#realHidden ??= Promise.all(this.#hidden.map((path) => fs.realpath(path).catch(() => resolve(path)))).then((paths) =>
-      paths.filter((path) => path !== realRoot && within(realRoot, path)),
+    this.#realHidden ??= Promise.all(this.#hidden.map((path) => fs.realpath(path).catch(() => resolve(path)))).then(
+      (paths) => paths.filter((path) => path !== realRoot && within(realRoot, path)),
     );
     return this.#realHidden;
   }
 
   async #refuseHidden(input: string, real: string, realRoot: string): Promise<void> {
     const hidden = (await this.#hiddenInside(realRoot)).find((path) => within(path, real));
-    if (hidden) throw new OutsideWorkspace(`${input} is hidden from this session (${hidden} is another session's workspace or the host's state); refused`);
+    if (hidden)
+      throw new OutsideWorkspace(
+        `${input} is hidden from this session (${hidden} is another session's workspace or the host's state); refused`,
+      );
   }
 
   async resolve(input: string): Promise<ResolvedPath> {
@@ -59,12 +62,15 @@ export class Workspace {
     const realRoot = await this.realRoot();
     const lexical = isAbsolute(input) ? resolve(input) : resolve(this.root, input);
     if (!within(this.root, lexical) && !within(realRoot, lexical)) {
-      throw new OutsideWorkspace(`${input} is outside the workspace (${this.root}); file tools only reach paths inside it`);
+      throw new OutsideWorkspace(
+        `${input} is outside the workspace (${this.root}); file tools only reach paths inside it`,
+      );
     }
     const shown = (real: string) => relative(realRoot, real) || ".";
     try {
       const real = await fs.realpath(lexical);
-      if (!within(realRoot, real)) throw new OutsideWorkspace(`${input} leads outside the workspace through a symlink (to ${real}); refused`);
+      if (!within(realRoot, real))
+        throw new OutsideWorkspace(`${input} leads outside the workspace through a symlink (to ${real}); refused`);
       await this.#refuseHidden(input, real, realRoot);
       return { real, shown: shown(real), exists: true, root: realRoot };
     } catch (error) {
@@ -73,12 +79,14 @@ export class Workspace {
     }
     // It does not exist (yet). A dangling symlink would be followed by a write: refuse it whatever it points at.
     const link = await fs.lstat(lexical).catch(() => null);
-    if (link?.isSymbolicLink()) throw new OutsideWorkspace(`${input} is a symlink to a path that does not exist; refused`);
+    if (link?.isSymbolicLink())
+      throw new OutsideWorkspace(`${input} is a symlink to a path that does not exist; refused`);
     const missing: string[] = [basename(lexical)];
     for (let dir = dirname(lexical); ; dir = dirname(dir)) {
       try {
         const realDir = await fs.realpath(dir);
-        if (!within(realRoot, realDir)) throw new OutsideWorkspace(`${input} leads outside the workspace through a symlink (to ${realDir}); refused`);
+        if (!within(realRoot, realDir))
+          throw new OutsideWorkspace(`${input} leads outside the workspace through a symlink (to ${realDir}); refused`);
         const real = join(realDir, ...missing.reverse());
         await this.#refuseHidden(input, real, realRoot);
         return { real, shown: shown(real), exists: false, root: realRoot };
@@ -87,7 +95,8 @@ export class Workspace {
         const code = (error as NodeJS.ErrnoException).code;
         if (code !== "ENOENT") throw error;
         const dangling = await fs.lstat(dir).catch(() => null);
-        if (dangling?.isSymbolicLink()) throw new OutsideWorkspace(`${input} goes through a symlink to a path that does not exist; refused`);
+        if (dangling?.isSymbolicLink())
+          throw new OutsideWorkspace(`${input} goes through a symlink to a path that does not exist; refused`);
         if (dirname(dir) === dir) throw new OutsideWorkspace(`${input}: no part of it exists`);
         missing.push(basename(dir));
       }

@@ -7,7 +7,9 @@ import type { Tool } from "./tool.js";
 import type { Workspace } from "./workspace.js";
 
 const Input = z.object({
-  path: z.string().check(z.minLength(1), z.describe("File path, relative to the workspace root (or absolute inside it)")),
+  path: z
+    .string()
+    .check(z.minLength(1), z.describe("File path, relative to the workspace root (or absolute inside it)")),
   content: z.string().check(z.describe("The whole new content of the file")),
 });
 type Input = z.infer<typeof Input>;
@@ -22,7 +24,8 @@ export function writeFileTool(workspace: Workspace): Tool<Input> {
     policy: writePolicy("write_file"),
     async run(input) {
       const target = await workspace.resolve(input.path);
-      if (target.exists && (await fs.stat(target.real)).isDirectory()) return { output: `${target.shown} is a directory`, isError: true };
+      if (target.exists && (await fs.stat(target.real)).isDirectory())
+        return { output: `${target.shown} is a directory`, isError: true };
       const bytes = await writeText(target, input.content, true);
       return { output: `${target.exists ? "replaced" : "created"} ${target.shown} (${bytes} bytes)`, isError: false };
     },

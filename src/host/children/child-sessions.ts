@@ -51,31 +51,47 @@ export class ChildSessions implements Delegation {
 
   async run(parentId: string, request: ChildRequest): Promise<ChildOutcome> {
     const parent = this.#host.sessions.find(parentId);
-    if (!parent?.runs(request.turnId)) return { ok: false, sessionId: null, error: "spawn_agent: the turn that asked for a child is no longer running" };
+    if (!parent?.runs(request.turnId))
+      return { ok: false, sessionId: null, error: "spawn_agent: the turn that asked for a child is no longer running" };
     let child: SessionRecord | null = null;
     try {
-      const chosen = request.session === undefined ? await this.#spawn(parent, request) : await this.#reopen(parent, request.session, request);
+      const chosen =
+        request.session === undefined
+          ? await this.#spawn(parent, request)
+          : await this.#reopen(parent, request.session, request);
       child = chosen.child;
       return await this.#runTurn(parent, chosen, request);
     } catch (error) {
       const sessionId = child?.id ?? null;
       if (error instanceof Refusal) return { ok: false, sessionId, error: `spawn_agent refused: ${error.message}` };
       // The model reads what went wrong, not the JSON-RPC category the client's answer would carry.
-      const message = error instanceof Error ? error.message.replace(/^(Internal error|Invalid request|Invalid params): /, "") : String(error);
+      const message =
+        error instanceof Error
+          ? error.message.replace(/^(Internal error|Invalid request|Invalid params): /, "")
+          : String(error);
       this.#host.log.warn({ sessionId: parent.id, childId: sessionId, err: error }, "child session failed");
-      return { ok: false, sessionId, error: sessionId ? `child session ${sessionId} failed: ${message}` : `spawn_agent failed: ${message}` };
+      return {
+        ok: false,
+        sessionId,
+        error: sessionId ? `child session ${sessionId} failed: ${message}` : `spawn_agent failed: ${message}`,
+      };
     }
   }
 
   turnEnded(parentId: string): void {
-    for (const child of this.#running.get(parentId) ?? []) child.cancel("the parent session's turn ended or was cancelled");
+    for (const child of this.#running.get(parentId) ?? [])
+      child.cancel("the parent session's turn ended or was cancelled");
   }
 
   async closing(parentId: string, graceMs: number): Promise<void> {
     const children = this.#host.sessions.childrenOf(parentId);
     for (const child of children) this.#host.sessions.delete(child.id);
     await Promise.all(children.map((child) => child.close(graceMs)));
-    if (children.length > 0) this.#host.log.info({ sessionId: parentId, children: children.length }, "child sessions closed with their parent");
+    if (children.length > 0)
+      this.#host.log.info(
+        { sessionId: parentId, children: children.length },
+        "child sessions closed with their parent",
+      );
   }
 
   /** A new child: checked against its parent, then created (header first), then in the table. */
@@ -85,11 +101,15 @@ export class ChildSessions implements Delegation {
     const { maxDepth, maxChildren } = host.limits;
     const depth = parent.lineage.depth + 1;
     if (depth > maxDepth) {
-      throw new Refusal(`this session is ${parent.lineage.depth === 0 ? "a top-level session" : `a child ${parent.lineage.depth} deep`}, and --max-delegation-depth ${maxDepth} allows no child below it`);
+      throw new Refusal(
+        `this session is ${parent.lineage.depth === 0 ? "a top-level session" : `a child ${parent.lineage.depth} deep`}, and --max-delegation-depth ${maxDepth} allows no child below it`,
+      );
     }
     const open = host.sessions.childrenOf(parent.id);
     if (open.length >= maxChildren) {
-      throw new Refusal(`this session has ${open.length} child sessions open (--max-children ${maxChildren}): prompt one of them again with "session" instead`);
+      throw new Refusal(
+        `this session has ${open.length} child sessions open (--max-children ${maxChildren}): prompt one of them again with "session" instead`,
+      );
     }
     const mode = this.#modeFor(parent, request.mode, null);
     const cwd = await this.#cwdFor(parent, request.cwd);
@@ -97,7 +117,11 @@ export class ChildSessions implements Delegation {
     await host.assertMemory();
     const model = parent.settings.model;
     const settings = { cwd, mode, model, mcpServers: [] };
-    const id = await host.store.create({ ...settings, parent: { sessionId: parent.id, depth } }, host.version, parent.tenant);
+    const id = await host.store.create(
+      { ...settings, parent: { sessionId: parent.id, depth } },
+      host.version,
+      parent.tenant,
+    );
     const child = new SessionRecord(id, settings, host.sessionDeps, {
       tenant: parent.tenant,
       lineage: { parentId: parent.id, depth, modeCeiling: mode },
@@ -127,8 +151,19 @@ export class ChildSessions implements Delegation {
       await host.assertMemory();
       await host.store.lock(childId);
       const title = await host.store.title(childId).catch(() => null);
-      const settings = { cwd: header.cwd, mode: header.mode, model: host.sessionDeps.resolveModel(header.model), mcpServers: [] };
-      const reopened = new SessionRecord(childId, settings, host.sessionDeps, { stored: true, tenant: parent.tenant, lineage: lineageOf(header), title, follow: () => followedPeer(parent) });
+      const settings = {
+        cwd: header.cwd,
+        mode: header.mode,
+        model: host.sessionDeps.resolveModel(header.model),
+        mcpServers: [],
+      };
+      const reopened = new SessionRecord(childId, settings, host.sessionDeps, {
+        stored: true,
+        tenant: parent.tenant,
+        lineage: lineageOf(header),
+        title,
+        follow: () => followedPeer(parent),
+      });
       try {
         // Its worker first: its mode is its log's (a client may have narrowed it), not its header's.
         await reopened.restore();
@@ -149,10 +184,15 @@ export class ChildSessions implements Delegation {
     const parentMode = parent.settings.mode;
     if (asked === undefined) return child ? narrowest(child.settings.mode, parentMode) : parentMode;
     const mode = SessionModeId.safeParse(asked);
-    if (!mode.success) throw new Refusal(`unknown mode ${JSON.stringify(asked)} (modes: ${SessionModeId.options.join(", ")})`);
-    if (wider(mode.data, parentMode)) throw new Refusal(`mode ${mode.data} is wider than this session's mode ${parentMode}: a child's mode is its parent's or narrower`);
+    if (!mode.success)
+      throw new Refusal(`unknown mode ${JSON.stringify(asked)} (modes: ${SessionModeId.options.join(", ")})`);
+    if (wider(mode.data, parentMode))
+      throw new Refusal(
+        `mode ${mode.data} is wider than this session's mode ${parentMode}: a child's mode is its parent's or narrower`,
+      );
     const ceiling = child?.lineage.modeCeiling ?? null;
-    if (ceiling && wider(mode.data, ceiling)) throw new Refusal(`mode ${mode.data} is wider than the mode ${ceiling} child session ${child!.id} was made with`);
+    if (ceiling && wider(mode.data, ceiling))
+      throw new Refusal(`mode ${mode.data} is wider than the mode ${ceiling} child session ${child!.id} was made with`);
     return mode.data;
   }
 
@@ -161,16 +201,25 @@ export class ChildSessions implements Delegation {
     const parentCwd = parent.settings.cwd;
     if (asked === undefined) return parentCwd;
     const cwd = isAbsolute(asked) ? resolve(asked) : resolve(parentCwd, asked);
-    const [real, parentReal] = await Promise.all([realpath(cwd).catch(() => null), realpath(parentCwd).catch(() => parentCwd)]);
-    if (real === null || !(await stat(real)).isDirectory()) throw new Refusal(`cwd ${asked} is not an existing directory`);
-    if (!isInside(parentReal, real)) throw new Refusal(`cwd ${asked} is not this session's working directory ${parentCwd} or inside it`);
+    const [real, parentReal] = await Promise.all([
+      realpath(cwd).catch(() => null),
+      realpath(parentCwd).catch(() => parentCwd),
+    ]);
+    if (real === null || !(await stat(real)).isDirectory())
+      throw new Refusal(`cwd ${asked} is not an existing directory`);
+    if (!isInside(parentReal, real))
+      throw new Refusal(`cwd ${asked} is not this session's working directory ${parentCwd} or inside it`);
     return cwd;
   }
 
   /** Announces the child (before any of its traffic), runs the prompt there in its mode, and tells how it ended. */
   async #runTurn(parent: SessionRecord, { child, mode }: Chosen, request: ChildRequest): Promise<ChildOutcome> {
-    const announce = (update: Omit<Extract<SessionUpdate, { sessionUpdate: "subagent_update" }>, "sessionUpdate" | "sessionId">) =>
-      followedPeer(parent) ? parent.send({ sessionUpdate: "subagent_update", sessionId: child.id, ...update }) : Promise.resolve();
+    const announce = (
+      update: Omit<Extract<SessionUpdate, { sessionUpdate: "subagent_update" }>, "sessionUpdate" | "sessionId">,
+    ) =>
+      followedPeer(parent)
+        ? parent.send({ sessionUpdate: "subagent_update", sessionId: child.id, ...update })
+        : Promise.resolve();
     await announce({
       title: request.title ?? titleFrom(request.prompt),
       ...(request.description !== undefined ? { description: request.description } : {}),

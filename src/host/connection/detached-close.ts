@@ -14,7 +14,10 @@ export function closeIfStillDetached(host: HostContext, session: SessionRecord):
     if (session.attachment !== null || host.sessions.find(session.id) !== session || !host.accepting) return;
     host.sessions.delete(session.id);
     await session.close(host.config["cancel-grace-ms"]);
-    host.log.info({ sessionId: session.id, detachedCloseMs: ms }, "detached session closed: no connection took it over; resume or load it to open it again");
+    host.log.info(
+      { sessionId: session.id, detachedCloseMs: ms },
+      "detached session closed: no connection took it over; resume or load it to open it again",
+    );
   }, ms);
   timer.unref();
 }

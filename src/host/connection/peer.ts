@@ -36,7 +36,10 @@ export class Peer {
 
   /** The client's capabilities from its initialize request. */
   initialized(capabilities: ClientCapabilities | undefined): void {
-    this.#understands = { subagents: capabilities?.subagents != null, compaction: capabilities?.session?.compaction != null };
+    this.#understands = {
+      subagents: capabilities?.subagents != null,
+      compaction: capabilities?.session?.compaction != null,
+    };
   }
 
   get understands(): PeerUnderstands {

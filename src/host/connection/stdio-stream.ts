@@ -12,7 +12,10 @@ export interface StdioStream {
   drained(): Promise<void>;
 }
 
-export function stdioStream(input: NodeJS.ReadableStream = process.stdin, output: NodeJS.WritableStream = process.stdout): StdioStream {
+export function stdioStream(
+  input: NodeJS.ReadableStream = process.stdin,
+  output: NodeJS.WritableStream = process.stdout,
+): StdioStream {
   const inner = ndJsonStream(
     Writable.toWeb(output as Writable) as WritableStream<Uint8Array>,
     Readable.toWeb(input as Readable) as ReadableStream<Uint8Array>,
@@ -55,6 +58,9 @@ function serializable(message: AnyMessage): AnyMessage {
     JSON.stringify(message.error.data);
     return message;
   } catch {
-    return { ...message, error: { ...message.error, data: { omitted: "the request could not be echoed (nested too deeply)" } } };
+    return {
+      ...message,
+      error: { ...message.error, data: { omitted: "the request could not be echoed (nested too deeply)" } },
+    };
   }
 }

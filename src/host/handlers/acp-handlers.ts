@@ -1,5 +1,11 @@
 // The ACP methods the host answers. Handlers validate and route; sessions and workers do the rest.
-import { agent, PROTOCOL_VERSION, type AgentApp, type NewSessionResponse, type SessionModeState } from "@agentclientprotocol/sdk/unstable";
+import {
+  agent,
+  PROTOCOL_VERSION,
+  type AgentApp,
+  type NewSessionResponse,
+  type SessionModeState,
+} from "@agentclientprotocol/sdk/unstable";
 import { SessionModeId } from "../../protocol/port.js";
 import { HOST_STATS_METHOD, HostStatsRequest } from "../../protocol/host-stats.js";
 import { HOST_STATUS_METHOD, HostStatusRequest } from "../../protocol/host-status.js";
@@ -35,7 +41,10 @@ export function createAgentApp(host: HostContext, peer: Peer, stats: HostStatsMo
     SessionModeId.options
       .filter((id) => id !== "full-access" || host.config["allow-full-access"])
       .map((id) => ({ id, ...MODE_NAMES[id] }));
-  const modeState = (current: SessionModeId): SessionModeState => ({ currentModeId: current, availableModes: availableModes() });
+  const modeState = (current: SessionModeId): SessionModeState => ({
+    currentModeId: current,
+    availableModes: availableModes(),
+  });
 
   const newSession = async (params: NewSessionParams): Promise<NewSessionResponse> => {
     host.assertAccepting();
@@ -46,7 +55,13 @@ export function createAgentApp(host: HostContext, peer: Peer, stats: HostStatsMo
     host.sessions.assertCapacity();
     await host.assertMemory();
     const mode = host.config["default-mode"];
-    const settings = { cwd: params.cwd, mode, model: host.defaultModel, mcpServers, ...(systemPrompt ? { systemPrompt } : {}) };
+    const settings = {
+      cwd: params.cwd,
+      mode,
+      model: host.defaultModel,
+      mcpServers,
+      ...(systemPrompt ? { systemPrompt } : {}),
+    };
     // The log (its header) exists and is locked to this process before the client learns the id.
     const id = await host.store.create(settings, host.version, peer.tenant);
     const session = new SessionRecord(id, settings, host.sessionDeps, { tenant: peer.tenant });
@@ -56,7 +71,11 @@ export function createAgentApp(host: HostContext, peer: Peer, stats: HostStatsMo
     // After the answer is on its way: session/new never waits for a worker thread to be made.
     host.startSoon(session);
     host.log.info({ sessionId: id, cwd: params.cwd, connection: peer.label, tenant: peer.tenant }, "session created");
-    return { sessionId: id, modes: modeState(mode), configOptions: host.models.configOptions(session.settings.model.model) };
+    return {
+      sessionId: id,
+      modes: modeState(mode),
+      configOptions: host.models.configOptions(session.settings.model.model),
+    };
   };
 
   const app = agent({ name: "acp-session-host" })
@@ -101,11 +120,17 @@ export function createAgentApp(host: HostContext, peer: Peer, stats: HostStatsMo
     .onRequest("session/set_config_option", async ({ params }) => {
       const session = attachedSession(host.sessions, peer, params.sessionId);
       if (params.configId !== MODEL_OPTION_ID) {
-        throw invalidParams("configId", `unknown config option: ${params.configId} (this host has: ${MODEL_OPTION_ID})`);
+        throw invalidParams(
+          "configId",
+          `unknown config option: ${params.configId} (this host has: ${MODEL_OPTION_ID})`,
+        );
       }
       const model = typeof params.value === "string" ? host.models.get(params.value) : undefined;
       if (!model) {
-        throw invalidParams("value", `unknown model: ${String(params.value)} (this host has: ${host.models.names.join(", ")})`);
+        throw invalidParams(
+          "value",
+          `unknown model: ${String(params.value)} (this host has: ${host.models.names.join(", ")})`,
+        );
       }
       await session.setModel(model);
       const configOptions = host.models.configOptions(model.model);
@@ -120,7 +145,11 @@ export function createAgentApp(host: HostContext, peer: Peer, stats: HostStatsMo
       }
       const ceiling = session.lineage.modeCeiling;
       if (ceiling && wider(mode.data, ceiling)) {
-        throw invalidParams("modeId", `session ${session.id} is a child session made in mode ${ceiling}: its mode can be that or narrower, never ${mode.data}`, { modeCeiling: ceiling });
+        throw invalidParams(
+          "modeId",
+          `session ${session.id} is a child session made in mode ${ceiling}: its mode can be that or narrower, never ${mode.data}`,
+          { modeCeiling: ceiling },
+        );
       }
       await session.setMode(mode.data);
       return {};

@@ -17,15 +17,34 @@ import type { ArchiveFilter } from "../../store/session-store.js";
 const ARCHIVE_FILTERS: readonly string[] = ["exclude", "include", "only"] satisfies ArchiveFilter[];
 
 /** describe: the response of session/load and resume for a session (its modes and config options). */
-export function withDurableSessions(app: AgentApp, host: HostContext, peer: Peer, describe: (session: SessionRecord) => LoadSessionResponse): AgentApp {
+export function withDurableSessions(
+  app: AgentApp,
+  host: HostContext,
+  peer: Peer,
+  describe: (session: SessionRecord) => LoadSessionResponse,
+): AgentApp {
   return app
-    .onRequest("session/load", OpenSessionParams, async ({ params }) => describe(await host.track(open(host, peer, params, { replay: true }))))
-    .onRequest("session/resume", OpenSessionParams, async ({ params }) => describe(await host.track(open(host, peer, params, { replay: false }))))
+    .onRequest("session/load", OpenSessionParams, async ({ params }) =>
+      describe(await host.track(open(host, peer, params, { replay: true }))),
+    )
+    .onRequest("session/resume", OpenSessionParams, async ({ params }) =>
+      describe(await host.track(open(host, peer, params, { replay: false }))),
+    )
     .onRequest("session/list", async ({ params }) => {
       if (params.cwd != null) assertAbsolute(params.cwd);
       const archived = params.archived ?? "exclude";
-      if (!ARCHIVE_FILTERS.includes(archived)) throw invalidParams("archived", `unknown archive filter: ${JSON.stringify(archived)} (this host knows exclude, include and only)`);
-      return host.store.list({ cwd: params.cwd, cursor: params.cursor, pageSize: host.config["list-page-size"], tenant: peer.tenant, archived: archived as ArchiveFilter });
+      if (!ARCHIVE_FILTERS.includes(archived))
+        throw invalidParams(
+          "archived",
+          `unknown archive filter: ${JSON.stringify(archived)} (this host knows exclude, include and only)`,
+        );
+      return host.store.list({
+        cwd: params.cwd,
+        cursor: params.cursor,
+        pageSize: host.config["list-page-size"],
+        tenant: peer.tenant,
+        archived: archived as ArchiveFilter,
+      });
     })
     .onRequest("session/close", async ({ params }) => {
       await close(host, peer, params.sessionId);
@@ -45,7 +64,12 @@ export function withDurableSessions(app: AgentApp, host: HostContext, peer: Peer
  * session already open on this connection is answered from its live record (load replays it) rather than opened
  * twice; one open in another host process is refused by its lock.
  */
-async function open(host: HostContext, peer: Peer, params: OpenSessionParams, options: { replay: boolean }): Promise<SessionRecord> {
+async function open(
+  host: HostContext,
+  peer: Peer,
+  params: OpenSessionParams,
+  options: { replay: boolean },
+): Promise<SessionRecord> {
   host.assertAccepting();
   assertNoExtras(params);
   // The spec: load and resume use the servers the client passes now, not the ones the session had.
@@ -73,7 +97,12 @@ async function open(host: HostContext, peer: Peer, params: OpenSessionParams, op
   const model = host.models.get(header.model.model) ?? host.defaultModel;
   const title = await host.store.title(id).catch(() => null);
   const settings = { cwd: header.cwd, mode: header.mode, model, mcpServers, ...(systemPrompt ? { systemPrompt } : {}) };
-  const session = new SessionRecord(id, settings, host.sessionDeps, { stored: true, tenant: header.tenant ?? null, lineage: lineageOf(header), title });
+  const session = new SessionRecord(id, settings, host.sessionDeps, {
+    stored: true,
+    tenant: header.tenant ?? null,
+    lineage: lineageOf(header),
+    title,
+  });
   session.attach(peer);
   try {
     if (options.replay) await session.replayHistory();
@@ -108,7 +137,10 @@ async function takeOver(host: HostContext, session: SessionRecord, peer: Peer): 
     await session.whenIdle();
   }
   session.attach(peer);
-  host.log.info({ sessionId: session.id, connection: peer.label, from: holder?.label ?? null }, "session attached to another connection");
+  host.log.info(
+    { sessionId: session.id, connection: peer.label, from: holder?.label ?? null },
+    "session attached to another connection",
+  );
 }
 
 /** Whether the peer may delete this id: a live session it sees, or a stored one of its tenant (or of none it can see). */

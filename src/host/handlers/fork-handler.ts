@@ -13,11 +13,21 @@ import { ForkSessionParams } from "./session-params.js";
 import { systemPromptFrom } from "./system-prompt-param.js";
 import { LIST_META_KEY } from "../../store/listing.js";
 
-export function withForks(app: AgentApp, host: HostContext, peer: Peer, describe: (session: SessionRecord) => LoadSessionResponse): AgentApp {
+export function withForks(
+  app: AgentApp,
+  host: HostContext,
+  peer: Peer,
+  describe: (session: SessionRecord) => LoadSessionResponse,
+): AgentApp {
   return app.onRequest("session/fork", ForkSessionParams, async ({ params }) => fork(host, peer, params, describe));
 }
 
-async function fork(host: HostContext, peer: Peer, params: ForkSessionParams, describe: (session: SessionRecord) => LoadSessionResponse): Promise<ForkSessionResponse> {
+async function fork(
+  host: HostContext,
+  peer: Peer,
+  params: ForkSessionParams,
+  describe: (session: SessionRecord) => LoadSessionResponse,
+): Promise<ForkSessionResponse> {
   host.assertAccepting();
   assertNoExtras(params);
   const mcpServers = mcpServersFrom(params.mcpServers);
@@ -26,11 +36,17 @@ async function fork(host: HostContext, peer: Peer, params: ForkSessionParams, de
   const sourceId = params.sessionId;
   // Another tenant's session is answered as an unknown one.
   const live = findVisible(host.sessions, peer, sourceId);
-  const tenant = live ? live.tenant : (await host.store.readHeader(sourceId)).tenant ?? null;
+  const tenant = live ? live.tenant : ((await host.store.readHeader(sourceId)).tenant ?? null);
   if (!peer.sees(tenant)) throw host.store.unknownSession(sourceId);
   host.sessions.assertCapacity();
   await host.assertMemory();
-  const forked = await host.store.fork({ sourceId, cwd: params.cwd, tenant, hostVersion: host.version, ...(systemPrompt ? { systemPrompt } : {}) });
+  const forked = await host.store.fork({
+    sourceId,
+    cwd: params.cwd,
+    tenant,
+    hostVersion: host.version,
+    ...(systemPrompt ? { systemPrompt } : {}),
+  });
   const model = host.models.get(forked.model.model) ?? host.defaultModel;
   const settings = { cwd: params.cwd, mode: forked.mode, model, mcpServers, ...(systemPrompt ? { systemPrompt } : {}) };
   const session = new SessionRecord(forked.sessionId, settings, host.sessionDeps, { tenant, title: forked.title });
@@ -39,6 +55,9 @@ async function fork(host: HostContext, peer: Peer, params: ForkSessionParams, de
   await host.hideWorkspaceOf(session);
   // As after session/new: its worker starts behind the answer.
   host.startSoon(session);
-  host.log.info({ sessionId: forked.sessionId, forkOf: forked.forkOf, bytes: forked.bytesWritten, connection: peer.label }, "session forked");
+  host.log.info(
+    { sessionId: forked.sessionId, forkOf: forked.forkOf, bytes: forked.bytesWritten, connection: peer.label },
+    "session forked",
+  );
   return { sessionId: forked.sessionId, ...describe(session), _meta: { [LIST_META_KEY]: { forkOf: forked.forkOf } } };
 }

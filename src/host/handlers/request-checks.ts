@@ -6,7 +6,8 @@ import { isAbsolute } from "node:path";
 import { invalidParams } from "../errors.js";
 
 export function assertNoExtras(params: { additionalDirectories?: string[] | null }): void {
-  if ((params.additionalDirectories ?? []).length > 0) throw invalidParams("additionalDirectories", "additional directories are not supported yet");
+  if ((params.additionalDirectories ?? []).length > 0)
+    throw invalidParams("additionalDirectories", "additional directories are not supported yet");
 }
 
 export function assertAbsolute(cwd: string): void {

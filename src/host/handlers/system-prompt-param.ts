@@ -8,13 +8,23 @@ import type { SystemPromptInput } from "./session-params.js";
 export function systemPromptFrom(input: SystemPromptInput | null | undefined): SystemPromptSetting | undefined {
   if (input === null || input === undefined) return undefined;
   if (input.mode !== "append" && input.mode !== "override") {
-    throw invalidParams("systemPrompt.mode", `unsupported system prompt mode: ${JSON.stringify(input.mode)} (this host supports append and override)`);
+    throw invalidParams(
+      "systemPrompt.mode",
+      `unsupported system prompt mode: ${JSON.stringify(input.mode)} (this host supports append and override)`,
+    );
   }
-  if (input.content.length === 0) throw invalidParams("systemPrompt.content", "a system prompt's content must not be empty");
+  if (input.content.length === 0)
+    throw invalidParams("systemPrompt.content", "a system prompt's content must not be empty");
   const texts = input.content.map((block, index) => {
-    const { type, text } = (typeof block === "object" && block !== null ? block : {}) as { type?: unknown; text?: unknown };
+    const { type, text } = (typeof block === "object" && block !== null ? block : {}) as {
+      type?: unknown;
+      text?: unknown;
+    };
     if (type !== "text" || typeof text !== "string") {
-      throw invalidParams(`systemPrompt.content[${index}]`, `system prompt content of type ${JSON.stringify(type ?? null)} is not supported (text only)`);
+      throw invalidParams(
+        `systemPrompt.content[${index}]`,
+        `system prompt content of type ${JSON.stringify(type ?? null)} is not supported (text only)`,
+      );
     }
     return text;
   });

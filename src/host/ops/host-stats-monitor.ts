@@ -37,7 +37,12 @@ export class HostStatsMonitor {
       pid: process.pid,
       uptimeMs: now - started,
       sessions: { live: this.#host.sessions.size, busy },
-      threads: { workers: this.#host.pool.liveThreads, mostWorkers: this.#host.pool.mostLiveThreads, standby: this.#host.pool.standby, process: processThreads },
+      threads: {
+        workers: this.#host.pool.liveThreads,
+        mostWorkers: this.#host.pool.mostLiveThreads,
+        standby: this.#host.pool.standby,
+        process: processThreads,
+      },
       eventLoopDelayMs: {
         min: empty ? 0 : ms(h.min),
         mean: empty ? 0 : ms(h.mean),
@@ -47,7 +52,13 @@ export class HostStatsMonitor {
         max: empty ? 0 : ms(h.max),
         windowMs: now - this.#since,
       },
-      store: { label: store.label, shared: store.shared, hostId: this.#host.hostId, reachable: store.reachable, commits: store.commits },
+      store: {
+        label: store.label,
+        shared: store.shared,
+        hostId: this.#host.hostId,
+        reachable: store.reachable,
+        commits: store.commits,
+      },
       memory: {
         rssBytes: memory.rss,
         heapUsedBytes: memory.heapUsed,

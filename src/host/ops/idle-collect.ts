@@ -20,7 +20,11 @@ export interface IdleCollector {
   readonly count: number;
 }
 
-export function idleCollector(quietMs: number, collect: () => Promise<void> = lowMemoryCollection, heapBytes: () => number = reservedHeapBytes): IdleCollector {
+export function idleCollector(
+  quietMs: number,
+  collect: () => Promise<void> = lowMemoryCollection,
+  heapBytes: () => number = reservedHeapBytes,
+): IdleCollector {
   let timer: NodeJS.Timeout | null = null;
   let settled = true;
   let count = 0;

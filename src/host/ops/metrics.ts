@@ -76,14 +76,24 @@ export class HostMetrics implements SessionObserver {
         this.set(host.spawner?.restarts ?? 0);
       },
     });
-    this.#prompts = new Counter({ name: `${PREFIX}prompts_total`, help: "Prompts answered, by stop reason (error: answered with an error)", labelNames: ["stop_reason"], registers });
+    this.#prompts = new Counter({
+      name: `${PREFIX}prompts_total`,
+      help: "Prompts answered, by stop reason (error: answered with an error)",
+      labelNames: ["stop_reason"],
+      registers,
+    });
     this.#promptSeconds = new Histogram({
       name: `${PREFIX}prompt_duration_seconds`,
       help: "From a prompt's arrival to its answer",
       buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30, 120, 600],
       registers,
     });
-    this.#toolCalls = new Counter({ name: `${PREFIX}tool_calls_total`, help: "Tool calls ended, by kind (execute: bash) and outcome", labelNames: ["kind", "outcome"], registers });
+    this.#toolCalls = new Counter({
+      name: `${PREFIX}tool_calls_total`,
+      help: "Tool calls ended, by kind (execute: bash) and outcome",
+      labelNames: ["kind", "outcome"],
+      registers,
+    });
     this.#toolSeconds = new Histogram({
       name: `${PREFIX}tool_call_duration_seconds`,
       help: "From a tool call's announcement to its final update, by kind (execute: bash)",
@@ -115,7 +125,10 @@ export class HostMetrics implements SessionObserver {
 }
 
 /** Serves GET /metrics; resolves with the URL it is bound to. */
-export async function serveMetrics(metrics: HostMetrics, address: ListenAddress): Promise<{ url: string; server: Server }> {
+export async function serveMetrics(
+  metrics: HostMetrics,
+  address: ListenAddress,
+): Promise<{ url: string; server: Server }> {
   const server = createServer((request, response) => {
     if (request.method !== "GET" || request.url !== "/metrics") {
       response.writeHead(404).end();

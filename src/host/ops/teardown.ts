@@ -34,7 +34,10 @@ export function createTeardown(host: HostContext, phases: TeardownPhases): (reas
     running ??= (async () => {
       const started = performance.now();
       host.stopAccepting();
-      host.log.info({ reason, sessions: host.sessions.size, answersInFlight: host.answersInFlight.size }, "teardown started");
+      host.log.info(
+        { reason, sessions: host.sessions.size, answersInFlight: host.answersInFlight.size },
+        "teardown started",
+      );
       if (host.store.shared) await drain(host);
       // Closing settles each session's prompt as cancelled at once and ends its worker without a dispose grace:
       // its log holds every turn the client saw end (fsynced at turn end), and the turn in flight is closed as
@@ -63,8 +66,10 @@ export function createTeardown(host: HostContext, phases: TeardownPhases): (reas
             const t0 = performance.now();
             const outcome = await withDeadline(work[phase.name](), phase.deadlineMs);
             const ms = Math.round(performance.now() - t0);
-            if (outcome === "late") host.log.warn({ phase: phase.name, ms }, "teardown phase passed its deadline: going on");
-            else if (outcome instanceof Error) host.log.warn({ phase: phase.name, err: outcome }, "teardown phase failed: going on");
+            if (outcome === "late")
+              host.log.warn({ phase: phase.name, ms }, "teardown phase passed its deadline: going on");
+            else if (outcome instanceof Error)
+              host.log.warn({ phase: phase.name, err: outcome }, "teardown phase failed: going on");
             else host.log.debug({ phase: phase.name, ms }, "teardown phase done");
           }),
         );
@@ -84,14 +89,23 @@ async function drain(host: HostContext): Promise<void> {
   const t0 = performance.now();
   const busy = [...host.sessions.values()].filter((session) => session.busy);
   const outcome = await withDeadline(Promise.all(busy.map((session) => session.whenIdle())), host.config["drain-ms"]);
-  host.log.info({ busy: busy.length, ms: Math.round(performance.now() - t0), cut: outcome === "late" }, "drain: turns in flight ended");
+  host.log.info(
+    { busy: busy.length, ms: Math.round(performance.now() - t0), cut: outcome === "late" },
+    "drain: turns in flight ended",
+  );
 }
 
 async function withDeadline(work: Promise<unknown>, ms: number): Promise<"done" | "late" | Error> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), ms)));
   try {
-    return await Promise.race([work.then(() => "done" as const, (error: unknown) => (error instanceof Error ? error : new Error(String(error)))), late]);
+    return await Promise.race([
+      work.then(
+        () => "done" as const,
+        (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
+      ),
+      late,
+    ]);
   } finally {
     clearTimeout(timer);
   }

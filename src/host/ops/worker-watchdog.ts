@@ -5,10 +5,13 @@ import type { SessionTable } from "../session/session-table.js";
 
 export function startWorkerWatchdog(sessions: SessionTable, stallMs: number): () => void {
   if (stallMs === 0) return () => {};
-  const timer = setInterval(() => {
-    const now = performance.now();
-    for (const session of sessions.values()) session.checkAlive(stallMs, now);
-  }, Math.max(10, Math.floor(stallMs / 2)));
+  const timer = setInterval(
+    () => {
+      const now = performance.now();
+      for (const session of sessions.values()) session.checkAlive(stallMs, now);
+    },
+    Math.max(10, Math.floor(stallMs / 2)),
+  );
   timer.unref();
   return () => clearInterval(timer);
 }

@@ -3,7 +3,16 @@
 import type { MessagePort } from "node:worker_threads";
 import type { WorkerPool } from "../../pool/worker-pool.js";
 import type { McpServerConfig } from "../../protocol/mcp-servers.js";
-import type { ChildOutcome, ModelConfig, SessionModeId, SpawnerGrant, ToolKind, WorkerEvent, WorkerInit, SettingsFrom } from "../../protocol/port.js";
+import type {
+  ChildOutcome,
+  ModelConfig,
+  SessionModeId,
+  SpawnerGrant,
+  ToolKind,
+  WorkerEvent,
+  WorkerInit,
+  SettingsFrom,
+} from "../../protocol/port.js";
 import type { SystemPromptSetting } from "../../protocol/system-prompt.js";
 import type { SessionStore } from "../../store/session-store.js";
 import type { Logger } from "../logger.js";

@@ -38,7 +38,13 @@ export class PermissionRequests {
       if (peer && !abort.signal.aborted) {
         const request: RequestPermissionRequest = {
           sessionId: this.#sessionId,
-          toolCall: { toolCallId: event.toolCallId, title: event.title, kind: event.kind, status: "pending", rawInput: event.rawInput },
+          toolCall: {
+            toolCallId: event.toolCallId,
+            title: event.title,
+            kind: event.kind,
+            status: "pending",
+            rawInput: event.rawInput,
+          },
           options: PERMISSION_OPTIONS,
         };
         const response = await peer.client.request("session/request_permission", request, {
@@ -47,7 +53,11 @@ export class PermissionRequests {
         });
         const parsed = PermissionOutcome.safeParse(response.outcome);
         if (parsed.success) outcome = parsed.data;
-        else this.#log.warn({ outcome: response.outcome }, "permission outcome not among the offered options: treated as cancelled");
+        else
+          this.#log.warn(
+            { outcome: response.outcome },
+            "permission outcome not among the offered options: treated as cancelled",
+          );
       }
     } catch (error) {
       if (!abort.signal.aborted) this.#log.warn({ err: error }, "permission request failed: treated as cancelled");

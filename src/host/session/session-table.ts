@@ -37,7 +37,9 @@ export class SessionTable {
 
   assertCapacity(): void {
     if (this.#sessions.size >= this.#maxSessions) {
-      throw hostError("AT_CAPACITY", `host at capacity: ${this.#maxSessions} sessions`, { maxSessions: this.#maxSessions });
+      throw hostError("AT_CAPACITY", `host at capacity: ${this.#maxSessions} sessions`, {
+        maxSessions: this.#maxSessions,
+      });
     }
   }
 

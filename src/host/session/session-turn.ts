@@ -45,7 +45,15 @@ export class TurnSlot {
   begin(): { turn: Turn; answer: Promise<PromptResponse> } {
     let turn!: PendingTurn;
     const answer = new Promise<PromptResponse>((resolve, reject) => {
-      turn = { id: randomUUID(), resolve, reject, cancelRequested: false, graceTimer: null, timeoutTimer: null, startedAt: performance.now() };
+      turn = {
+        id: randomUUID(),
+        resolve,
+        reject,
+        cancelRequested: false,
+        graceTimer: null,
+        timeoutTimer: null,
+        startedAt: performance.now(),
+      };
     });
     this.#turn = turn;
     return { turn, answer };
@@ -63,7 +71,11 @@ export class TurnSlot {
    */
   settle(turnId: string, response: PromptResponse, after: Promise<unknown>): boolean {
     const turn = this.#end(turnId, response.stopReason);
-    if (turn) after.then(() => turn.resolve(response), (error: unknown) => turn.reject(error as Error));
+    if (turn)
+      after.then(
+        () => turn.resolve(response),
+        (error: unknown) => turn.reject(error as Error),
+      );
     return turn !== null;
   }
 

@@ -43,7 +43,14 @@ export class SessionWorker {
   /** The exit of the session's last worker thread: an ended task's thread may run a moment longer. */
   #previousThread: Promise<void> = Promise.resolve();
 
-  constructor(id: string, settings: SessionSettings, deps: SessionDeps, log: Logger, hooks: SessionWorkerHooks, adoptLog: boolean) {
+  constructor(
+    id: string,
+    settings: SessionSettings,
+    deps: SessionDeps,
+    log: Logger,
+    hooks: SessionWorkerHooks,
+    adoptLog: boolean,
+  ) {
     this.#id = id;
     this.#settings = settings;
     this.#deps = deps;
@@ -99,10 +106,12 @@ export class SessionWorker {
 
   /** Settles once a wake under way has, well or not (at once when none is). */
   get woken(): Promise<void> {
-    return this.#waking?.then(
-      () => {},
-      () => {},
-    ) ?? Promise.resolve();
+    return (
+      this.#waking?.then(
+        () => {},
+        () => {},
+      ) ?? Promise.resolve()
+    );
   }
 
   /** Settles once a release under way has (at once when none is). */
@@ -184,9 +193,13 @@ export class SessionWorker {
       }
     } catch (error) {
       await this.#discard(lease);
-      if (error instanceof WorkerGone) throw workerFault(this.#id, `session ${this.#id}: its worker died while it started: ${error.exit.cause}`);
+      if (error instanceof WorkerGone)
+        throw workerFault(this.#id, `session ${this.#id}: its worker died while it started: ${error.exit.cause}`);
       if (error instanceof RequestError) throw error;
-      throw workerFault(this.#id, `session ${this.#id}: its worker failed to open the session: ${(error as Error).message}`);
+      throw workerFault(
+        this.#id,
+        `session ${this.#id}: its worker failed to open the session: ${(error as Error).message}`,
+      );
     }
     if (!ack.ok) {
       await this.#discard(lease);
@@ -199,7 +212,8 @@ export class SessionWorker {
       await this.#discard(lease);
       throw sessionClosed();
     }
-    if (this.#workersStarted++ > 0 || settingsFrom === "log") this.#log.info({ turns: ack.turns }, "session restored from its log in a fresh worker");
+    if (this.#workersStarted++ > 0 || settingsFrom === "log")
+      this.#log.info({ turns: ack.turns }, "session restored from its log in a fresh worker");
     return lease;
   }
 

@@ -5,7 +5,15 @@
 // worker of an idle session), so a session outlives any one worker.
 import type { PromptResponse, RequestError, SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import * as Comlink from "comlink";
-import { REPLAY_TURN_ID, ReplayAck, type ChildOutcome, type ModelConfig, type ReplayedRecords, type SessionModeId, type WorkerEvent } from "../../protocol/port.js";
+import {
+  REPLAY_TURN_ID,
+  ReplayAck,
+  type ChildOutcome,
+  type ModelConfig,
+  type ReplayedRecords,
+  type SessionModeId,
+  type WorkerEvent,
+} from "../../protocol/port.js";
 import type { LogHeader } from "../../protocol/session-log.js";
 import type { SystemPromptSetting } from "../../protocol/system-prompt.js";
 import type { SessionStatus } from "../../protocol/host-status.js";
@@ -45,7 +53,9 @@ export const ROOT_LINEAGE: SessionLineage = { parentId: null, depth: 0, modeCeil
 
 /** A stored session's lineage, from its header: a child's ceiling is the mode it was made with. */
 export function lineageOf(header: LogHeader): SessionLineage {
-  return header.parent ? { parentId: header.parent.sessionId, depth: header.parent.depth, modeCeiling: header.mode } : ROOT_LINEAGE;
+  return header.parent
+    ? { parentId: header.parent.sessionId, depth: header.parent.depth, modeCeiling: header.mode }
+    : ROOT_LINEAGE;
 }
 
 export interface SessionOptions {
@@ -198,7 +208,10 @@ export class SessionRecord implements SlotHolder {
   /** Sends the session's history as session/update notifications and resolves once all are out (session/load). */
   async replayHistory(): Promise<void> {
     if (this.#closed) throw sessionClosed();
-    if (this.#turns.current) throw hostError("PROMPT_IN_FLIGHT", "a prompt is in flight for this session: load it once the prompt has ended", { sessionId: this.id });
+    if (this.#turns.current)
+      throw hostError("PROMPT_IN_FLIGHT", "a prompt is in flight for this session: load it once the prompt has ended", {
+        sessionId: this.id,
+      });
     if (this.#replay) throw hostError("SESSION_BUSY", "this session is being loaded already", { sessionId: this.id });
     const replay = new Replay();
     this.#replay = replay;
@@ -209,7 +222,8 @@ export class SessionRecord implements SlotHolder {
       await replay.finished;
       await this.#outbox.drained;
     } catch (error) {
-      if (error instanceof WorkerGone) throw workerFault(this.id, `session worker died while replaying: ${error.exit.cause}`);
+      if (error instanceof WorkerGone)
+        throw workerFault(this.id, `session worker died while replaying: ${error.exit.cause}`);
       throw error;
     } finally {
       this.#replay = null;
@@ -229,7 +243,8 @@ export class SessionRecord implements SlotHolder {
       const seq = ack.data.recordsBefore;
       if (seq === undefined) return;
       const writer = this.#deps.store.writer(this.id);
-      if (!writer) throw this.#worker.fault(lease, "reply to replay", "it asked for records from a store it writes itself");
+      if (!writer)
+        throw this.#worker.fault(lease, "reply to replay", "it asked for records from a store it writes itself");
       await writer.committed();
       older = { seq, records: await writer.replayedBefore(seq) };
     }
@@ -252,7 +267,10 @@ export class SessionRecord implements SlotHolder {
       return;
     }
     if (now - this.#ping.sentAt < stallMs) return;
-    this.#log.warn({ threadId: this.#worker.lastThreadId, stallMs }, "session worker did not answer a ping for --worker-stall-ms: terminated, the next prompt restores the session from its log");
+    this.#log.warn(
+      { threadId: this.#worker.lastThreadId, stallMs },
+      "session worker did not answer a ping for --worker-stall-ms: terminated, the next prompt restores the session from its log",
+    );
     this.#ping = null;
     void this.#release(0);
   }
@@ -262,7 +280,10 @@ export class SessionRecord implements SlotHolder {
     const threadId = this.#worker.threadId;
     const lease = threadId === null ? null : this.#worker.live;
     const figures = lease
-      ? await Promise.race([lease.call((api) => api.stats()).catch(() => null), new Promise<null>((resolve) => setTimeout(resolve, STATUS_WAIT_MS, null))])
+      ? await Promise.race([
+          lease.call((api) => api.stats()).catch(() => null),
+          new Promise<null>((resolve) => setTimeout(resolve, STATUS_WAIT_MS, null)),
+        ])
       : null;
     return {
       sessionId: this.id,
@@ -311,7 +332,10 @@ export class SessionRecord implements SlotHolder {
   async prompt(text: string): Promise<PromptResponse> {
     if (this.#closed) throw sessionClosed();
     if (this.#turns.current) throw promptInFlight();
-    if (this.#replay) throw hostError("SESSION_BUSY", "the session is being loaded: prompt it once session/load has answered", { sessionId: this.id });
+    if (this.#replay)
+      throw hostError("SESSION_BUSY", "the session is being loaded: prompt it once session/load has answered", {
+        sessionId: this.id,
+      });
     const { turn, answer } = this.#turns.begin();
     this.#used();
     const timeoutMs = this.#deps.turnTimeoutMs;
@@ -358,10 +382,15 @@ export class SessionRecord implements SlotHolder {
     this.#deps.delegation?.turnEnded(this.id);
     const lease = this.#worker.current;
     if (!lease) return;
-    lease.post(reason === undefined ? { type: "cancel", turnId: turn.id } : { type: "cancel", turnId: turn.id, reason });
+    lease.post(
+      reason === undefined ? { type: "cancel", turnId: turn.id } : { type: "cancel", turnId: turn.id, reason },
+    );
     turn.graceTimer = setTimeout(() => {
       if (!this.#turns.holds(turn.id)) return;
-      this.#log.warn({ graceMs: this.#deps.cancelGraceMs }, "turn did not stop within the cancel grace: terminating its worker");
+      this.#log.warn(
+        { graceMs: this.#deps.cancelGraceMs },
+        "turn did not stop within the cancel grace: terminating its worker",
+      );
       void lease.terminate();
     }, this.#deps.cancelGraceMs);
   }
@@ -406,7 +435,9 @@ export class SessionRecord implements SlotHolder {
         await this.#release(this.#worker.opening ? 0 : graceMs);
         await children;
       } finally {
-        await this.#deps.endSession?.(this.id).catch((error: unknown) => this.#log.warn({ err: error }, "ending the session's commands failed"));
+        await this.#deps
+          .endSession?.(this.id)
+          .catch((error: unknown) => this.#log.warn({ err: error }, "ending the session's commands failed"));
         this.#deps.store.touched(this.id);
         await this.#deps.store.unlock(this.id);
       }
@@ -436,7 +467,12 @@ export class SessionRecord implements SlotHolder {
    */
   async useMcpServers(servers: McpServerConfig[]): Promise<void> {
     if (JSON.stringify(servers) === JSON.stringify(this.settings.mcpServers)) return;
-    if (this.#turns.current) throw hostError("PROMPT_IN_FLIGHT", "a prompt is in flight for this session: pass it other MCP servers once the prompt has ended", { sessionId: this.id });
+    if (this.#turns.current)
+      throw hostError(
+        "PROMPT_IN_FLIGHT",
+        "a prompt is in flight for this session: pass it other MCP servers once the prompt has ended",
+        { sessionId: this.id },
+      );
     this.settings.mcpServers = servers;
     // A worker still being opened was given the old servers: it is released once open.
     await this.#worker.woken;
@@ -451,7 +487,8 @@ export class SessionRecord implements SlotHolder {
   #workerExited(exit: WorkerExit): void {
     this.#clearIdleTimer();
     this.#deps.observer?.workerExited(exit.kind);
-    if (exit.kind === "crashed") this.#log.error({ cause: exit.cause }, "session worker died: the session's next prompt restores it from its log");
+    if (exit.kind === "crashed")
+      this.#log.error({ cause: exit.cause }, "session worker died: the session's next prompt restores it from its log");
     // A worker that dies while it starts fails the wake that waited for it: what waited on that wake (a prompt, a
     // load) is answered with the wake's error, which says so.
     if (this.#worker.opening) return;
@@ -494,8 +531,17 @@ export class SessionRecord implements SlotHolder {
     }
     if (event.type === "mcp_status") {
       const { server, status, tools, message } = event;
-      this.#log[status === "failed" ? "warn" : "info"]({ server, status, tools: tools.length, message }, "MCP server status");
-      void this.#outbox.notify(MCP_STATUS_METHOD, { sessionId: this.id, server, status, tools, message } satisfies McpStatusNotification);
+      this.#log[status === "failed" ? "warn" : "info"](
+        { server, status, tools: tools.length, message },
+        "MCP server status",
+      );
+      void this.#outbox.notify(MCP_STATUS_METHOD, {
+        sessionId: this.id,
+        server,
+        status,
+        tools,
+        message,
+      } satisfies McpStatusNotification);
       return;
     }
     if (event.type === "log_records" || event.type === "log_summary" || event.type === "log_snapshot") {
@@ -525,7 +571,10 @@ export class SessionRecord implements SlotHolder {
       case "turn_error":
         // Dropped before the answer goes out: a prompt sent on that answer must find no worker and wake a fresh one.
         if (event.workerEnds) {
-          this.#log.warn({ cause: event.message }, "session worker ends: the session's next prompt restores it from its log");
+          this.#log.warn(
+            { cause: event.message },
+            "session worker ends: the session's next prompt restores it from its log",
+          );
           void this.#release(0);
         }
         if (turn.cancelRequested) this.#settle(turn, { stopReason: "cancelled" });
@@ -579,7 +628,10 @@ export class SessionRecord implements SlotHolder {
     const writer = this.#deps.store.writer(this.id);
     if (!writer) return this.#settle(turn, response);
     const committed = writer.committed().catch((error: unknown) => {
-      this.#log.warn({ err: error }, "the session's records could not be committed: its worker is dropped, the next prompt restores it from the store");
+      this.#log.warn(
+        { err: error },
+        "the session's records could not be committed: its worker is dropped, the next prompt restores it from the store",
+      );
       void this.#release(0);
       throw error;
     });
@@ -594,10 +646,15 @@ export class SessionRecord implements SlotHolder {
   }
 
   /** A record, summary or snapshot of a session whose store the host writes: handed to the store's writer, in order. */
-  #record(lease: WorkerLease, event: Extract<WorkerEvent, { type: "log_records" | "log_summary" | "log_snapshot" }>): void {
+  #record(
+    lease: WorkerLease,
+    event: Extract<WorkerEvent, { type: "log_records" | "log_summary" | "log_snapshot" }>,
+  ): void {
     const writer = this.#deps.store.writer(this.id);
     if (!writer) {
-      this.#onFaulty(this.#worker.fault(lease, "event", `${event.type} from a worker whose session log it writes itself`));
+      this.#onFaulty(
+        this.#worker.fault(lease, "event", `${event.type} from a worker whose session log it writes itself`),
+      );
       return;
     }
     if (event.type === "log_records") writer.append(event.from, event.lines, event.replayable);

@@ -14,7 +14,9 @@ export function toSessionUpdates(event: WorkerEvent, client: Pick<PeerUnderstand
         .filter((block) => block.length > 0)
         .map((text) => ({ sessionUpdate: "agent_message_chunk", content: { type: "text", text } }));
     case "thought":
-      return event.text.length > 0 ? [{ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: event.text } }] : [];
+      return event.text.length > 0
+        ? [{ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: event.text } }]
+        : [];
     case "user_message":
       return [{ sessionUpdate: "user_message_chunk", content: { type: "text", text: event.text } }];
     case "tool_call":
@@ -41,7 +43,17 @@ export function toSessionUpdates(event: WorkerEvent, client: Pick<PeerUnderstand
       ];
     }
     case "usage": {
-      const meta = event.tokens || event.session ? { _meta: { [USAGE_META_KEY]: { ...(event.tokens ? { tokens: event.tokens } : {}), ...(event.session ? { session: event.session } : {}) } } } : {};
+      const meta =
+        event.tokens || event.session
+          ? {
+              _meta: {
+                [USAGE_META_KEY]: {
+                  ...(event.tokens ? { tokens: event.tokens } : {}),
+                  ...(event.session ? { session: event.session } : {}),
+                },
+              },
+            }
+          : {};
       return [{ sessionUpdate: "usage_update", used: event.used, size: event.size, ...meta }];
     }
     case "plan":
@@ -60,7 +72,15 @@ function compactionUpdates(event: CompactionEvent): SessionUpdate[] {
   switch (status) {
     case "completed":
       return [
-        ...(event.summary ? [{ sessionUpdate: "compaction_summary_chunk" as const, compactionId, content: { type: "text" as const, text: event.summary } }] : []),
+        ...(event.summary
+          ? [
+              {
+                sessionUpdate: "compaction_summary_chunk" as const,
+                compactionId,
+                content: { type: "text" as const, text: event.summary },
+              },
+            ]
+          : []),
         { sessionUpdate: "compaction_update", compactionId, status },
       ];
     case "failed":

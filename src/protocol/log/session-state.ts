@@ -35,7 +35,11 @@ export interface SessionState extends SessionSummary {
   openCalls: ReadonlyMap<string, string>;
 }
 
-export function emptyState(header: { mode: SessionModeId; model: ModelConfig; systemPrompt?: SystemPromptSetting | undefined }): SessionState {
+export function emptyState(header: {
+  mode: SessionModeId;
+  model: ModelConfig;
+  systemPrompt?: SystemPromptSetting | undefined;
+}): SessionState {
   return {
     history: [],
     alwaysAllowed: [],
@@ -60,7 +64,13 @@ export function foldSummary(summary: SessionSummary, entry: LogEntry): SessionSu
 
 /** The state after `entries`, `state` left as it was: copied once, however many entries there are. */
 export function foldLog(state: SessionState, entries: readonly LogEntry[]): SessionState {
-  const next: Draft = { ...state, history: [...state.history], alwaysAllowed: [...state.alwaysAllowed], usage: { ...state.usage }, openCalls: new Map(state.openCalls) };
+  const next: Draft = {
+    ...state,
+    history: [...state.history],
+    alwaysAllowed: [...state.alwaysAllowed],
+    usage: { ...state.usage },
+    openCalls: new Map(state.openCalls),
+  };
   for (const entry of entries) {
     stepSummary(next, entry);
     stepConversation(next, entry);
@@ -72,7 +82,13 @@ type Draft = SessionState & { openCalls: Map<string, string> };
 
 function changesSummary(summary: SessionSummary, entry: LogEntry): boolean {
   const type = entry.type;
-  return type === "turn_end" || type === "mode" || type === "model" || type === "system_prompt" || (type === "user_message" && summary.title === null);
+  return (
+    type === "turn_end" ||
+    type === "mode" ||
+    type === "model" ||
+    type === "system_prompt" ||
+    (type === "user_message" && summary.title === null)
+  );
 }
 
 function stepSummary(summary: SessionSummary, entry: LogEntry): void {
@@ -103,13 +119,27 @@ function stepConversation(state: Draft, entry: LogEntry): void {
       state.history.push({ role: "user", text: entry.text });
       break;
     case "assistant_message":
-      state.history.push({ role: "assistant", blocks: entry.blocks, toolCalls: entry.toolCalls, ...(entry.thought ? { thought: entry.thought } : {}) });
+      state.history.push({
+        role: "assistant",
+        blocks: entry.blocks,
+        toolCalls: entry.toolCalls,
+        ...(entry.thought ? { thought: entry.thought } : {}),
+      });
       break;
     case "tool_result":
-      state.history.push({ role: "tool", toolCallId: entry.callId, name: entry.name, result: entry.result, isError: entry.isError });
+      state.history.push({
+        role: "tool",
+        toolCallId: entry.callId,
+        name: entry.name,
+        result: entry.result,
+        isError: entry.isError,
+      });
       break;
     case "compaction":
-      state.history = [{ role: "summary", text: entry.summary }, ...state.history.slice(state.history.length - entry.kept)];
+      state.history = [
+        { role: "summary", text: entry.summary },
+        ...state.history.slice(state.history.length - entry.kept),
+      ];
       break;
     case "usage":
       state.usage.prompt += entry.tokens.prompt;

@@ -16,7 +16,19 @@ import type { SessionState } from "./session-state.js";
  * it and after the key that follows it, which only the object's own structure can spell there (inside a JSON string
  * every quote is escaped). systemPrompt is last: snapshots written before system prompts were kept lack it.
  */
-const SNAPSHOT_KEYS = ["type", "replayLines", "replayBytes", "history", "alwaysAllowed", "usage", "mode", "model", "turns", "title", "systemPrompt"] as const;
+const SNAPSHOT_KEYS = [
+  "type",
+  "replayLines",
+  "replayBytes",
+  "history",
+  "alwaysAllowed",
+  "usage",
+  "mode",
+  "model",
+  "turns",
+  "title",
+  "systemPrompt",
+] as const;
 type SnapshotKey = (typeof SNAPSHOT_KEYS)[number];
 
 export interface Snapshot {
@@ -28,13 +40,32 @@ export interface Snapshot {
 /** The entries session/load shows (workers/log/replay.ts): a compaction keeps these and drops the rest. */
 export function isReplayed(entry: LogEntry): boolean {
   const type = entry.type;
-  return type === "user_message" || type === "assistant_message" || type === "tool_call" || type === "tool_result" || type === "compaction" || type === "plan";
+  return (
+    type === "user_message" ||
+    type === "assistant_message" ||
+    type === "tool_call" ||
+    type === "tool_result" ||
+    type === "compaction" ||
+    type === "plan"
+  );
 }
 
 export function snapshotLine(snapshot: Snapshot): string {
   const { base, replayLines, replayBytes } = snapshot;
   const { history, alwaysAllowed, usage, mode, model, turns, title, systemPrompt } = base;
-  const fields: Record<SnapshotKey, unknown> = { type: "snapshot", replayLines, replayBytes, history, alwaysAllowed, usage, mode, model, turns, title, systemPrompt };
+  const fields: Record<SnapshotKey, unknown> = {
+    type: "snapshot",
+    replayLines,
+    replayBytes,
+    history,
+    alwaysAllowed,
+    usage,
+    mode,
+    model,
+    turns,
+    title,
+    systemPrompt,
+  };
   return JSON.stringify(Object.fromEntries(SNAPSHOT_KEYS.map((key) => [key, fields[key]])));
 }
 
@@ -57,8 +88,10 @@ export function parseSnapshotLine(text: string): Snapshot {
   if (!isCount(replayLines) || !isCount(replayBytes)) fail("replayLines and replayBytes must be counts");
   if (!isCount(turns)) fail("turns must be a count");
   if (title !== null && typeof title !== "string") fail("title must be a string or null");
-  if (!Array.isArray(alwaysAllowed) || !alwaysAllowed.every((name) => typeof name === "string")) fail("alwaysAllowed must be names");
-  if (!isRecord(usage) || !isCount(usage.prompt) || !isCount(usage.completion) || !isCount(usage.cached)) return fail("usage must be token counts");
+  if (!Array.isArray(alwaysAllowed) || !alwaysAllowed.every((name) => typeof name === "string"))
+    fail("alwaysAllowed must be names");
+  if (!isRecord(usage) || !isCount(usage.prompt) || !isCount(usage.completion) || !isCount(usage.cached))
+    return fail("usage must be token counts");
   if (!Array.isArray(history)) return fail("history must be an array");
   for (let i = 0; i < history.length; i++) if (!isMessage(history[i])) fail(`history[${i}] is not a message`);
   const mode = SessionModeId.safeParse(json.mode);
@@ -66,7 +99,8 @@ export function parseSnapshotLine(text: string): Snapshot {
   if (!mode.success) fail("mode is not a session mode");
   if (!model.success) fail("model is not a model configuration");
   // Absent in snapshots written before system prompts were kept.
-  const prompt = systemPrompt === undefined || systemPrompt === null ? null : SystemPromptSetting.safeParse(systemPrompt);
+  const prompt =
+    systemPrompt === undefined || systemPrompt === null ? null : SystemPromptSetting.safeParse(systemPrompt);
   if (prompt && !prompt.success) fail("systemPrompt is not a system prompt");
   return {
     replayLines: replayLines as number,
@@ -110,7 +144,12 @@ function isMessage(value: unknown): boolean {
         (value.thought === undefined || isString(value.thought))
       );
     case "tool":
-      return isString(value.toolCallId) && isString(value.name) && isString(value.result) && typeof value.isError === "boolean";
+      return (
+        isString(value.toolCallId) &&
+        isString(value.name) &&
+        isString(value.result) &&
+        typeof value.isError === "boolean"
+      );
     default:
       return false;
   }
@@ -175,6 +214,7 @@ export function snapshotSettings(line: string): SnapshotSettings {
   }
   const parsedHead = Head.safeParse(head);
   const parsedTail = Tail.safeParse(tail);
-  if (!parsedHead.success || !parsedTail.success) throw new LogError("its snapshot line (line 2) is corrupt: its settings do not parse");
+  if (!parsedHead.success || !parsedTail.success)
+    throw new LogError("its snapshot line (line 2) is corrupt: its settings do not parse");
   return { ...parsedHead.data, ...parsedTail.data, systemPrompt: parsedTail.data.systemPrompt ?? null };
 }

@@ -18,10 +18,23 @@ import { LiveView, type SessionLine } from "./demo-view.js";
 const flag = z.union([z.boolean(), z.enum(["true", "false"])]).transform((value) => value === true || value === "true");
 
 export const DemoConfig = z.object({
-  sessions: z.coerce.number().int().min(5).max(64).default(12).describe("sessions driven at once (the last four are the neighbour, crash, cancel and read-only cases)"),
-  "base-url": z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).optional().describe("run the tasks on this OpenAI-compatible endpoint instead of the scripted model"),
+  sessions: z.coerce
+    .number()
+    .int()
+    .min(5)
+    .max(64)
+    .default(12)
+    .describe("sessions driven at once (the last four are the neighbour, crash, cancel and read-only cases)"),
+  "base-url": z
+    .url({ protocol: /^https?$/, error: "must be an http(s) URL" })
+    .optional()
+    .describe("run the tasks on this OpenAI-compatible endpoint instead of the scripted model"),
   model: z.string().min(1).optional().describe("the model at --base-url"),
-  "api-key-env": z.string().min(1).optional().describe("environment variable holding its API key (default OPENAI_API_KEY)"),
+  "api-key-env": z
+    .string()
+    .min(1)
+    .optional()
+    .describe("environment variable holding its API key (default OPENAI_API_KEY)"),
   json: flag.default(false).describe("print one JSON document instead of the table"),
   "host-logs": flag.default(false).describe("pass the host's JSON logs through to stderr"),
 });
@@ -46,7 +59,8 @@ interface SessionResult {
 
 export async function demoCommand(argv: readonly string[]): Promise<number> {
   const config = parseFlags(DemoConfig, argv);
-  if ((config["base-url"] === undefined) !== (config.model === undefined)) throw new ConfigError("--base-url and --model go together");
+  if ((config["base-url"] === undefined) !== (config.model === undefined))
+    throw new ConfigError("--base-url and --model go together");
   const scripted = config["base-url"] === undefined;
   const root = mkdtempSync(join(tmpdir(), "ash-demo-"));
   const stateDir = join(root, ".state");
@@ -59,16 +73,31 @@ export async function demoCommand(argv: readonly string[]): Promise<number> {
     "auto",
     "--hibernate-after-ms",
     "0",
-    ...(scripted ? ["--allow-fault-injection"] : ["--model-provider", "openai-compatible", "--base-url", config["base-url"]!, "--model", config.model!]),
+    ...(scripted
+      ? ["--allow-fault-injection"]
+      : ["--model-provider", "openai-compatible", "--base-url", config["base-url"]!, "--model", config.model!]),
     ...(config["api-key-env"] ? ["--api-key-env", config["api-key-env"]] : []),
   ];
-  const client = await HostClient.spawn({ hostArgs, stderr: config["host-logs"] ? "inherit" : "ignore", permission: "allow" });
+  const client = await HostClient.spawn({
+    hostArgs,
+    stderr: config["host-logs"] ? "inherit" : "ignore",
+    permission: "allow",
+  });
   try {
     const started = performance.now();
-    const lines: SessionLine[] = tasks.map((task) => ({ name: task.name, state: "starting", activity: "", toolCalls: 0 }));
+    const lines: SessionLine[] = tasks.map((task) => ({
+      name: task.name,
+      state: "starting",
+      activity: "",
+      toolCalls: 0,
+    }));
     const view = config.json ? null : new LiveView(process.stderr);
     const ticker = setInterval(() => view?.update(lines), 100);
-    const results = await Promise.all(tasks.map((task, index) => runTask(client, task, root, tasks, scripted, lines[index]!, () => view?.update(lines))));
+    const results = await Promise.all(
+      tasks.map((task, index) =>
+        runTask(client, task, root, tasks, scripted, lines[index]!, () => view?.update(lines)),
+      ),
+    );
     clearInterval(ticker);
     view?.update(lines, true);
     const wallMs = performance.now() - started;
@@ -82,7 +111,10 @@ export async function demoCommand(argv: readonly string[]): Promise<number> {
       wallMs,
     };
     const failed = results.filter((result) => result.problem !== null).length;
-    if (config.json) process.stdout.write(`${JSON.stringify({ sessions: results.map(({ task, ...rest }) => ({ name: task.name, kind: task.kind, ...rest, toolCalls: rest.toolCalls.length })), host, failed }, null, 2)}\n`);
+    if (config.json)
+      process.stdout.write(
+        `${JSON.stringify({ sessions: results.map(({ task, ...rest }) => ({ name: task.name, kind: task.kind, ...rest, toolCalls: rest.toolCalls.length })), host, failed }, null, 2)}\n`,
+      );
     else process.stdout.write(`${table(results, host, scripted)}\n`);
     return failed > 0 ? 1 : 0;
   } finally {
@@ -91,7 +123,15 @@ export async function demoCommand(argv: readonly string[]): Promise<number> {
   }
 }
 
-async function runTask(client: HostClient, task: DemoTask, root: string, tasks: readonly DemoTask[], scripted: boolean, line: SessionLine, redraw: () => void): Promise<SessionResult> {
+async function runTask(
+  client: HostClient,
+  task: DemoTask,
+  root: string,
+  tasks: readonly DemoTask[],
+  scripted: boolean,
+  line: SessionLine,
+  redraw: () => void,
+): Promise<SessionResult> {
   const own = join(root, task.name);
   // Its neighbour: the next project's workspace (whose notes the neighbour task tries to read).
   const neighbour = join(root, tasks.find((other) => other.kind === "project")?.name ?? task.name);
@@ -111,7 +151,11 @@ async function runTask(client: HostClient, task: DemoTask, root: string, tasks: 
         if (update.sessionUpdate === "tool_call") {
           line.toolCalls++;
           line.activity = update.title;
-        } else if (update.sessionUpdate === "tool_call_update" && update.status === "in_progress" && prompt.cancelOnTool) {
+        } else if (
+          update.sessionUpdate === "tool_call_update" &&
+          update.status === "in_progress" &&
+          prompt.cancelOnTool
+        ) {
           line.activity = "cancelling";
           void client.cancel(sessionId);
         } else if (update.sessionUpdate === "agent_message_chunk") line.activity = "answering";
@@ -124,8 +168,10 @@ async function runTask(client: HostClient, task: DemoTask, root: string, tasks: 
         result.stopReasons.push(turn.stopReason);
         result.toolCalls.push(...turn.toolCalls);
         if (prompt.expectError) result.problem ??= "the worker was to crash mid-task, but the turn ended";
-        if (prompt.cancelOnTool && turn.stopReason !== "cancelled") result.problem ??= `the cancelled turn ended ${turn.stopReason}`;
-        if (!prompt.cancelOnTool && turn.stopReason !== "end_turn") result.problem ??= `a turn ended ${turn.stopReason}`;
+        if (prompt.cancelOnTool && turn.stopReason !== "cancelled")
+          result.problem ??= `the cancelled turn ended ${turn.stopReason}`;
+        if (!prompt.cancelOnTool && turn.stopReason !== "end_turn")
+          result.problem ??= `a turn ended ${turn.stopReason}`;
       } catch (error) {
         result.stopReasons.push("error");
         if (!prompt.expectError) result.problem ??= `a prompt failed: ${(error as Error).message}`;
@@ -150,7 +196,11 @@ async function waitForFile(path: string): Promise<void> {
   }
 }
 
-function table(results: SessionResult[], host: { workerThreads: number; processThreads: number | null; rssMiB: number; turnP50Ms: number; wallMs: number }, scripted: boolean): string {
+function table(
+  results: SessionResult[],
+  host: { workerThreads: number; processThreads: number | null; rssMiB: number; turnP50Ms: number; wallMs: number },
+  scripted: boolean,
+): string {
   const header = ["session", "task", "stop reasons", "tools", "wall s", "result"];
   const rows = results.map((result) => [
     result.task.name,
@@ -161,7 +211,11 @@ function table(results: SessionResult[], host: { workerThreads: number; processT
     result.problem === null ? "✓" : `✗ ${result.problem}`,
   ]);
   const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i]!.length)));
-  const format = (cells: string[]) => cells.map((cell, i) => (i === 3 || i === 4 ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join("  ").trimEnd();
+  const format = (cells: string[]) =>
+    cells
+      .map((cell, i) => (i === 3 || i === 4 ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)))
+      .join("  ")
+      .trimEnd();
   const ok = results.filter((result) => result.problem === null).length;
   return [
     format(header),

@@ -32,7 +32,9 @@ export class LiveView {
     this.#last = now;
     const width = Math.max(40, (this.#stream.columns ?? 100) - 1);
     const seconds = ((now - this.#started) / 1000).toFixed(1);
-    const text = [`demo · ${seconds}s`, ...lines.map((line) => render(line))].map((row) => `\x1b[2K${row.slice(0, width)}`);
+    const text = [`demo · ${seconds}s`, ...lines.map((line) => render(line))].map(
+      (row) => `\x1b[2K${row.slice(0, width)}`,
+    );
     this.#stream.write(`${this.#drawn > 0 ? `\x1b[${this.#drawn}A\r` : ""}${text.join("\n")}\n`);
     this.#drawn = text.length;
   }

@@ -8,7 +8,12 @@ import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 import { jsonLine, readJsonLines } from "../../protocol/ndjson-lines.js";
 import type { SpawnerGrant } from "../../protocol/port.js";
-import { ControlMessage, type ControlRequest, type SandboxStatus, type SpawnerOptionsInput } from "../../protocol/spawner-messages.js";
+import {
+  ControlMessage,
+  type ControlRequest,
+  type SandboxStatus,
+  type SpawnerOptionsInput,
+} from "../../protocol/spawner-messages.js";
 import type { Logger } from "../../host/logger.js";
 
 // The compiled spawner, whether this module runs compiled (dist/src/spawner/client) or from source under a test runner.
@@ -49,12 +54,18 @@ export class SpawnerClient {
   static async start(options: SpawnerOptionsInput, log: Logger): Promise<SpawnerClient> {
     // A process group of its own: a signal to the host's group (a terminal's ^C, a supervisor's kill -9 of the group)
     // must not take the spawner down before it has ended the commands. Its life is tied to the host by its stdin.
-    const child = spawn(process.execPath, [SPAWNER_ENTRY, JSON.stringify(options)], { stdio: ["pipe", "pipe", "inherit"], detached: true });
+    const child = spawn(process.execPath, [SPAWNER_ENTRY, JSON.stringify(options)], {
+      stdio: ["pipe", "pipe", "inherit"],
+      detached: true,
+    });
     child.stdin!.on("error", () => {});
     const exited = once(child, "exit").then(() => {});
     let client: SpawnerClient | null = null;
     const ready = new Promise<Extract<ControlMessage, { type: "ready" }>>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`spawner not ready within ${READY_TIMEOUT_MS} ms`)), READY_TIMEOUT_MS);
+      const timer = setTimeout(
+        () => reject(new Error(`spawner not ready within ${READY_TIMEOUT_MS} ms`)),
+        READY_TIMEOUT_MS,
+      );
       void exited.then(() => reject(new Error("spawner exited before it was ready")));
       readJsonLines(
         child.stdout!,
@@ -95,7 +106,12 @@ export class SpawnerClient {
    * A one-time channel for one worker of this session; null when the spawner is gone. The token is random (a test
    * may pass its own, to have a worker connect before the grant reaches the spawner).
    */
-  grant(sessionId: string, cwd: string, outputDir: string | null = null, token = randomBytes(32).toString("base64url")): SpawnerGrant | null {
+  grant(
+    sessionId: string,
+    cwd: string,
+    outputDir: string | null = null,
+    token = randomBytes(32).toString("base64url"),
+  ): SpawnerGrant | null {
     if (!this.#alive || this.#stopping) return null;
     this.#send({ op: "grant", sessionId, token, cwd, outputDir });
     return { socketPath: this.socketPath, token };

@@ -74,7 +74,10 @@ export class SpawnerSupervisor {
       if (this.#stopping || client.stopping || this.#current !== client) return;
       this.#current = null;
       if (performance.now() - this.#startedAt > STABLE_MS) this.#delayMs = FIRST_RESTART_MS;
-      this.#log.error({ spawnerPid: client.pid, restartInMs: this.#delayMs }, "spawner exited: commands in flight failed; starting a new one");
+      this.#log.error(
+        { spawnerPid: client.pid, restartInMs: this.#delayMs },
+        "spawner exited: commands in flight failed; starting a new one",
+      );
       setTimeout(() => void this.#restart(), this.#delayMs).unref();
       this.#delayMs = Math.min(MAX_RESTART_MS, this.#delayMs * 2);
     });

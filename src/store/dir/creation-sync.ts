@@ -30,8 +30,13 @@ export class CreationSync {
       const files = this.#pending.splice(0);
       // One flush at a time: the libuv threadpool (4 threads, shared by every thread of the process) stays free for
       // the file work requests wait on. A burst makes this lag behind, never the answers.
-      for (const file of files) await sync(file, "r").catch((error: unknown) => this.#log.warn({ file, err: error }, "new session log not flushed"));
-      await sync(this.#dir, "r").catch((error: unknown) => this.#log.warn({ dir: this.#dir, err: error }, "sessions directory not flushed"));
+      for (const file of files)
+        await sync(file, "r").catch((error: unknown) =>
+          this.#log.warn({ file, err: error }, "new session log not flushed"),
+        );
+      await sync(this.#dir, "r").catch((error: unknown) =>
+        this.#log.warn({ dir: this.#dir, err: error }, "sessions directory not flushed"),
+      );
     }
   }
 }

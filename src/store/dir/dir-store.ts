@@ -30,10 +30,25 @@ import { SessionIndex, type IndexedSession } from "./session-index.js";
 import { decodeCursor, encodeCursor } from "../list-cursor.js";
 import { archiveMatches, listedMeta } from "../listing.js";
 import { newSessionHeader } from "../new-header.js";
-import type { ForkedSession, ForkRequest, ListOptions, NewSessionSettings, SessionStore, SessionWriter } from "../session-store.js";
+import type {
+  ForkedSession,
+  ForkRequest,
+  ListOptions,
+  NewSessionSettings,
+  SessionStore,
+  SessionWriter,
+} from "../session-store.js";
 import type { Logger } from "../../host/logger.js";
 import { writeForkLog } from "./fork-log.js";
-import { ATTRIBUTES_SUFFIX, attributesPath, NO_ATTRIBUTES, readAttributes, removeAttributes, writeAttributes, type SessionAttributes } from "./session-attributes.js";
+import {
+  ATTRIBUTES_SUFFIX,
+  attributesPath,
+  NO_ATTRIBUTES,
+  readAttributes,
+  removeAttributes,
+  writeAttributes,
+  type SessionAttributes,
+} from "./session-attributes.js";
 
 /** A header longer than this is not one of ours. */
 const HEADER_MAX_BYTES = 64 * 1024;
@@ -67,7 +82,14 @@ export class DirStore implements SessionStore {
     this.#options = options;
     this.#log = log;
     this.#creations = new CreationSync(sessionsDir(stateDir), log);
-    this.#index = new SessionIndex({ ids: () => this.#storedIds(), version: () => this.#namesVersion(), read: (id, deleted) => this.#summary(id, deleted) }, log);
+    this.#index = new SessionIndex(
+      {
+        ids: () => this.#storedIds(),
+        version: () => this.#namesVersion(),
+        read: (id, deleted) => this.#summary(id, deleted),
+      },
+      log,
+    );
     try {
       mkdirSync(sessionsDir(stateDir), { recursive: true });
       mkdirSync(deletedDir(stateDir), { recursive: true });
@@ -127,7 +149,9 @@ export class DirStore implements SessionStore {
       await writeFile(paths.log, `${JSON.stringify(header)}\n`, { flag: "wx" });
     } catch (error) {
       await this.unlock(id);
-      throw hostError("STORE_FAILED", `cannot create the session log: ${(error as Error).message}`, { stateDir: this.stateDir });
+      throw hostError("STORE_FAILED", `cannot create the session log: ${(error as Error).message}`, {
+        stateDir: this.stateDir,
+      });
     }
     this.#creations.schedule(paths.log);
     this.#index.touched(id);
@@ -158,7 +182,9 @@ export class DirStore implements SessionStore {
         model: at.model,
         hostVersion: request.hostVersion,
         ...(request.tenant ? { tenant: request.tenant } : {}),
-        ...((request.systemPrompt ?? at.systemPrompt) ? { systemPrompt: request.systemPrompt ?? at.systemPrompt! } : {}),
+        ...((request.systemPrompt ?? at.systemPrompt)
+          ? { systemPrompt: request.systemPrompt ?? at.systemPrompt! }
+          : {}),
         forkOf: { sessionId: sourceId, turns: at.turns },
       }));
     } catch (error) {
@@ -166,7 +192,9 @@ export class DirStore implements SessionStore {
       await this.unlock(id);
       if ((error as NodeJS.ErrnoException).code === "ENOENT") throw this.unknownSession(sourceId);
       if (error instanceof LogError) throw unusable(sourceId, this.paths(sourceId).log, error.message);
-      throw hostError("STORE_FAILED", `cannot fork session ${sourceId}: ${(error as Error).message}`, { sessionId: sourceId });
+      throw hostError("STORE_FAILED", `cannot fork session ${sourceId}: ${(error as Error).message}`, {
+        sessionId: sourceId,
+      });
     }
     const { state } = written;
     const forkOf = { sessionId: sourceId, turns: state.turns };
@@ -181,7 +209,9 @@ export class DirStore implements SessionStore {
       ...(request.tenant ? { tenant: request.tenant } : {}),
       forkOf,
     };
-    await writeFile(paths.sidecar, JSON.stringify(sidecar)).catch((error: unknown) => this.#log.warn({ sessionId: id, err: error }, "fork's sidecar not written: listed from its header"));
+    await writeFile(paths.sidecar, JSON.stringify(sidecar)).catch((error: unknown) =>
+      this.#log.warn({ sessionId: id, err: error }, "fork's sidecar not written: listed from its header"),
+    );
     this.#creations.schedule(paths.log);
     this.#index.touched(id);
     return {
@@ -225,7 +255,10 @@ export class DirStore implements SessionStore {
     await this.#changeAttributes(sessionId, (attributes) => ({ ...attributes, archived }));
   }
 
-  async #changeAttributes(sessionId: string, change: (attributes: SessionAttributes) => SessionAttributes): Promise<void> {
+  async #changeAttributes(
+    sessionId: string,
+    change: (attributes: SessionAttributes) => SessionAttributes,
+  ): Promise<void> {
     // -32002 for a session that is not stored here.
     await this.readHeader(sessionId);
     const path = attributesPath(this.stateDir, sessionId);
@@ -242,7 +275,10 @@ export class DirStore implements SessionStore {
     try {
       await write;
     } catch (error) {
-      throw hostError("STORE_FAILED", `cannot store session ${sessionId}'s attributes: ${(error as Error).message}`, { sessionId, path });
+      throw hostError("STORE_FAILED", `cannot store session ${sessionId}'s attributes: ${(error as Error).message}`, {
+        sessionId,
+        path,
+      });
     } finally {
       if (this.#attributeWrites.get(sessionId) === write) this.#attributeWrites.delete(sessionId);
     }
@@ -271,7 +307,11 @@ export class DirStore implements SessionStore {
       line = await readFirstLine(paths.log);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") throw this.unknownSession(sessionId);
-      throw unusable(sessionId, paths.log, error instanceof LogError ? error.message : `it cannot be read (${(error as Error).message})`);
+      throw unusable(
+        sessionId,
+        paths.log,
+        error instanceof LogError ? error.message : `it cannot be read (${(error as Error).message})`,
+      );
     }
     try {
       return parseHeaderLine(line, sessionId);
@@ -298,14 +338,22 @@ export class DirStore implements SessionStore {
         return;
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== "EEXIST") {
-          throw hostError("STORE_FAILED", `cannot lock session ${sessionId}: ${(error as Error).message}`, { sessionId });
+          throw hostError("STORE_FAILED", `cannot lock session ${sessionId}: ${(error as Error).message}`, {
+            sessionId,
+          });
         }
       }
       const owner = await readOwner(path);
       if (owner === "fresh") throw busy(sessionId, "another host process is opening it right now");
       if (owner && (await ownerAlive(owner, this.#me))) {
-        if (owner.pid === this.#me.pid) throw hostError("SESSION_BUSY", `session ${sessionId} is being opened by another request in this host`, { sessionId });
-        throw busy(sessionId, `it is open in another acp-session-host process (pid ${owner.pid}); close it there first`);
+        if (owner.pid === this.#me.pid)
+          throw hostError("SESSION_BUSY", `session ${sessionId} is being opened by another request in this host`, {
+            sessionId,
+          });
+        throw busy(
+          sessionId,
+          `it is open in another acp-session-host process (pid ${owner.pid}); close it there first`,
+        );
       }
       this.#log.info({ sessionId, owner }, "stale session lock taken over: its owner is gone");
       await rm(path, { force: true });
@@ -317,7 +365,8 @@ export class DirStore implements SessionStore {
   async unlock(sessionId: string): Promise<void> {
     const path = this.paths(sessionId).lock;
     const owner = await readOwner(path);
-    if (owner && owner !== "fresh" && owner.pid === this.#me.pid && owner.started === this.#me.started) await rm(path, { force: true });
+    if (owner && owner !== "fresh" && owner.pid === this.#me.pid && owner.started === this.#me.started)
+      await rm(path, { force: true });
   }
 
   /** Resolves once every session log created so far is on disk (teardown). */
@@ -368,7 +417,9 @@ export class DirStore implements SessionStore {
 
   /** Reads every stored session's summary in the background, so the first session/list does not. */
   start(): void {
-    this.#index.build().catch((error: unknown) => this.#log.warn({ err: error }, "session index not built (session/list builds it)"));
+    this.#index
+      .build()
+      .catch((error: unknown) => this.#log.warn({ err: error }, "session index not built (session/list builds it)"));
   }
 
   /**
@@ -388,7 +439,9 @@ export class DirStore implements SessionStore {
           archiveMatches(options.archived, session.info.archived === true),
       })
       .catch((error: unknown) => {
-        throw hostError("STORE_FAILED", `cannot list the stored sessions: ${(error as Error).message}`, { stateDir: this.stateDir });
+        throw hostError("STORE_FAILED", `cannot list the stored sessions: ${(error as Error).message}`, {
+          stateDir: this.stateDir,
+        });
       });
     const page = sessions.map((session) => session.info);
     const last = page.at(-1);
@@ -401,9 +454,13 @@ export class DirStore implements SessionStore {
   }
 
   async #storedIds(): Promise<string[]> {
-    const [names, deleted] = await Promise.all([readdir(sessionsDir(this.stateDir)), readdir(deletedDir(this.stateDir))]);
+    const [names, deleted] = await Promise.all([
+      readdir(sessionsDir(this.stateDir)),
+      readdir(deletedDir(this.stateDir)),
+    ]);
     const tombstones = new Set(deleted);
-    for (const name of names) if (name.endsWith(ATTRIBUTES_SUFFIX)) this.#attributed.add(name.slice(0, -ATTRIBUTES_SUFFIX.length));
+    for (const name of names)
+      if (name.endsWith(ATTRIBUTES_SUFFIX)) this.#attributed.add(name.slice(0, -ATTRIBUTES_SUFFIX.length));
     return names
       .filter((name) => name.endsWith(LOG_SUFFIX))
       .map((name) => name.slice(0, -LOG_SUFFIX.length))
@@ -426,7 +483,11 @@ export class DirStore implements SessionStore {
       const parsed = SessionSidecar.safeParse(await readSidecar(paths.sidecar));
       if (parsed.success && parsed.data.sessionId === id) {
         const { cwd, title, updatedAt, turns, createdAt, tenant, parent, forkOf } = parsed.data;
-        return listed({ tenant: tenant ?? null, cwdKey: resolve(cwd), info: { sessionId: id, cwd, title, updatedAt, _meta: listedMeta({ turns, createdAt, parent, forkOf }) } });
+        return listed({
+          tenant: tenant ?? null,
+          cwdKey: resolve(cwd),
+          info: { sessionId: id, cwd, title, updatedAt, _meta: listedMeta({ turns, createdAt, parent, forkOf }) },
+        });
       }
     } catch {
       // missing or unreadable: fall back to the header
@@ -436,10 +497,17 @@ export class DirStore implements SessionStore {
       return listed({
         tenant: header.tenant ?? null,
         cwdKey: resolve(header.cwd),
-        info: { sessionId: id, cwd: header.cwd, title: null, updatedAt: header.createdAt, _meta: listedMeta({ createdAt: header.createdAt, parent: header.parent, forkOf: header.forkOf }) },
+        info: {
+          sessionId: id,
+          cwd: header.cwd,
+          title: null,
+          updatedAt: header.createdAt,
+          _meta: listedMeta({ createdAt: header.createdAt, parent: header.parent, forkOf: header.forkOf }),
+        },
       });
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "ENOENT") this.#log.warn({ sessionId: id, reason: (error as Error).message }, "session not listed: its log is unusable");
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT")
+        this.#log.warn({ sessionId: id, reason: (error as Error).message }, "session not listed: its log is unusable");
       return null;
     }
   }
@@ -451,7 +519,8 @@ async function readFirstLine(path: string): Promise<string> {
     const buffer = Buffer.alloc(HEADER_MAX_BYTES);
     const { bytesRead } = await file.read(buffer, 0, buffer.length, 0);
     const newline = buffer.subarray(0, bytesRead).indexOf(0x0a);
-    if (newline < 0) throw new LogError(bytesRead === 0 ? "the file is empty (no header)" : "its header line is torn or too long");
+    if (newline < 0)
+      throw new LogError(bytesRead === 0 ? "the file is empty (no header)" : "its header line is torn or too long");
     return buffer.toString("utf8", 0, newline);
   } finally {
     await file.close();

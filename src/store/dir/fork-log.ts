@@ -32,7 +32,8 @@ export async function writeForkLog(
   try {
     const size = (await input.stat()).size;
     const headerEnd = await lineEnd(input, 0, Math.min(size, HEADER_MAX_BYTES));
-    if (headerEnd < 0) throw new LogError(size === 0 ? "the file is empty (no header)" : "its header line is torn or too long");
+    if (headerEnd < 0)
+      throw new LogError(size === 0 ? "the file is empty (no header)" : "its header line is torn or too long");
     const header = parseHeaderLine((await readAt(input, 0, headerEnd)).toString("utf8"), sourceId);
     const bodyStart = headerEnd + 1;
     let base: ForkPointState;
@@ -42,10 +43,23 @@ export async function writeForkLog(
       if (snapshotEnd < 0) throw new LogError("its snapshot line (line 2) is torn");
       const snapshot = snapshotSettings((await readAt(input, bodyStart, snapshotEnd - bodyStart)).toString("utf8"));
       tailStart = snapshotEnd + 1 + snapshot.replayBytes;
-      if (tailStart > size) throw new LogError("its replayable history is not the size its snapshot says (the log is damaged)");
-      base = { mode: snapshot.mode, model: snapshot.model, systemPrompt: snapshot.systemPrompt, turns: snapshot.turns, title: snapshot.title };
+      if (tailStart > size)
+        throw new LogError("its replayable history is not the size its snapshot says (the log is damaged)");
+      base = {
+        mode: snapshot.mode,
+        model: snapshot.model,
+        systemPrompt: snapshot.systemPrompt,
+        turns: snapshot.turns,
+        title: snapshot.title,
+      };
     } else {
-      base = { mode: header.mode, model: header.model, systemPrompt: header.systemPrompt ?? null, turns: 0, title: null };
+      base = {
+        mode: header.mode,
+        model: header.model,
+        systemPrompt: header.systemPrompt ?? null,
+        turns: 0,
+        title: null,
+      };
     }
     const tail = await readAt(input, tailStart, size - tailStart);
     const { state, length } = forkPointInLog(tail, base);
@@ -86,7 +100,8 @@ export function forkPointInLog(tail: Buffer, base: ForkPointState): { state: For
   const openTurn = lastLineOf(whole, "turn_start");
   const length = openTurn > lastLineOf(whole, "turn_end") ? openTurn : whole.length;
   const before = whole.subarray(0, length);
-  const entryAt = (start: number) => JSON.parse(before.toString("utf8", start, before.indexOf(0x0a, start))) as Record<string, unknown>;
+  const entryAt = (start: number) =>
+    JSON.parse(before.toString("utf8", start, before.indexOf(0x0a, start))) as Record<string, unknown>;
   const state = { ...base, turns: base.turns + countLinesOf(before, "turn_end") };
   const settings: Array<ForkLine> = [];
   for (const type of ["mode", "model", "system_prompt"]) {
@@ -137,12 +152,16 @@ function countLinesOf(whole: Buffer, type: string): number {
 
 /** The whole lines of `tail` as entries; a line's head is enough to know its type (entryTypeOf). */
 function* linesOf(tail: Buffer): Generator<ForkLine & { end: number }> {
-  for (let start = 0; ; ) {
+  for (let start = 0; ;) {
     const newline = tail.indexOf(0x0a, start);
     if (newline < 0) return;
     const line = tail.subarray(start, newline);
     const parse = () => JSON.parse(line.toString("utf8")) as unknown;
-    yield { type: entryTypeOf(line.toString("latin1", 0, Math.min(line.length, 40)), parse), entry: () => parse() as Record<string, unknown>, end: newline + 1 };
+    yield {
+      type: entryTypeOf(line.toString("latin1", 0, Math.min(line.length, 40)), parse),
+      entry: () => parse() as Record<string, unknown>,
+      end: newline + 1,
+    };
     start = newline + 1;
   }
 }
@@ -169,6 +188,7 @@ async function readAt(file: FileHandle, position: number, length: number): Promi
 }
 
 async function writeAll(file: FileHandle, bytes: Buffer): Promise<number> {
-  for (let offset = 0; offset < bytes.length; ) offset += (await file.write(bytes, offset, bytes.length - offset)).bytesWritten;
+  for (let offset = 0; offset < bytes.length;)
+    offset += (await file.write(bytes, offset, bytes.length - offset)).bytesWritten;
   return bytes.length;
 }

@@ -87,7 +87,8 @@ export class SessionIndex {
     let index = request.after ? lowerBound(sorted, { updatedAt: request.after[0], sessionId: request.after[1] }) : 0;
     // The cursor's own session (if it is still there with the same time) was on the previous page.
     const at = sorted[index];
-    if (request.after && at && byRecency(at.info, { updatedAt: request.after[0], sessionId: request.after[1] }) === 0) index++;
+    if (request.after && at && byRecency(at.info, { updatedAt: request.after[0], sessionId: request.after[1] }) === 0)
+      index++;
     const sessions: IndexedSession[] = [];
     for (; index < sorted.length; index++) {
       const session = sorted[index]!;
@@ -115,7 +116,10 @@ export class SessionIndex {
     for (const session of read) if (session) this.#byId.set(session.info.sessionId, session);
     this.#sorted = [...this.#byId.values()].sort((a, b) => byRecency(a.info, b.info));
     this.#ready = true;
-    this.#log.debug({ sessions: this.#sorted.length, ms: Math.round(performance.now() - started) }, "session index built");
+    this.#log.debug(
+      { sessions: this.#sorted.length, ms: Math.round(performance.now() - started) },
+      "session index built",
+    );
   }
 
   /** Reads what was touched; a page that comes while another's reads are in flight waits for them too. */
@@ -175,7 +179,10 @@ export class SessionIndex {
 }
 
 /** Newest first; equal times by id, so the order (and a cursor into it) is total. */
-export function byRecency(a: { updatedAt: string; sessionId: string }, b: { updatedAt: string; sessionId: string }): number {
+export function byRecency(
+  a: { updatedAt: string; sessionId: string },
+  b: { updatedAt: string; sessionId: string },
+): number {
   if (a.updatedAt !== b.updatedAt) return a.updatedAt < b.updatedAt ? 1 : -1;
   return a.sessionId < b.sessionId ? -1 : a.sessionId > b.sessionId ? 1 : 0;
 }

@@ -81,8 +81,20 @@ export class GroupCommit {
 
   /** A worker starts writing the session at this epoch, after the `committed` records it was given. */
   open(sessionId: string, epoch: number, committed: number): void {
-    this.close(sessionId, storeFault(this.#options.label, `session ${sessionId}: its writer was replaced by a new worker's`));
-    this.#writers.set(sessionId, { epoch, appended: committed, committed, failed: null, waiters: [], records: [], summary: null, snapshot: null });
+    this.close(
+      sessionId,
+      storeFault(this.#options.label, `session ${sessionId}: its writer was replaced by a new worker's`),
+    );
+    this.#writers.set(sessionId, {
+      epoch,
+      appended: committed,
+      committed,
+      failed: null,
+      waiters: [],
+      records: [],
+      summary: null,
+      snapshot: null,
+    });
   }
 
   /** The session left this host: what is still queued is dropped, what waits for it fails with `why`. */
@@ -96,10 +108,18 @@ export class GroupCommit {
     const writer = this.#writers.get(sessionId);
     if (!writer || writer.failed) return;
     if (from !== writer.appended) {
-      this.#fail(sessionId, storeFault(this.#options.label, `session ${sessionId}: record ${from} arrived where ${writer.appended} was expected`));
+      this.#fail(
+        sessionId,
+        storeFault(
+          this.#options.label,
+          `session ${sessionId}: record ${from} arrived where ${writer.appended} was expected`,
+        ),
+      );
       return;
     }
-    lines.forEach((line, index) => writer.records.push({ seq: from + index, line, replayable: replayable[index] ?? false }));
+    lines.forEach((line, index) =>
+      writer.records.push({ seq: from + index, line, replayable: replayable[index] ?? false }),
+    );
     writer.appended += lines.length;
     this.#queue(sessionId);
   }
@@ -143,7 +163,9 @@ export class GroupCommit {
     while (this.#dirty.size > 0) {
       const batch = [...this.#dirty].flatMap((id) => {
         const writer = this.#writers.get(id);
-        return writer ? [{ id, writer, records: writer.records.splice(0), summary: writer.summary, snapshot: writer.snapshot }] : [];
+        return writer
+          ? [{ id, writer, records: writer.records.splice(0), summary: writer.summary, snapshot: writer.snapshot }]
+          : [];
       });
       this.#dirty.clear();
       for (const { writer } of batch) {
@@ -154,8 +176,18 @@ export class GroupCommit {
     }
   }
 
-  async #commit(batch: Array<{ id: string; writer: Writer; records: Writer["records"]; summary: Writer["summary"]; snapshot: Writer["snapshot"] }>): Promise<void> {
-    const recordOf = batch.flatMap(({ id, writer, records }) => records.map((record) => ({ id, epoch: writer.epoch, ...record })));
+  async #commit(
+    batch: Array<{
+      id: string;
+      writer: Writer;
+      records: Writer["records"];
+      summary: Writer["summary"];
+      snapshot: Writer["snapshot"];
+    }>,
+  ): Promise<void> {
+    const recordOf = batch.flatMap(({ id, writer, records }) =>
+      records.map((record) => ({ id, epoch: writer.epoch, ...record })),
+    );
     const updates = batch.filter(({ summary, snapshot }) => summary !== null || snapshot !== null);
     let owned: Set<string>;
     let inserted: Map<string, number>;
@@ -181,7 +213,10 @@ export class GroupCommit {
       this.#options.onReachable(true);
     } catch (error) {
       this.#options.onReachable(false);
-      const fault = storeFault(this.#options.label, `the session's records could not be committed: ${(error as Error).message}`);
+      const fault = storeFault(
+        this.#options.label,
+        `the session's records could not be committed: ${(error as Error).message}`,
+      );
       // Whether the statement committed is unknown: each writer's worker must be replaced from what the store has.
       for (const { id } of batch) this.#fail(id, fault);
       return;
@@ -195,7 +230,13 @@ export class GroupCommit {
       }
       const count = inserted.get(id) ?? 0;
       if (count !== records.length) {
-        this.#fail(id, storeFault(this.#options.label, `session ${id}: ${records.length - count} of its records were already in the store`));
+        this.#fail(
+          id,
+          storeFault(
+            this.#options.label,
+            `session ${id}: ${records.length - count} of its records were already in the store`,
+          ),
+        );
         continue;
       }
       writer.committed += count;

@@ -12,8 +12,21 @@ const HostId = z.string().min(1);
 
 export const Notice = z.discriminatedUnion("op", [
   z.object({ op: z.literal("release"), session: SessionId, from: HostId, owner: HostId, request: z.string() }),
-  z.object({ op: z.literal("released"), session: SessionId, from: HostId, to: HostId.optional(), request: z.string().optional() }),
-  z.object({ op: z.literal("refused"), session: SessionId, from: HostId, to: HostId, request: z.string(), reason: z.string() }),
+  z.object({
+    op: z.literal("released"),
+    session: SessionId,
+    from: HostId,
+    to: HostId.optional(),
+    request: z.string().optional(),
+  }),
+  z.object({
+    op: z.literal("refused"),
+    session: SessionId,
+    from: HostId,
+    to: HostId,
+    request: z.string(),
+    reason: z.string(),
+  }),
   z.object({ op: z.literal("deleted"), session: SessionId, from: HostId }),
 ]);
 export type Notice = z.infer<typeof Notice>;
@@ -111,8 +124,11 @@ export class Notices {
     }
     if (notice.op === "released" || notice.op === "refused") {
       for (const [request, waiter] of this.#waiting) {
-        const mine = notice.request === request || (notice.op === "released" && notice.request === undefined && waiter.session === notice.session);
-        if (mine) waiter.settle(notice.op === "released" ? { kind: "released" } : { kind: "refused", reason: notice.reason });
+        const mine =
+          notice.request === request ||
+          (notice.op === "released" && notice.request === undefined && waiter.session === notice.session);
+        if (mine)
+          waiter.settle(notice.op === "released" ? { kind: "released" } : { kind: "refused", reason: notice.reason });
       }
     }
     this.#onNotice(notice);

@@ -40,12 +40,18 @@ export async function uploadOutputs(pool: Pool, sessionId: string, dir: string):
 
 /** The names of a session's stored outputs. */
 export async function outputNames(pool: Pool, sessionId: string): Promise<string[]> {
-  const { rows } = await pool.query<{ name: string }>("SELECT DISTINCT name FROM ash_outputs WHERE session_id = $1 ORDER BY name", [sessionId]);
+  const { rows } = await pool.query<{ name: string }>(
+    "SELECT DISTINCT name FROM ash_outputs WHERE session_id = $1 ORDER BY name",
+    [sessionId],
+  );
   return rows.map((row) => row.name);
 }
 
 /** One stored output, whole (null when there is none by that name). */
 export async function readOutput(pool: Pool, sessionId: string, name: string): Promise<Buffer | null> {
-  const { rows } = await pool.query<{ content: Buffer }>("SELECT content FROM ash_outputs WHERE session_id = $1 AND name = $2 ORDER BY part", [sessionId, name]);
+  const { rows } = await pool.query<{ content: Buffer }>(
+    "SELECT content FROM ash_outputs WHERE session_id = $1 AND name = $2 ORDER BY part",
+    [sessionId, name],
+  );
   return rows.length === 0 ? null : Buffer.concat(rows.map((row) => row.content));
 }

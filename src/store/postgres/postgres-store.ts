@@ -12,13 +12,29 @@ import { ConfigError } from "../../host/config.js";
 import { hostError, notFound, sessionMoved, storeFault } from "../../host/errors.js";
 import type { Logger } from "../../host/logger.js";
 import type { WorkerLog, SettingsFrom } from "../../protocol/port.js";
-import { COMPACTED_LOG_FORMAT_VERSION, isSessionId, LOG_FORMAT, LOG_FORMAT_VERSION, LogError, parseHeaderLine, type LogHeader } from "../../protocol/session-log.js";
+import {
+  COMPACTED_LOG_FORMAT_VERSION,
+  isSessionId,
+  LOG_FORMAT,
+  LOG_FORMAT_VERSION,
+  LogError,
+  parseHeaderLine,
+  type LogHeader,
+} from "../../protocol/session-log.js";
 import { snapshotTailSettings } from "../../protocol/log/snapshot.js";
 import { entryTypeOf, forkPoint, type ForkPointState } from "../fork-point.js";
 import { decodeCursor, encodeCursor } from "../list-cursor.js";
 import { listedMeta } from "../listing.js";
 import { newSessionHeader } from "../new-header.js";
-import type { ForkedSession, ForkRequest, ListOptions, NewSessionSettings, SessionLoss, SessionStore, SessionWriter } from "../session-store.js";
+import type {
+  ForkedSession,
+  ForkRequest,
+  ListOptions,
+  NewSessionSettings,
+  SessionLoss,
+  SessionStore,
+  SessionWriter,
+} from "../session-store.js";
 import { GroupCommit } from "./group-commit.js";
 import { Notices, type Notice } from "./notices.js";
 import { uploadOutputs } from "./outputs.js";
@@ -84,7 +100,11 @@ export class PostgresStore implements SessionStore {
     this.#options = options;
     this.label = label;
     this.#log = log.child({ store: label });
-    this.#pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 4, connectionTimeoutMillis: 5000 });
+    this.#pool = new pg.Pool({
+      connectionString: options.url,
+      max: options.poolSize ?? 4,
+      connectionTimeoutMillis: 5000,
+    });
     // A connection the server dropped (a restart) is replaced by the pool: no request waits on it, nothing to do here.
     this.#pool.on("error", (error) => this.#log.warn({ err: error }, "a database connection broke"));
     this.#commit = new GroupCommit({
@@ -140,7 +160,9 @@ export class PostgresStore implements SessionStore {
 
   async readHeader(sessionId: string): Promise<LogHeader> {
     if (!isSessionId(sessionId)) throw notFound(sessionId, `unknown session: ${sessionId}`);
-    const { rows } = await this.#query<{ header: string }>("SELECT header FROM ash_sessions WHERE id = $1", [sessionId]);
+    const { rows } = await this.#query<{ header: string }>("SELECT header FROM ash_sessions WHERE id = $1", [
+      sessionId,
+    ]);
     const row = rows[0];
     if (!row) throw await this.#absent(sessionId);
     return this.#storedHeader(sessionId, row.header);
@@ -163,7 +185,12 @@ export class PostgresStore implements SessionStore {
     const client = await this.#connect();
     try {
       await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ");
-      const { rows } = await client.query<{ header: string; snapshot_seq: string; snapshot_end: string | null; snapshot_bytes: string | null }>(
+      const { rows } = await client.query<{
+        header: string;
+        snapshot_seq: string;
+        snapshot_end: string | null;
+        snapshot_bytes: string | null;
+      }>(
         "SELECT header, snapshot_seq, right(snapshot, $2) AS snapshot_end, octet_length(snapshot) AS snapshot_bytes FROM ash_sessions WHERE id = $1",
         [sourceId, SNAPSHOT_END_CHARS],
       );
@@ -174,7 +201,10 @@ export class PostgresStore implements SessionStore {
       }
       const source = this.#storedHeader(sourceId, row.header);
       const snapshotSeq = Number(row.snapshot_seq);
-      const base = row.snapshot_end === null ? { mode: source.mode, model: source.model, systemPrompt: source.systemPrompt ?? null, turns: 0, title: null } : await this.#snapshotBase(client, sourceId, row.snapshot_end);
+      const base =
+        row.snapshot_end === null
+          ? { mode: source.mode, model: source.model, systemPrompt: source.systemPrompt ?? null, turns: 0, title: null }
+          : await this.#snapshotBase(client, sourceId, row.snapshot_end);
       const { state, forkSeq } = await this.#forkPoint(client, sourceId, snapshotSeq, base);
       const id = randomUUID();
       const createdAt = new Date().toISOString();
@@ -198,7 +228,18 @@ export class PostgresStore implements SessionStore {
         `INSERT INTO ash_sessions (id, tenant, cwd, header, created_ms, updated_ms, title, turns, snapshot, snapshot_seq, owner, epoch, lease_until, fork_of, fork_turns)
          SELECT $1, $2, $3, $4, $5, $5, $6, $7, snapshot, snapshot_seq, $8, 1, clock_timestamp() + $9 * interval '1 millisecond', $10, $7
          FROM ash_sessions WHERE id = $10`,
-        [id, request.tenant, resolve(request.cwd), headerText, Date.parse(createdAt), state.title, state.turns, this.#options.hostId, this.#options.leaseMs, sourceId],
+        [
+          id,
+          request.tenant,
+          resolve(request.cwd),
+          headerText,
+          Date.parse(createdAt),
+          state.title,
+          state.turns,
+          this.#options.hostId,
+          this.#options.leaseMs,
+          sourceId,
+        ],
       );
       const copied = await client.query<{ bytes: string }>(
         `WITH copied AS (
@@ -220,12 +261,17 @@ export class PostgresStore implements SessionStore {
         model: state.model,
         systemPrompt,
         title: state.title,
-        bytesWritten: Buffer.byteLength(headerText) + Number(row.snapshot_bytes ?? 0) + Number(copied.rows[0]?.bytes ?? 0),
+        bytesWritten:
+          Buffer.byteLength(headerText) + Number(row.snapshot_bytes ?? 0) + Number(copied.rows[0]?.bytes ?? 0),
       };
     } catch (error) {
       await client.query("ROLLBACK").catch(() => {});
       if (error instanceof RequestError) throw error;
-      if (error instanceof LogError) throw hostError("LOG_UNUSABLE", `the stored log of session ${sourceId} cannot be forked: ${error.message}`, { sessionId: sourceId, store: this.label });
+      if (error instanceof LogError)
+        throw hostError("LOG_UNUSABLE", `the stored log of session ${sourceId} cannot be forked: ${error.message}`, {
+          sessionId: sourceId,
+          store: this.label,
+        });
       throw this.#fault(error);
     } finally {
       client.release();
@@ -236,8 +282,18 @@ export class PostgresStore implements SessionStore {
    * The fork point among the records after the snapshot (after the last turn_end, unless a turn_start follows it), and
    * the state there. Records not written as entries are ({"type":"… first) are read one by one instead.
    */
-  async #forkPoint(client: pg.PoolClient, sessionId: string, snapshotSeq: number, base: ForkPointState): Promise<{ state: ForkPointState; forkSeq: number }> {
-    const shape = await client.query<{ last_seq: string | null; last_end: string | null; last_start: string | null; untyped: string }>(
+  async #forkPoint(
+    client: pg.PoolClient,
+    sessionId: string,
+    snapshotSeq: number,
+    base: ForkPointState,
+  ): Promise<{ state: ForkPointState; forkSeq: number }> {
+    const shape = await client.query<{
+      last_seq: string | null;
+      last_end: string | null;
+      last_start: string | null;
+      untyped: string;
+    }>(
       `SELECT max(seq) AS last_seq,
               max(seq) FILTER (WHERE entry LIKE '{"type":"turn_end"%') AS last_end,
               max(seq) FILTER (WHERE entry LIKE '{"type":"turn_start"%') AS last_start,
@@ -247,14 +303,26 @@ export class PostgresStore implements SessionStore {
     );
     const { last_seq, last_end, last_start, untyped } = shape.rows[0]!;
     if (Number(untyped) > 0) {
-      const tail = await client.query<{ entry: string }>("SELECT entry FROM ash_records WHERE session_id = $1 AND seq >= $2 ORDER BY seq", [sessionId, snapshotSeq]);
-      const lines = tail.rows.map(({ entry }) => ({ type: entryTypeOf(entry.slice(0, 40), () => JSON.parse(entry)), entry: () => JSON.parse(entry) as Record<string, unknown> }));
+      const tail = await client.query<{ entry: string }>(
+        "SELECT entry FROM ash_records WHERE session_id = $1 AND seq >= $2 ORDER BY seq",
+        [sessionId, snapshotSeq],
+      );
+      const lines = tail.rows.map(({ entry }) => ({
+        type: entryTypeOf(entry.slice(0, 40), () => JSON.parse(entry)),
+        entry: () => JSON.parse(entry) as Record<string, unknown>,
+      }));
       const { state, count } = forkPoint(lines, base, "whole");
       return { state, forkSeq: snapshotSeq + count };
     }
     const open = last_start !== null && (last_end === null || Number(last_start) > Number(last_end));
     const forkSeq = open ? Number(last_start) : last_seq === null ? snapshotSeq : Number(last_seq) + 1;
-    const { rows } = await client.query<{ ends: string; mode: string | null; model: string | null; system_prompt: string | null; first_prompt: string | null }>(
+    const { rows } = await client.query<{
+      ends: string;
+      mode: string | null;
+      model: string | null;
+      system_prompt: string | null;
+      first_prompt: string | null;
+    }>(
       `SELECT
          (SELECT count(*) FROM ash_records WHERE session_id = $1 AND seq >= $2 AND seq < $3 AND entry LIKE '{"type":"turn_end"%') AS ends,
          (SELECT entry FROM ash_records WHERE session_id = $1 AND seq >= $2 AND seq < $3 AND entry LIKE '{"type":"mode"%' ORDER BY seq DESC LIMIT 1) AS mode,
@@ -265,7 +333,14 @@ export class PostgresStore implements SessionStore {
     );
     const found = rows[0]!;
     const settings = [found.mode, found.model, found.system_prompt, found.first_prompt].flatMap((entry) =>
-      entry === null ? [] : [{ type: entryTypeOf(entry.slice(0, 40), () => JSON.parse(entry)), entry: () => JSON.parse(entry) as Record<string, unknown> }],
+      entry === null
+        ? []
+        : [
+            {
+              type: entryTypeOf(entry.slice(0, 40), () => JSON.parse(entry)),
+              entry: () => JSON.parse(entry) as Record<string, unknown>,
+            },
+          ],
     );
     const { state } = forkPoint(settings, { ...base, turns: base.turns + Number(found.ends) }, "whole");
     return { state, forkSeq };
@@ -273,7 +348,12 @@ export class PostgresStore implements SessionStore {
 
   /** The settings a snapshot holds, from its end (the whole snapshot when its settings are longer than that end). */
   async #snapshotBase(client: pg.PoolClient, sessionId: string, end: string): Promise<ForkPointState> {
-    const settings = snapshotTailSettings(end) ?? snapshotTailSettings((await client.query<{ snapshot: string }>("SELECT snapshot FROM ash_sessions WHERE id = $1", [sessionId])).rows[0]!.snapshot);
+    const settings =
+      snapshotTailSettings(end) ??
+      snapshotTailSettings(
+        (await client.query<{ snapshot: string }>("SELECT snapshot FROM ash_sessions WHERE id = $1", [sessionId]))
+          .rows[0]!.snapshot,
+      );
     if (!settings) throw new LogError("its snapshot is corrupt: it has no history");
     return settings;
   }
@@ -282,20 +362,29 @@ export class PostgresStore implements SessionStore {
     try {
       return parseHeaderLine(text, sessionId);
     } catch (error) {
-      if (error instanceof LogError) throw hostError("LOG_UNUSABLE", `the stored header of session ${sessionId} cannot be used: ${error.message}`, { sessionId, store: this.label });
+      if (error instanceof LogError)
+        throw hostError("LOG_UNUSABLE", `the stored header of session ${sessionId} cannot be used: ${error.message}`, {
+          sessionId,
+          store: this.label,
+        });
       throw error;
     }
   }
 
   async title(sessionId: string): Promise<string | null> {
     if (!isSessionId(sessionId)) return null;
-    const { rows } = await this.#query<{ title: string | null }>("SELECT title FROM ash_sessions WHERE id = $1", [sessionId]);
+    const { rows } = await this.#query<{ title: string | null }>("SELECT title FROM ash_sessions WHERE id = $1", [
+      sessionId,
+    ]);
     return rows[0]?.title ?? null;
   }
 
   /** A title a client set: the first prompt's (log_summary keeps a title there is) never replaces it. */
   async setTitle(sessionId: string, title: string): Promise<void> {
-    await this.#update(sessionId, "UPDATE ash_sessions SET title = $2, titled = true WHERE id = $1", [sessionId, title]);
+    await this.#update(sessionId, "UPDATE ash_sessions SET title = $2, titled = true WHERE id = $1", [
+      sessionId,
+      title,
+    ]);
   }
 
   async setArchived(sessionId: string, archived: boolean): Promise<void> {
@@ -315,7 +404,9 @@ export class PostgresStore implements SessionStore {
    */
   async lock(sessionId: string): Promise<void> {
     if (this.#held.has(sessionId) || this.#taking.has(sessionId)) {
-      throw hostError("SESSION_BUSY", `session ${sessionId} is being opened by another request in this host`, { sessionId });
+      throw hostError("SESSION_BUSY", `session ${sessionId} is being opened by another request in this host`, {
+        sessionId,
+      });
     }
     this.#taking.add(sessionId);
     try {
@@ -326,10 +417,20 @@ export class PostgresStore implements SessionStore {
           this.#held.set(sessionId, { epoch: taken.epoch });
           return;
         }
-        if (performance.now() > deadline) throw hostError("OWNER_UNREACHABLE", `session ${sessionId} cannot be opened: host ${taken.owner} holds it and neither answers nor lets its lease expire`, { sessionId });
+        if (performance.now() > deadline)
+          throw hostError(
+            "OWNER_UNREACHABLE",
+            `session ${sessionId} cannot be opened: host ${taken.owner} holds it and neither answers nor lets its lease expire`,
+            { sessionId },
+          );
         const expires = performance.now() + taken.remainingMs;
-        const answer = await this.#notices.ask(taken.owner, sessionId, Math.min(TAKEOVER_ANSWER_MS, taken.remainingMs + 50));
-        if (answer.kind === "refused") throw hostError("HELD_ELSEWHERE", answer.reason, { sessionId, host: taken.owner });
+        const answer = await this.#notices.ask(
+          taken.owner,
+          sessionId,
+          Math.min(TAKEOVER_ANSWER_MS, taken.remainingMs + 50),
+        );
+        if (answer.kind === "refused")
+          throw hostError("HELD_ELSEWHERE", answer.reason, { sessionId, host: taken.owner });
         // Released (take it now), or no answer: the holder may be dead, and its lease is looked at again once it has
         // run out (the wait for an answer counts towards it: a dead holder costs its lease, not its lease twice).
         if (answer.kind === "timeout") await sleep(Math.max(0, Math.min(expires, deadline) - performance.now()));
@@ -349,7 +450,10 @@ export class PostgresStore implements SessionStore {
     try {
       // Its commands' full output goes with it (the spawner has ended them: the session was closed first).
       await uploadOutputs(this.#pool, sessionId, this.outputDir(sessionId));
-      await this.#query("UPDATE ash_sessions SET owner = NULL, lease_until = NULL WHERE id = $1 AND owner = $2 AND epoch = $3", [sessionId, this.#options.hostId, held.epoch]);
+      await this.#query(
+        "UPDATE ash_sessions SET owner = NULL, lease_until = NULL WHERE id = $1 AND owner = $2 AND epoch = $3",
+        [sessionId, this.#options.hostId, held.epoch],
+      );
       await this.#notices.publish({ op: "released", session: sessionId, from: this.#options.hostId });
     } catch (error) {
       this.#log.warn({ sessionId, err: error }, "session lease not released: it expires by itself");
@@ -363,14 +467,20 @@ export class PostgresStore implements SessionStore {
     try {
       await client.query("BEGIN");
       // FOR UPDATE waits for appends on their way (they hold the row FOR SHARE), then none can follow.
-      const { rows } = await client.query<{ owner: string | null }>("SELECT owner FROM ash_sessions WHERE id = $1 FOR UPDATE", [sessionId]);
+      const { rows } = await client.query<{ owner: string | null }>(
+        "SELECT owner FROM ash_sessions WHERE id = $1 FOR UPDATE",
+        [sessionId],
+      );
       if (rows.length === 0) {
         await client.query("COMMIT");
         return false;
       }
       await client.query("INSERT INTO ash_tombstones (id) VALUES ($1) ON CONFLICT DO NOTHING", [sessionId]);
       await client.query("DELETE FROM ash_sessions WHERE id = $1", [sessionId]);
-      await client.query("SELECT pg_notify($1, $2)", [Notices.CHANNEL, JSON.stringify({ op: "deleted", session: sessionId, from: this.#options.hostId } satisfies Notice)]);
+      await client.query("SELECT pg_notify($1, $2)", [
+        Notices.CHANNEL,
+        JSON.stringify({ op: "deleted", session: sessionId, from: this.#options.hostId } satisfies Notice),
+      ]);
       await client.query("COMMIT");
       this.#held.delete(sessionId);
       this.#commit.close(sessionId, sessionMoved(sessionId, "it was deleted"));
@@ -419,7 +529,14 @@ export class PostgresStore implements SessionStore {
          AND ($3::bigint IS NULL OR (updated_ms, id) < ($3, $4::uuid))
          AND ($6::text = 'include' OR archived = ($6::text = 'only'))
        ORDER BY updated_ms DESC, id DESC LIMIT $5`,
-      [options.tenant, options.cwd ? resolve(options.cwd) : null, after ? Date.parse(after[0]) : null, after ? after[1] : null, options.pageSize + 1, options.archived],
+      [
+        options.tenant,
+        options.cwd ? resolve(options.cwd) : null,
+        after ? Date.parse(after[0]) : null,
+        after ? after[1] : null,
+        options.pageSize + 1,
+        options.archived,
+      ],
     );
     const page = rows.slice(0, options.pageSize).map((row) => ({
       sessionId: row.id,
@@ -430,12 +547,19 @@ export class PostgresStore implements SessionStore {
       _meta: listedMeta({
         turns: row.turns,
         createdAt: new Date(Number(row.created_ms)).toISOString(),
-        parent: row.parent_id !== null && row.parent_depth !== null ? { sessionId: row.parent_id, depth: row.parent_depth } : null,
-        forkOf: row.fork_of !== null && row.fork_turns !== null ? { sessionId: row.fork_of, turns: row.fork_turns } : null,
+        parent:
+          row.parent_id !== null && row.parent_depth !== null
+            ? { sessionId: row.parent_id, depth: row.parent_depth }
+            : null,
+        forkOf:
+          row.fork_of !== null && row.fork_turns !== null ? { sessionId: row.fork_of, turns: row.fork_turns } : null,
       }),
     }));
     const last = page.at(-1);
-    return { sessions: page, ...(rows.length > options.pageSize && last ? { nextCursor: encodeCursor(last.updatedAt, last.sessionId) } : {}) };
+    return {
+      sessions: page,
+      ...(rows.length > options.pageSize && last ? { nextCursor: encodeCursor(last.updatedAt, last.sessionId) } : {}),
+    };
   }
 
   async workerLog(sessionId: string, settingsFrom: SettingsFrom): Promise<WorkerLog> {
@@ -453,9 +577,16 @@ export class PostgresStore implements SessionStore {
       throw sessionMoved(sessionId, "another host took it over (its lease moved on)");
     }
     const firstSeq = Number(row.snapshot_seq);
-    const records = await this.#query<{ seq: string; entry: string }>("SELECT seq, entry FROM ash_records WHERE session_id = $1 AND seq >= $2 ORDER BY seq", [sessionId, firstSeq]);
+    const records = await this.#query<{ seq: string; entry: string }>(
+      "SELECT seq, entry FROM ash_records WHERE session_id = $1 AND seq >= $2 ORDER BY seq",
+      [sessionId, firstSeq],
+    );
     records.rows.forEach((record, index) => {
-      if (Number(record.seq) !== firstSeq + index) throw hostError("LOG_UNUSABLE", `the stored log of session ${sessionId} has no record ${firstSeq + index}`, { sessionId, store: this.label });
+      if (Number(record.seq) !== firstSeq + index)
+        throw hostError("LOG_UNUSABLE", `the stored log of session ${sessionId} has no record ${firstSeq + index}`, {
+          sessionId,
+          store: this.label,
+        });
     });
     this.#commit.open(sessionId, held.epoch, firstSeq + records.rows.length);
     return {
@@ -481,7 +612,10 @@ export class PostgresStore implements SessionStore {
       snapshot: (seq, snapshot) => commit.snapshot(sessionId, seq, snapshot),
       committed: () => commit.committed(sessionId),
       replayedBefore: async (seq) => {
-        const { rows } = await this.#query<{ entry: string }>("SELECT entry FROM ash_records WHERE session_id = $1 AND seq < $2 AND replayable ORDER BY seq", [sessionId, seq]);
+        const { rows } = await this.#query<{ entry: string }>(
+          "SELECT entry FROM ash_records WHERE session_id = $1 AND seq < $2 AND replayable ORDER BY seq",
+          [sessionId, seq],
+        );
         return rows.map((row) => row.entry);
       },
     };
@@ -506,7 +640,9 @@ export class PostgresStore implements SessionStore {
     if (this.#renewTimer) clearInterval(this.#renewTimer);
     await this.#commit.drained();
     try {
-      await this.#pool.query("UPDATE ash_sessions SET owner = NULL, lease_until = NULL WHERE owner = $1", [this.#options.hostId]);
+      await this.#pool.query("UPDATE ash_sessions SET owner = NULL, lease_until = NULL WHERE owner = $1", [
+        this.#options.hostId,
+      ]);
     } catch (error) {
       this.#log.warn({ err: error }, "leases not released at exit: they expire by themselves");
     }
@@ -516,7 +652,11 @@ export class PostgresStore implements SessionStore {
   }
 
   /** The lease if it is free, expired or this host's; else who holds it and for how long yet. */
-  async #take(sessionId: string): Promise<{ epoch: number; owner: string; remainingMs: number } | { epoch: null; owner: string; remainingMs: number }> {
+  async #take(
+    sessionId: string,
+  ): Promise<
+    { epoch: number; owner: string; remainingMs: number } | { epoch: null; owner: string; remainingMs: number }
+  > {
     const me = this.#options.hostId;
     const { rows } = await this.#query<{ epoch: string }>(
       `UPDATE ash_sessions SET owner = $2, epoch = epoch + 1, lease_until = clock_timestamp() + $3 * interval '1 millisecond'
@@ -552,7 +692,8 @@ export class PostgresStore implements SessionStore {
       const renewed = new Map(rows.map((row) => [row.id, Number(row.epoch)]));
       for (const id of ids) {
         const held = this.#held.get(id);
-        if (held && renewed.get(id) !== held.epoch) this.#lost(id, "another host took it over while this host could not renew its lease");
+        if (held && renewed.get(id) !== held.epoch)
+          this.#lost(id, "another host took it over while this host could not renew its lease");
       }
     } catch (error) {
       this.#setReachable(false);
@@ -574,14 +715,30 @@ export class PostgresStore implements SessionStore {
       // Not held here (an earlier incarnation of this host id had it): let it go in the store.
       refusal = this.#held.has(notice.session) ? await this.#takeover(notice.session) : null;
       if (refusal === null && !this.#held.has(notice.session)) {
-        await this.#query("UPDATE ash_sessions SET owner = NULL, lease_until = NULL WHERE id = $1 AND owner = $2", [notice.session, me]);
+        await this.#query("UPDATE ash_sessions SET owner = NULL, lease_until = NULL WHERE id = $1 AND owner = $2", [
+          notice.session,
+          me,
+        ]);
       }
     } catch (error) {
       refusal = `host ${me} could not let it go: ${(error as Error).message}`;
     }
     await this.#notices
-      .publish(refusal === null ? { op: "released", session: notice.session, from: me, to: notice.from, request: notice.request } : { op: "refused", session: notice.session, from: me, to: notice.from, request: notice.request, reason: refusal })
-      .catch((error: unknown) => this.#log.warn({ err: error, sessionId: notice.session }, "could not answer a takeover request"));
+      .publish(
+        refusal === null
+          ? { op: "released", session: notice.session, from: me, to: notice.from, request: notice.request }
+          : {
+              op: "refused",
+              session: notice.session,
+              from: me,
+              to: notice.from,
+              request: notice.request,
+              reason: refusal,
+            },
+      )
+      .catch((error: unknown) =>
+        this.#log.warn({ err: error, sessionId: notice.session }, "could not answer a takeover request"),
+      );
   }
 
   #lost(sessionId: string, reason: string): void {

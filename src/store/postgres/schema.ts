@@ -72,7 +72,8 @@ export async function migrate(pool: Pool): Promise<number> {
     await client.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
     await client.query("CREATE TABLE IF NOT EXISTS ash_schema (version integer NOT NULL)");
     const found = await currentVersion(client);
-    if (found > SCHEMA_VERSION) throw new Error(`the schema is at version ${found}, newer than this host's ${SCHEMA_VERSION}`);
+    if (found > SCHEMA_VERSION)
+      throw new Error(`the schema is at version ${found}, newer than this host's ${SCHEMA_VERSION}`);
     for (let version = found; version < SCHEMA_VERSION; version++) await client.query(MIGRATIONS[version]!);
     await client.query("DELETE FROM ash_schema");
     await client.query("INSERT INTO ash_schema (version) VALUES ($1)", [SCHEMA_VERSION]);

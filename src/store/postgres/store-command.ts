@@ -19,7 +19,8 @@ const OutputFlags = z.object({
   name: z.string().min(1).optional().describe("the output to print (default: list them)"),
 });
 
-const USAGE = "usage: acp-session-host store migrate --store postgres://… | store output --store postgres://… --session ID [--name NAME]";
+const USAGE =
+  "usage: acp-session-host store migrate --store postgres://… | store output --store postgres://… --session ID [--name NAME]";
 
 /** Returns what to print on stdout. */
 export async function storeCommand(argv: readonly string[]): Promise<string | Buffer> {
@@ -28,7 +29,9 @@ export async function storeCommand(argv: readonly string[]): Promise<string | Bu
     const { store } = parseFlags(MigrateFlags, flags);
     return withPool(store, async (pool) => {
       const found = await migrate(pool);
-      return found === SCHEMA_VERSION ? `schema already at version ${SCHEMA_VERSION}\n` : `schema migrated from version ${found} to ${SCHEMA_VERSION}\n`;
+      return found === SCHEMA_VERSION
+        ? `schema already at version ${SCHEMA_VERSION}\n`
+        : `schema migrated from version ${found} to ${SCHEMA_VERSION}\n`;
     });
   }
   if (action === "output") {
