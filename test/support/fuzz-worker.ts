@@ -50,12 +50,10 @@ function portMessage(turnId: string): fc.Arbitrary<Posted> {
       .map((data) => ({ port: "events" as const, data })),
     fc.oneof(valid, mutated).map((data) => ({ port: "events" as const, data })),
     fc.jsonValue({ maxDepth: 4 }).map((data) => ({ port: "events" as const, data })),
-    fc
-      .integer({ min: 500, max: 5_000 })
-      .map((n) => ({
-        port: "events" as const,
-        data: Array.from({ length: n }, () => ({ type: "thought", turnId, text: "x" })),
-      })),
+    fc.integer({ min: 500, max: 5_000 }).map((n) => ({
+      port: "events" as const,
+      data: Array.from({ length: n }, () => ({ type: "thought", turnId, text: "x" })),
+    })),
     fc
       .record({
         id: fc.oneof(fc.string(), fc.uuid()),

@@ -163,16 +163,14 @@ export function fuzzLine(context: LineContext): fc.Arbitrary<FuzzLine> {
     .map(({ id, sessionId }) =>
       json("cancel with id")({ jsonrpc: "2.0", id, method: "session/cancel", params: { sessionId } }),
     );
-  const promptUnknown = fc
-    .record({ id, sessionId: fc.uuid(), text: fc.string() })
-    .map(({ id, sessionId, text }) =>
-      json("prompt unknown session")({
-        jsonrpc: "2.0",
-        id,
-        method: "session/prompt",
-        params: { sessionId, prompt: [{ type: "text", text }] },
-      }),
-    );
+  const promptUnknown = fc.record({ id, sessionId: fc.uuid(), text: fc.string() }).map(({ id, sessionId, text }) =>
+    json("prompt unknown session")({
+      jsonrpc: "2.0",
+      id,
+      method: "session/prompt",
+      params: { sessionId, prompt: [{ type: "text", text }] },
+    }),
+  );
   const notification = fc
     .record({ method: fc.constantFrom(...METHODS), sessionId })
     .map(({ method, sessionId }) => json("notification")({ jsonrpc: "2.0", method, params: { sessionId } }));
