@@ -58,6 +58,14 @@ export function workerFault(sessionId: string, message: string): RequestError {
   return hostError("WORKER_FAILED", message, { sessionId });
 }
 
+/**
+ * A session's worker could not start (its bundle would not load, its start threw, its thread died before it opened the
+ * session): only the prompt or load that waited for it fails, and the session's next prompt starts another.
+ */
+export function workerStartFailed(sessionId: string, cause: string): RequestError {
+  return workerFault(sessionId, `session ${sessionId}: its worker failed to start: ${cause}`);
+}
+
 /** An error a worker reported with its reason (a refused prompt, a failed turn). */
 export function fromWorker(reason: ErrorReason, message: string, data: Record<string, unknown> = {}): RequestError {
   return hostError(reason, message, data);

@@ -4,7 +4,7 @@
 import { RequestError } from "@agentclientprotocol/sdk/unstable";
 import { OpenAck, type ModelConfig, type WorkerEvent, type SettingsFrom } from "../../protocol/port.js";
 import { WorkerGone, type WorkerExit, type WorkerLease } from "../../pool/worker-lease.js";
-import { fromWorker, sessionClosed, workerFault } from "../errors.js";
+import { fromWorker, sessionClosed, workerFault, workerStartFailed } from "../errors.js";
 import type { Logger } from "../logger.js";
 import type { SessionDeps, SessionSettings } from "./session-deps.js";
 import type { Slot, SlotHolder } from "./worker-slots.js";
@@ -193,17 +193,16 @@ export class SessionWorker {
       }
     } catch (error) {
       await this.#discard(lease);
-      if (error instanceof WorkerGone)
-        throw workerFault(this.#id, `session ${this.#id}: its worker died while it started: ${error.exit.cause}`);
+      if (error instanceof WorkerGone) throw workerStartFailed(this.#id, error.exit.cause);
       if (error instanceof RequestError) throw error;
-      throw workerFault(
-        this.#id,
-        `session ${this.#id}: its worker failed to open the session: ${(error as Error).message}`,
-      );
+      throw workerStartFailed(this.#id, (error as Error).message);
     }
     if (!ack.ok) {
       await this.#discard(lease);
-      throw fromWorker(ack.reason, ack.message, { sessionId: this.#id });
+      // A log it cannot use keeps its own reason: it refuses every worker alike.
+      throw ack.reason === "WORKER_FAILED"
+        ? workerStartFailed(this.#id, ack.message)
+        : fromWorker(ack.reason, ack.message, { sessionId: this.#id });
     }
     this.#threadId = ack.threadId;
     // The worker wrote the session's sidecar when it restored the log.
