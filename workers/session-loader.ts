@@ -68,8 +68,12 @@ function writeCache(): null {
   return null;
 }
 
+/** Loaded once per thread: piscina may give a thread whose task failed another task (a load that threw is retried). */
+let loaded: BundleExports | undefined;
+
 function runSession(task: SessionTask): Promise<never> {
-  return run(compile(readCache())).default(task);
+  loaded ??= run(compile(readCache()));
+  return loaded.default(task);
 }
 
 export default process.argv.includes("--write-code-cache") ? writeCache() : runSession;
