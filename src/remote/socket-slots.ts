@@ -73,24 +73,15 @@ export class SocketSlots {
     const own = this.#addresses.get(address);
     const { maxSockets, maxPerAddress } = this.#options;
     if (maxPerAddress > 0 && own && own.count >= maxPerAddress && !this.#evict(own)) {
-      socket.destroy();
-      this.#warnings.warn(
-        address,
-        "socket refused: per address",
+      return this.#refuse(
+        socket,
+        "per address",
         { maxConnectionsPerAddress: maxPerAddress },
-        "socket refused: --max-connections-per-address reached",
+        "--max-connections-per-address",
       );
-      return false;
     }
     if (this.#slots.size >= maxSockets && !this.#evict(null)) {
-      socket.destroy();
-      this.#warnings.warn(
-        address,
-        "socket refused: max-connections",
-        { maxConnections: maxSockets },
-        "socket refused: --max-connections reached",
-      );
-      return false;
+      return this.#refuse(socket, "max-connections", { maxConnections: maxSockets }, "--max-connections");
     }
     const slot: Slot = { socket, key: slotKey(socket), address, holds: 0, tenant: null, proven: false };
     // The same address and port again before the old socket's close was seen: that one is gone.
@@ -129,6 +120,18 @@ export class SocketSlots {
       this.#untenant(slot);
       this.#idle.add(slot);
     };
+  }
+
+  /** Every slot it could have is held: the newcomer is closed as it comes. */
+  #refuse(socket: SlotSocket, kind: string, fields: Record<string, number>, flag: string): false {
+    socket.destroy();
+    this.#warnings.warn(
+      socket.remoteAddress ?? "",
+      `socket refused: ${kind}`,
+      fields,
+      `socket refused: ${flag} reached`,
+    );
+    return false;
   }
 
   /** Closes one evictable socket (of this address only, when given); false: none. */
