@@ -6,6 +6,8 @@ import { connect, type Socket } from "node:net";
 export interface FloodOptions {
   host: string;
   port: number;
+  /** The one address the flood comes from. */
+  localAddress: string;
   silent: number;
   slowloris: number;
   tricklingBodies: number;
@@ -29,7 +31,7 @@ export function flood(options: FloodOptions): Flood {
   const timers = new Set<NodeJS.Timeout>();
   const open = (kind: Kind): void => {
     if (!running) return;
-    const socket: Socket = connect({ host: options.host, port: options.port });
+    const socket: Socket = connect({ host: options.host, port: options.port, localAddress: options.localAddress });
     socket.on("error", () => {});
     socket.on("data", () => {});
     let timer: NodeJS.Timeout | null = null;
