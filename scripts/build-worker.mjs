@@ -5,11 +5,13 @@
 //   mcp-client.js         the MCP client
 //   model-gateway.js      the model gateway's thread (workers/gateway/): the `openai` client, one per host
 //   session-loader.js     what piscina loads in a thread: it compiles session-entry.js with a V8 code cache
-// Last, the loader runs one session through the bundle and writes that code cache (session-entry.js.cache).
+// Last, the loader runs one session through the bundle and writes that code cache (session-entry.js.cache), under
+// the V8 flags the host sets (src/pool/isolate-flags.ts).
 import { execFileSync } from "node:child_process";
 import { copyFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { ISOLATE_FLAGS } from "../dist/src/pool/isolate-flags.js";
 
 const dist = fileURLToPath(new URL("../dist/workers/", import.meta.url));
 const out = `${dist}bundle/`;
@@ -30,4 +32,7 @@ await Promise.all([
 ]);
 // The bundles are CommonJS whatever the package's "type" says.
 copyFileSync(fileURLToPath(new URL("../workers/bundle-package.json", import.meta.url)), `${out}package.json`);
-execFileSync(process.execPath, [`${out}session-loader.js`, "--write-code-cache"], { stdio: "inherit" });
+// Under the host's V8 flags: a cache made under others is rejected by every thread.
+execFileSync(process.execPath, [...ISOLATE_FLAGS, `${out}session-loader.js`, "--write-code-cache"], {
+  stdio: "inherit",
+});

@@ -5,8 +5,6 @@ import { getPriority, setPriority } from "node:os";
 import { getHeapStatistics } from "node:v8";
 import { threadId, type MessagePort } from "node:worker_threads";
 import * as Comlink from "comlink";
-import { config as zodConfig } from "zod/mini";
-import en from "zod/v4/locales/en.js";
 import {
   ModelConfig,
   REPLAY_TURN_ID,
@@ -106,8 +104,6 @@ function modelOptions(
 }
 
 // zod/mini leaves error messages to a locale: the model and the log get English ones, as on the main thread.
-zodConfig(en());
-
 /** Events per posted batch while replaying, so a long history does not become one huge message. */
 const REPLAY_BATCH = 256;
 

@@ -68,11 +68,16 @@ function writeCache(): null {
   return null;
 }
 
+/** The bundle compiled as a session's thread compiles it (whether V8 took the cache is `cachedDataRejected`). */
+export function compileBundle(): Script {
+  return compile(readCache());
+}
+
 /** Loaded once per thread: piscina may give a thread whose task failed another task (a load that threw is retried). */
 let loaded: BundleExports | undefined;
 
 function runSession(task: SessionTask): Promise<never> {
-  loaded ??= run(compile(readCache()));
+  loaded ??= run(compileBundle());
   return loaded.default(task);
 }
 

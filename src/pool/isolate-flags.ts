@@ -6,8 +6,13 @@
 // 200 sessions on a slow model, those collections (mostly page faults, as pages were given back and taken again) cost
 // more host CPU than the turns did. One collection each time halves that and keeps RSS after a round where it was
 // (figures in docs/performance.md, "At 200 sessions").
+//
+// V8 accepts a code cache only from an isolate with the same flags: the build writes the session worker's cache
+// under these (scripts/build-worker.mjs), or every thread would reject it and compile the bundle again.
 import { setFlagsFromString } from "node:v8";
 
+export const ISOLATE_FLAGS: readonly string[] = ["--memory-reducer-single-gc"];
+
 export function tuneIsolates(): void {
-  setFlagsFromString("--memory-reducer-single-gc");
+  setFlagsFromString(ISOLATE_FLAGS.join(" "));
 }

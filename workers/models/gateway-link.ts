@@ -2,15 +2,12 @@
 // their deltas and their one answer come back on the same port, checked. A cancel stops the wait at once and tells the
 // gateway; a gateway that went away fails what waited on it, and the host hands the worker a new port.
 import type { MessagePort } from "node:worker_threads";
-import { compile } from "zod/mini";
 import {
   GatewayReply,
   type AssembledResponse,
   type GatewayAsk,
   type GatewayFailure,
 } from "../../src/protocol/model-gateway.js";
-
-const replies = compile(GatewayReply);
 
 /** The gateway said the attempt failed (or could not be reached): what went wrong, and whether to try again. */
 export class GatewayFailed extends Error {
@@ -89,7 +86,7 @@ export class GatewayLink {
   }
 
   #receive(data: unknown): void {
-    const parsed = replies.safeParse(data);
+    const parsed = GatewayReply.safeParse(data);
     if (!parsed.success) return this.#onMalformed(parsed.error.message);
     const reply = parsed.data;
     const pending = this.#pending.get(reply.id);
