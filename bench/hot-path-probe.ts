@@ -13,7 +13,7 @@ import { DirStore } from "../src/store/dir/dir-store.js";
 import { toSessionUpdates } from "../src/host/session/updates.js";
 import { emptyState } from "../src/protocol/log/session-state.js";
 import { OutputWindow, outputWindowBuffer } from "../src/protocol/output-window.js";
-import { WorkerEventBatch, type WorkerEvent } from "../src/protocol/port.js";
+import { WorkerEventBatch, type WorkerEvent } from "../src/protocol/worker-events.js";
 import { AgentLoop } from "../workers/loop/agent-loop.js";
 import { EventSink } from "../workers/event-sink.js";
 import { FileJournal } from "../workers/log/journal-file.js";

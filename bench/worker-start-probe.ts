@@ -10,7 +10,7 @@ import { Worker } from "node:worker_threads";
 import { createLogger } from "../src/host/logger.js";
 import { DirStore } from "../src/store/dir/dir-store.js";
 import { WorkerPool } from "../src/pool/worker-pool.js";
-import type { OpenAck } from "../src/protocol/port.js";
+import type { OpenAck } from "../src/protocol/worker-events.js";
 import { scriptedSessionInit } from "../workers/warm-up.js";
 import { rssBytes } from "./proc.js";
 

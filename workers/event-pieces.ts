@@ -1,7 +1,7 @@
 // A large text event as several events of at most PIECE_CHARS characters each, so that a worker whose client is
 // behind waits between them rather than handing the main thread one huge message (a model's long answer, a file
 // said back many times). The client sees the same text, in more chunks; small events pass as they are.
-import type { WorkerEvent } from "../src/protocol/port.js";
+import type { WorkerEvent } from "../src/protocol/worker-events.js";
 
 export const PIECE_CHARS = 64 * 1024;
 

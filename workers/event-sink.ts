@@ -3,7 +3,7 @@
 // output window (src/protocol/output-window.ts): past it, the producers wait for room (room) before their next event.
 import type { MessagePort } from "node:worker_threads";
 import { outputBytes, type OutputWindow } from "../src/protocol/output-window.js";
-import type { WorkerEvent } from "../src/protocol/port.js";
+import type { WorkerEvent } from "../src/protocol/worker-events.js";
 import { pieces } from "./event-pieces.js";
 
 export class EventSink {

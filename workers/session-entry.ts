@@ -15,8 +15,8 @@ import {
   SpawnerGrant,
   WorkerInit,
   type SessionTask,
-  type SessionWorkerApi,
 } from "../src/protocol/port.js";
+import type { SessionWorkerApi } from "../src/protocol/session-worker-api.js";
 import { OutputWindow } from "../src/protocol/output-window.js";
 import { SystemPromptSetting } from "../src/protocol/system-prompt.js";
 import { AgentLoop } from "./loop/agent-loop.js";

@@ -3,7 +3,9 @@ import type { MessagePort } from "node:worker_threads";
 import * as Comlink from "comlink";
 import { compile } from "zod/mini";
 import { outputBytes, type OutputWindow } from "../protocol/output-window.js";
-import { WorkerEventBatch, type HostMessage, type SessionWorkerApi, type WorkerEvent } from "../protocol/port.js";
+import { type HostMessage } from "../protocol/port.js";
+import type { SessionWorkerApi } from "../protocol/session-worker-api.js";
+import { WorkerEventBatch, type WorkerEvent } from "../protocol/worker-events.js";
 
 /** Every event from every worker passes here: the contract's schema, compiled to a generated validator once. */
 const eventBatch = compile(WorkerEventBatch);

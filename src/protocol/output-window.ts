@@ -5,7 +5,7 @@
 // nothing crosses between the threads. A connection whose client does not read stops taking output, so its
 // sessions' workers stop producing: what the host holds for it is the connection's own buffer plus one window (and
 // the event that passed it) per session.
-import type { WorkerEvent } from "./port.js";
+import type { WorkerEvent } from "./worker-events.js";
 
 /** Slots of the shared Int32Array. */
 const HELD = 0;

@@ -5,7 +5,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import type { Readable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { EndReason, TaskEnd } from "../protocol/spawner-messages.js";
+import type { EndReason, TaskEnd } from "../protocol/spawner-replies.js";
 import { whenGroupGone } from "./group-watch.js";
 import type { Launch } from "./sandbox.js";
 import { KILL_GRACE_MS, type Task, type TaskOptions } from "./task.js";

@@ -7,7 +7,7 @@ import { rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { jsonLine, readJsonLines } from "../protocol/ndjson-lines.js";
-import { ControlRequest, SpawnerOptions, type ControlMessage } from "../protocol/spawner-messages.js";
+import { ControlRequest, SpawnerOptions, type ControlMessage } from "../protocol/spawner-control.js";
 import { log } from "./log.js";
 import { runtimeParent } from "./runtime-parent.js";
 import { probeSandbox } from "./sandbox.js";

@@ -1,7 +1,8 @@
 // How a command is confined: the bubblewrap arguments of a session's sandbox (sandboxed kinds), plain bash for
 // full-access, and the masks that keep other sessions' workspaces out of sight.
 import { spawn } from "node:child_process";
-import type { SandboxKind, SandboxStatus } from "../protocol/spawner-messages.js";
+import type { SandboxStatus } from "../protocol/spawner-control.js";
+import type { SandboxKind } from "../protocol/spawner-requests.js";
 import { isInside } from "../protocol/paths.js";
 
 export interface Launch {

@@ -6,7 +6,7 @@ import { copyFile, open, unlink, type FileHandle } from "node:fs/promises";
 import { constants as osConstants } from "node:os";
 import { join } from "node:path";
 import type { StringDecoder } from "node:string_decoder";
-import type { TaskEnd } from "../protocol/spawner-messages.js";
+import type { TaskEnd } from "../protocol/spawner-replies.js";
 import type { SessionSandbox } from "./session-sandbox.js";
 import { KILL_GRACE_MS, type Task, type TaskOptions } from "./task.js";
 import { TaskOutput } from "./task-output.js";

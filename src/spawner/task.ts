@@ -1,6 +1,6 @@
 // What the spawner and a session connection hold of a running command, however it was started: a process group of
 // its own, its output (to a file and to a sink), and its end. A task is over only when its whole group is gone.
-import type { TaskEnd } from "../protocol/spawner-messages.js";
+import type { TaskEnd } from "../protocol/spawner-replies.js";
 
 /** SIGTERM first; SIGKILL to the group if anything is still there after this long. */
 export const KILL_GRACE_MS = 1000;

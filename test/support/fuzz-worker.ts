@@ -5,7 +5,8 @@
 import type { MessagePort } from "node:worker_threads";
 import * as Comlink from "comlink";
 import fc from "fast-check";
-import { asHostMessage, type SessionTask, type WorkerEvent, type WorkerInit } from "../../src/protocol/port.js";
+import { asHostMessage, type SessionTask, type WorkerInit } from "../../src/protocol/port.js";
+import type { WorkerEvent } from "../../src/protocol/worker-events.js";
 
 type Posted = { port: "events" | "commands"; data: unknown };
 

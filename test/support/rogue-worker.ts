@@ -3,7 +3,8 @@
 // event batch the main thread cannot parse; other prompts get a proper echo, so a replaced worker is seen to work.
 import type { MessagePort } from "node:worker_threads";
 import * as Comlink from "comlink";
-import { asHostMessage, type SessionTask, type WorkerEvent, type WorkerInit } from "../../src/protocol/port.js";
+import { asHostMessage, type SessionTask, type WorkerInit } from "../../src/protocol/port.js";
+import type { WorkerEvent } from "../../src/protocol/worker-events.js";
 
 export const MALFORMED_OPEN_CWD = "malformed-open";
 

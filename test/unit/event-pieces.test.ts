@@ -1,7 +1,7 @@
 // A large text event goes out as events of at most PIECE_CHARS characters with the same text in order, never cut
 // inside a surrogate pair; small events pass as they are.
 import { expect, it } from "vitest";
-import type { WorkerEvent } from "../../src/protocol/port.js";
+import type { WorkerEvent } from "../../src/protocol/worker-events.js";
 import { PIECE_CHARS, pieces } from "../../workers/event-pieces.js";
 
 const textOf = (events: WorkerEvent[]) =>

@@ -2,7 +2,8 @@
 // first), each tool call and its final update, each plan, each compaction (its summary, and the notice a client without
 // compaction updates sees). session/load posts these (turnId "replay") before it answers; a compaction changes what the
 // model sees, never what is replayed.
-import { REPLAY_TURN_ID, type WorkerEvent } from "../../src/protocol/port.js";
+import { REPLAY_TURN_ID } from "../../src/protocol/port.js";
+import type { WorkerEvent } from "../../src/protocol/worker-events.js";
 import { compactionNotice } from "../context/compaction-notice.js";
 import type { JournalEntry } from "./journal.js";
 

@@ -6,7 +6,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ToolListChangedNotificationSchema, type Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerConfig, McpServerStatus } from "../../src/protocol/mcp-servers.js";
-import type { SandboxKind } from "../../src/protocol/spawner-messages.js";
+import type { SandboxKind } from "../../src/protocol/spawner-requests.js";
 import type { SpawnerConnection } from "../tools/spawner-connection.js";
 import type { Tool, ToolResult } from "../tools/tool.js";
 import { renderResult, toolsOf } from "./mcp-tools.js";

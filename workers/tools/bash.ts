@@ -1,7 +1,7 @@
 // bash, bash_output, bash_kill: commands run by the spawner process in a process group of their own, sandboxed as
 // the session's mode says. Foreground output streams to the client as deltas; the model gets a capped result.
 import * as z from "zod/mini";
-import type { TaskEnd } from "../../src/protocol/spawner-messages.js";
+import type { TaskEnd } from "../../src/protocol/spawner-replies.js";
 import { CappedOutput, DeltaStream } from "./output-cap.js";
 import { commandPolicy, readPolicy, sandboxFor } from "./policy.js";
 import type { SpawnerConnection } from "./spawner-connection.js";

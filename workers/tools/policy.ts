@@ -2,7 +2,7 @@
 // reads do not; auto: no questions; read-only: writes refused, commands in the read-only sandbox; full-access: no
 // questions and no sandbox (offered only by a host started with --allow-full-access).
 import type { SessionModeId } from "../../src/protocol/port.js";
-import type { SandboxKind } from "../../src/protocol/spawner-messages.js";
+import type { SandboxKind } from "../../src/protocol/spawner-requests.js";
 import type { ToolPolicy } from "./tool.js";
 
 export function readPolicy(): ToolPolicy {

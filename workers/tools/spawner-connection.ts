@@ -4,12 +4,8 @@
 import type { Socket } from "node:net";
 import { jsonLine, readJsonLines } from "../../src/protocol/ndjson-lines.js";
 import type { SpawnerGrant } from "../../src/protocol/port.js";
-import {
-  SpawnerReply,
-  type SandboxKind,
-  type TaskEnd,
-  type WorkerRequestInput,
-} from "../../src/protocol/spawner-messages.js";
+import { SpawnerReply, type TaskEnd } from "../../src/protocol/spawner-replies.js";
+import type { SandboxKind, WorkerRequestInput } from "../../src/protocol/spawner-requests.js";
 
 export interface RunRequest {
   command: string;

@@ -9,10 +9,10 @@ import type {
   SessionModeId,
   SpawnerGrant,
   ToolKind,
-  WorkerEvent,
   WorkerInit,
   SettingsFrom,
 } from "../../protocol/port.js";
+import type { WorkerEvent } from "../../protocol/worker-events.js";
 import type { SystemPromptSetting } from "../../protocol/system-prompt.js";
 import type { SessionStore } from "../../store/session-store.js";
 import type { Logger } from "../logger.js";

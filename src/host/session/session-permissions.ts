@@ -1,7 +1,8 @@
 // A session's permission requests to its client: each one-shot, owned by the session that asked, and answered
 // cancelled when the turn is cancelled, the session closes or its connection goes.
 import type { PermissionOption, RequestPermissionRequest } from "@agentclientprotocol/sdk/unstable";
-import { PermissionOutcome, type WorkerEvent } from "../../protocol/port.js";
+import { PermissionOutcome } from "../../protocol/port.js";
+import type { WorkerEvent } from "../../protocol/worker-events.js";
 import type { Logger } from "../logger.js";
 import type { Peer } from "../connection/peer.js";
 

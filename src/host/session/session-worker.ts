@@ -2,7 +2,8 @@
 // (hibernation, close, the watchdog) and replaced after it died. Never two workers on one log: a new worker opens the
 // log only once the previous worker's thread is gone.
 import { RequestError } from "@agentclientprotocol/sdk/unstable";
-import { OpenAck, type ModelConfig, type WorkerEvent, type SettingsFrom } from "../../protocol/port.js";
+import { type ModelConfig, type SettingsFrom } from "../../protocol/port.js";
+import { OpenAck, type WorkerEvent } from "../../protocol/worker-events.js";
 import { WorkerGone, type WorkerExit, type WorkerLease } from "../../pool/worker-lease.js";
 import { fromWorker, sessionClosed, workerFault, workerStartFailed } from "../errors.js";
 import type { Logger } from "../logger.js";

@@ -7,13 +7,12 @@ import type { PromptResponse, RequestError, SessionUpdate } from "@agentclientpr
 import * as Comlink from "comlink";
 import {
   REPLAY_TURN_ID,
-  ReplayAck,
   type ChildOutcome,
   type ModelConfig,
   type ReplayedRecords,
   type SessionModeId,
-  type WorkerEvent,
 } from "../../protocol/port.js";
+import { ReplayAck, type WorkerEvent } from "../../protocol/worker-events.js";
 import type { LogHeader } from "../../protocol/session-log.js";
 import type { SystemPromptSetting } from "../../protocol/system-prompt.js";
 import type { SessionStatus } from "../../protocol/host-status.js";

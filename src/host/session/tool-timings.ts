@@ -1,5 +1,6 @@
 // Tool call timings for the metrics: from a call's announcement to its final update.
-import type { ToolKind, WorkerEvent } from "../../protocol/port.js";
+import type { ToolKind } from "../../protocol/port.js";
+import type { WorkerEvent } from "../../protocol/worker-events.js";
 import type { SessionObserver } from "./session-deps.js";
 
 export class ToolTimings {

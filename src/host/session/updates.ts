@@ -1,7 +1,7 @@
 // Worker events → ACP session/update payloads. The session id is added by the caller, from the port's owner; what a
 // compaction shows depends on the client (compaction_update where it advertised `session.compaction`, else a thought).
 import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
-import type { WorkerEvent } from "../../protocol/port.js";
+import type { WorkerEvent } from "../../protocol/worker-events.js";
 import type { PeerUnderstands } from "../connection/peer.js";
 
 /** usage_update's `_meta` key: { tokens: this response's {prompt, completion, cached}, session: the session's sums }. */

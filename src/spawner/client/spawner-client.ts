@@ -13,7 +13,7 @@ import {
   type ControlRequest,
   type SandboxStatus,
   type SpawnerOptionsInput,
-} from "../../protocol/spawner-messages.js";
+} from "../../protocol/spawner-control.js";
 import type { Logger } from "../../host/logger.js";
 
 // The compiled spawner, whether this module runs compiled (dist/src/spawner/client) or from source under a test runner.

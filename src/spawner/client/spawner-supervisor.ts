@@ -3,7 +3,7 @@
 // sessions' live workers are then given fresh grants, so the next command in every session runs. Background tasks
 // died with the old spawner; a session that reads or kills one is told it is gone with it (src/spawner/task-ids.ts).
 import type { SpawnerGrant } from "../../protocol/port.js";
-import type { SandboxStatus, SpawnerOptionsInput } from "../../protocol/spawner-messages.js";
+import type { SandboxStatus, SpawnerOptionsInput } from "../../protocol/spawner-control.js";
 import type { Logger } from "../../host/logger.js";
 import { SpawnerClient } from "./spawner-client.js";
 
