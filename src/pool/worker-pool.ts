@@ -28,8 +28,12 @@ export interface WorkerPoolOptions {
 }
 
 const SHRINK_EVERY_MS = 1000;
-/** How long after a lease the standby pool is refilled: after the leased session's start and first answer. */
-const REPLENISH_DELAY_MS = 50;
+/**
+ * The standby pool is refilled once no lease has been taken for this long: a thread's start costs a core for about a
+ * tenth of a second, and refilled between the session/new of an orchestrator that opens sessions one after another
+ * it doubled their latency. Leases that find the pool empty meanwhile start their own thread, as they would anyway.
+ */
+const REPLENISH_QUIET_MS = 250;
 /** A start that has not answered by then releases its place in the start gate (a start takes about 0.1 s). */
 const SLOW_START_MS = 5000;
 
@@ -97,8 +101,8 @@ export class WorkerPool {
   lease(init: WorkerInit, gateway: MessagePort | null = null): WorkerLease {
     this.#target.recordLease(performance.now());
     const lease = this.#standby.shift() ?? this.#spawn();
-    // Making a thread blocks the main thread for a while: not now, while this session is being opened and answered.
-    this.#replenishSoon();
+    // Making a thread blocks the main thread for a while: not now, while sessions are being opened and answered.
+    this.#replenishWhenQuiet();
     lease
       .call((api) => (gateway ? api.start(init, Comlink.transfer(gateway, [gateway])) : api.start(init)))
       .catch(() => {});
@@ -168,12 +172,12 @@ export class WorkerPool {
     }
   }
 
-  #replenishSoon(): void {
-    if (this.#replenishing) return;
+  #replenishWhenQuiet(): void {
+    if (this.#replenishing) clearTimeout(this.#replenishing);
     this.#replenishing = setTimeout(() => {
       this.#replenishing = null;
       this.#replenish();
-    }, REPLENISH_DELAY_MS);
+    }, REPLENISH_QUIET_MS);
     this.#replenishing.unref();
   }
 
