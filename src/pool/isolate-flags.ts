@@ -11,7 +11,13 @@
 // under these (scripts/build-worker.mjs), or every thread would reject it and compile the bundle again.
 import { setFlagsFromString } from "node:v8";
 
-export const ISOLATE_FLAGS: readonly string[] = ["--memory-reducer-single-gc"];
+// V8 11 (Node 20) names it --memory-reducer-single-gc; later V8 (Node 24) has --memory-reducer-gc-count instead and
+// rejects the old name (with an error line on stderr and no effect).
+const V8_MAJOR = Number(process.versions.v8.split(".")[0]);
+
+export const ISOLATE_FLAGS: readonly string[] = [
+  V8_MAJOR < 12 ? "--memory-reducer-single-gc" : "--memory-reducer-gc-count=1",
+];
 
 export function tuneIsolates(): void {
   setFlagsFromString(ISOLATE_FLAGS.join(" "));
