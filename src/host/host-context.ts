@@ -16,6 +16,7 @@ import { SessionTable } from "./session/session-table.js";
 import type { SpawnerSupervisor } from "../spawner/client/spawner-supervisor.js";
 import { WorkerSlots, type MemoryBudget } from "./session/worker-slots.js";
 import { ChildSessions } from "./children/child-sessions.js";
+import { LifecycleHooks } from "./session/lifecycle-hooks.js";
 
 /** What a session's worker may have on its way to the client before it waits (src/protocol/output-window.ts). */
 const OUTPUT_WINDOW_BYTES = 1024 * 1024;
@@ -124,9 +125,11 @@ export class HostContext {
     spawner?.onRestart(() => {
       for (const session of this.sessions.values()) session.regrant();
     });
+    const hooks = new LifecycleHooks(log);
     this.sessionDeps = {
       pool,
       log,
+      hooks,
       cancelGraceMs: config["cancel-grace-ms"],
       turnTimeoutMs: config["turn-timeout-ms"],
       workerInit: (id, settings, settingsFrom) => this.#workerInit(id, settings, settingsFrom),
@@ -137,7 +140,7 @@ export class HostContext {
       endSession: (id) => this.#endSessionCommands(id),
       grantFor: (id, cwd) => this.spawner?.grant(id, cwd, this.store.outputDir(id)) ?? null,
       gatewayPort: (id) => gateway?.connect(id) ?? null,
-      delegation: new ChildSessions(this),
+      delegation: new ChildSessions(this, hooks),
     };
   }
 

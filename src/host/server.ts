@@ -88,7 +88,6 @@ export async function serve(config: HostConfig, version: string): Promise<void> 
 
 async function startMetrics(host: HostContext, address: ListenAddress): Promise<Server> {
   const metrics = new HostMetrics(host);
-  host.sessionDeps.observer = metrics;
   const { url, server } = await serveMetrics(metrics, address);
   host.log.info({ url }, "metrics listening");
   return server;

@@ -13,6 +13,7 @@ import { titleFrom } from "../../protocol/session-log.js";
 import type { SessionStore } from "../../store/session-store.js";
 import type { Peer } from "../connection/peer.js";
 import type { Logger } from "../logger.js";
+import type { LifecycleHooks } from "../session/lifecycle-hooks.js";
 import type { ChildRequest, Delegation, SessionDeps } from "../session/session-deps.js";
 import { lineageOf, SessionRecord } from "../session/session.js";
 import type { SessionTable } from "../session/session-table.js";
@@ -45,8 +46,11 @@ export class ChildSessions implements Delegation {
   /** The children running a turn for a parent's turn, by parent. */
   readonly #running = new Map<string, Set<SessionRecord>>();
 
-  constructor(host: DelegationHost) {
+  /** hooks: a parent's turn that ends or is being cancelled cancels the children's turns it started. */
+  constructor(host: DelegationHost, hooks: LifecycleHooks) {
     this.#host = host;
+    hooks.on("turnEnded", ({ sessionId }) => this.#parentTurnEnded(sessionId));
+    hooks.on("turnCancelling", ({ sessionId }) => this.#parentTurnEnded(sessionId));
   }
 
   async run(parentId: string, request: ChildRequest): Promise<ChildOutcome> {
@@ -78,7 +82,7 @@ export class ChildSessions implements Delegation {
     }
   }
 
-  turnEnded(parentId: string): void {
+  #parentTurnEnded(parentId: string): void {
     for (const child of this.#running.get(parentId) ?? [])
       child.cancel("the parent session's turn ended or was cancelled");
   }

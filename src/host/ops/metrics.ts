@@ -1,18 +1,16 @@
 // Prometheus metrics (--metrics-listen HOST:PORT, GET /metrics), with prom-client. Every name starts with
 // acp_session_host_; no series is per session (the cardinality would grow with the sessions). Gauges are read from
-// the host's own state when scraped; counters and histograms are fed by the sessions (SessionObserver).
+// the host's own state when scraped; counters and histograms are fed by the sessions' lifecycle hooks.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
-import type { ToolKind } from "../../protocol/port.js";
 import { urlHost, type ListenAddress } from "../../remote/listen-address.js";
 import type { HostContext } from "../host-context.js";
-import type { SessionObserver } from "../session/session-deps.js";
 import { StateDirSize } from "../../store/dir/state-dir-size.js";
 
 const PREFIX = "acp_session_host_";
 
-export class HostMetrics implements SessionObserver {
+export class HostMetrics {
   readonly registry = new Registry();
   readonly #prompts: Counter<"stop_reason">;
   readonly #promptSeconds: Histogram;
@@ -107,20 +105,16 @@ export class HostMetrics implements SessionObserver {
       labelNames: ["cause"],
       registers,
     });
-  }
-
-  turnEnded(outcome: string, seconds: number): void {
-    this.#prompts.inc({ stop_reason: outcome });
-    this.#promptSeconds.observe(seconds);
-  }
-
-  toolCallEnded(kind: ToolKind, failed: boolean, seconds: number): void {
-    this.#toolCalls.inc({ kind, outcome: failed ? "failed" : "completed" });
-    this.#toolSeconds.observe({ kind }, seconds);
-  }
-
-  workerExited(kind: "crashed" | "terminated"): void {
-    this.#workerExits.inc({ cause: kind });
+    const hooks = host.sessionDeps.hooks;
+    hooks.on("turnEnded", ({ outcome, seconds }) => {
+      this.#prompts.inc({ stop_reason: outcome });
+      this.#promptSeconds.observe(seconds);
+    });
+    hooks.on("toolCallEnded", ({ kind, failed, seconds }) => {
+      this.#toolCalls.inc({ kind, outcome: failed ? "failed" : "completed" });
+      this.#toolSeconds.observe({ kind }, seconds);
+    });
+    hooks.on("workerExited", ({ kind }) => this.#workerExits.inc({ cause: kind }));
   }
 }
 

@@ -1,5 +1,5 @@
-// What a session record is given by the host that makes it: its settings, the host's parts it uses, and who is
-// told of its turns (observers are passed in; a session never reaches for the host itself).
+// What a session record is given by the host that makes it: its settings, the host's parts it uses, and the hooks
+// it tells of what happens to it (lifecycle-hooks.ts; a session never reaches for the host itself).
 import type { MessagePort } from "node:worker_threads";
 import type { WorkerPool } from "../../pool/worker-pool.js";
 import type { McpServerConfig } from "../../protocol/mcp-servers.js";
@@ -8,7 +8,6 @@ import type {
   ModelConfig,
   SessionModeId,
   SpawnerGrant,
-  ToolKind,
   WorkerInit,
   SettingsFrom,
 } from "../../protocol/port.js";
@@ -16,6 +15,7 @@ import type { WorkerEvent } from "../../protocol/worker-events.js";
 import type { SystemPromptSetting } from "../../protocol/system-prompt.js";
 import type { SessionStore } from "../../store/session-store.js";
 import type { Logger } from "../logger.js";
+import type { LifecycleHooks } from "./lifecycle-hooks.js";
 import type { WorkerSlots } from "./worker-slots.js";
 
 export interface SessionSettings {
@@ -35,17 +35,8 @@ export type ChildRequest = Extract<WorkerEvent, { type: "child_request" }>;
 export interface Delegation {
   /** Runs the parent's request: makes or reuses the child, runs the prompt there. Never throws: a refusal is an outcome. */
   run(parentId: string, request: ChildRequest): Promise<ChildOutcome>;
-  /** The parent's turn ended or is being cancelled: the children's turns it started are cancelled. */
-  turnEnded(parentId: string): void;
   /** The parent is closing: its children close too (resolves once they have). */
   closing(parentId: string, graceMs: number): Promise<void>;
-}
-
-/** What a session tells the metrics: each of these is one call, off the hot path's critical work. */
-export interface SessionObserver {
-  turnEnded(outcome: string, seconds: number): void;
-  toolCallEnded(kind: ToolKind, failed: boolean, seconds: number): void;
-  workerExited(kind: "crashed" | "terminated"): void;
 }
 
 export interface SessionDeps {
@@ -54,8 +45,8 @@ export interface SessionDeps {
   cancelGraceMs: number;
   /** A turn running longer is cancelled (0: never). */
   turnTimeoutMs: number;
-  /** Told of turn ends, tool call ends and worker exits (the metrics); unset without --metrics-listen. */
-  observer?: SessionObserver;
+  /** Told of turn ends, cancels, tool call ends, worker starts and exits, closes (the metrics, child sessions). */
+  hooks: LifecycleHooks;
   /** Builds the worker's init from the session's current settings. */
   workerInit(id: string, settings: SessionSettings, settingsFrom: SettingsFrom): Promise<WorkerInit>;
   slots: WorkerSlots;

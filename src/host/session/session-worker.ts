@@ -212,8 +212,9 @@ export class SessionWorker {
       await this.#discard(lease);
       throw sessionClosed();
     }
-    if (this.#workersStarted++ > 0 || settingsFrom === "log")
-      this.#log.info({ turns: ack.turns }, "session restored from its log in a fresh worker");
+    const restored = this.#workersStarted++ > 0 || settingsFrom === "log";
+    if (restored) this.#log.info({ turns: ack.turns }, "session restored from its log in a fresh worker");
+    this.#deps.hooks.emit("workerStarted", { sessionId: this.#id, threadId: ack.threadId, restored });
     return lease;
   }
 

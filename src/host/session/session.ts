@@ -83,7 +83,7 @@ export class SessionRecord implements SlotHolder {
   readonly #turns: TurnSlot;
   readonly #permissions: PermissionRequests;
   readonly #outbox: SessionOutbox;
-  readonly #toolTimings: ToolTimings | null;
+  readonly #toolTimings: ToolTimings;
   #replay: Replay | null = null;
   /** Its token sums (from its usage events). */
   #tokens: SessionStatus["tokens"] = null;
@@ -109,14 +109,13 @@ export class SessionRecord implements SlotHolder {
     this.#turns = new TurnSlot((outcome, seconds) => {
       // The worker refreshed the sidecar before it posted the turn's end.
       this.#deps.store.touched(this.id);
-      this.#deps.observer?.turnEnded(outcome, seconds);
-      // Whatever ended the turn, the children's turns it started end with it.
-      this.#deps.delegation?.turnEnded(this.id);
+      // Whatever ended the turn, the children's turns it started end with it (child sessions listen).
+      this.#deps.hooks.emit("turnEnded", { sessionId: this.id, outcome, seconds });
       this.#wentIdle();
     });
     this.#permissions = new PermissionRequests(id, this.#log);
     this.#outbox = new SessionOutbox(id, this.#log, options.follow);
-    this.#toolTimings = deps.observer ? new ToolTimings(deps.observer) : null;
+    this.#toolTimings = new ToolTimings(id, deps.hooks);
     this.#worker = new SessionWorker(
       id,
       settings,
@@ -378,7 +377,7 @@ export class SessionRecord implements SlotHolder {
     turn.cancelRequested = true;
     this.#permissions.abortAll();
     // Its children's turns are cancelled at once, not after its own turn has wound down.
-    this.#deps.delegation?.turnEnded(this.id);
+    this.#deps.hooks.emit("turnCancelling", { sessionId: this.id });
     const lease = this.#worker.current;
     if (!lease) return;
     lease.post(
@@ -439,6 +438,7 @@ export class SessionRecord implements SlotHolder {
           .catch((error: unknown) => this.#log.warn({ err: error }, "ending the session's commands failed"));
         this.#deps.store.touched(this.id);
         await this.#deps.store.unlock(this.id);
+        this.#deps.hooks.emit("sessionClosed", { sessionId: this.id });
       }
     })();
     return this.#closing;
@@ -485,7 +485,7 @@ export class SessionRecord implements SlotHolder {
 
   #workerExited(exit: WorkerExit): void {
     this.#clearIdleTimer();
-    this.#deps.observer?.workerExited(exit.kind);
+    this.#deps.hooks.emit("workerExited", { sessionId: this.id, kind: exit.kind });
     if (exit.kind === "crashed")
       this.#log.error({ cause: exit.cause }, "session worker died: the session's next prompt restores it from its log");
     // A worker that dies while it starts fails the wake that waited for it: what waited on that wake (a prompt, a
@@ -587,7 +587,7 @@ export class SessionRecord implements SlotHolder {
         return;
       default:
         if (event.type === "usage" && event.session) this.#tokens = event.session;
-        this.#toolTimings?.see(event);
+        this.#toolTimings.see(event);
         for (const update of toSessionUpdates(event, this.#understands())) void this.send(update);
     }
   }

@@ -1,14 +1,16 @@
-// Tool call timings for the metrics: from a call's announcement to its final update.
+// Tool call timings (the toolCallEnded hook): from a call's announcement to its final update.
 import type { ToolKind } from "../../protocol/port.js";
 import type { WorkerEvent } from "../../protocol/worker-events.js";
-import type { SessionObserver } from "./session-deps.js";
+import type { LifecycleHooks } from "./lifecycle-hooks.js";
 
 export class ToolTimings {
-  readonly #observer: SessionObserver;
+  readonly #sessionId: string;
+  readonly #hooks: LifecycleHooks;
   readonly #started = new Map<string, { kind: ToolKind; at: number }>();
 
-  constructor(observer: SessionObserver) {
-    this.#observer = observer;
+  constructor(sessionId: string, hooks: LifecycleHooks) {
+    this.#sessionId = sessionId;
+    this.#hooks = hooks;
   }
 
   see(event: WorkerEvent): void {
@@ -17,7 +19,12 @@ export class ToolTimings {
       const started = this.#started.get(event.toolCallId);
       if (!started) return;
       this.#started.delete(event.toolCallId);
-      this.#observer.toolCallEnded(started.kind, event.status === "failed", (performance.now() - started.at) / 1000);
+      this.#hooks.emit("toolCallEnded", {
+        sessionId: this.#sessionId,
+        kind: started.kind,
+        failed: event.status === "failed",
+        seconds: (performance.now() - started.at) / 1000,
+      });
     }
   }
 }
