@@ -2,7 +2,7 @@
 // acp-session-host [serve] [flags]: the server (stdio, or --listen). acp-session-host run …: drive sessions through a
 // host. acp-session-host token add NAME --tokens-file PATH: a tenant's new token.
 import { readFileSync } from "node:fs";
-import { ConfigError, configHelp, parseHostConfig } from "./host/config.js";
+import { ConfigError, configHelp, parseHostOptions } from "./host/config.js";
 import { serve } from "./host/server.js";
 import { demoCommand, demoUsage } from "./run/demo/demo-command.js";
 import { runCommand } from "./run/run-command.js";
@@ -53,7 +53,7 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   if (command !== "serve") throw new ConfigError(`unknown command: ${command}`);
-  await serve(parseHostConfig(rest), version);
+  await serve(parseHostOptions(rest), version);
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {

@@ -7,8 +7,26 @@ type Shape = Record<string, z.ZodType>;
 /** A bad command line: the message is one readable line; the CLI prints it and exits 2. */
 export class ConfigError extends Error {}
 
-/** Parses argv against `schema` (flag names are its keys); throws ConfigError with one readable line. */
-export function parseFlags<S extends Shape>(schema: z.ZodObject<S>, argv: readonly string[]): z.infer<z.ZodObject<S>> {
+/** A flag's name as code reads it: `cancel-grace-ms` → `cancelGraceMs`. */
+export type CamelCase<S extends string> = S extends `${infer Head}-${infer Tail}`
+  ? `${Head}${Capitalize<CamelCase<Tail>>}`
+  : S;
+
+/** Parsed flags with camelCase keys: what a flags schema's keys name on the command line, code reads this way. */
+export type Options<T> = { [K in keyof T as K extends string ? CamelCase<K> : K]: T[K] };
+
+export function camelCase(name: string): string {
+  return name.replace(/-([a-z0-9])/g, (_, letter: string) => letter.toUpperCase());
+}
+
+/**
+ * Parses argv against `schema` (flag names are its keys, which its own checks read); throws ConfigError with one
+ * readable line. The options it returns are camelCase, resolved once.
+ */
+export function parseFlags<S extends Shape>(
+  schema: z.ZodObject<S>,
+  argv: readonly string[],
+): Options<z.infer<z.ZodObject<S>>> {
   const options = Object.fromEntries(
     Object.entries(schema.shape).map(([name, field]) => [
       name,
@@ -26,7 +44,9 @@ export function parseFlags<S extends Shape>(schema: z.ZodObject<S>, argv: readon
     const issue = parsed.error.issues[0]!;
     throw new ConfigError(`--${issue.path.join(".")}: ${issue.message}`);
   }
-  return parsed.data;
+  return Object.fromEntries(
+    Object.entries(parsed.data as Record<string, unknown>).map(([name, value]) => [camelCase(name), value]),
+  ) as Options<z.infer<z.ZodObject<S>>>;
 }
 
 /**

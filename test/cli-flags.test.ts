@@ -2,7 +2,7 @@
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { HostConfig } from "../src/host/config.js";
+import { HostFlags } from "../src/host/config.js";
 import { RunConfig } from "../src/run/run-config.js";
 
 const CLI = fileURLToPath(new URL("../dist/src/cli.js", import.meta.url));
@@ -58,7 +58,7 @@ describe("CLI flags", () => {
     const { code, stdout } = await cli(["--help"]);
     expect(code).toBe(0);
     expect(stdout).toContain("acp-session-host run");
-    for (const [name, schema] of Object.entries(HostConfig.shape)) {
+    for (const [name, schema] of Object.entries(HostFlags.shape)) {
       const line = stdout.split("\n").find((l) => l.trimStart().startsWith(`--${name} `));
       expect(line, `--${name}`).toBeDefined();
       const fallback = schema.safeParse(undefined);

@@ -1,7 +1,8 @@
-// The host's flags: one zod schema is the single source of names, defaults, validation and --help.
+// The host's flags: one zod schema is the single source of names, defaults, validation and --help; parsed once into
+// camelCase options (HostOptions), which is all the rest of the host reads.
 import { homedir, hostname, totalmem } from "node:os";
 import { join, resolve } from "node:path";
-import { ConfigError, flagsHelp, parseFlags, percent } from "../flags.js";
+import { ConfigError, flagsHelp, parseFlags, percent, type Options } from "../flags.js";
 import { z } from "zod";
 import { SessionModeId } from "../protocol/port.js";
 import { isLoopback, ListenAddress } from "../remote/listen-address.js";
@@ -9,7 +10,7 @@ import { isLoopback, ListenAddress } from "../remote/listen-address.js";
 const int = (min: number) => z.coerce.number().int().min(min);
 const flag = z.union([z.boolean(), z.enum(["true", "false"])]).transform((value) => value === true || value === "true");
 
-export const HostConfig = z
+export const HostFlags = z
   .object({
     "log-level": z
       .enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"])
@@ -255,7 +256,8 @@ export const HostConfig = z
       else if (!config.model) fail("model", "required with --model-provider openai-compatible");
     }
   });
-export type HostConfig = z.infer<typeof HostConfig>;
+/** The host's options: its flags parsed, camelCase (`config.cancelGraceMs`). */
+export type HostOptions = Options<z.infer<typeof HostFlags>>;
 
 function defaultStateDir(): string {
   const base = process.env.XDG_STATE_HOME || join(homedir(), ".local", "state");
@@ -265,10 +267,10 @@ function defaultStateDir(): string {
 export { ConfigError };
 
 /** Parses argv into a validated config; throws ConfigError with one readable line. */
-export function parseHostConfig(argv: readonly string[]): HostConfig {
-  const config = parseFlags(HostConfig, argv);
+export function parseHostOptions(argv: readonly string[]): HostOptions {
+  const config = parseFlags(HostFlags, argv);
   // --store DIR is the state dir by another name: everything that hides or measures the state dir sees that one.
-  if (config.store !== undefined && !isPostgresUrl(config.store)) config["state-dir"] = resolve(config.store);
+  if (config.store !== undefined && !isPostgresUrl(config.store)) config.stateDir = resolve(config.store);
   return config;
 }
 
@@ -278,10 +280,10 @@ export function isPostgresUrl(store: string): boolean {
 }
 
 /** This host's name in leases, /healthz and logs. */
-export function hostIdOf(config: HostConfig): string {
-  return config["host-id"] ?? `${hostname()}-${process.pid}`;
+export function hostIdOf(config: HostOptions): string {
+  return config.hostId ?? `${hostname()}-${process.pid}`;
 }
 
 export function configHelp(): string {
-  return flagsHelp(HostConfig);
+  return flagsHelp(HostFlags);
 }

@@ -5,7 +5,7 @@ import { isInside } from "../protocol/paths.js";
 import type { ModelConfig, WorkerInit, SettingsFrom } from "../protocol/port.js";
 import { ModelGateway } from "../pool/gateway-thread.js";
 import type { WorkerPool } from "../pool/worker-pool.js";
-import { hostIdOf, type HostConfig } from "./config.js";
+import { hostIdOf, type HostOptions } from "./config.js";
 import type { Logger } from "./logger.js";
 import type { SessionDeps, SessionSettings } from "./session/session-deps.js";
 import type { SessionRecord } from "./session/session.js";
@@ -43,7 +43,7 @@ function rssEvery(ms: number): (fresh?: boolean) => number {
 const IDLE_COLLECT_AFTER_MS = 1000;
 
 export class HostContext {
-  readonly config: HostConfig;
+  readonly config: HostOptions;
   readonly log: Logger;
   readonly pool: WorkerPool;
   readonly version: string;
@@ -79,7 +79,7 @@ export class HostContext {
   #accepting = true;
 
   constructor(
-    config: HostConfig,
+    config: HostOptions,
     log: Logger,
     pool: WorkerPool,
     version: string,
@@ -94,20 +94,20 @@ export class HostContext {
     this.pool = pool;
     this.version = version;
     this.hostId = hostIdOf(config);
-    this.sessions = new SessionTable(config["max-sessions"]);
+    this.sessions = new SessionTable(config.maxSessions);
     this.models = new HostModels(config);
     this.defaultModel = this.models.default;
     this.store = store;
     this.store.start();
-    const limitBytes = config["max-rss-mb"] * 2 ** 20;
+    const limitBytes = config.maxRssMb * 2 ** 20;
     this.memory = {
       limitBytes,
       perWorkerBytes: WORKER_RSS_ESTIMATE_BYTES,
       rssBytes: rssEvery(RSS_READ_EVERY_MS),
       exceeded: (rss) => atMemoryLimit(rss, limitBytes),
     };
-    this.slots = new WorkerSlots(config["max-live-workers"], this.memory);
-    this.limits = { maxDepth: config["max-delegation-depth"], maxChildren: config["max-children"] };
+    this.slots = new WorkerSlots(config.maxLiveWorkers, this.memory);
+    this.limits = { maxDepth: config.maxDelegationDepth, maxChildren: config.maxChildren };
     store.onLoss(({ sessionId, reason }) => {
       const session = this.sessions.find(sessionId);
       if (!session) return;
@@ -130,12 +130,12 @@ export class HostContext {
       pool,
       log,
       hooks,
-      cancelGraceMs: config["cancel-grace-ms"],
-      turnTimeoutMs: config["turn-timeout-ms"],
+      cancelGraceMs: config.cancelGraceMs,
+      turnTimeoutMs: config.turnTimeoutMs,
       workerInit: (id, settings, settingsFrom) => this.#workerInit(id, settings, settingsFrom),
       slots: this.slots,
       store: this.store,
-      hibernateAfterMs: config["hibernate-after-ms"],
+      hibernateAfterMs: config.hibernateAfterMs,
       resolveModel: (model) => this.models.get(model.model) ?? this.defaultModel,
       endSession: (id) => this.#endSessionCommands(id),
       grantFor: (id, cwd) => this.spawner?.grant(id, cwd, this.store.outputDir(id)) ?? null,
@@ -223,7 +223,7 @@ export class HostContext {
     await session.whenIdle();
     if (this.sessions.find(sessionId) !== session) return null;
     this.sessions.delete(sessionId);
-    await session.close(this.config["cancel-grace-ms"]);
+    await session.close(this.config.cancelGraceMs);
     this.log.info({ sessionId }, "session let go: another host takes it over");
     return null;
   }
@@ -248,26 +248,26 @@ export class HostContext {
       cwd: settings.cwd,
       mode: settings.mode,
       model: settings.model,
-      maxTurnRequests: config["max-turn-requests"],
-      maxTurnToolCalls: config["max-turn-tool-calls"],
-      compactAt: config["compact-at"] / 100,
-      streamChunks: config["stream-chunks"],
-      allowFaultInjection: config["allow-fault-injection"],
-      outputCapBytes: config["output-cap-bytes"],
-      maxBackgroundTasks: config["max-background-tasks"],
-      outputWindowBytes: Math.min(OUTPUT_WINDOW_BYTES, config["max-buffered-bytes"]),
-      nice: config["worker-nice"],
+      maxTurnRequests: config.maxTurnRequests,
+      maxTurnToolCalls: config.maxTurnToolCalls,
+      compactAt: config.compactAt / 100,
+      streamChunks: config.streamChunks,
+      allowFaultInjection: config.allowFaultInjection,
+      outputCapBytes: config.outputCapBytes,
+      maxBackgroundTasks: config.maxBackgroundTasks,
+      outputWindowBytes: Math.min(OUTPUT_WINDOW_BYTES, config.maxBufferedBytes),
+      nice: config.workerNice,
       sandbox: {
         bwrapPath: this.bwrapPath,
-        network: config["sandbox-network"],
-        allowFullAccess: config["allow-full-access"],
+        network: config.sandboxNetwork,
+        allowFullAccess: config.allowFullAccess,
         hidden: this.#hiddenFrom(sessionId),
       },
       // A fresh grant per worker: a session's next worker reaches the same session's background tasks. Full command
       // output goes next to a durable session's log, else to the spawner's own directory.
       spawner: this.spawner?.grant(sessionId, settings.cwd, this.store.outputDir(sessionId)) ?? null,
       mcpServers: settings.mcpServers,
-      mcpStartupTimeoutMs: config["mcp-startup-timeout-ms"],
+      mcpStartupTimeoutMs: config.mcpStartupTimeoutMs,
       log,
       ...(settings.systemPrompt ? { systemPrompt: settings.systemPrompt } : {}),
     };
@@ -278,7 +278,7 @@ export class HostContext {
    * and other sessions' workspaces. The worker keeps those that really lie inside its workspace (by real path).
    */
   #hiddenFrom(sessionId: string): string[] {
-    const hidden = [this.config["state-dir"]];
+    const hidden = [this.config.stateDir];
     const socketPath = this.spawner?.socketPath;
     if (socketPath) hidden.push(dirname(socketPath));
     for (const session of this.sessions.values()) if (session.id !== sessionId) hidden.push(session.settings.cwd);

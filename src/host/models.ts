@@ -1,7 +1,7 @@
 // The models this host was configured with (flags → ModelConfig), and the session config option that picks one.
 import type { SessionConfigOption } from "@agentclientprotocol/sdk/unstable";
 import type { ModelConfig } from "../protocol/port.js";
-import type { HostConfig } from "./config.js";
+import type { HostOptions } from "./config.js";
 
 export const MODEL_OPTION_ID = "model";
 
@@ -17,7 +17,7 @@ export class HostModels {
   readonly default: ModelConfig;
   readonly #byName: ReadonlyMap<string, ModelConfig>;
 
-  constructor(config: HostConfig) {
+  constructor(config: HostOptions) {
     const names = (config.models ?? "")
       .split(",")
       .map((name) => name.trim())
@@ -56,22 +56,22 @@ export class HostModels {
   }
 }
 
-function baseConfig(config: HostConfig): ModelConfig {
-  const provider = config["model-provider"];
+function baseConfig(config: HostOptions): ModelConfig {
+  const provider = config.modelProvider;
   if (provider === "scripted") return { provider: "scripted", model: "scripted", retries: 0 };
   const preset = provider === "deepseek" ? DEEPSEEK_PRESET : undefined;
   const model = config.model ?? preset?.model;
-  const baseUrl = config["base-url"] ?? preset?.baseUrl;
+  const baseUrl = config.baseUrl ?? preset?.baseUrl;
   // The flag schema refuses openai-compatible without both; this guards a config built some other way.
   if (!model || !baseUrl) throw new Error("an openai-compatible model needs --base-url and --model");
   return {
     provider: "openai-compatible",
     model,
     baseUrl,
-    apiKeyEnv: config["api-key-env"] ?? preset?.apiKeyEnv ?? DEFAULT_API_KEY_ENV,
-    retries: config["model-retries"],
-    idleTimeoutMs: config["model-idle-timeout-ms"],
-    ...(config["context-window"] !== undefined ? { contextWindow: config["context-window"] } : {}),
+    apiKeyEnv: config.apiKeyEnv ?? preset?.apiKeyEnv ?? DEFAULT_API_KEY_ENV,
+    retries: config.modelRetries,
+    idleTimeoutMs: config.modelIdleTimeoutMs,
+    ...(config.contextWindow !== undefined ? { contextWindow: config.contextWindow } : {}),
     ...(preset || isDeepSeek(baseUrl) ? { reasoningHistory: "current-turn" as const } : {}),
   };
 }

@@ -5,7 +5,7 @@ import { WorkerPool } from "../pool/worker-pool.js";
 import type { ListenAddress } from "../remote/listen-address.js";
 import { RemoteListener } from "../remote/listener.js";
 import { remoteOptions } from "../remote/remote-options.js";
-import type { HostConfig } from "./config.js";
+import type { HostOptions } from "./config.js";
 import { connectPeer } from "./connection/connect-peer.js";
 import { HostContext } from "./host-context.js";
 import { HostStatsMonitor } from "./ops/host-stats-monitor.js";
@@ -19,32 +19,32 @@ import { createTeardown } from "./ops/teardown.js";
 import { openStore } from "../store/open-store.js";
 import { startWorkerWatchdog } from "./ops/worker-watchdog.js";
 
-export async function serve(config: HostConfig, version: string): Promise<void> {
-  const log = createLogger(config["log-level"]);
+export async function serve(config: HostOptions, version: string): Promise<void> {
+  const log = createLogger(config.logLevel);
   const remote = await remoteOptions(config);
   // The store first: a store that cannot be used ends the host before anything else has started (one line, exit 2).
   const store = await openStore(config, log);
   // The spawner process is spawned next, while this process is small (every session command is spawned from it);
   // its boot (and sandbox probe) overlaps the pool's.
-  const bwrapPath = findBwrap(config["bwrap-path"] ?? "");
+  const bwrapPath = findBwrap(config.bwrapPath ?? "");
   const spawnerStarting = startSpawner(config, bwrapPath, log);
   const pool = new WorkerPool({
-    warmWorkers: config["warm-workers"],
+    warmWorkers: config.warmWorkers,
     // --warm-workers 0 turns the standby pool off; it never holds more threads than sessions may have.
     maxWarmWorkers:
-      config["warm-workers"] === 0
+      config.warmWorkers === 0
         ? 0
-        : Math.min(config["max-live-workers"], Math.max(config["warm-workers"], config["max-warm-workers"])),
-    maxLiveWorkers: config["max-live-workers"],
-    sessionHeapMb: config["session-heap-mb"],
-    ...(config["worker-entry"] ? { entry: config["worker-entry"] } : {}),
+        : Math.min(config.maxLiveWorkers, Math.max(config.warmWorkers, config.maxWarmWorkers)),
+    maxLiveWorkers: config.maxLiveWorkers,
+    sessionHeapMb: config.sessionHeapMb,
+    ...(config.workerEntry ? { entry: config.workerEntry } : {}),
     onStrayError: (error) => log.warn({ err: error }, "a session worker failed after the host had ended it"),
   });
   const spawner = await spawnerStarting;
   const host = new HostContext(config, log, pool, version, store, spawner, bwrapPath);
   const stats = new HostStatsMonitor(host);
-  const metrics = config["metrics-listen"] ? await startMetrics(host, config["metrics-listen"]) : null;
-  const stopWatchdog = startWorkerWatchdog(host.sessions, config["worker-stall-ms"]);
+  const metrics = config.metricsListen ? await startMetrics(host, config.metricsListen) : null;
+  const stopWatchdog = startWorkerWatchdog(host.sessions, config.workerStallMs);
 
   let listener: RemoteListener | null = null;
   let drained = (): Promise<void> => Promise.resolve();
@@ -94,7 +94,7 @@ async function startMetrics(host: HostContext, address: ListenAddress): Promise<
 }
 
 async function startSpawner(
-  config: HostConfig,
+  config: HostOptions,
   bwrapPath: string | null,
   log: Logger,
 ): Promise<SpawnerSupervisor | null> {
@@ -102,12 +102,12 @@ async function startSpawner(
     const spawner = await SpawnerSupervisor.start(
       {
         bwrapPath,
-        network: config["sandbox-network"],
-        allowFullAccess: config["allow-full-access"],
-        maxBackgroundTasks: config["max-background-tasks"],
+        network: config.sandboxNetwork,
+        allowFullAccess: config.allowFullAccess,
+        maxBackgroundTasks: config.maxBackgroundTasks,
         // Every session's log lives here: no sandboxed command sees it.
-        hidden: [config["state-dir"]],
-        ...(config["runtime-dir"] ? { runtimeParent: config["runtime-dir"] } : {}),
+        hidden: [config.stateDir],
+        ...(config.runtimeDir ? { runtimeParent: config.runtimeDir } : {}),
       },
       log,
     );

@@ -2,20 +2,20 @@
 // file exits 2 with one line).
 import { readFile } from "node:fs/promises";
 import { ConfigError } from "../flags.js";
-import type { HostConfig } from "../host/config.js";
+import type { HostOptions } from "../host/config.js";
 import type { RemoteOptions } from "./listener.js";
 import { readTokensFile } from "./token-file.js";
 import type { TokenEntry } from "./tokens.js";
 
 export async function remoteOptions(
-  config: HostConfig,
+  config: HostOptions,
 ): Promise<{ options: RemoteOptions; tokens: TokenEntry[] | null } | null> {
   const listen = config.listen;
   if (!listen) return null;
-  const tokensFile = config["tokens-file"] ?? null;
+  const tokensFile = config.tokensFile ?? null;
   const tokens = tokensFile ? await readTokensFile(tokensFile) : null;
-  const certPath = config["tls-cert"];
-  const keyPath = config["tls-key"];
+  const certPath = config.tlsCert;
+  const keyPath = config.tlsKey;
   const tls =
     certPath && keyPath ? { cert: await readPem("tls-cert", certPath), key: await readPem("tls-key", keyPath) } : null;
   return {
@@ -25,16 +25,15 @@ export async function remoteOptions(
       port: listen.port,
       tokensFile,
       tls,
-      maxConnections: config["max-connections"],
-      maxConnectionsPerAddress: config["max-connections-per-address"],
-      maxConnectionsPerTenant:
-        config["max-connections-per-tenant"] ?? Math.max(1, Math.floor(config["max-connections"] / 2)),
-      handshakeTimeoutMs: config["handshake-timeout-ms"],
-      maxRequestsInFlight: config["max-requests-in-flight"],
-      maxBufferedBytes: config["max-buffered-bytes"],
-      maxOutputStallMs: config["max-output-stall-ms"],
-      maxMessageBytes: config["max-message-bytes"],
-      idleTimeoutMs: config["idle-timeout-ms"],
+      maxConnections: config.maxConnections,
+      maxConnectionsPerAddress: config.maxConnectionsPerAddress,
+      maxConnectionsPerTenant: config.maxConnectionsPerTenant ?? Math.max(1, Math.floor(config.maxConnections / 2)),
+      handshakeTimeoutMs: config.handshakeTimeoutMs,
+      maxRequestsInFlight: config.maxRequestsInFlight,
+      maxBufferedBytes: config.maxBufferedBytes,
+      maxOutputStallMs: config.maxOutputStallMs,
+      maxMessageBytes: config.maxMessageBytes,
+      idleTimeoutMs: config.idleTimeoutMs,
     },
   };
 }

@@ -19,5 +19,5 @@ export async function tokenCommand(argv: readonly string[]): Promise<string> {
   if (action !== "add" || !name || name.startsWith("-"))
     throw new ConfigError("usage: acp-session-host token add NAME --tokens-file PATH [--operator]");
   const parsed = parseFlags(TokenFlags, flags);
-  return `${await addToken(parsed["tokens-file"], name, parsed.operator)}\n`;
+  return `${await addToken(parsed.tokensFile, name, parsed.operator)}\n`;
 }

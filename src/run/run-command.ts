@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { HostClient } from "../client/host-client.js";
-import { ConfigError, parseHostConfig } from "../host/config.js";
+import { ConfigError, parseHostOptions } from "../host/config.js";
 import { driveSessions } from "./drive.js";
 import { ProgressBar } from "./progress.js";
 import { parseRunArgs, type RunConfig } from "./run-config.js";
@@ -15,7 +15,7 @@ const STDERR_TAIL_BYTES = 4096;
 export async function runCommand(argv: readonly string[]): Promise<number> {
   const { config, hostArgs } = parseRunArgs(argv);
   try {
-    parseHostConfig(hostArgs);
+    parseHostOptions(hostArgs);
   } catch (error) {
     if (error instanceof ConfigError) throw new ConfigError(`host flags after --: ${error.message}`);
     throw error;
@@ -48,7 +48,7 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
     const spawned = performance.now();
     client = await HostClient.spawn({
       hostArgs: ownStateDir ? [...hostArgs, "--state-dir", ownStateDir] : hostArgs,
-      stderr: config["host-logs"] ? "inherit" : "pipe",
+      stderr: config.hostLogs ? "inherit" : "pipe",
     });
     return await drive(client, config, { args: hostArgs, pid: client.pid, readyMs: performance.now() - spawned }, cwd);
   } finally {

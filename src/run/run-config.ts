@@ -1,7 +1,7 @@
 // The `run` command's flags: one zod schema gives names, defaults, validation and --help.
 import { z } from "zod";
 import { SessionModeId } from "../protocol/port.js";
-import { flagsHelp, parseFlags } from "../flags.js";
+import { flagsHelp, parseFlags, type Options } from "../flags.js";
 
 const flag = z.union([z.boolean(), z.enum(["true", "false"])]).transform((value) => value === true || value === "true");
 
@@ -26,7 +26,7 @@ export const RunConfig = z.object({
       "with --connect: when the connection drops, connect again (e.g. through a proxy to a live host) and resume every session; a prompt cut by the drop counts as failed",
     ),
 });
-export type RunConfig = z.infer<typeof RunConfig>;
+export type RunConfig = Options<z.infer<typeof RunConfig>>;
 
 export interface RunInvocation {
   config: RunConfig;

@@ -6,14 +6,14 @@ import type { HostContext } from "../host-context.js";
 import type { SessionRecord } from "../session/session.js";
 
 export function closeIfStillDetached(host: HostContext, session: SessionRecord): void {
-  const ms = host.config["detached-close-ms"];
+  const ms = host.config.detachedCloseMs;
   if (ms === 0) return;
   const timer = setTimeout(async () => {
     // A turn that outlived its connection finishes first; its end is in the log.
     await session.whenIdle();
     if (session.attachment !== null || host.sessions.find(session.id) !== session || !host.accepting) return;
     host.sessions.delete(session.id);
-    await session.close(host.config["cancel-grace-ms"]);
+    await session.close(host.config.cancelGraceMs);
     host.log.info(
       { sessionId: session.id, detachedCloseMs: ms },
       "detached session closed: no connection took it over; resume or load it to open it again",

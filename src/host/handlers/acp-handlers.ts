@@ -39,7 +39,7 @@ const MODE_NAMES: Record<SessionModeId, { name: string; description: string }> =
 export function createAgentApp(host: HostContext, peer: Peer, stats: HostStatsMonitor): AgentApp {
   const availableModes = (): SessionModeState["availableModes"] =>
     SessionModeId.options
-      .filter((id) => id !== "full-access" || host.config["allow-full-access"])
+      .filter((id) => id !== "full-access" || host.config.allowFullAccess)
       .map((id) => ({ id, ...MODE_NAMES[id] }));
   const modeState = (current: SessionModeId): SessionModeState => ({
     currentModeId: current,
@@ -54,7 +54,7 @@ export function createAgentApp(host: HostContext, peer: Peer, stats: HostStatsMo
     await assertDirectory(params.cwd);
     host.sessions.assertCapacity();
     await host.assertMemory();
-    const mode = host.config["default-mode"];
+    const mode = host.config.defaultMode;
     const settings = {
       cwd: params.cwd,
       mode,

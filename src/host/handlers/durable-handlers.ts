@@ -41,7 +41,7 @@ export function withDurableSessions(
       return host.store.list({
         cwd: params.cwd,
         cursor: params.cursor,
-        pageSize: host.config["list-page-size"],
+        pageSize: host.config.listPageSize,
         tenant: peer.tenant,
         archived: archived as ArchiveFilter,
       });
@@ -161,7 +161,7 @@ export async function close(host: HostContext, peer: Peer, sessionId: string): P
   if (!session) return;
   if (session.attachment && !session.attachment.closed) assertAttachable(session, peer);
   host.sessions.delete(sessionId);
-  await session.close(host.config["cancel-grace-ms"]);
+  await session.close(host.config.cancelGraceMs);
   host.log.info({ sessionId }, "session closed");
 }
 

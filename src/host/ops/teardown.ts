@@ -88,7 +88,7 @@ export function createTeardown(host: HostContext, phases: TeardownPhases): (reas
 async function drain(host: HostContext): Promise<void> {
   const t0 = performance.now();
   const busy = [...host.sessions.values()].filter((session) => session.busy);
-  const outcome = await withDeadline(Promise.all(busy.map((session) => session.whenIdle())), host.config["drain-ms"]);
+  const outcome = await withDeadline(Promise.all(busy.map((session) => session.whenIdle())), host.config.drainMs);
   host.log.info(
     { busy: busy.length, ms: Math.round(performance.now() - t0), cut: outcome === "late" },
     "drain: turns in flight ended",

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import type { SessionUpdate, StopReason } from "@agentclientprotocol/sdk/unstable";
 import { z } from "zod";
 import { HostClient, type ToolCallSummary } from "../../client/index.js";
-import { ConfigError, flagsHelp, parseFlags } from "../../flags.js";
+import { ConfigError, flagsHelp, parseFlags, type Options } from "../../flags.js";
 import { checkCalls, checkTask, demoTasks, taskPrompts, type DemoTask } from "./demo-tasks.js";
 import { LiveView, type SessionLine } from "./demo-view.js";
 
@@ -38,7 +38,7 @@ export const DemoConfig = z.object({
   json: flag.default(false).describe("print one JSON document instead of the table"),
   "host-logs": flag.default(false).describe("pass the host's JSON logs through to stderr"),
 });
-type DemoConfig = z.infer<typeof DemoConfig>;
+type DemoConfig = Options<z.infer<typeof DemoConfig>>;
 
 export function demoUsage(): string {
   return `usage: acp-session-host demo [flags]\n\n${header()}\n\nflags:\n${flagsHelp(DemoConfig)}\n`;
@@ -59,9 +59,9 @@ interface SessionResult {
 
 export async function demoCommand(argv: readonly string[]): Promise<number> {
   const config = parseFlags(DemoConfig, argv);
-  if ((config["base-url"] === undefined) !== (config.model === undefined))
+  if ((config.baseUrl === undefined) !== (config.model === undefined))
     throw new ConfigError("--base-url and --model go together");
-  const scripted = config["base-url"] === undefined;
+  const scripted = config.baseUrl === undefined;
   const root = mkdtempSync(join(tmpdir(), "ash-demo-"));
   const stateDir = join(root, ".state");
   const tasks = demoTasks(config.sessions);
@@ -75,12 +75,12 @@ export async function demoCommand(argv: readonly string[]): Promise<number> {
     "0",
     ...(scripted
       ? ["--allow-fault-injection"]
-      : ["--model-provider", "openai-compatible", "--base-url", config["base-url"]!, "--model", config.model!]),
-    ...(config["api-key-env"] ? ["--api-key-env", config["api-key-env"]] : []),
+      : ["--model-provider", "openai-compatible", "--base-url", config.baseUrl!, "--model", config.model!]),
+    ...(config.apiKeyEnv ? ["--api-key-env", config.apiKeyEnv] : []),
   ];
   const client = await HostClient.spawn({
     hostArgs,
-    stderr: config["host-logs"] ? "inherit" : "ignore",
+    stderr: config.hostLogs ? "inherit" : "ignore",
     permission: "allow",
   });
   try {
