@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MessageChannel, Worker } from "node:worker_threads";
 import { compile } from "zod/mini";
-import { createLogger } from "../src/host/logger.js";
+import { createLogger } from "../src/logger.js";
 import { DirStore } from "../src/store/dir/dir-store.js";
 import { toSessionUpdates } from "../src/host/session/updates.js";
 import { emptyState } from "../src/protocol/log/session-state.js";

@@ -6,7 +6,7 @@ import { cpus, loadavg, release, tmpdir, totalmem } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
-import { ConfigError } from "../src/host/config.js";
+import { ConfigError } from "../src/host-options.js";
 import { flagsHelp, parseFlags } from "../src/flags.js";
 import { latencyChart } from "./chart.js";
 import { isSkipped, type BenchContext } from "./context.js";

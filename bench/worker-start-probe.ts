@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
-import { createLogger } from "../src/host/logger.js";
+import { createLogger } from "../src/logger.js";
 import { DirStore } from "../src/store/dir/dir-store.js";
 import { WorkerPool } from "../src/pool/worker-pool.js";
 import type { OpenAck } from "../src/protocol/worker-events.js";

@@ -2,7 +2,7 @@
 // acp-session-host [serve] [flags]: the server (stdio, or --listen). acp-session-host run …: drive sessions through a
 // host. acp-session-host token add NAME --tokens-file PATH: a tenant's new token.
 import { readFileSync } from "node:fs";
-import { ConfigError, configHelp, parseHostOptions } from "./host/config.js";
+import { ConfigError, configHelp, parseHostOptions } from "./host-options.js";
 import { serve } from "./host/server.js";
 import { demoCommand, demoUsage } from "./run/demo/demo-command.js";
 import { runCommand } from "./run/run-command.js";

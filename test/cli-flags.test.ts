@@ -2,7 +2,7 @@
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { HostFlags } from "../src/host/config.js";
+import { HostFlags } from "../src/host-options.js";
 import { RunConfig } from "../src/run/run-config.js";
 
 const CLI = fileURLToPath(new URL("../dist/src/cli.js", import.meta.url));

@@ -1,12 +1,12 @@
 // What the handlers share: configuration, the session table, the worker pool, and the accepting flag.
 import { dirname } from "node:path";
-import { atMemoryLimit, sessionMoved, shuttingDown } from "./errors.js";
+import { atMemoryLimit, sessionMoved, shuttingDown } from "../errors.js";
 import { isInside } from "../protocol/paths.js";
 import type { ModelConfig, WorkerInit, SettingsFrom } from "../protocol/port.js";
 import { ModelGateway } from "../pool/gateway-thread.js";
 import type { WorkerPool } from "../pool/worker-pool.js";
-import { hostIdOf, type HostOptions } from "./config.js";
-import type { Logger } from "./logger.js";
+import { hostIdOf, type HostOptions } from "../host-options.js";
+import type { Logger } from "../logger.js";
 import type { SessionDeps, SessionSettings } from "./session/session-deps.js";
 import type { SessionRecord } from "./session/session.js";
 import { idleCollector, type IdleCollector } from "./ops/idle-collect.js";

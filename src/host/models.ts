@@ -1,7 +1,7 @@
 // The models this host was configured with (flags → ModelConfig), and the session config option that picks one.
 import type { SessionConfigOption } from "@agentclientprotocol/sdk/unstable";
 import type { ModelConfig } from "../protocol/port.js";
-import type { HostOptions } from "./config.js";
+import type { HostOptions } from "../host-options.js";
 
 export const MODEL_OPTION_ID = "model";
 

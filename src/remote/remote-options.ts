@@ -2,7 +2,7 @@
 // file exits 2 with one line).
 import { readFile } from "node:fs/promises";
 import { ConfigError } from "../flags.js";
-import type { HostOptions } from "../host/config.js";
+import type { HostOptions } from "../host-options.js";
 import type { RemoteOptions } from "./listener.js";
 import { readTokensFile } from "./token-file.js";
 import type { TokenEntry } from "./tokens.js";

@@ -1,7 +1,7 @@
 // Warnings a client can cause at will (refused requests, binary frames, stray responses, refused sockets), kept from
 // flooding the log: the first of a kind from an address is logged as it comes; the repeats are counted and said in
 // one line per address and kind every period, as long as they go on.
-import type { Logger } from "../host/logger.js";
+import type { Logger } from "../logger.js";
 
 const PERIOD_MS = 10_000;
 

@@ -1,7 +1,7 @@
 // Who a request is: the bearer token checked against the tokens file (re-read on SIGHUP). Without a tokens file
 // every caller is tenantless.
 import type { IncomingMessage } from "node:http";
-import type { Logger } from "../host/logger.js";
+import type { Logger } from "../logger.js";
 import type { RepeatedWarnings } from "./repeated-warnings.js";
 import { readTokensFile } from "./token-file.js";
 import { bearerToken, matchToken, type TokenEntry } from "./tokens.js";

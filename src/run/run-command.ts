@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { HostClient } from "../client/host-client.js";
-import { ConfigError, parseHostOptions } from "../host/config.js";
+import { ConfigError, parseHostOptions } from "../host-options.js";
 import { driveSessions } from "./drive.js";
 import { ProgressBar } from "./progress.js";
 import { parseRunArgs, type RunConfig } from "./run-config.js";

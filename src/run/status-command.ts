@@ -3,7 +3,7 @@
 // `_host/status` to the client that spawned it (HostClient.status()).
 import { parseArgs } from "node:util";
 import { HostClient } from "../client/index.js";
-import { ConfigError } from "../host/config.js";
+import { ConfigError } from "../host-options.js";
 import type { HostStatus, SessionStatus } from "../protocol/host-status.js";
 
 export async function statusCommand(argv: string[]): Promise<string> {

@@ -1,7 +1,7 @@
 // Opens the store --store names: PostgreSQL for a postgres:// or postgresql:// URL, else the state dir.
 import { join } from "node:path";
-import { ConfigError, hostIdOf, isPostgresUrl, type HostOptions } from "../host/config.js";
-import type { Logger } from "../host/logger.js";
+import { ConfigError, hostIdOf, isPostgresUrl, type HostOptions } from "../host-options.js";
+import type { Logger } from "../logger.js";
 import { DirStore } from "./dir/dir-store.js";
 import type { SessionStore } from "./session-store.js";
 

@@ -1,7 +1,7 @@
 // Sockets for the slot table's unit tests: an address, a port of their own, and a close that comes after destroy()
 // as Node's does.
 import { EventEmitter } from "node:events";
-import type { Logger } from "../../src/host/logger.js";
+import type { Logger } from "../../src/logger.js";
 import { RepeatedWarnings } from "../../src/remote/repeated-warnings.js";
 import { SocketSlots, type SlotSocket } from "../../src/remote/socket-slots.js";
 

@@ -1,7 +1,7 @@
 // Warnings a client can repeat at will: the first of a kind from an address is logged, the repeats are counted and
 // said in one line per period; another address or kind is logged on its own.
 import { expect, it, vi } from "vitest";
-import type { Logger } from "../../src/host/logger.js";
+import type { Logger } from "../../src/logger.js";
 import { RepeatedWarnings } from "../../src/remote/repeated-warnings.js";
 
 it("logs the first of a kind per address, then one line with the count per period", async () => {

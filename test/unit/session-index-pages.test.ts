@@ -1,7 +1,7 @@
 // The session index pages through stored sessions newest first (ties by id), each once, with a filter, and a
 // cursor stays valid while sessions are added and updated in between.
 import { expect, it } from "vitest";
-import { createLogger } from "../../src/host/logger.js";
+import { createLogger } from "../../src/logger.js";
 import { SessionIndex } from "../../src/store/dir/session-index.js";
 import { at, FakeSource, id } from "../support/index-source.js";
 

@@ -1,7 +1,7 @@
 // A page reads only the sessions that changed since the last one: what this host touched, and what a rescan of the
 // directory's names finds new or gone. Never every session.
 import { expect, it } from "vitest";
-import { createLogger } from "../../src/host/logger.js";
+import { createLogger } from "../../src/logger.js";
 import { SessionIndex } from "../../src/store/dir/session-index.js";
 import { at, FakeSource, id } from "../support/index-source.js";
 

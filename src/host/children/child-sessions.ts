@@ -12,7 +12,7 @@ import { SessionModeId, type ChildOutcome } from "../../protocol/port.js";
 import { titleFrom } from "../../protocol/session-log.js";
 import type { SessionStore } from "../../store/session-store.js";
 import type { Peer } from "../connection/peer.js";
-import type { Logger } from "../logger.js";
+import type { Logger } from "../../logger.js";
 import type { LifecycleHooks } from "../session/lifecycle-hooks.js";
 import type { ChildRequest, Delegation, SessionDeps } from "../session/session-deps.js";
 import { lineageOf, SessionRecord } from "../session/session.js";

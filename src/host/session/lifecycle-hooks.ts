@@ -3,7 +3,7 @@
 // metrics, child sessions, traces). A session never knows who listens, and a listener that throws is logged, never
 // felt by the session or by the other listeners.
 import type { ToolKind } from "../../protocol/port.js";
-import type { Logger } from "../logger.js";
+import type { Logger } from "../../logger.js";
 
 export interface LifecycleEvents {
   /** A turn was answered: its stop reason (or the error's reason) and how long it ran. */

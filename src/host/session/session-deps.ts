@@ -14,7 +14,7 @@ import type {
 import type { WorkerEvent } from "../../protocol/worker-events.js";
 import type { SystemPromptSetting } from "../../protocol/system-prompt.js";
 import type { SessionStore } from "../../store/session-store.js";
-import type { Logger } from "../logger.js";
+import type { Logger } from "../../logger.js";
 import type { LifecycleHooks } from "./lifecycle-hooks.js";
 import type { WorkerSlots } from "./worker-slots.js";
 

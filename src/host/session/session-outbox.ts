@@ -2,7 +2,7 @@
 // connection never reaches a connection that takes the session over later. A child session that no connection has
 // attached itself follows its parent's (follow).
 import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
-import type { Logger } from "../logger.js";
+import type { Logger } from "../../logger.js";
 import type { Peer } from "../connection/peer.js";
 
 export class SessionOutbox {

@@ -3,7 +3,7 @@
 import type { PermissionOption, RequestPermissionRequest } from "@agentclientprotocol/sdk/unstable";
 import { PermissionOutcome } from "../../protocol/port.js";
 import type { WorkerEvent } from "../../protocol/worker-events.js";
-import type { Logger } from "../logger.js";
+import type { Logger } from "../../logger.js";
 import type { Peer } from "../connection/peer.js";
 
 const PERMISSION_OPTIONS: PermissionOption[] = [

@@ -14,7 +14,7 @@ import {
   type SandboxStatus,
   type SpawnerOptionsInput,
 } from "../../protocol/spawner-control.js";
-import type { Logger } from "../../host/logger.js";
+import type { Logger } from "../../logger.js";
 
 // The compiled spawner, whether this module runs compiled (dist/src/spawner/client) or from source under a test runner.
 const SPAWNER_ENTRY = fileURLToPath(

@@ -4,7 +4,7 @@
 // died with the old spawner; a session that reads or kills one is told it is gone with it (src/spawner/task-ids.ts).
 import type { SpawnerGrant } from "../../protocol/port.js";
 import type { SandboxStatus, SpawnerOptionsInput } from "../../protocol/spawner-control.js";
-import type { Logger } from "../../host/logger.js";
+import type { Logger } from "../../logger.js";
 import { SpawnerClient } from "./spawner-client.js";
 
 const FIRST_RESTART_MS = 100;

@@ -2,7 +2,7 @@
 // flushes each new file and then the directory that names it, one directory fsync for every file created
 // meanwhile (group commit). A burst of session/new costs one directory fsync, not one per session.
 import { open } from "node:fs/promises";
-import type { Logger } from "../../host/logger.js";
+import type { Logger } from "../../logger.js";
 
 export class CreationSync {
   readonly #dir: string;

@@ -23,8 +23,8 @@ import {
   type LogHeader,
   type SessionPaths,
 } from "../../protocol/session-log.js";
-import { hostError, notFound } from "../../host/errors.js";
-import { ConfigError } from "../../host/config.js";
+import { hostError, notFound } from "../../errors.js";
+import { ConfigError } from "../../host-options.js";
 import { CreationSync } from "./creation-sync.js";
 import { SessionIndex, type IndexedSession } from "./session-index.js";
 import { decodeCursor, encodeCursor } from "../list-cursor.js";
@@ -38,7 +38,7 @@ import type {
   SessionStore,
   SessionWriter,
 } from "../session-store.js";
-import type { Logger } from "../../host/logger.js";
+import type { Logger } from "../../logger.js";
 import { writeForkLog } from "./fork-log.js";
 import {
   ATTRIBUTES_SUFFIX,

@@ -6,7 +6,7 @@
 // changed: before the page while there are few (reading them takes a few ms), else in the background at most every
 // RESCAN_MS (reading 200,000 names takes about half a second).
 import type { SessionInfo } from "@agentclientprotocol/sdk/unstable";
-import type { Logger } from "../../host/logger.js";
+import type { Logger } from "../../logger.js";
 
 export interface IndexedSession {
   tenant: string | null;

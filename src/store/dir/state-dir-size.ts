@@ -3,7 +3,7 @@
 // files. Two files are looked at a time, so the walk leaves the libuv threadpool to the requests.
 import { lstat, opendir } from "node:fs/promises";
 import { join } from "node:path";
-import type { Logger } from "../../host/logger.js";
+import type { Logger } from "../../logger.js";
 
 const REFRESH_MS = 60_000;
 const CONCURRENCY = 2;

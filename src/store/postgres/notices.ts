@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { z } from "zod";
-import type { Logger } from "../../host/logger.js";
+import type { Logger } from "../../logger.js";
 
 const SessionId = z.string().uuid();
 const HostId = z.string().min(1);

@@ -8,9 +8,9 @@ import { rm } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { RequestError, type ListSessionsResponse } from "@agentclientprotocol/sdk/unstable";
 import pg from "pg";
-import { ConfigError } from "../../host/config.js";
-import { hostError, notFound, sessionMoved, storeFault } from "../../host/errors.js";
-import type { Logger } from "../../host/logger.js";
+import { ConfigError } from "../../host-options.js";
+import { hostError, notFound, sessionMoved, storeFault } from "../../errors.js";
+import type { Logger } from "../../logger.js";
 import type { WorkerLog, SettingsFrom } from "../../protocol/port.js";
 import {
   COMPACTED_LOG_FORMAT_VERSION,

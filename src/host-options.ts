@@ -2,10 +2,10 @@
 // camelCase options (HostOptions), which is all the rest of the host reads.
 import { homedir, hostname, totalmem } from "node:os";
 import { join, resolve } from "node:path";
-import { ConfigError, flagsHelp, parseFlags, percent, type Options } from "../flags.js";
+import { ConfigError, flagsHelp, parseFlags, percent, type Options } from "./flags.js";
 import { z } from "zod";
-import { SessionModeId } from "../protocol/port.js";
-import { isLoopback, ListenAddress } from "../remote/listen-address.js";
+import { SessionModeId } from "./protocol/port.js";
+import { isLoopback, ListenAddress } from "./remote/listen-address.js";
 
 const int = (min: number) => z.coerce.number().int().min(min);
 const flag = z.union([z.boolean(), z.enum(["true", "false"])]).transform((value) => value === true || value === "true");
