@@ -1,6 +1,8 @@
 // What the handlers share: configuration, the session table, the worker pool, and the accepting flag.
 import { dirname } from "node:path";
-import { atMemoryLimit, sessionMoved, shuttingDown } from "../errors.js";
+import { atMemoryLimit, sessionMoved } from "../errors.js";
+import { StartScheduler } from "../pool/start-scheduler.js";
+import { Admission } from "./admission.js";
 import { isInside } from "../protocol/paths.js";
 import type { ModelConfig, WorkerInit, SettingsFrom } from "../protocol/port.js";
 import { ModelGateway } from "../pool/gateway-thread.js";
@@ -71,12 +73,10 @@ export class HostContext {
   readonly answersInFlight = new Set<Promise<unknown>>();
   /** Gives back the heap a burst of prompts grew once none is in flight. */
   readonly idleCollector: IdleCollector = idleCollector(IDLE_COLLECT_AFTER_MS);
-  /** New sessions whose worker is still to be leased, one per turn of the event loop (startSoon). */
-  readonly #toStart: SessionRecord[] = [];
-  /** session/new requests being answered: the workers of earlier ones wait until none is left (startSoon). */
-  #creating = 0;
-  #startScheduled = false;
-  #accepting = true;
+  /** Whether new work is taken (teardown, memory). */
+  readonly admission: Admission;
+  /** New sessions' workers, leased one per turn of the event loop and after the session/new being answered. */
+  readonly starts = new StartScheduler();
 
   constructor(
     config: HostOptions,
@@ -107,6 +107,7 @@ export class HostContext {
       exceeded: (rss) => atMemoryLimit(rss, limitBytes),
     };
     this.slots = new WorkerSlots(config.maxLiveWorkers, this.memory);
+    this.admission = new Admission(this.slots);
     this.limits = { maxDepth: config.maxDelegationDepth, maxChildren: config.maxChildren };
     store.onLoss(({ sessionId, reason }) => {
       const session = this.sessions.find(sessionId);
@@ -143,57 +144,6 @@ export class HostContext {
       delegation: new ChildSessions(this, hooks),
     };
   }
-
-  get accepting(): boolean {
-    return this.#accepting;
-  }
-
-  stopAccepting(): void {
-    this.#accepting = false;
-  }
-
-  assertAccepting(): void {
-    if (!this.#accepting) throw shuttingDown();
-  }
-
-  /** session/new is refused while the host is over its memory budget and no idle session is left to hibernate. */
-  assertMemory(): Promise<void> {
-    return this.slots.fitMemory(0);
-  }
-
-  /**
-   * Leases a new session's worker soon, one session per turn of the event loop: making a thread blocks this one for
-   * a while, and a burst of session/new must be answered between those, not after all of them.
-   */
-  startSoon(session: SessionRecord): void {
-    this.#toStart.push(session);
-    this.#scheduleStart();
-  }
-
-  /**
-   * Marks a session/new in progress; the returned function ends it. While any is, no worker is leased for
-   * startSoon: a burst of session/new is answered first (a prompt still wakes its own session at once).
-   */
-  creating(): () => void {
-    this.#creating++;
-    return () => {
-      this.#creating--;
-      this.#scheduleStart();
-    };
-  }
-
-  #scheduleStart(): void {
-    if (this.#startScheduled || this.#creating > 0 || this.#toStart.length === 0) return;
-    this.#startScheduled = true;
-    setImmediate(this.#startNext);
-  }
-
-  readonly #startNext = (): void => {
-    this.#startScheduled = false;
-    if (this.#creating > 0) return;
-    this.#toStart.shift()?.start();
-    this.#scheduleStart();
-  };
 
   /**
    * A session joined the table: each one whose workspace holds the newcomer's gets it hidden from its worker's file

@@ -12,7 +12,7 @@ export interface Health {
 }
 
 export function health(host: HostContext): { httpStatus: number; body: Health } {
-  const status = !host.accepting ? "stopping" : !host.store.reachable ? "store-unreachable" : "ok";
+  const status = !host.admission.accepting ? "stopping" : !host.store.reachable ? "store-unreachable" : "ok";
   return {
     httpStatus: status === "ok" ? 200 : 503,
     body: { status, hostId: host.hostId, sessions: host.sessions.size, liveWorkers: host.pool.liveThreads },

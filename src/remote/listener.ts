@@ -264,7 +264,7 @@ export class RemoteListener {
   }
 
   #refuseNewConnection(req: IncomingMessage, caller: Caller): string | null {
-    if (!this.#host.accepting) return "host is shutting down";
+    if (!this.#host.admission.accepting) return "host is shutting down";
     if (this.#peers.size >= this.#options.maxConnections) {
       this.#warnings.warn(
         req.socket.remoteAddress,

@@ -13,6 +13,7 @@ import { titleFrom } from "../../protocol/session-log.js";
 import type { SessionStore } from "../../store/session-store.js";
 import type { Peer } from "../connection/peer.js";
 import type { Logger } from "../../logger.js";
+import type { Admission } from "../admission.js";
 import type { LifecycleHooks } from "../session/lifecycle-hooks.js";
 import type { ChildRequest, Delegation, SessionDeps } from "../session/session-deps.js";
 import { lineageOf, SessionRecord } from "../session/session.js";
@@ -27,8 +28,7 @@ export interface DelegationHost {
   readonly log: Logger;
   readonly sessionDeps: SessionDeps;
   readonly limits: { maxDepth: number; maxChildren: number };
-  assertAccepting(): void;
-  assertMemory(): Promise<void>;
+  readonly admission: Pick<Admission, "assertAccepting" | "assertMemory">;
   hideWorkspaceOf(session: SessionRecord): Promise<void>;
 }
 
@@ -101,7 +101,7 @@ export class ChildSessions implements Delegation {
   /** A new child: checked against its parent, then created (header first), then in the table. */
   async #spawn(parent: SessionRecord, request: ChildRequest): Promise<Chosen> {
     const host = this.#host;
-    host.assertAccepting();
+    host.admission.assertAccepting();
     const { maxDepth, maxChildren } = host.limits;
     const depth = parent.lineage.depth + 1;
     if (depth > maxDepth) {
@@ -118,7 +118,7 @@ export class ChildSessions implements Delegation {
     const mode = this.#modeFor(parent, request.mode, null);
     const cwd = await this.#cwdFor(parent, request.cwd);
     host.sessions.assertCapacity();
-    await host.assertMemory();
+    await host.admission.assertMemory();
     const model = parent.settings.model;
     const settings = { cwd, mode, model, mcpServers: [] };
     const id = await host.store.create(
@@ -145,14 +145,14 @@ export class ChildSessions implements Delegation {
     if (child) {
       if (child.lineage.parentId !== parent.id) throw notAChild();
     } else {
-      host.assertAccepting();
+      host.admission.assertAccepting();
       const header = await host.store.readHeader(childId).catch((error: unknown) => {
         if ((error as RequestError).code === -32002) throw notAChild();
         throw error;
       });
       if (header.parent?.sessionId !== parent.id || (header.tenant ?? null) !== parent.tenant) throw notAChild();
       host.sessions.assertCapacity();
-      await host.assertMemory();
+      await host.admission.assertMemory();
       await host.store.lock(childId);
       const title = await host.store.title(childId).catch(() => null);
       const settings = {

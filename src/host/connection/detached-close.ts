@@ -11,7 +11,7 @@ export function closeIfStillDetached(host: HostContext, session: SessionRecord):
   const timer = setTimeout(async () => {
     // A turn that outlived its connection finishes first; its end is in the log.
     await session.whenIdle();
-    if (session.attachment !== null || host.sessions.find(session.id) !== session || !host.accepting) return;
+    if (session.attachment !== null || host.sessions.find(session.id) !== session || !host.admission.accepting) return;
     host.sessions.delete(session.id);
     await session.close(host.config.cancelGraceMs);
     host.log.info(

@@ -47,13 +47,13 @@ export function createAgentApp(host: HostContext, peer: Peer, stats: HostStatsMo
   });
 
   const newSession = async (params: NewSessionParams): Promise<NewSessionResponse> => {
-    host.assertAccepting();
+    host.admission.assertAccepting();
     assertNoExtras(params);
     const mcpServers = mcpServersFrom(params.mcpServers);
     const systemPrompt = systemPromptFrom(params.systemPrompt);
     await assertDirectory(params.cwd);
     host.sessions.assertCapacity();
-    await host.assertMemory();
+    await host.admission.assertMemory();
     const mode = host.config.defaultMode;
     const settings = {
       cwd: params.cwd,
@@ -69,7 +69,7 @@ export function createAgentApp(host: HostContext, peer: Peer, stats: HostStatsMo
     host.sessions.add(session);
     await host.hideWorkspaceOf(session);
     // After the answer is on its way: session/new never waits for a worker thread to be made.
-    host.startSoon(session);
+    host.starts.startSoon(session);
     host.log.info({ sessionId: id, cwd: params.cwd, connection: peer.label, tenant: peer.tenant }, "session created");
     return {
       sessionId: id,
@@ -101,7 +101,7 @@ export function createAgentApp(host: HostContext, peer: Peer, stats: HostStatsMo
     })
     .onRequest("authenticate", () => ({}))
     .onRequest("session/new", NewSessionParams, async ({ params }) => {
-      const done = host.creating();
+      const done = host.starts.creating();
       try {
         return await newSession(params);
       } finally {
@@ -109,7 +109,7 @@ export function createAgentApp(host: HostContext, peer: Peer, stats: HostStatsMo
       }
     })
     .onRequest("session/prompt", async ({ params }) => {
-      host.assertAccepting();
+      host.admission.assertAccepting();
       const session = attachedSession(host.sessions, peer, params.sessionId);
       return host.track(session.prompt(promptText(params.prompt)));
     })

@@ -70,7 +70,7 @@ async function open(
   params: OpenSessionParams,
   options: { replay: boolean },
 ): Promise<SessionRecord> {
-  host.assertAccepting();
+  host.admission.assertAccepting();
   assertNoExtras(params);
   // The spec: load and resume use the servers the client passes now, not the ones the session had.
   const mcpServers = mcpServersFrom(params.mcpServers);

@@ -28,7 +28,7 @@ async function fork(
   params: ForkSessionParams,
   describe: (session: SessionRecord) => LoadSessionResponse,
 ): Promise<ForkSessionResponse> {
-  host.assertAccepting();
+  host.admission.assertAccepting();
   assertNoExtras(params);
   const mcpServers = mcpServersFrom(params.mcpServers);
   const systemPrompt = systemPromptFrom(params.systemPrompt);
@@ -39,7 +39,7 @@ async function fork(
   const tenant = live ? live.tenant : ((await host.store.readHeader(sourceId)).tenant ?? null);
   if (!peer.sees(tenant)) throw host.store.unknownSession(sourceId);
   host.sessions.assertCapacity();
-  await host.assertMemory();
+  await host.admission.assertMemory();
   const forked = await host.store.fork({
     sourceId,
     cwd: params.cwd,
@@ -54,7 +54,7 @@ async function fork(
   host.sessions.add(session);
   await host.hideWorkspaceOf(session);
   // As after session/new: its worker starts behind the answer.
-  host.startSoon(session);
+  host.starts.startSoon(session);
   host.log.info(
     { sessionId: forked.sessionId, forkOf: forked.forkOf, bytes: forked.bytesWritten, connection: peer.label },
     "session forked",

@@ -33,7 +33,7 @@ export function createTeardown(host: HostContext, phases: TeardownPhases): (reas
   return (reason) => {
     running ??= (async () => {
       const started = performance.now();
-      host.stopAccepting();
+      host.admission.stopAccepting();
       host.log.info(
         { reason, sessions: host.sessions.size, answersInFlight: host.answersInFlight.size },
         "teardown started",
