@@ -3,6 +3,7 @@ import { dirname } from "node:path";
 import { atMemoryLimit, sessionMoved } from "../errors.js";
 import { StartScheduler } from "../pool/start-scheduler.js";
 import { Admission } from "./admission.js";
+import { letGo } from "./takeover.js";
 import { isInside } from "../protocol/paths.js";
 import type { ModelConfig, WorkerInit, SettingsFrom } from "../protocol/port.js";
 import { ModelGateway } from "../pool/gateway-thread.js";
@@ -115,7 +116,9 @@ export class HostContext {
       this.sessions.delete(sessionId);
       void session.lose(sessionMoved(sessionId, reason));
     });
-    store.onTakeover((sessionId) => this.#letGo(sessionId));
+    store.onTakeover((sessionId) =>
+      letGo({ sessions: this.sessions, hostId: this.hostId, log, cancelGraceMs: config.cancelGraceMs }, sessionId),
+    );
     const gateway = ModelGateway.start(this.models.all, (level, msg, data) =>
       log[level]({ ...data, component: "model-gateway" }, msg),
     );
@@ -157,25 +160,6 @@ export class HostContext {
         told.push(session.hide(cwd));
     }
     await Promise.all(told);
-  }
-
-  /**
-   * Another host asks for a session this host has (a shared store): the same rule as between two connections of this
-   * host. Refused while a prompt is in flight on an open connection; otherwise, once idle, closed here (its records
-   * committed, its lease given up) so the asker takes it.
-   */
-  async #letGo(sessionId: string): Promise<string | null> {
-    const session = this.sessions.find(sessionId);
-    if (!session) return `session ${sessionId} is being opened on host ${this.hostId}: try again once it is open`;
-    if (session.busy && session.attachment && !session.attachment.closed) {
-      return `a prompt is in flight for session ${sessionId} on host ${this.hostId}: load or resume it here once the prompt has ended`;
-    }
-    await session.whenIdle();
-    if (this.sessions.find(sessionId) !== session) return null;
-    this.sessions.delete(sessionId);
-    await session.close(this.config.cancelGraceMs);
-    this.log.info({ sessionId }, "session let go: another host takes it over");
-    return null;
   }
 
   /** Keeps the answer to a prompt, load or resume in `answersInFlight` until it has settled: teardown waits for them. */

@@ -1,0 +1,26 @@
+// Another host asks for a session this host has (a shared store): the same rule as between two connections of this
+// host. Refused while a prompt is in flight on an open connection; otherwise, once idle, closed here (its records
+// committed, its lease given up) so the asker takes it.
+import type { Logger } from "../logger.js";
+import type { SessionTable } from "./session/session-table.js";
+
+/**
+ * Lets the session go for another host; resolves with why not (said to the asking host), or null once it is closed
+ * here.
+ */
+export async function letGo(
+  host: { sessions: SessionTable; hostId: string; log: Logger; cancelGraceMs: number },
+  sessionId: string,
+): Promise<string | null> {
+  const session = host.sessions.find(sessionId);
+  if (!session) return `session ${sessionId} is being opened on host ${host.hostId}: try again once it is open`;
+  if (session.busy && session.attachment && !session.attachment.closed) {
+    return `a prompt is in flight for session ${sessionId} on host ${host.hostId}: load or resume it here once the prompt has ended`;
+  }
+  await session.whenIdle();
+  if (host.sessions.find(sessionId) !== session) return null;
+  host.sessions.delete(sessionId);
+  await session.close(host.cancelGraceMs);
+  host.log.info({ sessionId }, "session let go: another host takes it over");
+  return null;
+}
