@@ -1,6 +1,6 @@
 // Whether the host takes new work: not once teardown has begun, and no new session while it is over its memory budget
 // with no idle session left to hibernate (worker-slots.ts decides that).
-import { shuttingDown } from "../errors.js";
+import { shuttingDown } from "../request-errors.js";
 import type { WorkerSlots } from "./session/worker-slots.js";
 
 export class Admission {

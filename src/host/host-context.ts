@@ -1,6 +1,6 @@
 // What the handlers share: configuration, the session table, the worker pool, and the accepting flag.
 import { dirname } from "node:path";
-import { atMemoryLimit, sessionMoved } from "../errors.js";
+import { atMemoryLimit, sessionMoved } from "../request-errors.js";
 import { StartScheduler } from "../pool/start-scheduler.js";
 import { Admission } from "./admission.js";
 import { letGo } from "./takeover.js";

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { jsonLine, readJsonLines } from "../protocol/ndjson-lines.js";
 import type { SpawnerReply } from "../protocol/spawner-replies.js";
 import { WorkerRequest } from "../protocol/spawner-requests.js";
-import { UnreadOutput, type SessionState } from "./session-state.js";
+import { UnreadOutput, type SpawnerSession } from "./spawner-session.js";
 import type { SpawnerLog } from "./log.js";
 import type { DirectTask } from "./direct-task.js";
 import type { Task } from "./task.js";
@@ -20,15 +20,15 @@ export type StdioRequest = Extract<WorkerRequest, { op: "open_stdio" }>;
 export interface ConnectionOwner {
   readonly instance: string;
   readonly log: SpawnerLog;
-  redeem(token: string): Promise<SessionState | null>;
+  redeem(token: string): Promise<SpawnerSession | null>;
   start(
-    session: SessionState,
+    session: SpawnerSession,
     request: RunRequest,
     onOutput: (text: string) => void,
     unread: UnreadOutput | null,
   ): Promise<Task | string>;
   startStdio(
-    session: SessionState,
+    session: SpawnerSession,
     request: StdioRequest,
     onStdout: (text: string) => void,
   ): Promise<DirectTask | string>;
@@ -51,7 +51,7 @@ interface Foreground {
 }
 
 export class Connection {
-  #session: SessionState | null = null;
+  #session: SpawnerSession | null = null;
   readonly #spawner: ConnectionOwner;
   readonly #socket: Socket;
   readonly #foreground = new Map<string, Foreground>();
@@ -90,7 +90,7 @@ export class Connection {
     );
   }
 
-  get session(): SessionState | null {
+  get session(): SpawnerSession | null {
     return this.#session;
   }
 
@@ -138,7 +138,7 @@ export class Connection {
     this.#send({ type: "welcome" });
   }
 
-  #handle(session: SessionState, request: Exclude<WorkerRequest, { op: "hello" }>): void {
+  #handle(session: SpawnerSession, request: Exclude<WorkerRequest, { op: "hello" }>): void {
     switch (request.op) {
       case "run":
         void this.#run(session, request);
@@ -190,7 +190,7 @@ export class Connection {
    * The same answer whether the id never existed or belongs to another session; an id an earlier spawner made is
    * a task that ended with it (said from the id alone, and the session's own output directory).
    */
-  #noSuchTask(session: SessionState, id: string, taskId: string): void {
+  #noSuchTask(session: SpawnerSession, id: string, taskId: string): void {
     const instance = instanceOf(taskId);
     if (instance === null || instance === this.#spawner.instance) {
       this.#send({ type: "error", id, message: `no such background task: ${taskId}` });
@@ -211,7 +211,7 @@ export class Connection {
       );
   }
 
-  async #run(session: SessionState, request: RunRequest): Promise<void> {
+  async #run(session: SpawnerSession, request: RunRequest): Promise<void> {
     if (this.#foreground.has(request.id)) {
       this.#send({ type: "error", id: request.id, message: `duplicate call id ${request.id}` });
       return;
@@ -249,7 +249,7 @@ export class Connection {
     });
   }
 
-  async #openStdio(session: SessionState, request: StdioRequest): Promise<void> {
+  async #openStdio(session: SpawnerSession, request: StdioRequest): Promise<void> {
     if (this.#stdio.has(request.id) || this.#foreground.has(request.id)) {
       this.#send({ type: "error", id: request.id, message: `duplicate call id ${request.id}` });
       return;

@@ -13,7 +13,7 @@ import { DirectTask } from "./direct-task.js";
 import { commandEnv, directLaunch, launchArgv, masksFor, type SandboxPlan } from "./sandbox.js";
 import { SandboxedTask } from "./sandboxed-task.js";
 import { sandboxDir, SessionSandbox } from "./session-sandbox.js";
-import { SessionState, type UnreadOutput } from "./session-state.js";
+import { SpawnerSession, type UnreadOutput } from "./spawner-session.js";
 import type { Task } from "./task.js";
 import { newInstance, newTaskId } from "./task-ids.js";
 
@@ -23,7 +23,7 @@ export class Spawner implements ConnectionOwner {
   readonly #outputRoot: string;
   readonly #sandbox: SandboxStatus;
   readonly #log: SpawnerLog;
-  readonly #sessions = new Map<string, SessionState>();
+  readonly #sessions = new Map<string, SpawnerSession>();
   readonly #tokens = new Map<string, string>();
   /** Spent tokens (by session, forgotten with it): presenting one again is refused at once. */
   readonly #spent = new Map<string, string>();
@@ -64,7 +64,7 @@ export class Spawner implements ConnectionOwner {
       const cwd = realPathOf(request.cwd);
       const outputDir = request.outputDir ?? join(this.#outputRoot, request.sessionId);
       if (![...this.#sessions.values()].some((known) => known.cwd === cwd)) this.#maskGeneration++;
-      this.#sessions.set(request.sessionId, new SessionState(request.sessionId, cwd, outputDir));
+      this.#sessions.set(request.sessionId, new SpawnerSession(request.sessionId, cwd, outputDir));
     }
     this.#tokens.set(request.token, request.sessionId);
     for (const wake of this.#grantWaiters.get(request.token) ?? []) wake();
@@ -72,7 +72,7 @@ export class Spawner implements ConnectionOwner {
   }
 
   /** The session a one-time token was granted for; the token is spent. */
-  async redeem(token: string): Promise<SessionState | null> {
+  async redeem(token: string): Promise<SpawnerSession | null> {
     if (this.#spent.has(token)) return null;
     if (!this.#tokens.has(token) && !this.#closing) {
       await new Promise<void>((resolve) => {
@@ -105,14 +105,14 @@ export class Spawner implements ConnectionOwner {
     socket.once("close", () => this.#connections.delete(connection));
   }
 
-  isLive(session: SessionState): boolean {
+  isLive(session: SpawnerSession): boolean {
     return this.#sessions.get(session.id) === session;
   }
 
   /** Starts a command for a session, or says why it cannot run. */
   /** Background runs pass the buffer their output goes to; they are filed under the session before this returns. */
   async start(
-    session: SessionState,
+    session: SpawnerSession,
     request: RunRequest,
     onOutput: (text: string) => void,
     unread: UnreadOutput | null,
@@ -164,7 +164,7 @@ export class Spawner implements ConnectionOwner {
    * commands get (never the host's secrets).
    */
   async startStdio(
-    session: SessionState,
+    session: SpawnerSession,
     request: StdioRequest,
     onStdout: (text: string) => void,
   ): Promise<DirectTask | string> {
@@ -190,7 +190,7 @@ export class Spawner implements ConnectionOwner {
   }
 
   /** Why a session's command cannot run now, or null. */
-  async #prepare(session: SessionState, kind: SandboxKind): Promise<string | null> {
+  async #prepare(session: SpawnerSession, kind: SandboxKind): Promise<string | null> {
     const refusal = this.#refusal(kind);
     if (refusal) return refusal;
     const workspace = await stat(session.cwd).catch(() => null);
@@ -206,7 +206,7 @@ export class Spawner implements ConnectionOwner {
   /** The policy of a sandbox for this session now: its kind, and every other workspace and hidden path masked. */
   /** commands: workspace-write gets a /tmp of its own; a stdio program sees the host's, read-only and masked. */
   async #planFor(
-    session: SessionState,
+    session: SpawnerSession,
     kind: Exclude<SandboxKind, "none">,
     use: "commands" | "stdio",
   ): Promise<SandboxPlan> {
@@ -279,7 +279,7 @@ export class Spawner implements ConnectionOwner {
    * A sandbox whose policy no longer holds (another kind, or a new workspace it would have to mask) is retired: it
    * takes no new command and ends with its last one.
    */
-  async #sandboxFor(session: SessionState, kind: Exclude<SandboxKind, "none">): Promise<SessionSandbox> {
+  async #sandboxFor(session: SpawnerSession, kind: Exclude<SandboxKind, "none">): Promise<SessionSandbox> {
     const current = session.sandbox;
     const generation = this.#maskGeneration;
     if (current && !current.ended && current.plan.kind === kind && current.generation === generation) return current;

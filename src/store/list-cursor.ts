@@ -1,6 +1,6 @@
 // session/list's opaque cursor, the same for every store: the last listed session's updated time and id.
 import { z } from "zod";
-import { invalidParams } from "../errors.js";
+import { invalidParams } from "../request-errors.js";
 
 const Cursor = z.tuple([z.string().datetime(), z.string().uuid()]);
 

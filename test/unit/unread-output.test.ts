@@ -2,7 +2,7 @@
 // chunking, it is the last `limit` characters, and what was let go of is counted in bytes.
 import fc from "fast-check";
 import { expect, it } from "vitest";
-import { UnreadOutput } from "../../src/spawner/session-state.js";
+import { UnreadOutput } from "../../src/spawner/spawner-session.js";
 
 it("keeps exactly the last limit characters of what was pushed, however it was cut, and counts the rest", () => {
   fc.assert(

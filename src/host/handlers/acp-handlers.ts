@@ -9,7 +9,7 @@ import {
 import { SessionModeId } from "../../protocol/port.js";
 import { HOST_STATS_METHOD, HostStatsRequest } from "../../protocol/host-stats.js";
 import { HOST_STATUS_METHOD, HostStatusRequest } from "../../protocol/host-status.js";
-import { invalidParams, operatorOnly } from "../../errors.js";
+import { invalidParams, operatorOnly } from "../../request-errors.js";
 import { assertDirectory, assertNoExtras } from "./request-checks.js";
 import { mcpServersFrom } from "./mcp-servers-param.js";
 import { NewSessionParams } from "./session-params.js";

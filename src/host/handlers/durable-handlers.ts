@@ -3,7 +3,7 @@
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { AgentApp, LoadSessionResponse } from "@agentclientprotocol/sdk/unstable";
-import { hostError, invalidParams } from "../../errors.js";
+import { hostError, invalidParams } from "../../request-errors.js";
 import { assertAbsolute, assertNoExtras } from "./request-checks.js";
 import { mcpServersFrom } from "./mcp-servers-param.js";
 import { OpenSessionParams } from "./session-params.js";

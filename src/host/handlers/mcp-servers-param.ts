@@ -1,7 +1,7 @@
 // The client's mcpServers (session/new, load, resume) checked and made the worker's: stdio and http servers are
 // supported; sse (deprecated) and any other type are refused with -32602 naming the server, never dropped.
 import type { McpServerConfig } from "../../protocol/mcp-servers.js";
-import { invalidParams } from "../../errors.js";
+import { invalidParams } from "../../request-errors.js";
 import type { McpServerInput } from "./session-params.js";
 
 /** Server names become part of tool names (mcp__<server>__<tool>), which models accept in this alphabet only. */

@@ -1,6 +1,6 @@
 // session/prompt content → the one user message the worker receives.
 import type { ContentBlock } from "@agentclientprotocol/sdk/unstable";
-import { invalidParams } from "../../errors.js";
+import { invalidParams } from "../../request-errors.js";
 
 /** Text blocks are concatenated; a resource_link becomes "[resource_link name=… uri=…]". Anything else is refused. */
 export function promptText(blocks: readonly ContentBlock[]): string {

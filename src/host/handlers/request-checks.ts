@@ -3,7 +3,7 @@
 // checked by mcp-servers.ts, a system prompt by system-prompt.ts.)
 import { stat } from "node:fs/promises";
 import { isAbsolute } from "node:path";
-import { invalidParams } from "../../errors.js";
+import { invalidParams } from "../../request-errors.js";
 
 export function assertNoExtras(params: { additionalDirectories?: string[] | null }): void {
   if ((params.additionalDirectories ?? []).length > 0)

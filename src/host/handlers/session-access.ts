@@ -2,7 +2,7 @@
 // not exist; a session of the peer's tenant attached to another connection is refused until that one lets it go.
 import type { Peer } from "../connection/peer.js";
 import type { SessionRecord } from "../session/session.js";
-import { hostError, unknownSession } from "../../errors.js";
+import { hostError, unknownSession } from "../../request-errors.js";
 import type { SessionTable } from "../session/session-table.js";
 
 /** The live session if this peer may see it (any attachment). */

@@ -4,7 +4,7 @@
 import type { AgentApp } from "@agentclientprotocol/sdk/unstable";
 import type { HostContext } from "../host-context.js";
 import type { Peer } from "../connection/peer.js";
-import { invalidParams } from "../../errors.js";
+import { invalidParams } from "../../request-errors.js";
 import type { SessionRecord } from "../session/session.js";
 import { close } from "./durable-handlers.js";
 import { findVisible } from "./session-access.js";

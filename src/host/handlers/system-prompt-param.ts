@@ -1,7 +1,7 @@
 // A client's systemPrompt (session/new, load, resume, fork) checked and made the session's: the append and override
 // modes, text content only (ACP: an agent refuses a mode or a content block it does not support, never guesses).
 import type { SystemPromptSetting } from "../../protocol/system-prompt.js";
-import { invalidParams } from "../../errors.js";
+import { invalidParams } from "../../request-errors.js";
 import type { SystemPromptInput } from "./session-params.js";
 
 /** undefined: none given (omitted and null are the same). */

@@ -1,7 +1,7 @@
 // `_host/status`: the host's figures and a page of session rows, ordered by session id (a cursor is the last id of
 // the previous page). A tenant sees only its own sessions.
 import type { HostStatus, HostStatusParams } from "../../protocol/host-status.js";
-import { invalidParams } from "../../errors.js";
+import { invalidParams } from "../../request-errors.js";
 import type { HostContext } from "../host-context.js";
 import type { HostStatsMonitor } from "./host-stats-monitor.js";
 import type { Peer } from "../connection/peer.js";

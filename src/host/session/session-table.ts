@@ -1,6 +1,6 @@
 // The routing table: session id → record, and parent → the children open here. Ids are random UUIDs and never handed
 // out twice.
-import { hostError, unknownSession } from "../../errors.js";
+import { hostError, unknownSession } from "../../request-errors.js";
 import type { SessionRecord } from "./session.js";
 
 export class SessionTable {

@@ -5,7 +5,7 @@ import { RequestError } from "@agentclientprotocol/sdk/unstable";
 import { type ModelConfig, type SettingsFrom } from "../../protocol/port.js";
 import { OpenAck, type WorkerEvent } from "../../protocol/worker-events.js";
 import { WorkerGone, type WorkerExit, type WorkerLease } from "../../pool/worker-lease.js";
-import { fromWorker, sessionClosed, workerFault, workerStartFailed } from "../../errors.js";
+import { fromWorker, sessionClosed, workerFault, workerStartFailed } from "../../request-errors.js";
 import type { Logger } from "../../logger.js";
 import type { SessionDeps, SessionSettings } from "./session-deps.js";
 import type { Slot, SlotHolder } from "./worker-slots.js";

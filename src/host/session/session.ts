@@ -19,7 +19,7 @@ import type { SessionStatus } from "../../protocol/host-status.js";
 import type { McpServerConfig } from "../../protocol/mcp-servers.js";
 import { MCP_STATUS_METHOD, type McpStatusNotification } from "../../protocol/mcp-status.js";
 import { WorkerGone, type WorkerExit, type WorkerLease } from "../../pool/worker-lease.js";
-import { fromWorker, hostError, promptInFlight, sessionClosed, workerFault } from "../../errors.js";
+import { fromWorker, hostError, promptInFlight, sessionClosed, workerFault } from "../../request-errors.js";
 import { foreignFields, type Logger } from "../../logger.js";
 import type { SessionDeps, SessionSettings } from "./session-deps.js";
 import type { Peer } from "../connection/peer.js";

@@ -23,7 +23,7 @@ import {
   type LogHeader,
   type SessionPaths,
 } from "../../protocol/session-log.js";
-import { hostError, notFound } from "../../errors.js";
+import { hostError, notFound } from "../../request-errors.js";
 import { ConfigError } from "../../host-options.js";
 import { CreationSync } from "./creation-sync.js";
 import { SessionIndex, type IndexedSession } from "./session-index.js";

@@ -5,7 +5,7 @@
 // over (its epoch bumped) gets nothing written, ever again, and is reported lost.
 import type { RequestError } from "@agentclientprotocol/sdk/unstable";
 import type { Pool } from "pg";
-import { sessionMoved, storeFault } from "../../errors.js";
+import { sessionMoved, storeFault } from "../../request-errors.js";
 
 interface Waiter {
   upTo: number;

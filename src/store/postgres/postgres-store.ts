@@ -9,7 +9,7 @@ import { join, resolve } from "node:path";
 import { RequestError, type ListSessionsResponse } from "@agentclientprotocol/sdk/unstable";
 import pg from "pg";
 import { ConfigError } from "../../host-options.js";
-import { hostError, notFound, sessionMoved, storeFault } from "../../errors.js";
+import { hostError, notFound, sessionMoved, storeFault } from "../../request-errors.js";
 import type { Logger } from "../../logger.js";
 import type { WorkerLog, SettingsFrom } from "../../protocol/port.js";
 import {

@@ -52,7 +52,7 @@ export interface BackgroundTask {
   unread: UnreadOutput;
 }
 
-export class SessionState {
+export class SpawnerSession {
   readonly id: string;
   /** Real path of the workspace. */
   readonly cwd: string;
