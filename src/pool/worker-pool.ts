@@ -34,6 +34,8 @@ const SHRINK_EVERY_MS = 1000;
  * it doubled their latency. Leases that find the pool empty meanwhile start their own thread, as they would anyway.
  */
 const REPLENISH_QUIET_MS = 250;
+/** ...but not later than this after the first lease it waits on: sessions opened without pause still find some warm. */
+const REPLENISH_MAX_WAIT_MS = 1000;
 /** A start that has not answered by then releases its place in the start gate (a start takes about 0.1 s). */
 const SLOW_START_MS = 5000;
 
@@ -47,6 +49,8 @@ export class WorkerPool {
   readonly #shrinkTimer: NodeJS.Timeout;
   #closed = false;
   #replenishing: NodeJS.Timeout | null = null;
+  /** When the refill now pending was first asked for. */
+  #replenishWaitingSince = 0;
   /** Threads by id, as last read from piscina (threadExit). */
   readonly #threads = new Map<number, Worker>();
   /** The pool's threads from their making to their exit (piscina drops an ended one from its list before it exits). */
@@ -173,7 +177,11 @@ export class WorkerPool {
   }
 
   #replenishWhenQuiet(): void {
-    if (this.#replenishing) clearTimeout(this.#replenishing);
+    const now = performance.now();
+    if (this.#replenishing) {
+      if (now - this.#replenishWaitingSince >= REPLENISH_MAX_WAIT_MS - REPLENISH_QUIET_MS) return;
+      clearTimeout(this.#replenishing);
+    } else this.#replenishWaitingSince = now;
     this.#replenishing = setTimeout(() => {
       this.#replenishing = null;
       this.#replenish();
