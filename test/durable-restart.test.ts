@@ -1,6 +1,7 @@
 import { once } from "node:events";
 import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import { afterAll, describe, expect, it } from "vitest";
+import type { LogEntry } from "../src/protocol/session-log.js";
 import { OUTCOME_UNKNOWN } from "../workers/log/log-repair.js";
 import { eventually, exists, logEntries, paths, transcript } from "./support/durable.js";
 import { isAlive, startHost, tempDir, type TestHost } from "./support/host.js";
@@ -58,7 +59,10 @@ describe("a session outlives its host process", () => {
     // The dead host's lock was stale: the new host took it over.
     expect(second.stderr()).toContain("stale session lock taken over");
     const entries = logEntries(state, sessionId);
-    const scriptTurn = entries.find((entry) => entry.type === "user_message" && entry.text === script);
+    const scriptTurn = entries.find(
+      (entry): entry is Extract<LogEntry, { type: "user_message" }> =>
+        entry.type === "user_message" && entry.text === script,
+    );
     expect(entries.slice(-2)).toMatchObject([
       { type: "tool_result", turnId: scriptTurn?.turnId, name: "bash", result: OUTCOME_UNKNOWN, isError: true },
       { type: "turn_end", turnId: scriptTurn?.turnId, stopReason: "interrupted" },

@@ -7,6 +7,9 @@ import { createServer } from "node:net";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import type { McpServer } from "@agentclientprotocol/sdk/unstable";
+
+/** A stdio server's entry (the one variant with a command). */
+type McpStdioServer = Extract<McpServer, { command: string }>;
 import type { HostClient, McpStatusNotification } from "../../src/client/index.js";
 import { waitFor } from "./tools.js";
 
@@ -23,7 +26,7 @@ export const PATIENT = ["--mcp-startup-timeout-ms", "60000"];
 export const marker = (): string => `mcp-test-${randomUUID()}`;
 
 /** The everything server over stdio; the marker rides as an argument it ignores. */
-export function everythingStdio(name: string, mark: string, env: Record<string, string> = {}): McpServer {
+export function everythingStdio(name: string, mark: string, env: Record<string, string> = {}): McpStdioServer {
   return {
     name,
     command: process.execPath,
@@ -32,12 +35,12 @@ export function everythingStdio(name: string, mark: string, env: Record<string, 
   };
 }
 
-export function filesystemStdio(name: string, dir: string, mark: string): McpServer {
+export function filesystemStdio(name: string, dir: string, mark: string): McpStdioServer {
   return { name, command: process.execPath, args: [FILESYSTEM, dir, mark], env: [] };
 }
 
 /** A program that starts and never answers MCP's initialize. */
-export function hangingStdio(name: string, mark: string): McpServer {
+export function hangingStdio(name: string, mark: string): McpStdioServer {
   return { name, command: process.execPath, args: ["-e", "setInterval(() => {}, 1e6)", mark], env: [] };
 }
 

@@ -42,7 +42,7 @@ const step = (turnId: string, n: number): fc.Arbitrary<LogEntry[]> =>
   fc.oneof(
     fc
       .record({ blocks: fc.array(text, { maxLength: 2 }), thought: fc.option(text, { nil: undefined }) })
-      .map(({ blocks, thought }) => [
+      .map(({ blocks, thought }): LogEntry[] => [
         { type: "assistant_message", turnId, blocks, toolCalls: [], ...(thought === undefined ? {} : { thought }) },
       ]),
     fc
@@ -52,7 +52,7 @@ const step = (turnId: string, n: number): fc.Arbitrary<LogEntry[]> =>
         isError: fc.boolean(),
         result: text,
       })
-      .map(({ name, outcome, isError, result }) => {
+      .map(({ name, outcome, isError, result }): LogEntry[] => {
         const callId = `call-${turnId}-${n}`;
         const toolCallId = `tc-${turnId}-${n}`;
         return [
@@ -64,13 +64,13 @@ const step = (turnId: string, n: number): fc.Arbitrary<LogEntry[]> =>
       }),
     fc
       .record({ prompt: fc.nat(500), completion: fc.nat(500), cached: fc.nat(500) })
-      .map((tokens) => [{ type: "usage", turnId, tokens }]),
+      .map((tokens): LogEntry[] => [{ type: "usage", turnId, tokens }]),
     fc
       .record({ kept: fc.nat(6), summary: text })
-      .map(({ kept, summary }) => [
+      .map(({ kept, summary }): LogEntry[] => [
         { type: "compaction", turnId, kept, summary, turns: 1, tokensBefore: 100, tokensAfter: 50 },
       ]),
-    fc.constant([{ type: "plan", turnId, entries: [] }]),
+    fc.constant<LogEntry[]>([{ type: "plan", turnId, entries: [] }]),
   );
 
 const turn = (n: number): fc.Arbitrary<LogEntry[]> => {
@@ -81,7 +81,7 @@ const turn = (n: number): fc.Arbitrary<LogEntry[]> => {
       fc.array(fc.nat(), { maxLength: 4 }).chain((steps) => fc.tuple(...steps.map((_, i) => step(turnId, i)))),
       fc.constantFrom("end_turn", "cancelled", "interrupted"),
     )
-    .map(([prompt, steps, stopReason]) => [
+    .map(([prompt, steps, stopReason]): LogEntry[] => [
       { type: "turn_start", turnId, at },
       { type: "user_message", turnId, text: prompt },
       ...steps.flat(),
@@ -91,14 +91,14 @@ const turn = (n: number): fc.Arbitrary<LogEntry[]> => {
 
 /** A change of the session's settings between turns. */
 const setting: fc.Arbitrary<LogEntry> = fc.oneof(
-  fc.constantFrom("ask", "auto", "read-only", "full-access").map((mode) => ({ type: "mode", mode })),
+  fc.constantFrom("ask", "auto", "read-only", "full-access").map((mode): LogEntry => ({ type: "mode", mode })),
   fc
     .constantFrom("scripted", "other")
-    .map((model) => ({ type: "model", model: { provider: "scripted", model, retries: 0 } })),
+    .map((model): LogEntry => ({ type: "model", model: { provider: "scripted", model, retries: 0 } })),
   fc
     .record({ mode: fc.constantFrom("append", "override"), text: fc.string({ minLength: 1 }) })
-    .map((systemPrompt) => ({ type: "system_prompt", systemPrompt })),
-  fc.constant({ type: "mcp_servers", servers: [] }),
+    .map((systemPrompt): LogEntry => ({ type: "system_prompt", systemPrompt })),
+  fc.constant<LogEntry>({ type: "mcp_servers", servers: [] }),
 );
 
 /** A log of whole turns, settings between them; `ends`: the entry counts after which a turn has ended. */

@@ -8,6 +8,7 @@ import { contextWindow } from "../../workers/models/context-windows.js";
 import { backoffMs, retryAfterMs, RETRY_MAX_MS } from "../../workers/models/retry.js";
 
 type Delta = ChatCompletionChunk.Choice.Delta;
+type ToolCallDelta = ChatCompletionChunk.Choice.Delta.ToolCall;
 const chunk = (
   delta: Delta,
   finish: ChatCompletionChunk.Choice["finish_reason"] = null,
@@ -25,12 +26,10 @@ describe("chunk assembly", () => {
   it("calls without index are told apart by their ids; a call without id gets a unique one", () => {
     const assembler = new ChunkAssembler();
     assembler.add(
-      chunk({ tool_calls: [{ id: "a", function: { name: "read_", arguments: '{"pa' } } as Delta.ToolCall] }),
+      chunk({ tool_calls: [{ id: "a", function: { name: "read_", arguments: '{"pa' } } as ToolCallDelta] }),
     );
-    assembler.add(chunk({ tool_calls: [{ function: { name: "file", arguments: 'th":"x"}' } } as Delta.ToolCall] }));
-    assembler.add(
-      chunk({ tool_calls: [{ id: "b", function: { name: "list_dir", arguments: "" } } as Delta.ToolCall] }),
-    );
+    assembler.add(chunk({ tool_calls: [{ function: { name: "file", arguments: 'th":"x"}' } } as ToolCallDelta] }));
+    assembler.add(chunk({ tool_calls: [{ id: "b", function: { name: "list_dir", arguments: "" } } as ToolCallDelta] }));
     assembler.add(chunk({}, "tool_calls"));
     expect(assembler.finish().toolCalls).toEqual([
       { id: "a", name: "read_file", input: { path: "x" } },
