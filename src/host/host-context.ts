@@ -1,4 +1,4 @@
-// What the handlers share: configuration, the session table, the worker pool, and the accepting flag.
+// What the handlers share: configuration, the session table, the worker pool, admission and start scheduling.
 import { dirname } from "node:path";
 import { atMemoryLimit, sessionMoved } from "../request-errors.js";
 import { StartScheduler } from "../pool/start-scheduler.js";
