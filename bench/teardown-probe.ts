@@ -3,7 +3,8 @@
 import { once } from "node:events";
 import { bashScript, probeBash } from "./bash.js";
 import { descendants } from "./proc.js";
-import { openSessions, sleep, startHost } from "./systems.js";
+import { waitUntilBusy } from "./scenarios/teardown.js";
+import { openSessions, startHost } from "./systems.js";
 
 const sessions = Number(process.argv[2] ?? 200);
 const ending = process.argv[3] ?? "SIGTERM";
@@ -27,11 +28,7 @@ const ids = await openSessions(host.client, sessions, process.cwd());
 const inBash = (await probeBash(host.client, ids[0]!)) === null ? sessions / 2 : 0;
 for (const [i, id] of ids.entries())
   void host.client.prompt(id, i < inBash ? bashScript("sleep 30") : `/script [{"sleep_ms":30000}]`).catch(() => {});
-for (;;) {
-  const stats = await host.client.stats();
-  if (stats.sessions.busy >= sessions && descendants(host.pid).length >= inBash) break;
-  await sleep(100);
-}
+await waitUntilBusy(host.client, sessions, inBash, host.pid);
 const processes = descendants(host.pid).length;
 const exited = once(child, "exit");
 const t0 = performance.now();

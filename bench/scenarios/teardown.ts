@@ -95,7 +95,7 @@ export async function teardown(ctx: BenchContext): Promise<TeardownResult> {
 }
 
 /** Waits until every session is mid-turn and, when some run bash, until their processes exist. */
-async function waitUntilBusy(
+export async function waitUntilBusy(
   client: Parameters<typeof probeBash>[0],
   sessions: number,
   inBash: number,
