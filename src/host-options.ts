@@ -188,6 +188,11 @@ export const HostFlags = z
       .describe("tenants and their token hashes, one `name sha256-hex` a line (re-read on SIGHUP)"),
     "tls-cert": z.string().min(1).optional().describe("PEM certificate: serve HTTPS/WSS (with --tls-key)"),
     "tls-key": z.string().min(1).optional().describe("PEM private key of --tls-cert"),
+    "trace-content": flag
+      .default(false)
+      .describe(
+        "traced turns' spans carry prompt text, model output and tool arguments and results (tracing itself is set by the OTEL_* environment variables; keys and tokens never)",
+      ),
     "metrics-listen": ListenAddress.optional().describe(
       "serve Prometheus metrics at http://HOST:PORT/metrics (port 0: any free port, logged)",
     ),

@@ -181,6 +181,8 @@ export interface PromptOptions {
   onUpdate?: (update: SessionUpdate) => void;
   /** Aborting sends `session/cancel`; the prompt then settles with stop reason "cancelled". */
   signal?: AbortSignal;
+  /** The request's _meta: e.g. W3C Trace Context (`traceparent`, `tracestate`) joining the turn to your trace. */
+  meta?: Record<string, unknown>;
 }
 
 /**
@@ -395,7 +397,8 @@ export class HostClient {
     const onAbort = () => void this.cancel(sessionId).catch(() => {});
     options.signal?.addEventListener("abort", onAbort, { once: true });
     try {
-      const sent = this.#request<PromptResponse>("session/prompt", { sessionId, prompt }, sessionId);
+      const params = { sessionId, prompt, ...(options.meta ? { _meta: options.meta } : {}) };
+      const sent = this.#request<PromptResponse>("session/prompt", params, sessionId);
       if (options.signal?.aborted) onAbort();
       const response = await sent;
       return { ...summarize(updates, response.stopReason), children: this.#announced(updates) };

@@ -1,4 +1,6 @@
 // What the handlers share: configuration, the session table, the worker pool, admission and start scheduling.
+import type { HostTracing } from "./traces/host-tracing.js";
+import { TenantUsage } from "./ops/tenant-usage.js";
 import { dirname } from "node:path";
 import { atMemoryLimit, sessionMoved } from "../request-errors.js";
 import { StartScheduler } from "../pool/start-scheduler.js";
@@ -78,6 +80,10 @@ export class HostContext {
   readonly admission: Admission;
   /** New sessions' workers, leased one per turn of the event loop and after the session/new being answered. */
   readonly starts = new StartScheduler();
+  /** Model requests and tokens by tenant and model (`_host/status`). */
+  readonly usage: TenantUsage;
+  /** The host's traces, when the OTEL_* variables turn them on (set once at start, before any connection). */
+  tracing: HostTracing | null = null;
 
   constructor(
     config: HostOptions,
@@ -117,7 +123,16 @@ export class HostContext {
       void session.lose(sessionMoved(sessionId, reason));
     });
     store.onTakeover((sessionId) =>
-      letGo({ sessions: this.sessions, hostId: this.hostId, log, cancelGraceMs: config.cancelGraceMs }, sessionId),
+      letGo(
+        {
+          sessions: this.sessions,
+          hostId: this.hostId,
+          log,
+          cancelGraceMs: config.cancelGraceMs,
+          tracing: this.tracing,
+        },
+        sessionId,
+      ),
     );
     const gateway = ModelGateway.start(this.models.all, (level, msg, data) =>
       log[level]({ ...data, component: "model-gateway" }, msg),
@@ -130,6 +145,7 @@ export class HostContext {
       for (const session of this.sessions.values()) session.regrant();
     });
     const hooks = new LifecycleHooks(log);
+    this.usage = new TenantUsage(hooks);
     this.sessionDeps = {
       pool,
       log,

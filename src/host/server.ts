@@ -18,6 +18,7 @@ import { stdioStream } from "./connection/stdio-stream.js";
 import { createTeardown } from "./ops/teardown.js";
 import { openStore } from "../store/open-store.js";
 import { startWorkerWatchdog } from "./ops/worker-watchdog.js";
+import { startTracing } from "./traces/start-tracing.js";
 
 export async function serve(config: HostOptions, version: string): Promise<void> {
   const log = createLogger(config.logLevel);
@@ -42,6 +43,7 @@ export async function serve(config: HostOptions, version: string): Promise<void>
   });
   const spawner = await spawnerStarting;
   const host = new HostContext(config, log, pool, version, store, spawner, bwrapPath);
+  host.tracing = await startTracing({ version, content: config.traceContent, log, hooks: host.sessionDeps.hooks });
   const stats = new HostStatsMonitor(host);
   const metrics = config.metricsListen ? await startMetrics(host, config.metricsListen) : null;
   const stopWatchdog = startWorkerWatchdog(host.sessions, config.workerStallMs);

@@ -38,8 +38,22 @@ export const SessionStatus = z.object({
 });
 export type SessionStatus = z.infer<typeof SessionStatus>;
 
+/** Requests to one model and the tokens it reported, for one tenant, since the host started. */
+export const ModelUsage = z.object({
+  /** null: sessions of no tenant. */
+  tenant: z.string().nullable(),
+  model: z.string(),
+  requests: Count,
+  /** Requests that failed (each retry counts). */
+  errors: Count,
+  tokens: TokenCounts,
+});
+export type ModelUsage = z.infer<typeof ModelUsage>;
+
 export const HostStatus = HostStats.extend({
   sessionRows: z.array(SessionStatus),
+  /** Model usage by tenant and model (a tenant sees only its own). */
+  usage: z.array(ModelUsage),
   nextCursor: z.string().optional(),
 });
 export type HostStatus = z.infer<typeof HostStatus>;

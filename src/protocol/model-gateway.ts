@@ -32,6 +32,8 @@ export const GatewayAsk = z.discriminatedUnion("type", [
     tools: z.optional(z.array(z.record(z.string(), z.unknown()))),
     /** Send text and reasoning deltas as they arrive (the session shows them: --stream-chunks). */
     forward: z.boolean(),
+    /** The W3C traceparent of the request's span (a traced turn): sent to the model server as a header. */
+    traceparent: z.optional(z.string().check(z.regex(/^00-[0-9a-f]{32}-[0-9a-f]{16}-0[01]$/))),
   }),
   z.object({ type: z.literal("cancel"), id: RequestId }),
 ]);
@@ -74,7 +76,13 @@ export type GatewayFailure = z.infer<typeof GatewayFailure>;
 export const GatewayReply = z.discriminatedUnion("type", [
   /** Text and reasoning that arrived (only for a request with forward), in order. */
   z.object({ type: z.literal("delta"), id: RequestId, text: z.string(), thought: z.string() }),
-  z.object({ type: z.literal("done"), id: RequestId, response: AssembledResponse }),
+  z.object({
+    type: z.literal("done"),
+    id: RequestId,
+    response: AssembledResponse,
+    /** When the stream's first chunk arrived (epoch ms, src/protocol/trace.ts's clock); null when none did. */
+    firstChunkAtMs: z.nullable(z.number()),
+  }),
   z.object({ type: z.literal("failed"), id: RequestId, failure: GatewayFailure }),
 ]);
 export type GatewayReply = z.infer<typeof GatewayReply>;

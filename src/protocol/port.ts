@@ -8,6 +8,7 @@ import { ERROR_REASONS, type ErrorReason as ErrorReasonName } from "./errors.js"
 import * as z from "zod/mini";
 import { McpServerConfig } from "./mcp-servers.js";
 import { SystemPromptSetting } from "./system-prompt.js";
+import { asTraceParent, type TraceParent } from "./trace.js";
 
 /** A reason of the error catalogue (src/protocol/errors.ts): a worker names the one its refusal or failure is. */
 export const ErrorReason = z.enum(ERROR_REASONS as [ErrorReasonName, ...ErrorReasonName[]]);
@@ -144,7 +145,11 @@ export type ToolStatus = z.infer<typeof ToolStatus>;
  * A permission's outcome takes the same path as a cancel, so the worker sees them in the order they were sent.
  */
 export type HostMessage =
-  | { type: "prompt"; turnId: string; text: string }
+  /**
+   * trace: the turn's invoke_agent span, when the turn is traced (sampled): the worker's spans hang under it.
+   * traceContent: its spans may hold model output and tool arguments and results (--trace-content).
+   */
+  | { type: "prompt"; turnId: string; text: string; trace?: TraceParent; traceContent?: boolean }
   | { type: "cancel"; turnId: string; reason?: string }
   | { type: "permission"; requestId: string; outcome: PermissionOutcome }
   /** The answer to a child_request: the child's final message, or why there is none. */
@@ -174,7 +179,15 @@ export function asHostMessage(data: unknown): HostMessage | null {
       : { type: "cancel", turnId: message.turnId };
   }
   if (message.type === "prompt" && typeof message.text === "string" && message.text.length > 0) {
-    return { type: "prompt", turnId: message.turnId, text: message.text };
+    const trace = message.trace === undefined ? null : asTraceParent(message.trace);
+    if (!trace) return { type: "prompt", turnId: message.turnId, text: message.text };
+    return {
+      type: "prompt",
+      turnId: message.turnId,
+      text: message.text,
+      trace,
+      traceContent: message.traceContent === true,
+    };
   }
   return null;
 }

@@ -5,11 +5,30 @@ import * as z from "zod/mini";
 import { McpServerStatus } from "./mcp-servers.js";
 import { PlanEntry } from "./plan.js";
 import { ErrorReason, ModelConfig, SessionModeId, StopReason, ToolKind, ToolStatus } from "./port.js";
+import { SPAN_ID, TRACE_ID } from "./trace.js";
 
 const TurnId = z.string().check(z.minLength(1));
 const ToolCallId = z.string().check(z.minLength(1));
 const Count = z.int().check(z.nonnegative());
 const TokenCounts = z.object({ prompt: Count, completion: Count, cached: Count });
+const TraceId = z.string().check(z.regex(TRACE_ID));
+const SpanId = z.string().check(z.regex(SPAN_ID));
+const TraceParent = z.object({ traceId: TraceId, spanId: SpanId });
+const SpanAttributes = z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.array(z.string())]));
+
+/** A finished span (src/protocol/trace.ts): the main thread exports it with the host's exporter. */
+const SpanRecord = z.object({
+  traceId: TraceId,
+  spanId: SpanId,
+  parentSpanId: SpanId,
+  name: z.string().check(z.minLength(1)),
+  kind: z.enum(["internal", "client"]),
+  startMs: z.number(),
+  endMs: z.number(),
+  attributes: SpanAttributes,
+  events: z.array(z.object({ name: z.string(), atMs: z.number(), attributes: z.optional(SpanAttributes) })),
+  error: z.optional(z.string()),
+});
 
 export const WorkerEvent = z.discriminatedUnion("type", [
   /** A committed assistant message: one agent_message_chunk per non-empty block. */
@@ -69,6 +88,8 @@ export const WorkerEvent = z.discriminatedUnion("type", [
     cwd: z.optional(z.string()),
     title: z.optional(z.string()),
     description: z.optional(z.string()),
+    /** The spawn_agent call's span, where the turn is traced: the child's turn hangs under it. */
+    trace: z.optional(TraceParent),
   }),
   z.object({
     type: z.literal("usage"),
@@ -131,6 +152,18 @@ export const WorkerEvent = z.discriminatedUnion("type", [
   z.object({ type: z.literal("log_summary"), turns: Count, title: z.nullable(z.string()) }),
   /** A "records" session's base as of record `seq` (a compaction): a restore reads it and the records from seq on. */
   z.object({ type: z.literal("log_snapshot"), seq: Count, snapshot: z.string() }),
+  /**
+   * One request to the model ended (an attempt: a retry is a request of its own): the host counts them by tenant and
+   * model, with the tokens the provider reported.
+   */
+  z.object({
+    type: z.literal("model_call"),
+    model: z.string(),
+    outcome: z.enum(["ok", "error"]),
+    tokens: z.optional(TokenCounts),
+  }),
+  /** Spans the worker finished, for the host's exporter (only under a traced turn). */
+  z.object({ type: z.literal("spans"), spans: z.array(SpanRecord).check(z.minLength(1)) }),
   /** The answer to a ping: the worker's event loop is turning. */
   z.object({ type: z.literal("pong"), id: z.int() }),
   z.object({

@@ -116,6 +116,8 @@ export interface CheckedHost extends TestHost {
 
 export interface CheckedHostOptions extends Understands {
   permission?: PermissionPolicy;
+  /** Added to the host's environment. */
+  env?: NodeJS.ProcessEnv;
 }
 
 /** A host on stdio (its state in a temp dir unless the args name one), every message it sends checked. */
@@ -127,7 +129,7 @@ export async function startCheckedHost(
     hostArgs.includes("--state-dir") || hostArgs.includes("--store") ? [] : ["--state-dir", tempDir("ash-state-")];
   const child = spawn(process.execPath, [CLI, "serve", "--log-level", "debug", ...stateDir, ...hostArgs], {
     stdio: ["pipe", "pipe", "pipe"],
-    env: { MALLOC_ARENA_MAX: "2", ...process.env },
+    env: { MALLOC_ARENA_MAX: "2", ...process.env, ...options.env },
   });
   await once(child, "spawn");
   let log = "";

@@ -12,6 +12,7 @@
 import { foldLog } from "../../src/protocol/log/session-state.js";
 import type { EventSink } from "../event-sink.js";
 import type { Journal } from "../log/journal.js";
+import type { SpanParent } from "../trace/span.js";
 import { compactionNotice } from "./compaction-notice.js";
 import { planCompaction, type CompactionLevel } from "./compaction-plan.js";
 import {
@@ -37,6 +38,8 @@ export interface ContextCompactorOptions {
 
 export interface ContextRequest extends Omit<ModelRequest, "messages"> {
   turnId: string;
+  /** A compaction's span opens under this (a traced turn); the summary request's chat span under it. */
+  trace: SpanParent | null;
   model: Model;
   /** The session's conversation; a compaction replaces its contents in place. */
   history: ChatMessage[];
@@ -76,7 +79,7 @@ export class ContextCompactor {
   }
 
   async #send(request: ContextRequest): Promise<ModelResponse> {
-    const { model, history, turnId: _turnId, ...rest } = request;
+    const { model, history, turnId: _turnId, trace: _trace, ...rest } = request;
     const length = history.length;
     const response = await model.complete({ ...rest, messages: history });
     const usage = response.usage;
@@ -121,12 +124,28 @@ export class ContextCompactor {
     if (!plan) return false;
     const compactionId = crypto.randomUUID();
     events.post({ type: "compaction", turnId, compactionId, status: "in_progress" });
+    const span =
+      request.trace?.open("compact_context", "internal", {
+        "acp_host.compaction.id": compactionId,
+        "acp_host.compaction.level": level,
+        "acp_host.compaction.tokens_before": tokensBefore,
+      }) ?? null;
     let answer: ModelResponse;
     try {
-      answer = await this.#summarise(request, history.slice(0, plan.cut), summaryWords(plan.summaryTokens));
+      answer = await this.#summarise(
+        { ...request, calls: request.calls?.under(span) },
+        history.slice(0, plan.cut),
+        summaryWords(plan.summaryTokens),
+      );
       signal.throwIfAborted();
     } catch (failure) {
       const error = failure instanceof ContextOverflow ? this.#tooLarge(failure, request) : failure;
+      span
+        ?.fail(
+          signal.aborted ? "cancelled" : "compaction_failed",
+          error instanceof Error ? error.message : String(error),
+        )
+        .end();
       if (signal.aborted) events.post({ type: "compaction", turnId, compactionId, status: "cancelled" });
       else
         events.post({
@@ -156,6 +175,7 @@ export class ContextCompactor {
     this.#options.journal.append(entry);
     history.splice(0, history.length, ...compacted);
     this.#measured = null;
+    span?.set({ "acp_host.compaction.tokens_after": entry.tokensAfter }).end();
     events.post({
       type: "compaction",
       turnId,
@@ -169,7 +189,7 @@ export class ContextCompactor {
 
   /** The summary request; its input is fitted again (once) when the provider names a smaller window. */
   async #summarise(request: ContextRequest, prefix: ChatMessage[], maxWords: number): Promise<ModelResponse> {
-    const { model, tools, signal } = request;
+    const { model, tools, signal, calls } = request;
     // A summary is never shown: nothing of it is committed (only the scripted model commits mid-response, and it
     // has no context window to manage).
     const commit = () => Promise.resolve();
@@ -181,6 +201,7 @@ export class ContextCompactor {
         tools,
         signal,
         commit,
+        calls,
       });
     } catch (error) {
       if (!(error instanceof ContextOverflow) || error.limit === null) throw error;
@@ -190,6 +211,7 @@ export class ContextCompactor {
         tools,
         signal,
         commit,
+        calls,
       });
     }
   }

@@ -9,6 +9,7 @@ import { compile, config as zodConfig } from "zod/mini";
 import en from "zod/v4/locales/en.js";
 import { GatewayAsk, GatewayControl, type GatewayReply } from "../../src/protocol/model-gateway.js";
 import { AttemptFailed, ModelClient, type GatewayLog } from "./model-client.js";
+import { nowMs } from "../../src/protocol/trace.js";
 
 zodConfig(en());
 const asks = compile(GatewayAsk);
@@ -74,17 +75,20 @@ function serve(port: MessagePort, label: string): void {
     }
     const controller = new AbortController();
     running.set(message.id, controller);
+    let firstChunkAtMs: number | null = null;
     client
       .attempt({
         messages: message.messages as unknown as ChatCompletionMessageParam[],
         ...(message.tools ? { tools: message.tools as unknown as ChatCompletionFunctionTool[] } : {}),
         signal: controller.signal,
+        onFirstChunk: () => (firstChunkAtMs = nowMs()),
+        ...(message.traceparent ? { traceparent: message.traceparent } : {}),
         ...(message.forward
           ? { onDelta: (delta) => reply({ type: "delta", id: message.id, text: delta.text, thought: delta.thought }) }
           : {}),
       })
       .then(
-        (response) => reply({ type: "done", id: message.id, response }),
+        (response) => reply({ type: "done", id: message.id, response, firstChunkAtMs }),
         (error: unknown) => {
           // A cancelled request's waiter has gone already: nothing more is said of it.
           if (controller.signal.aborted) return;

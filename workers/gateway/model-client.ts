@@ -37,6 +37,10 @@ export interface Attempt {
   signal: AbortSignal;
   /** Text and reasoning as they arrive; absent when nobody shows them. */
   onDelta?: (delta: ChunkDelta) => void;
+  /** Told when the stream's first chunk arrives. */
+  onFirstChunk?: () => void;
+  /** Sent as the request's traceparent header (a traced turn). */
+  traceparent?: string;
 }
 
 export class ModelClient {
@@ -97,7 +101,10 @@ export class ModelClient {
     // watch.signal aborts on a cancel and on a quiet stream: the client aborts the HTTP request, and this attempt
     // stops waiting for it there and then (watch.check() tells a quiet stream from a cancel).
     const stream = await untilAborted(
-      this.#client.chat.completions.create(params, { signal: watch.signal }),
+      this.#client.chat.completions.create(params, {
+        signal: watch.signal,
+        ...(attempt.traceparent ? { headers: { traceparent: attempt.traceparent } } : {}),
+      }),
       watch.signal,
     );
     watch.touch();
@@ -106,11 +113,16 @@ export class ModelClient {
     // is the aborted body's clean-up. Left early, the request is aborted and its clean-up is nobody's wait.
     const chunks = stream[Symbol.asyncIterator]();
     let complete = false;
+    let first = true;
     try {
       for (;;) {
         const next = await untilAborted(chunks.next(), watch.signal);
         if (next.done) break;
         watch.touch();
+        if (first) {
+          first = false;
+          attempt.onFirstChunk?.();
+        }
         const added = assembler.add(next.value);
         if (attempt.onDelta && (added.text.length > 0 || added.thought.length > 0)) attempt.onDelta(added);
       }

@@ -21,6 +21,9 @@ import { tokenCounts, UsageTotals } from "../log/usage-totals.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { ToolResult } from "../tools/tool.js";
 import type { ErrorReason } from "../../src/protocol/errors.js";
+import type { TraceParent } from "../../src/protocol/trace.js";
+import { ModelCalls } from "../models/model-calls.js";
+import { traceRoot, type Span, type SpanParent } from "../trace/span.js";
 
 export interface AgentLoopOptions {
   model: Model;
@@ -45,6 +48,11 @@ interface Turn {
   toolCalls: number;
   /** The text of the last assistant message committed in this turn (a child's answer to its parent). */
   lastMessage: string;
+  /** The turn's spans hang under this (the host's invoke_agent span); null: the turn is not traced. */
+  trace: SpanParent | null;
+  /** Its spans may hold tool arguments, results and model output (--trace-content). */
+  traceContent: boolean;
+  calls: ModelCalls;
 }
 
 const FINISH_STOP: Record<ModelResponse["finish"], StopReason | null> = {
@@ -100,7 +108,7 @@ export class AgentLoop {
   }
 
   /** Starts a turn; a prompt it cannot take ends at once with a turn_error that says why. */
-  prompt(turnId: string, text: string): void {
+  prompt(turnId: string, text: string, trace: TraceParent | null = null, traceContent = false): void {
     const refuse = (reason: ErrorReason, message: string) =>
       this.#options.events.post({ type: "turn_error", turnId, reason, message });
     if (this.#logFailure) return this.#endsForLog(turnId, this.#logFailure);
@@ -111,7 +119,18 @@ export class AgentLoop {
       if (error instanceof PromptRejected) return refuse("PROMPT_REJECTED", error.message);
       throw error;
     }
-    const turn: Turn = { id: turnId, abort: new AbortController(), toolCalls: 0, lastMessage: "" };
+    const events = this.#options.events;
+    const post = events.post.bind(events);
+    const root = traceRoot(trace, (span) => post({ type: "spans", spans: [span] }));
+    const turn: Turn = {
+      id: turnId,
+      abort: new AbortController(),
+      toolCalls: 0,
+      lastMessage: "",
+      trace: root,
+      traceContent,
+      calls: new ModelCalls(post, root, traceContent),
+    };
     this.#turn = turn;
     this.#running = this.#run(turn, text);
   }
@@ -212,6 +231,8 @@ export class AgentLoop {
         history: this.#history,
         tools: this.#options.tools.specs(),
         signal,
+        calls: turn.calls,
+        trace: turn.trace,
         ...relay.callbacks(),
         commit: (blocks) => this.#commitAssistant(turn, { blocks, toolCalls: [] }, relay),
       });
@@ -322,8 +343,14 @@ export class AgentLoop {
       input: call.input,
     });
     events.post({ type: "tool_call", turnId, toolCallId, title, kind, status: "pending", rawInput: call.input });
+    const span = toolSpan(turn, call, toolCallId, kind);
 
     const finish = (result: ToolResult): ToolResult => {
+      if (span) {
+        if (turn.traceContent) span.set({ "gen_ai.tool.call.result": result.output });
+        if (result.isError) span.fail("tool_error", "the tool call failed");
+        span.end();
+      }
       journal.append({
         type: "tool_result",
         turnId,
@@ -348,7 +375,11 @@ export class AgentLoop {
     const policy = tool.policy(this.#mode);
     if (policy.decision === "refuse") return finish({ output: policy.reason, isError: true });
     if (policy.decision === "ask" && !this.#alwaysAllowed.has(tool.name)) {
+      span?.event("acp_host.permission.asked");
       const outcome = await this.#askPermission(turn, toolCallId, title, kind, call.input);
+      span?.event("acp_host.permission.answered", {
+        "acp_host.permission.outcome": outcome.outcome === "selected" ? outcome.optionId : "cancelled",
+      });
       journal.append({
         type: "permission",
         turnId,
@@ -375,6 +406,7 @@ export class AgentLoop {
         signal: turn.abort.signal,
         turnId,
         toolCallId,
+        trace: span,
         emitOutput: (delta) => {
           if (delta.length > 0) events.post({ type: "tool_call_update", turnId, toolCallId, outputDelta: delta });
         },
@@ -418,6 +450,20 @@ export class AgentLoop {
       });
     });
   }
+}
+
+/** A traced turn's span of one tool call (execute_tool), its arguments only where the host records content. */
+function toolSpan(turn: Turn, call: ToolCallRequest, toolCallId: string, kind: ToolKind): Span | null {
+  if (!turn.trace) return null;
+  return turn.trace.open(`execute_tool ${call.name}`, "internal", {
+    "gen_ai.operation.name": "execute_tool",
+    "gen_ai.tool.name": call.name,
+    "gen_ai.tool.call.id": call.id,
+    "gen_ai.tool.type": "function",
+    "acp_host.tool_call.id": toolCallId,
+    "acp_host.tool.kind": kind,
+    ...(turn.traceContent ? { "gen_ai.tool.call.arguments": JSON.stringify(call.input ?? null) } : {}),
+  });
 }
 
 /** Waits for every call running together; the first failure (a log that cannot be written) is thrown. */

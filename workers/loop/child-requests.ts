@@ -2,6 +2,7 @@
 // host's child_result message. The worker never makes a session itself: the host checks the request, creates or
 // reuses the child in a worker of its own, runs the prompt there and answers with the child's final message.
 import type { ChildOutcome } from "../../src/protocol/port.js";
+import type { TraceParent } from "../../src/protocol/trace.js";
 import type { EventSink } from "../event-sink.js";
 
 export interface ChildAsk {
@@ -13,6 +14,8 @@ export interface ChildAsk {
   cwd?: string | undefined;
   title?: string | undefined;
   description?: string | undefined;
+  /** The spawn_agent call's span (a traced turn): the child's turn hangs under it. */
+  trace?: TraceParent | undefined;
 }
 
 export class ChildRequests {

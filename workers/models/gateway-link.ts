@@ -16,8 +16,14 @@ export class GatewayFailed extends Error {
   }
 }
 
+/** The gateway's answer to one request, and when the stream's first chunk came (null: none did). */
+export interface GatewayAnswer {
+  response: AssembledResponse;
+  firstChunkAtMs: number | null;
+}
+
 interface Pending {
-  resolve(response: AssembledResponse): void;
+  resolve(answer: GatewayAnswer): void;
   reject(error: unknown): void;
   onDelta: ((text: string, thought: string) => void) | null;
 }
@@ -56,7 +62,7 @@ export class GatewayLink {
     ask: Omit<Extract<GatewayAsk, { type: "request" }>, "type" | "id" | "forward">,
     signal: AbortSignal,
     onDelta: Pending["onDelta"],
-  ): Promise<AssembledResponse> {
+  ): Promise<GatewayAnswer> {
     const port = this.#port;
     if (!port)
       return Promise.reject(
@@ -67,7 +73,7 @@ export class GatewayLink {
       );
     signal.throwIfAborted();
     const id = this.#nextId++;
-    return new Promise<AssembledResponse>((resolve, reject) => {
+    return new Promise<GatewayAnswer>((resolve, reject) => {
       const onAbort = () => {
         this.#pending.delete(id);
         port.postMessage({ type: "cancel", id } satisfies GatewayAsk);
@@ -93,7 +99,7 @@ export class GatewayLink {
     if (!pending) return;
     if (reply.type === "delta") return pending.onDelta?.(reply.text, reply.thought);
     this.#pending.delete(reply.id);
-    if (reply.type === "done") pending.resolve(reply.response);
+    if (reply.type === "done") pending.resolve({ response: reply.response, firstChunkAtMs: reply.firstChunkAtMs });
     else pending.reject(new GatewayFailed(reply.failure));
   }
 

@@ -1,6 +1,7 @@
 // The provider-agnostic model interface the agent loop talks to.
 import type { ChatMessage, ToolCallRequest } from "../../src/protocol/log/chat-message.js";
 import type { ToolSpec } from "../tools/tool.js";
+import type { ModelCalls } from "./model-calls.js";
 
 export type { ChatMessage, ToolCallRequest } from "../../src/protocol/log/chat-message.js";
 
@@ -44,6 +45,8 @@ export interface ModelRequest {
   onDelta?: (text: string) => Promise<void> | void;
   /** Streamed reasoning as it arrives, like onDelta. */
   onThought?: (text: string) => Promise<void> | void;
+  /** Where each request to the model is told (counted, and a span in a traced turn); absent: nowhere. */
+  calls?: ModelCalls | undefined;
 }
 
 /** Raised for a prompt the model refuses before the turn starts (bad script, fault injection off). */

@@ -79,7 +79,15 @@ export class OpenAiCompatibleModel implements Model {
     const streamed = request.onDelta || request.onThought;
     // Deltas are handed on in order, each once the one before has found room in the client's output window.
     let handedOn: Promise<void> = Promise.resolve();
+    let retryReason: string | undefined;
     for (let retry = 0; ; retry++) {
+      const call = request.calls?.begin({
+        model: this.name,
+        provider: "openai",
+        baseUrl: this.#baseUrl,
+        retry,
+        ...(retryReason ? { retryReason } : {}),
+      });
       const seen = { text: 0, thought: 0 };
       const pass = (key: "text" | "thought", added: string, to: ModelRequest["onDelta"]) => {
         seen[key] += added.length;
@@ -89,8 +97,9 @@ export class OpenAiCompatibleModel implements Model {
         handedOn = handedOn.then(() => to(fresh));
       };
       try {
-        const answer = await this.#gateway.request(
-          { model: this.name, messages, ...(tools ? { tools } : {}) },
+        const traceparent = call?.traceparent;
+        const { response: answer, firstChunkAtMs } = await this.#gateway.request(
+          { model: this.name, messages, ...(tools ? { tools } : {}), ...(traceparent ? { traceparent } : {}) },
           signal,
           streamed
             ? (text, thought) => {
@@ -100,11 +109,26 @@ export class OpenAiCompatibleModel implements Model {
             : null,
         );
         await handedOn;
-        return this.#response(answer);
+        const response = this.#response(answer);
+        call?.done({ finish: response.finish, usage: response.usage, text: answer.text, firstChunkAtMs });
+        return response;
       } catch (error) {
+        if (signal.aborted) call?.failed("cancelled", "the turn was cancelled");
         signal.throwIfAborted();
-        if (!(error instanceof GatewayFailed)) throw error;
+        if (!(error instanceof GatewayFailed)) {
+          call?.failed("internal", (error as Error).message ?? String(error));
+          throw error;
+        }
         const failure = error.failure;
+        call?.failed(
+          failure.contextOverflow
+            ? "context_overflow"
+            : failure.status !== null
+              ? String(failure.status)
+              : "connection",
+          failure.message,
+        );
+        retryReason = failure.message;
         if (failure.contextOverflow) throw new ContextOverflow(this.#describe(failure, retry + 1));
         if (!failure.retryable || retry >= this.#retries) throw new ModelError(this.#describe(failure, retry + 1));
         const delayMs = retryDelayMs(retry, failure.retryAfterMs);

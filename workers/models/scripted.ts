@@ -81,6 +81,18 @@ export class ScriptedModel implements Model {
   }
 
   async complete(request: ModelRequest): Promise<ModelResponse> {
+    const call = request.calls?.begin({ model: this.name, provider: "scripted", retry: 0 });
+    try {
+      const response = await this.#play(request);
+      call?.done({ finish: response.finish, text: response.blocks.join("") });
+      return response;
+    } catch (error) {
+      call?.failed(request.signal.aborted ? "cancelled" : "internal", (error as Error).message ?? String(error));
+      throw error;
+    }
+  }
+
+  async #play(request: ModelRequest): Promise<ModelResponse> {
     const { messages, signal } = request;
     const lastUser = messages.findLastIndex((message) => message.role === "user");
     const user = messages[lastUser] as Extract<ChatMessage, { role: "user" }> | undefined;

@@ -66,6 +66,7 @@ export function bashTools(deps: BashDeps): Tool[] {
         };
       }
       const timeoutMs = input.timeout_ms ?? DEFAULT_TIMEOUT_MS;
+      const span = context.trace?.open("sandbox.exec", "internal", { "acp_host.sandbox": sandbox }) ?? null;
       const capped = new CappedOutput(deps.outputCapBytes);
       let outputFile = "";
       const where = () => (outputFile ? `the full output is in ${outputFile}` : "the full output is kept by the host");
@@ -94,8 +95,17 @@ export function bashTools(deps: BashDeps): Tool[] {
           },
         },
       );
-      if (outcome.kind === "error") return { output: outcome.message, isError: true };
-      if (outcome.kind !== "exited") return { output: "the command did not run in the foreground", isError: true };
+      if (outcome.kind !== "exited") {
+        span?.fail("spawn_failed", outcome.kind === "error" ? outcome.message : "not run in the foreground").end();
+        if (outcome.kind === "error") return { output: outcome.message, isError: true };
+        return { output: "the command did not run in the foreground", isError: true };
+      }
+      if (span) {
+        span.set({ "acp_host.command.end": outcome.end.reason, "acp_host.command.output_bytes": outcome.totalBytes });
+        if (outcome.end.exitCode !== null) span.set({ "process.exit.code": outcome.end.exitCode });
+        if (outcome.end.reason !== "exited") span.fail(outcome.end.reason, describeEnd(outcome.end, { timeoutMs }));
+        span.end();
+      }
       outputFile = outcome.outputFile;
       if (outcome.tail !== null) capped.endWith(outcome.tail, outcome.totalBytes);
       const body = capped.render(where());

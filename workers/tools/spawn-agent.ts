@@ -33,7 +33,12 @@ export function spawnAgentTool(children: ChildRequests): Tool<Input> {
     policy: readPolicy,
     async run(input, context) {
       const outcome = await children.ask(
-        { turnId: context.turnId, toolCallId: context.toolCallId, ...input },
+        {
+          turnId: context.turnId,
+          toolCallId: context.toolCallId,
+          ...input,
+          ...(context.trace ? { trace: context.trace.context } : {}),
+        },
         context.signal,
       );
       if (!outcome)

@@ -2,6 +2,7 @@
 import type { z } from "zod/mini";
 import type { PlanEntry } from "../../src/protocol/plan.js";
 import type { SessionModeId, ToolKind } from "../../src/protocol/port.js";
+import type { Span } from "../trace/span.js";
 
 /** The JSON Schema a model is offered for a tool, made from its zod input schema. */
 export interface ToolSpec {
@@ -21,6 +22,8 @@ export interface ToolContext {
   readonly signal: AbortSignal;
   readonly turnId: string;
   readonly toolCallId: string;
+  /** The call's span in a traced turn (a command runs as a child of it; a child session's turn hangs under it). */
+  readonly trace: Span | null;
   /** Streams output produced since the previous call (a delta, never the accumulated whole). */
   emitOutput(delta: string): void;
   /**

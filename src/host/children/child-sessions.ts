@@ -19,6 +19,9 @@ import type { ChildRequest, Delegation, SessionDeps } from "../session/session-d
 import { lineageOf, SessionRecord } from "../session/session.js";
 import type { SessionTable } from "../session/session-table.js";
 import { narrowest, wider } from "./mode-width.js";
+import type { HostTracing } from "../traces/host-tracing.js";
+import { traced } from "../traces/traced-answer.js";
+import { tracedSession } from "../traces/traced-session.js";
 
 /** What of the host this needs. */
 export interface DelegationHost {
@@ -29,6 +32,7 @@ export interface DelegationHost {
   readonly sessionDeps: SessionDeps;
   readonly limits: { maxDepth: number; maxChildren: number };
   readonly admission: Pick<Admission, "assertAccepting" | "assertMemory">;
+  readonly tracing: HostTracing | null;
   hideWorkspaceOf(session: SessionRecord): Promise<void>;
 }
 
@@ -238,7 +242,9 @@ export class ChildSessions implements Delegation {
     try {
       // A cancel that came while the child was being made found nothing to cancel yet.
       if (!parent.runs(request.turnId)) throw new Refusal("the turn was cancelled before the child started");
-      const { response, lastMessage } = await child.promptAsChild(request.prompt);
+      const span = this.#host.tracing?.childTurn(tracedSession(child), request.trace, request.prompt) ?? null;
+      const answer = child.promptAsChild(request.prompt, span?.trace ?? null);
+      const { response, lastMessage } = await (span ? traced(answer, span) : answer);
       // Not waited for: the parent's outbox keeps it ahead of the tool result the answer below leads to.
       void announce({ state: { state: "idle", stopReason: response.stopReason } });
       return { ok: true, sessionId: child.id, stopReason: response.stopReason, message: lastMessage };

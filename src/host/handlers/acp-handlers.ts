@@ -26,6 +26,8 @@ import { MODEL_OPTION_ID } from "../models.js";
 import type { Peer } from "../connection/peer.js";
 import { attachedSession, findVisible } from "./session-access.js";
 import { promptText } from "./prompt-content.js";
+import { traced } from "../traces/traced-answer.js";
+import { tracedSession } from "../traces/traced-session.js";
 import { SessionRecord } from "../session/session.js";
 
 const MODE_NAMES: Record<SessionModeId, { name: string; description: string }> = {
@@ -111,7 +113,10 @@ export function createAgentApp(host: HostContext, peer: Peer, stats: HostStatsMo
     .onRequest("session/prompt", async ({ params }) => {
       host.admission.assertAccepting();
       const session = attachedSession(host.sessions, peer, params.sessionId);
-      return host.track(session.prompt(promptText(params.prompt)));
+      const text = promptText(params.prompt);
+      const span = host.tracing?.turn(tracedSession(session), params._meta, text) ?? null;
+      const answer = session.prompt(text, span?.trace ?? null);
+      return host.track(span ? traced(answer, span) : answer);
     })
     .onNotification("session/cancel", ({ params }) => {
       const session = findVisible(host.sessions, peer, params.sessionId);

@@ -26,6 +26,7 @@ export async function hostStatus(
   return {
     ...(await stats.snapshot({ resetEventLoopDelay: false })),
     sessionRows,
+    usage: host.usage.rows().filter((row) => peer.sees(row.tenant)),
     ...(more && last ? { nextCursor: Buffer.from(last).toString("base64url") } : {}),
   };
 }

@@ -105,7 +105,44 @@ export class HostMetrics {
       labelNames: ["cause"],
       registers,
     });
+    const modelRequests = new Counter({
+      name: `${PREFIX}model_requests_total`,
+      help: "Requests to the model (a retry is one of its own), by tenant (none: no tenant), model and outcome",
+      labelNames: ["tenant", "model", "outcome"],
+      registers,
+    });
+    const modelTokens = new Counter({
+      name: `${PREFIX}model_tokens_total`,
+      help: "Tokens the provider reported, by tenant, model and kind (input, output, cached: input served from its cache)",
+      labelNames: ["tenant", "model", "kind"],
+      registers,
+    });
+    new Gauge({
+      name: `${PREFIX}trace_spans_dropped`,
+      help: "Spans dropped since the host started because the trace export queue was full (tracing on)",
+      registers,
+      collect() {
+        this.set(host.tracing?.dropped ?? 0);
+      },
+    });
+    new Gauge({
+      name: `${PREFIX}trace_spans_export_failed`,
+      help: "Spans whose export failed since the host started (tracing on)",
+      registers,
+      collect() {
+        this.set(host.tracing?.exportFailed ?? 0);
+      },
+    });
     const hooks = host.sessionDeps.hooks;
+    hooks.on("modelCallEnded", ({ tenant, model, outcome, tokens }) => {
+      // Tenants come from the tokens file and models from the host's configuration: both label sets are bounded.
+      const labels = { tenant: tenant ?? "none", model };
+      modelRequests.inc({ ...labels, outcome });
+      if (!tokens) return;
+      modelTokens.inc({ ...labels, kind: "input" }, tokens.prompt);
+      modelTokens.inc({ ...labels, kind: "output" }, tokens.completion);
+      modelTokens.inc({ ...labels, kind: "cached" }, tokens.cached);
+    });
     hooks.on("turnEnded", ({ outcome, seconds }) => {
       this.#prompts.inc({ stop_reason: outcome });
       this.#promptSeconds.observe(seconds);

@@ -26,6 +26,9 @@ const STAGES = [
   [{ name: "finish", deadlineMs: 3000 }],
 ] as const;
 
+/** Within the finish phase's deadline. */
+const TRACE_FLUSH_MS = 2500;
+
 type PhaseName = (typeof STAGES)[number][number]["name"];
 
 export function createTeardown(host: HostContext, phases: TeardownPhases): (reason: string) => Promise<void> {
@@ -58,7 +61,13 @@ export function createTeardown(host: HostContext, phases: TeardownPhases): (reas
         },
         commands: () => commands,
         // Last: the store gives up what this host still holds (a shared store's leases) once every session has closed.
-        finish: () => Promise.all([phases.finish(), host.store.flushed().then(() => host.store.close())]),
+        // The turns' spans ended with their answers: what the exporter still holds goes out within the phase.
+        finish: () =>
+          Promise.all([
+            phases.finish(),
+            host.store.flushed().then(() => host.store.close()),
+            host.tracing?.shutdown(TRACE_FLUSH_MS),
+          ]),
       };
       for (const stage of STAGES) {
         await Promise.all(

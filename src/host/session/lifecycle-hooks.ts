@@ -3,6 +3,7 @@
 // metrics, child sessions, traces). A session never knows who listens, and a listener that throws is logged, never
 // felt by the session or by the other listeners.
 import type { ToolKind } from "../../protocol/port.js";
+import type { SpanRecord } from "../../protocol/trace.js";
 import type { Logger } from "../../logger.js";
 
 export interface LifecycleEvents {
@@ -12,12 +13,27 @@ export interface LifecycleEvents {
   turnCancelling: { sessionId: string };
   /** A tool call's final update: from its announcement to it. */
   toolCallEnded: { sessionId: string; kind: ToolKind; failed: boolean; seconds: number };
-  /** A worker opened the session (restored it from its log when `restored`). */
-  workerStarted: { sessionId: string; threadId: number; restored: boolean };
+  /**
+   * A worker opened the session (restored it from its log when `restored`, `turns` of it), the start begun at
+   * startedAtMs (epoch ms).
+   */
+  workerStarted: { sessionId: string; threadId: number; restored: boolean; turns: number; startedAtMs: number };
+  /** The session's worker was released while it was idle (its next prompt restores it), begun at startedAtMs. */
+  hibernated: { sessionId: string; reason: string; startedAtMs: number };
   /** A worker ended while its session still had it: crashed, or terminated (a hard cancel). */
   workerExited: { sessionId: string; kind: "crashed" | "terminated" };
   /** The session closed (its worker released, its commands ended). */
   sessionClosed: { sessionId: string };
+  /** One request to the model ended (a retry is a request of its own), with the tokens the provider reported. */
+  modelCallEnded: {
+    sessionId: string;
+    tenant: string | null;
+    model: string;
+    outcome: "ok" | "error";
+    tokens: { prompt: number; completion: number; cached: number } | undefined;
+  };
+  /** A session's worker finished spans of a traced turn (the traces export them). */
+  spansEnded: { sessionId: string; spans: SpanRecord[] };
 }
 
 export type LifecycleEvent = keyof LifecycleEvents;
@@ -31,8 +47,11 @@ export class LifecycleHooks {
     turnCancelling: [],
     toolCallEnded: [],
     workerStarted: [],
+    hibernated: [],
     workerExited: [],
     sessionClosed: [],
+    modelCallEnded: [],
+    spansEnded: [],
   };
 
   constructor(log: Logger) {

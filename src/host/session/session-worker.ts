@@ -1,6 +1,7 @@
 // A session's worker, leased when needed: woken (a slot, a lease, the session opened from its log), released
 // (hibernation, close, the watchdog) and replaced after it died. Never two workers on one log: a new worker opens the
 // log only once the previous worker's thread is gone.
+import { nowMs } from "../../protocol/trace.js";
 import { RequestError } from "@agentclientprotocol/sdk/unstable";
 import { type ModelConfig, type SettingsFrom } from "../../protocol/port.js";
 import { OpenAck, type WorkerEvent } from "../../protocol/worker-events.js";
@@ -169,6 +170,7 @@ export class SessionWorker {
   }
 
   async #openLease(slot: Slot): Promise<WorkerLease> {
+    const startedAtMs = nowMs();
     const settingsFrom: SettingsFrom = this.#adoptLog ? "log" : "host";
     let lease: WorkerLease;
     try {
@@ -214,7 +216,13 @@ export class SessionWorker {
     }
     const restored = this.#workersStarted++ > 0 || settingsFrom === "log";
     if (restored) this.#log.info({ turns: ack.turns }, "session restored from its log in a fresh worker");
-    this.#deps.hooks.emit("workerStarted", { sessionId: this.#id, threadId: ack.threadId, restored });
+    this.#deps.hooks.emit("workerStarted", {
+      sessionId: this.#id,
+      threadId: ack.threadId,
+      restored,
+      turns: ack.turns,
+      startedAtMs,
+    });
     return lease;
   }
 

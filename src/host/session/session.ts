@@ -16,6 +16,7 @@ import { ReplayAck, type WorkerEvent } from "../../protocol/worker-events.js";
 import type { LogHeader } from "../../protocol/session-log.js";
 import type { SystemPromptSetting } from "../../protocol/system-prompt.js";
 import type { SessionStatus } from "../../protocol/host-status.js";
+import { nowMs, type TurnTrace } from "../../protocol/trace.js";
 import type { McpServerConfig } from "../../protocol/mcp-servers.js";
 import { MCP_STATUS_METHOD, type McpStatusNotification } from "../../protocol/mcp-status.js";
 import { WorkerGone, type WorkerExit, type WorkerLease } from "../../pool/worker-lease.js";
@@ -324,10 +325,14 @@ export class SessionRecord implements SlotHolder {
   hibernate(reason: string): Promise<void> {
     if (this.idleSince === null) return this.#worker.released;
     this.#log.info({ reason }, "session hibernated: worker released, the next prompt restores it from its log");
-    return this.#release(HIBERNATE_GRACE_MS);
+    const startedAtMs = nowMs();
+    return this.#release(HIBERNATE_GRACE_MS).finally(() =>
+      this.#deps.hooks.emit("hibernated", { sessionId: this.id, reason, startedAtMs }),
+    );
   }
 
-  async prompt(text: string): Promise<PromptResponse> {
+  /** trace: the turn's span, when it is traced: the worker's spans hang under it. */
+  async prompt(text: string, trace: TurnTrace | null = null): Promise<PromptResponse> {
     if (this.#closed) throw sessionClosed();
     if (this.#turns.current) throw promptInFlight();
     if (this.#replay)
@@ -357,13 +362,20 @@ export class SessionRecord implements SlotHolder {
       return answer;
     }
     // The worker answers with the turn's events: turn_end, or turn_error (a refusal among them).
-    lease.post({ type: "prompt", turnId: turn.id, text });
+    lease.post(
+      trace
+        ? { type: "prompt", turnId: turn.id, text, trace: trace.parent, traceContent: trace.content }
+        : { type: "prompt", turnId: turn.id, text },
+    );
     return answer;
   }
 
   /** A prompt from the session's parent (spawn_agent): its answer, and the text of the turn's final message. */
-  async promptAsChild(text: string): Promise<{ response: PromptResponse; lastMessage: string }> {
-    const response = await this.prompt(text);
+  async promptAsChild(
+    text: string,
+    trace: TurnTrace | null = null,
+  ): Promise<{ response: PromptResponse; lastMessage: string }> {
+    const response = await this.prompt(text, trace);
     return { response, lastMessage: this.#lastMessage };
   }
 
@@ -526,6 +538,15 @@ export class SessionRecord implements SlotHolder {
     }
     if (event.type === "log") {
       this.#log[event.level](event.data ? foreignFields(event.data) : {}, event.msg);
+      return;
+    }
+    if (event.type === "model_call") {
+      const { model, outcome, tokens } = event;
+      this.#deps.hooks.emit("modelCallEnded", { sessionId: this.id, tenant: this.tenant, model, outcome, tokens });
+      return;
+    }
+    if (event.type === "spans") {
+      this.#deps.hooks.emit("spansEnded", { sessionId: this.id, spans: event.spans });
       return;
     }
     if (event.type === "mcp_status") {

@@ -1,0 +1,89 @@
+// The worker's spans: a traced turn's parts (model calls, tool calls, commands) recorded as plain objects and posted
+// to the main thread once each ends (src/protocol/trace.ts). A turn that is not traced has no root, and every span
+// under it is null: `span?.end()` is all an untraced turn pays.
+import { randomUUID } from "node:crypto";
+import {
+  nowMs,
+  type SpanAttributes,
+  type SpanEvent,
+  type SpanRecord,
+  type TraceParent,
+} from "../../src/protocol/trace.js";
+
+/** Where a finished span goes (the events port). */
+export type SpanSink = (span: SpanRecord) => void;
+
+/** What spans can be opened under: a traced turn's root, or an open span. */
+export interface SpanParent {
+  readonly context: TraceParent;
+  open(name: string, kind: SpanRecord["kind"], attributes: SpanAttributes): Span;
+}
+
+function spanId(): string {
+  // randomUUID draws from a cached pool of random bytes: cheaper than a call to the system per span.
+  return randomUUID().replaceAll("-", "").slice(0, 16);
+}
+
+class Opener implements SpanParent {
+  constructor(
+    readonly context: TraceParent,
+    protected readonly sink: SpanSink,
+  ) {}
+
+  open(name: string, kind: SpanRecord["kind"], attributes: SpanAttributes): Span {
+    return new Span(this.sink, this.context, name, kind, attributes);
+  }
+}
+
+/** The root a turn's spans hang under: the main thread's span, named by the prompt (or by a child request). */
+export function traceRoot(parent: TraceParent | null, sink: SpanSink): SpanParent | null {
+  return parent ? new Opener(parent, sink) : null;
+}
+
+export class Span extends Opener {
+  readonly #record: SpanRecord;
+  #ended = false;
+
+  constructor(sink: SpanSink, parent: TraceParent, name: string, kind: SpanRecord["kind"], attributes: SpanAttributes) {
+    const id = spanId();
+    super({ traceId: parent.traceId, spanId: id }, sink);
+    const start = nowMs();
+    this.#record = {
+      traceId: parent.traceId,
+      spanId: id,
+      parentSpanId: parent.spanId,
+      name,
+      kind,
+      startMs: start,
+      endMs: start,
+      attributes: { ...attributes },
+      events: [],
+    };
+  }
+
+  set(attributes: SpanAttributes): this {
+    Object.assign(this.#record.attributes, attributes);
+    return this;
+  }
+
+  event(name: string, attributes?: SpanAttributes, atMs: number = nowMs()): this {
+    const event: SpanEvent = attributes ? { name, atMs, attributes } : { name, atMs };
+    this.#record.events.push(event);
+    return this;
+  }
+
+  /** Marks the span failed: error.type (a short class of the failure) and a description. */
+  fail(errorType: string, description: string): this {
+    this.#record.attributes["error.type"] = errorType;
+    this.#record.error = description;
+    return this;
+  }
+
+  /** Ends the span (once; later calls do nothing) and hands it on. */
+  end(atMs: number = nowMs()): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.#record.endMs = Math.max(this.#record.startMs, atMs);
+    this.sink(this.#record);
+  }
+}
