@@ -599,6 +599,18 @@ export function markdownReport(results: BenchResults): string {
         ),
       ].join("\n"),
     ),
+    section("16. What tracing costs", s.tracing, (f) =>
+      [
+        `${plural(f.runs, "run")}; each: ${f.sessions} sessions × ${f.turns} turns at once, host CPU per turn (from /proc, until the host is idle after them, so the exports are counted). ` +
+          "on: OTEL_TRACES_EXPORTER=otlp, every span sampled, exported over OTLP/HTTP to an endpoint in the bench process; echo: the scripted model (a turn, a chat span); " +
+          `model: the OpenAI-compatible provider against the test server. OTLP bytes per traced turn: echo ${f.exportedBytesPerTurn.echo.toFixed(0)}, model ${f.exportedBytesPerTurn.model.toFixed(0)}.`,
+        "",
+        table(
+          ["turn", "off ms", "on ms", "on/off", "goal"],
+          f.rows.map((row) => [row.turn, fmt(row.off), fmt(row.on), x(row.ratio), "≤ 1.1×"]),
+        ),
+      ].join("\n"),
+    ),
     results.incidents.length === 0
       ? ""
       : `### Incidents\n\nFaults the run worked around:\n\n${results.incidents.map((i) => `- ${i.count} × ${i.message}`).join("\n")}`,

@@ -16,6 +16,7 @@ import type { ScaleResult } from "./scenarios/scale.js";
 import type { SessionNewResult } from "./scenarios/session-new.js";
 import type { TeardownResult } from "./scenarios/teardown.js";
 import type { ThroughputResult } from "./scenarios/throughput.js";
+import type { TracingResult } from "./scenarios/tracing.js";
 import type { WorkerStartResult } from "./scenarios/worker-start.js";
 
 /** A scenario that threw: the run goes on and the report says so. */
@@ -43,6 +44,7 @@ export interface ScenarioResults {
   flood: Outcome<FloodResult>;
   fork: Outcome<ForkResult>;
   fanOut: Outcome<FanOutResult>;
+  tracing: Outcome<TracingResult>;
 }
 
 export interface BenchResults {

@@ -29,6 +29,7 @@ import { scale } from "./scenarios/scale.js";
 import { sessionNew } from "./scenarios/session-new.js";
 import { teardown } from "./scenarios/teardown.js";
 import { throughput } from "./scenarios/throughput.js";
+import { tracing } from "./scenarios/tracing.js";
 import { workerStart } from "./scenarios/worker-start.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -53,6 +54,7 @@ const SCENARIOS: {
   flood: { flag: "flood", run: flood },
   fork: { flag: "fork", run: fork },
   fanOut: { flag: "fan-out", run: fanOut },
+  tracing: { flag: "tracing", run: tracing },
 };
 const NAMES = Object.values(SCENARIOS).map((s) => s.flag);
 

@@ -25,7 +25,11 @@ const TAIL_BYTES = 8192;
  * Starts acp-session-host with `args`. Unless the args say otherwise: logs at warn, a throwaway state dir (removed at
  * dispose), and no hibernation, so every session measured is a live one with its worker.
  */
-export async function startHost(args: string[] = [], permission: PermissionPolicy = "allow"): Promise<System> {
+export async function startHost(
+  args: string[] = [],
+  permission: PermissionPolicy = "allow",
+  env?: NodeJS.ProcessEnv,
+): Promise<System> {
   const has = (flag: string) => args.some((arg) => arg === flag || arg.startsWith(`${flag}=`));
   const stateDir = has("--state-dir") ? null : mkdtempSync(join(tmpdir(), "ash-bench-state-"));
   const defaults = [
@@ -34,7 +38,11 @@ export async function startHost(args: string[] = [], permission: PermissionPolic
     ...(has("--hibernate-after-ms") ? [] : ["--hibernate-after-ms", "0"]),
   ];
   try {
-    const system = await start("host", { hostArgs: [...defaults, ...args], permission });
+    const system = await start("host", {
+      hostArgs: [...defaults, ...args],
+      permission,
+      ...(env ? { env: { ...process.env, ...env } } : {}),
+    });
     if (!stateDir) return system;
     return {
       ...system,

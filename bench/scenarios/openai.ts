@@ -7,20 +7,18 @@
 //         at once with 4 text chunks, a finish and a usage chunk: prompts/s, p99, until every session answered its first
 //         prompt (against 200 bare worker threads started and answering once), CPU, peak RSS;
 //   slow: a slow model (1 s to the first byte, 50 chunks a second), 200 sessions: what the host adds to a turn.
-import { execFile, spawn, type ChildProcess } from "node:child_process";
-import { once } from "node:events";
+import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import type { HostClient } from "../../src/client/index.js";
-import type { OpenAiServerOptions } from "../../test/support/openai-server.js";
 import { benchPrompt } from "../model-prompts.js";
+import { modelServer } from "../model-server-process.js";
 import type { BenchContext, Skipped } from "../context.js";
 import { repeat } from "../context.js";
 import { cpuTicks, rssBytes, waitForIdle } from "../proc.js";
 import { figure, figures, ratio, summarize, type Figure } from "../stats.js";
 import { startHost, withSystem } from "../systems.js";
 
-const SERVER = fileURLToPath(new URL("../model-server.js", import.meta.url));
 const DIRECT = fileURLToPath(new URL("../direct-client.js", import.meta.url));
 const FLOOR = fileURLToPath(new URL("../scale-floor-probe.js", import.meta.url));
 const MODEL = "bench-model";
@@ -67,25 +65,6 @@ export interface OpenAiResult {
     direct: { p50: Figure; p99: Figure };
     addedP50: number;
     addedP99: number;
-  };
-}
-
-interface ModelServer {
-  url: string;
-  close(): Promise<void>;
-}
-
-async function modelServer(options: OpenAiServerOptions): Promise<ModelServer> {
-  const child: ChildProcess = spawn(process.execPath, [SERVER, JSON.stringify(options)], {
-    stdio: ["pipe", "pipe", "inherit"],
-  });
-  const [data] = (await once(child.stdout!, "data")) as [Buffer];
-  return {
-    url: data.toString("utf8").trim(),
-    close: async () => {
-      child.stdin!.end();
-      if (child.exitCode === null) await once(child, "exit");
-    },
   };
 }
 
