@@ -1,5 +1,5 @@
 // An SVG of a soak run: host RSS and echo-prompt p99 over time, one panel each. Hand-written SVG: an output file.
-import type { SoakSample } from "./soak.js";
+import type { SoakSample } from "../test/support/soak.js";
 
 const W = 760;
 const PANEL = 200;
