@@ -1,10 +1,9 @@
 // Test support: a real host subprocess over real stdio, driven by the package's own client, in temp dirs.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { HostClient, type PermissionPolicy } from "../../src/client/index.js";
+import { tempDir } from "./temp-dirs.js";
 
 export { descendants, isAlive, threadCount } from "./proc.js";
+export { tempDir } from "./temp-dirs.js";
 
 export interface TestHost {
   client: HostClient;
@@ -12,18 +11,6 @@ export interface TestHost {
   /** Everything the host wrote to stderr so far (JSON log lines). */
   stderr(): string;
   dispose(): Promise<number | null>;
-}
-
-const dirs: string[] = [];
-
-export function tempDir(prefix = "ash-"): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  dirs.push(dir);
-  return dir;
-}
-
-export function removeTempDirs(): void {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 }
 
 export async function startHost(
