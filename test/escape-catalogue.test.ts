@@ -3,21 +3,13 @@
 // /var/tmp so that only the host's own masks hide them (a workspace-write sandbox's private /tmp would hide /tmp).
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runtimeParent } from "../src/spawner/runtime-parent.js";
 import { startHost, type TestHost } from "./support/host.js";
+import { tempDir } from "./support/temp-dirs.js";
 import { bash, cmdline, firstProcess, resultOf, script, spawnerOf, tool, waitFor } from "./support/tools.js";
 
 const MODES = ["auto", "read-only"] as const;
@@ -38,7 +30,7 @@ const dir = (name: string) => {
 };
 
 beforeAll(async () => {
-  base = mkdtempSync("/var/tmp/ash-escape-");
+  base = tempDir("ash-escape-", "/var/tmp");
   stateDir = join(base, "state");
   outside = dir("outside");
   writeFileSync(join(outside, "secret"), `${SECRET}\n`);
@@ -54,7 +46,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await host.dispose();
   server.close();
-  rmSync(base, { recursive: true, force: true });
 });
 
 async function session(mode: (typeof MODES)[number], cwd = dir("ws")): Promise<{ id: string; cwd: string }> {
