@@ -103,7 +103,7 @@ describe("with a host of their own", () => {
     const spawner = spawnerOf(host.pid);
     expect(spawner).toHaveLength(1);
 
-    const exited = once(host.client.child!, "exit") as Promise<[number | null]>;
+    const exited = once(host.child, "exit") as Promise<[number | null]>;
     process.kill(host.pid, "SIGTERM");
     expect((await turn).stopReason).toBe("cancelled");
     expect((await exited)[0]).toBe(0);
@@ -127,7 +127,7 @@ describe("with a host of their own", () => {
     const spawner = spawnerOf(host.pid);
     expect(spawner).toHaveLength(1);
 
-    const exited = once(host.client.child!, "exit");
+    const exited = once(host.child, "exit");
     process.kill(host.pid, "SIGKILL");
     await exited;
     await waitGone([...pids, ...spawner], "the commands and the spawner of a SIGKILLed host to end");

@@ -10,28 +10,26 @@ import { join } from "node:path";
 import type { RequestPermissionRequest, SessionNotification, SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import { describe, expect, it } from "vitest";
 import type { LogHeader } from "../src/protocol/session-log.js";
+import type { PermissionPolicy } from "../src/client/index.js";
 import { paths } from "./support/durable.js";
-import {
-  checkedHostsPerTest,
-  startCheckedHost,
-  type CheckedHost,
-  type CheckedHostOptions,
-} from "./support/checked-host.js";
-import { isAlive, tempDir } from "./support/host.js";
+import { hostsPerTest, isAlive, startHost, tempDir, type HostOptions, type TestHost } from "./support/host.js";
 import { postgresPerFile, query } from "./support/postgres.js";
 import { bash, firstProcess, resultOf, script, waitFor, waitGone } from "./support/tools.js";
 
 const cluster = postgresPerFile();
 
-const hosts = checkedHostsPerTest();
+const hosts = hostsPerTest();
 
-async function start(args: string[], options: CheckedHostOptions = {}): Promise<CheckedHost> {
-  const host = await startCheckedHost(args, options);
+async function start(
+  args: string[],
+  { permission, ...options }: HostOptions & { permission?: PermissionPolicy } = {},
+): Promise<TestHost> {
+  const host = await startHost(args, permission, undefined, options);
   hosts.push(host);
   return host;
 }
 
-async function stop(host: CheckedHost, how: "dispose" | "kill"): Promise<void> {
+async function stop(host: TestHost, how: "dispose" | "kill"): Promise<void> {
   hosts.splice(hosts.indexOf(host), 1);
   if (how === "kill") await host.kill();
   else await host.dispose();
@@ -42,7 +40,7 @@ const spawnAgent = (input: Record<string, unknown>) => ({ tool: "spawn_agent", i
 const childIdIn = (text: string) => /child session ([0-9a-f-]{36})/.exec(text)?.[1] ?? null;
 
 /** Every notification the client saw, in order. */
-function recordAll(host: CheckedHost): SessionNotification[] {
+function recordAll(host: TestHost): SessionNotification[] {
   const all: SessionNotification[] = [];
   host.client.onAnyUpdate((notification) => all.push(notification));
   return all;

@@ -5,15 +5,14 @@
 import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SUMMARY_PROMPT } from "../workers/context/summary-request.js";
-import { checkedHostsPerTest, startCheckedHost, type CheckedHost } from "./support/checked-host.js";
-import { tempDir } from "./support/host.js";
+import { hostsPerTest, startHost, tempDir, type TestHost } from "./support/host.js";
 import { OpenAiTestServer, type RecordedRequest } from "./support/openai-server.js";
 
 const LIMIT = 3000;
 const isSummary = (request: RecordedRequest) => request.lastUserText.includes(SUMMARY_PROMPT);
 
 let server: OpenAiTestServer;
-const hosts = checkedHostsPerTest();
+const hosts = hostsPerTest();
 
 beforeAll(async () => {
   server = await OpenAiTestServer.start({
@@ -28,7 +27,7 @@ afterAll(async () => {
   await server?.close();
 });
 
-async function start(stateDir: string, compaction: boolean): Promise<CheckedHost> {
+async function start(stateDir: string, compaction: boolean): Promise<TestHost> {
   const args = [
     "--state-dir",
     stateDir,
@@ -41,14 +40,14 @@ async function start(stateDir: string, compaction: boolean): Promise<CheckedHost
     "--context-window",
     String(LIMIT),
   ];
-  const host = await startCheckedHost(args, { compaction });
+  const host = await startHost(args, "deny", undefined, { compaction });
   hosts.push(host);
   return host;
 }
 
 /** Prompts until a turn compacts; returns that turn's updates. */
 async function untilCompacted(
-  host: CheckedHost,
+  host: TestHost,
   sessionId: string,
   compacted: (updates: SessionUpdate[]) => boolean,
 ): Promise<SessionUpdate[]> {

@@ -32,7 +32,7 @@ describe("a session outlives its host process", () => {
     await eventually(() =>
       expect(seen.at(-1)).toMatchObject({ sessionUpdate: "tool_call_update", status: "in_progress" }),
     );
-    const exited = once(first.client.child!, "exit");
+    const exited = once(first.child, "exit");
     process.kill(first.pid, "SIGKILL");
     await exited;
     expect(await open).toBeInstanceOf(Error);

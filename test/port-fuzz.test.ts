@@ -34,6 +34,6 @@ describe("port fuzz", () => {
       expect((await host.client.prompt(sessionId, "after")).text).toBe("fuzz worker says: after");
       await host.client.close(sessionId);
     }
-    expect(host.client.child!.exitCode).toBeNull();
+    expect(host.child.exitCode).toBeNull();
   }, 180_000);
 });

@@ -6,11 +6,11 @@ import { join } from "node:path";
 import { AGENT_METHODS } from "@agentclientprotocol/sdk/unstable";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { REPO_ROOT } from "./support/cli-path.js";
-import { startCheckedHost, type CheckedHost } from "./support/checked-host.js";
+import { startHost, type TestHost } from "./support/host.js";
 
-let host: CheckedHost;
+let host: TestHost;
 beforeAll(async () => {
-  host = await startCheckedHost();
+  host = await startHost();
 });
 afterAll(async () => {
   await host.dispose();

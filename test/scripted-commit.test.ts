@@ -76,7 +76,7 @@ describe("scripted model: say, then a step that takes time", () => {
       })
       .catch((error: unknown) => error);
     await seen;
-    const exited = once(first.client.child!, "exit");
+    const exited = once(first.child, "exit");
     process.kill(first.pid, "SIGKILL");
     await exited;
     await open;

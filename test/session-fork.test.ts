@@ -8,14 +8,13 @@ import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import { describe, expect, it } from "vitest";
 import type { LogHeader } from "../src/protocol/session-log.js";
 import { paths } from "./support/durable.js";
-import { checkedHostsPerTest, startCheckedHost, type CheckedHost } from "./support/checked-host.js";
-import { tempDir } from "./support/host.js";
+import { hostsPerTest, startHost, tempDir, type TestHost } from "./support/host.js";
 import { postgresPerFile, query } from "./support/postgres.js";
 import { script, waitFor } from "./support/tools.js";
 
 const cluster = postgresPerFile();
 
-const hosts = checkedHostsPerTest();
+const hosts = hostsPerTest();
 
 interface Store {
   name: string;
@@ -41,13 +40,13 @@ const STORES: Store[] = [
   },
 ];
 
-async function start(args: string[], ...more: string[]): Promise<CheckedHost> {
-  const host = await startCheckedHost([...args, ...more]);
+async function start(args: string[], ...more: string[]): Promise<TestHost> {
+  const host = await startHost([...args, ...more]);
   hosts.push(host);
   return host;
 }
 
-async function stop(host: CheckedHost, how: "dispose" | "kill" = "dispose"): Promise<void> {
+async function stop(host: TestHost, how: "dispose" | "kill" = "dispose"): Promise<void> {
   hosts.splice(hosts.indexOf(host), 1);
   if (how === "kill") await host.kill();
   else await host.dispose();

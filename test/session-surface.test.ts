@@ -5,14 +5,13 @@
 // an update_plan's plan is shown and replayed.
 import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import { describe, expect, it } from "vitest";
-import { checkedHostsPerTest, startCheckedHost, type CheckedHost } from "./support/checked-host.js";
-import { tempDir } from "./support/host.js";
+import { hostsPerTest, startHost, tempDir, type TestHost } from "./support/host.js";
 import { postgresPerFile } from "./support/postgres.js";
 import { script, waitFor } from "./support/tools.js";
 
 const cluster = postgresPerFile();
 
-const hosts = checkedHostsPerTest();
+const hosts = hostsPerTest();
 
 const STORES = [
   { name: "state dir", args: async () => ["--state-dir", tempDir("ash-state-")] },
@@ -22,14 +21,14 @@ const STORES = [
   },
 ];
 
-async function start(args: string[], ...more: string[]): Promise<CheckedHost> {
-  const host = await startCheckedHost([...args, ...more]);
+async function start(args: string[], ...more: string[]): Promise<TestHost> {
+  const host = await startHost([...args, ...more]);
   hosts.push(host);
   return host;
 }
 
 /** A host's end before the next one takes its store (the next one checks its messages too). */
-async function stop(host: CheckedHost): Promise<void> {
+async function stop(host: TestHost): Promise<void> {
   hosts.splice(hosts.indexOf(host), 1);
   await host.dispose();
   expect(host.violations).toEqual([]);

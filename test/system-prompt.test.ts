@@ -3,15 +3,14 @@
 // instructions, override replaces them; it is durable (a restarted host sends it), replaced only by an explicit new one
 // (load, resume, fork), and a fork without one keeps its source's. What the host cannot apply is refused with -32602.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkedHostsPerTest, startCheckedHost, type CheckedHost } from "./support/checked-host.js";
-import { tempDir } from "./support/host.js";
+import { hostsPerTest, startHost, tempDir, type TestHost } from "./support/host.js";
 import { OpenAiTestServer } from "./support/openai-server.js";
 import { postgresPerFile } from "./support/postgres.js";
 
 const cluster = postgresPerFile();
 
 let server: OpenAiTestServer;
-const hosts = checkedHostsPerTest();
+const hosts = hostsPerTest();
 
 beforeAll(async () => {
   server = await OpenAiTestServer.start();
@@ -28,8 +27,8 @@ const STORES = [
   },
 ];
 
-async function start(args: string[]): Promise<CheckedHost> {
-  const host = await startCheckedHost([
+async function start(args: string[]): Promise<TestHost> {
+  const host = await startHost([
     ...args,
     "--model-provider",
     "openai-compatible",
@@ -42,14 +41,14 @@ async function start(args: string[]): Promise<CheckedHost> {
   return host;
 }
 
-async function stop(host: CheckedHost): Promise<void> {
+async function stop(host: TestHost): Promise<void> {
   hosts.splice(hosts.indexOf(host), 1);
   await host.dispose();
   expect(host.violations).toEqual([]);
 }
 
 /** The system message of the request a prompt makes. */
-async function systemMessageOf(host: CheckedHost, sessionId: string, text: string): Promise<string> {
+async function systemMessageOf(host: TestHost, sessionId: string, text: string): Promise<string> {
   const count = server.requests.length;
   await host.client.prompt(sessionId, text);
   const request = server.requests.slice(count).find((recorded) => recorded.lastUserText === text);

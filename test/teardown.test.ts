@@ -8,9 +8,9 @@ import { bash, processesRunning, script, waitFor } from "./support/tools.js";
 type Ending = "SIGTERM" | "stdin closed";
 
 function end(host: TestHost, ending: Ending): Promise<[number | null, string | null]> {
-  const exited = once(host.client.child!, "exit") as Promise<[number | null, string | null]>;
+  const exited = once(host.child, "exit") as Promise<[number | null, string | null]>;
   if (ending === "SIGTERM") process.kill(host.pid, "SIGTERM");
-  else host.client.child!.stdin!.end();
+  else host.child.stdin!.end();
   return exited;
 }
 
@@ -26,7 +26,7 @@ describe("teardown", () => {
       );
       const turns = ids.map((id) => host.client.prompt(id, `/script [{"say":"working"},{"sleep_ms":60000}]`));
       await new Promise((resolve) => setTimeout(resolve, 300));
-      const exited = once(host.client.child!, "exit") as Promise<[number | null, string | null]>;
+      const exited = once(host.child, "exit") as Promise<[number | null, string | null]>;
       process.kill(host.pid, signal);
       const results = await Promise.all(turns);
       for (const result of results) expect(result.stopReason).toBe("cancelled");
@@ -50,8 +50,8 @@ describe("teardown", () => {
   it("is memoized: a signal during a stdin-closed teardown does not start a second one", async () => {
     const host = await startHost();
     await host.client.newSession(tempDir());
-    const exited = once(host.client.child!, "exit") as Promise<[number | null]>;
-    host.client.child!.stdin!.end();
+    const exited = once(host.child, "exit") as Promise<[number | null]>;
+    host.child.stdin!.end();
     process.kill(host.pid, "SIGTERM");
     const [code] = await exited;
     expect(code).toBe(0);
