@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 
 const bundle = (name: string) =>
-  readFileSync(fileURLToPath(new URL(`../dist/workers/bundle/${name}`, import.meta.url)), "utf8");
+  readFileSync(fileURLToPath(new URL(`../../dist/workers/bundle/${name}`, import.meta.url)), "utf8");
 
 describe("the session worker bundle", () => {
   const worker = bundle("session-entry.js");
@@ -34,7 +34,7 @@ describe("the session worker bundle", () => {
 
   it("comes with the V8 code cache made at build time", () => {
     expect(
-      readFileSync(fileURLToPath(new URL("../dist/workers/bundle/session-entry.js.cache", import.meta.url))).length,
+      readFileSync(fileURLToPath(new URL("../../dist/workers/bundle/session-entry.js.cache", import.meta.url))).length,
     ).toBeGreaterThan(0);
   });
 });
