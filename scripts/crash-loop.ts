@@ -1,5 +1,5 @@
 // npm run crash-loop -- [--kills N] [--sessions N] [--seed S]: the long kill -9 loop through the built host.
-import { numberFlag } from "../test/support/args.js";
+import { numberFlag } from "./args.js";
 import { runCrashLoop } from "../test/support/crash-loop.js";
 
 const argv = process.argv.slice(2);

@@ -1,5 +1,5 @@
 // npm run fuzz -- [--runs N] [--seed S]: the long wire fuzz through the built host.
-import { numberFlag } from "../test/support/args.js";
+import { numberFlag } from "./args.js";
 import { runWireFuzz } from "../test/support/wire-fuzz.js";
 
 const argv = process.argv.slice(2);

@@ -2,10 +2,10 @@
 // Writes a table and an SVG (RSS and p99 over time) to bench/results/.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { numberFlag } from "../test/support/args.js";
+import { numberFlag } from "./args.js";
 import { REPO_ROOT } from "../test/support/cli-path.js";
 import { leaks, runSoak } from "../test/support/soak.js";
-import { soakChart } from "../test/support/soak-chart.js";
+import { soakChart } from "./soak-chart.js";
 
 const argv = process.argv.slice(2);
 const seed = numberFlag(argv, "seed", Math.floor(Math.random() * 2 ** 31));

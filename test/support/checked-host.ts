@@ -1,21 +1,15 @@
-// Test support: a real host (subprocess on stdio, or a listener over WebSocket) driven by HostClient through a stream
-// that checks every message against the ACP SDK's own zod schema (its unstable v1 schema, which carries fork, status,
-// titles, archive, systemPrompt, subagent and compaction updates): each notification and request the host sends, each
-// answer to a request by the method it answers. A message is valid when it parses and nothing of it was dropped or
-// replaced on the way (the SDK's schemas salvage what does not fit: valid means no salvage was needed). Violations are
-// collected; a test ends by expecting none.
-import { spawn } from "node:child_process";
-import { once } from "node:events";
-import { Readable, Writable } from "node:stream";
+// Test support: the check of every message a host sends against the ACP SDK's own zod schema (its unstable v1 schema,
+// which carries fork, status, titles, archive, systemPrompt, subagent and compaction updates): each notification and
+// request the host sends, each answer to a request by the method it answers. A message is valid when it parses and
+// nothing of it was dropped or replaced on the way (the SDK's schemas salvage what does not fit: valid means no salvage
+// was needed). Violations are collected; the setup file schema-violations.ts fails the test in which one arrived.
+// startHost (support/host.ts) checks its host's stdio so by default; connectChecked here is a WebSocket client so.
 import { WebSocket } from "ws";
-import { ndJsonStream, type AnyMessage, type Stream } from "@agentclientprotocol/sdk/unstable";
+import { type AnyMessage, type Stream } from "@agentclientprotocol/sdk/unstable";
 import { createWebSocketStream } from "@agentclientprotocol/sdk/experimental/ws-client";
-import { afterEach, expect } from "vitest";
 import type { ZodType } from "zod";
 import * as acp from "../../node_modules/@agentclientprotocol/sdk/dist/v1/unstable/schema/zod.gen.js";
 import { HostClient, type PermissionPolicy, type Understands } from "../../src/client/index.js";
-import { CLI } from "./cli-path.js";
-import { tempDir, type TestHost } from "./host.js";
 
 const RESPONSES: Record<string, ZodType> = {
   initialize: acp.zInitializeResponse,
@@ -39,6 +33,8 @@ const RESPONSES: Record<string, ZodType> = {
 const FROM_HOST: Record<string, ZodType> = {
   "session/update": acp.zSessionNotification,
   "session/request_permission": acp.zRequestPermissionRequest,
+  // JSON-RPC's cancellation of a request in flight: the host withdraws a permission request whose turn ended.
+  "$/cancel_request": acp.zCancelRequestNotification,
 };
 
 /** The schema's own checks; then that every value sent survived parsing (none dropped, defaulted over or replaced). */
@@ -60,8 +56,30 @@ function missing(sent: unknown, kept: unknown, path: string): string | null {
   return null;
 }
 
-/** Wraps a client's stream: every message the host sends is checked; violations land in `violations`. */
+/** Every list of violations a checked stream fills, with how many of its violations were reported. */
+const watched = new Map<string[], number>();
+
+/** The violations that arrived on any checked stream since the last call (the setup file fails a test with them). */
+export function unreportedViolations(): string[] {
+  const found: string[] = [];
+  for (const [violations, reported] of watched) {
+    found.push(...violations.slice(reported));
+    watched.set(violations, violations.length);
+  }
+  return found;
+}
+
+/** Forgets the lists so far (their test file is done). */
+export function forgetViolations(): void {
+  watched.clear();
+}
+
+/**
+ * Wraps a client's stream: every message the host sends is checked; violations land in `violations`, and are
+ * reported by {@link unreportedViolations} too.
+ */
 export function checkedStream(stream: Stream, violations: string[]): Stream {
+  watched.set(violations, violations.length);
   const asked = new Map<string, string>();
   const key = (id: unknown) => `${typeof id}:${String(id)}`;
   const writer = stream.writable.getWriter();
@@ -107,75 +125,11 @@ export function checkedStream(stream: Stream, violations: string[]): Stream {
   return { readable, writable };
 }
 
-export interface CheckedHost extends TestHost {
-  /** Every schema violation in what the host sent so far. */
-  violations: string[];
-  /** SIGKILLs the host; resolves once it is gone. */
-  kill(): Promise<void>;
-}
-
-export interface CheckedHostOptions extends Understands {
-  permission?: PermissionPolicy;
-  /** Added to the host's environment. */
-  env?: NodeJS.ProcessEnv;
-}
-
-/** A host on stdio (its state in a temp dir unless the args name one), every message it sends checked. */
-export async function startCheckedHost(
-  hostArgs: string[] = [],
-  options: CheckedHostOptions = {},
-): Promise<CheckedHost> {
-  const stateDir =
-    hostArgs.includes("--state-dir") || hostArgs.includes("--store") ? [] : ["--state-dir", tempDir("ash-state-")];
-  const child = spawn(process.execPath, [CLI, "serve", "--log-level", "debug", ...stateDir, ...hostArgs], {
-    stdio: ["pipe", "pipe", "pipe"],
-    env: { MALLOC_ARENA_MAX: "2", ...process.env, ...options.env },
-  });
-  await once(child, "spawn");
-  let log = "";
-  child.stderr.setEncoding("utf8");
-  child.stderr.on("data", (chunk: string) => (log += chunk));
-  const exited = once(child, "exit");
-  const violations: string[] = [];
-  const stream = ndJsonStream(
-    Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,
-    Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>,
-  );
-  const client = await HostClient.attach(checkedStream(stream, violations), {
-    permission: options.permission ?? "deny",
-    ...understands(options),
-  });
-  const gone = () => child.exitCode !== null || child.signalCode !== null;
-  return {
-    client,
-    pid: child.pid!,
-    violations,
-    stderr: () => log,
-    dispose: async () => {
-      if (!gone()) {
-        child.stdin.end();
-        const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
-        await exited;
-        clearTimeout(timer);
-      }
-      await client.dispose();
-      return child.exitCode;
-    },
-    kill: async () => {
-      if (!gone()) {
-        child.kill("SIGKILL");
-        await exited;
-      }
-      await client.dispose();
-    },
-  };
-}
-
 /** A client of a host listening (--listen) over WebSocket, every message it receives checked. */
 export async function connectChecked(
   wsUrl: string,
   violations: string[],
-  options: CheckedHostOptions & { token?: string } = {},
+  options: CheckedClientOptions & { token?: string } = {},
 ): Promise<HostClient> {
   const headers: Record<string, string> = options.token ? { Authorization: `Bearer ${options.token}` } : {};
   const stream = createWebSocketStream(wsUrl, { headers, WebSocket });
@@ -185,24 +139,13 @@ export async function connectChecked(
   });
 }
 
+export interface CheckedClientOptions extends Understands {
+  permission?: PermissionPolicy;
+}
+
 function understands(options: Understands): Understands {
   return {
     ...(options.subagents !== undefined ? { subagents: options.subagents } : {}),
     ...(options.compaction !== undefined ? { compaction: options.compaction } : {}),
   };
-}
-
-/**
- * The hosts a test file starts, each disposed after its test and held to the schema: push every started host on the
- * list this returns.
- */
-export function checkedHostsPerTest(): CheckedHost[] {
-  const hosts: CheckedHost[] = [];
-  afterEach(async () => {
-    for (const host of hosts.splice(0)) {
-      await host.dispose();
-      expect(host.violations).toEqual([]);
-    }
-  });
-  return hosts;
 }

@@ -5,7 +5,7 @@ import { once } from "node:events";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { CLI, REPO_ROOT } from "./cli-path.js";
-import { tempDir } from "./host.js";
+import { tempDir } from "./temp-dirs.js";
 
 const HAPROXY_CFG = join(REPO_ROOT, "deploy/haproxy.cfg");
 

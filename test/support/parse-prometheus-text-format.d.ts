@@ -1,4 +1,4 @@
-// The package ships no types: its one function, as test/metrics.test.ts uses it.
+// The package ships no types: its one function, as test/host/metrics.test.ts uses it.
 declare module "parse-prometheus-text-format" {
   export default function parsePrometheusTextFormat(text: string): unknown[];
 }

@@ -5,7 +5,7 @@ import { appendFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { hashToken, newToken } from "../../src/remote/tokens.js";
-import { tempDir } from "./host.js";
+import { tempDir } from "./temp-dirs.js";
 
 const CLI = fileURLToPath(new URL("../../dist/src/cli.js", import.meta.url));
 

@@ -1,7 +1,7 @@
 // Test support for tool flows: scripted prompts, tool results, and the processes a host's commands left behind.
 import { readFileSync } from "node:fs";
 import type { PromptResult, ToolCallSummary } from "../../src/client/index.js";
-import { descendants, isAlive } from "./host.js";
+import { descendants, isAlive } from "./proc.js";
 
 /** A scripted-model prompt from its steps. */
 export function script(...steps: unknown[]): string {

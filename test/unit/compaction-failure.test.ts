@@ -1,18 +1,15 @@
 // A compaction that cannot write its new file leaves the log as it was, and the session goes on appending to it.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { FileJournal } from "../../workers/log/journal-file.js";
 import { header } from "../support/durable.js";
 import { logTurns } from "../support/log-turns.js";
+import { tempDir } from "../support/temp-dirs.js";
 
 const id = "6a1b2c3d-4e5f-4a1b-8c2d-3e4f5a6b7c8d";
-let dir: string;
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
-
 it("throws, leaves the log byte for byte, and later appends land in it", () => {
-  dir = mkdtempSync(join(tmpdir(), "ash-compact-fail-"));
+  const dir = tempDir("ash-compact-fail-");
   const path = join(dir, `${id}.jsonl`);
   // Enough turns that the compacted log would be smaller (else the compaction is skipped before it writes anything).
   writeFileSync(path, [header(id, dir), ...logTurns(1, 50)].map((line) => `${JSON.stringify(line)}\n`).join(""));

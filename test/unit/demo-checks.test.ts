@@ -1,12 +1,11 @@
 // The demo's own checks fail a session that did not do its task (so a demo that passes means something).
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { checkCalls, checkTask } from "../../src/run/demo/demo-tasks.js";
+import { tempDir } from "../support/temp-dirs.js";
 
-const root = mkdtempSync(join(tmpdir(), "ash-demo-checks-"));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+const root = tempDir("ash-demo-checks-");
 
 describe("demo checks", () => {
   it("fail a project whose build still subtracts, and pass it once fixed", () => {

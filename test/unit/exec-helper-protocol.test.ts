@@ -3,18 +3,18 @@
 // the helper reports what still runs before its output ends.
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { expect, it } from "vitest";
 import { frameRun } from "../../src/spawner/exec-helper.js";
 import { HELPERS } from "../support/exec-helpers.js";
+import { tempDir } from "../support/temp-dirs.js";
 
 it.each(HELPERS)(
   "the $name helper: own bash and group per command, statuses, kill orders, reports after its input ends",
   async ({ argv }) => {
-    const dir = mkdtempSync(join(tmpdir(), "exec-helper-"));
+    const dir = tempDir("exec-helper-");
     const [file, ...args] = argv(dir);
     const helper = spawn(file!, args, {
       stdio: ["pipe", "pipe", "inherit"],
@@ -65,7 +65,6 @@ it.each(HELPERS)(
       expect(out("last")).toBe("done\n");
     } finally {
       helper.kill("SIGKILL");
-      rmSync(dir, { recursive: true, force: true });
     }
   },
 );

@@ -1,27 +1,17 @@
 // Regression (found by the escape catalogue's symlink race): a directory swapped for a symlink to outside between
 // Workspace.resolve and the open. The open walks from the root without following symlinks, so it fails and
 // nothing outside is created, truncated or read.
-import {
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { readText, writeText } from "../../workers/tools/file-io.js";
 import { OutsideWorkspace, Workspace } from "../../workers/tools/workspace.js";
+import { tempDir } from "../support/temp-dirs.js";
 
 let base: string;
-afterEach(() => rmSync(base, { recursive: true, force: true }));
 
 function setUp() {
-  base = mkdtempSync(join(tmpdir(), "ash-race-"));
+  base = tempDir("ash-race-");
   const ws = join(base, "ws");
   const outside = join(base, "outside");
   mkdirSync(join(ws, "dir"), { recursive: true });

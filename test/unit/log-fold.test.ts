@@ -1,8 +1,7 @@
 // What a log says of its session is one fold (src/protocol/log/session-state.ts): on any generated log, folding it
 // whole, in parts, entry by entry, through a snapshot written and read back, or by replaying it into each journal and
 // the fork point gives the same session.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { expect, it } from "vitest";
@@ -26,6 +25,7 @@ import { FileJournal } from "../../workers/log/journal-file.js";
 import { RecordJournal } from "../../workers/log/journal-records.js";
 import { MemoryJournal } from "../../workers/log/journal.js";
 import { header } from "../support/durable.js";
+import { tempDir } from "../support/temp-dirs.js";
 
 const id = "6a1b2c3d-4e5f-4a1b-8c2d-3e4f5a6b7c8d";
 const start = emptyState(header(id, "/work"));
@@ -207,34 +207,30 @@ it("gives each journal, restored from a log or its snapshot or appended to, the 
 });
 
 it("gives a log file's journal the fold's state, before and after it compacts", () => {
-  const dir = mkdtempSync(join(tmpdir(), "ash-log-fold-"));
-  try {
-    fc.assert(
-      fc.property(log, ({ entries }) => {
-        const path = join(dir, `${id}.jsonl`);
-        writeFileSync(path, [header(id, dir), ...entries].map((line) => `${JSON.stringify(line)}\n`).join(""));
-        const files = {
-          path,
-          sidecarPath: `${path}.meta`,
-          compactingPath: `${path}.compact`,
-          compactBytes: 2 ** 40,
-          log: () => {},
-        };
-        const whole = foldLog(emptyState(header(id, dir)), entries);
-        const journal = FileJournal.open(files, id);
-        expect({ turns: journal.turns, title: journal.title }).toEqual({ turns: whole.turns, title: whole.title });
-        journal.compact();
-        journal.close();
-        const reopened = FileJournal.open(files, id);
-        expect({ turns: reopened.turns, title: reopened.title }).toEqual({ turns: whole.turns, title: whole.title });
-        expect(foldLog(reopened.base(), reopened.entries())).toEqual(whole);
-        reopened.close();
-      }),
-      { numRuns: 40 },
-    );
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const dir = tempDir("ash-log-fold-");
+  fc.assert(
+    fc.property(log, ({ entries }) => {
+      const path = join(dir, `${id}.jsonl`);
+      writeFileSync(path, [header(id, dir), ...entries].map((line) => `${JSON.stringify(line)}\n`).join(""));
+      const files = {
+        path,
+        sidecarPath: `${path}.meta`,
+        compactingPath: `${path}.compact`,
+        compactBytes: 2 ** 40,
+        log: () => {},
+      };
+      const whole = foldLog(emptyState(header(id, dir)), entries);
+      const journal = FileJournal.open(files, id);
+      expect({ turns: journal.turns, title: journal.title }).toEqual({ turns: whole.turns, title: whole.title });
+      journal.compact();
+      journal.close();
+      const reopened = FileJournal.open(files, id);
+      expect({ turns: reopened.turns, title: reopened.title }).toEqual({ turns: whole.turns, title: whole.title });
+      expect(foldLog(reopened.base(), reopened.entries())).toEqual(whole);
+      reopened.close();
+    }),
+    { numRuns: 40 },
+  );
 });
 
 it("puts the fork point after the last ended turn, with the fold's summary there", () => {

@@ -1,0 +1,28 @@
+// `npm run demo` is also a test: a dozen sessions through real tasks over one connection (projects built and tested in
+// their sandboxes, a refused read of a neighbour's workspace, a worker crash restored from its log, a cancel, a
+// read-only session), each checked by the demo itself; it exits non-zero when one did not do what it should.
+import { spawnSync } from "node:child_process";
+import { describe, expect, it } from "vitest";
+import { CLI } from "../support/cli-path.js";
+
+interface DemoReport {
+  sessions: Array<{ name: string; kind: string; stopReasons: string[]; toolCalls: number; problem: string | null }>;
+  host: { workerThreads: number; rssMiB: number };
+  failed: number;
+}
+
+describe("npm run demo", () => {
+  it("drives twelve sessions through their tasks, and every one does what it should", { timeout: 120_000 }, () => {
+    const result = spawnSync(process.execPath, [CLI, "demo", "--json"], { encoding: "utf8", timeout: 110_000 });
+    expect(result.status, result.stderr).toBe(0);
+    const report = JSON.parse(result.stdout) as DemoReport;
+    expect(report.failed).toBe(0);
+    expect(report.sessions).toHaveLength(12);
+    expect(report.sessions.every((session) => session.problem === null)).toBe(true);
+    const byKind = (kind: string) => report.sessions.filter((session) => session.kind === kind);
+    expect(byKind("project")).toHaveLength(8);
+    for (const project of byKind("project")) expect(project).toMatchObject({ stopReasons: ["end_turn"], toolCalls: 9 });
+    expect(byKind("crash")[0]!.stopReasons).toEqual(["error", "end_turn"]);
+    expect(byKind("cancel")[0]!.stopReasons).toEqual(["cancelled", "end_turn"]);
+  });
+});

@@ -1,0 +1,197 @@
+// Sockets that never authenticate never lock out clients that do. With --max-connections 64 and, from one address,
+// 200 silent sockets, 60 slowloris ones and 5 refused requests trickling their bodies, each renewed as soon as the
+// host closes it: new authenticated WebSocket connections and HTTP requests are served, /healthz answers 200 every
+// time, and a running session's prompts go on. And a tenant that holds its whole share cannot keep another out.
+// (The latencies are printed for the closing note and the bench; they are not thresholds here.)
+import { spawn } from "node:child_process";
+import { request } from "node:http";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+import { HostClient } from "../../src/client/index.js";
+import { tempDir } from "../support/host.js";
+import { startRemoteHost, tokensFile, type RemoteHost } from "../support/remote-host.js";
+import { p99 } from "../support/soak.js";
+import { waitFor } from "../support/tools.js";
+
+/**
+ * The flood's one address. The clients come from another (127.0.0.1): at the cap the address holding the most sockets
+ * with no authenticated request loses its oldest, so the flood evicts its own. (A client on the flood's own address
+ * could lose a fresh socket to a burst of renewals before its request is read.)
+ */
+const FLOOD_ADDRESS = "127.0.0.2";
+const FLOOD_CLI = fileURLToPath(new URL("../../dist/test/support/socket-flood-cli.js", import.meta.url));
+
+/** One request on a socket of its own: its status and headers. */
+function httpOnce(
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  body = "",
+): Promise<{ status: number; headers: Record<string, unknown> }> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      url,
+      { method, headers: { ...headers, "Content-Length": String(Buffer.byteLength(body)) }, agent: false },
+      (res) => {
+        res.resume();
+        res.once("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers }));
+      },
+    );
+    req.once("error", reject);
+    req.end(body);
+  });
+}
+
+const initialize = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: 1, clientCapabilities: {} },
+});
+const acpHeaders = (token: string) => ({
+  Authorization: `Bearer ${token}`,
+  "Content-Type": "application/json",
+  Accept: "application/json, text/event-stream",
+});
+
+async function timed<T>(times: number[], work: () => Promise<T>): Promise<T> {
+  const start = performance.now();
+  const result = await work();
+  times.push(performance.now() - start);
+  return result;
+}
+
+describe("a flood of sockets that never authenticate", () => {
+  let host: RemoteHost;
+  afterAll(async () => expect(await host.stop()).toBe(0));
+
+  it(
+    "does not keep authenticated clients out, nor /healthz, nor a running session's prompts",
+    { timeout: 180_000 },
+    async () => {
+      const tokens = tokensFile(["alpha"]);
+      const token = tokens.tokens.alpha!;
+      host = await startRemoteHost([
+        "--tokens-file",
+        tokens.path,
+        "--max-connections",
+        "64",
+        "--max-connections-per-tenant",
+        "64",
+        "--log-level",
+        "info",
+      ]);
+      const health = host.httpUrl.replace(/\/acp$/, "/healthz");
+      const running = await HostClient.connect(host.wsUrl, { token });
+      const { sessionId } = await running.newSession(tempDir());
+      // Its worker started and warm before the quiet figure is taken.
+      for (let i = 0; i < 5; i++) await running.prompt(sessionId, "warm");
+      const quiet: number[] = [];
+      for (let i = 0; i < 40; i++) await timed(quiet, () => running.prompt(sessionId, "quiet"));
+
+      const attacker = spawn(process.execPath, [FLOOD_CLI, host.httpUrl, FLOOD_ADDRESS, "200", "60", "5"], {
+        stdio: ["pipe", "pipe", "inherit"],
+      });
+      const attackerLines = createInterface({ input: attacker.stdout! });
+      const said: string[] = [];
+      attackerLines.on("line", (line) => said.push(line));
+      const flooded: number[] = [];
+      let flooding = true;
+      const echoes = (async () => {
+        while (flooding)
+          expect((await timed(flooded, () => running.prompt(sessionId, "under flood"))).text).toBe(
+            "You said: under flood",
+          );
+      })();
+      const clients: HostClient[] = [];
+      const wsTimes: number[] = [];
+      const httpTimes: number[] = [];
+      const healthStatuses: number[] = [];
+      try {
+        await waitFor(
+          "the flood to fill the slots",
+          () => host.stderr().includes("socket closed to make room"),
+          30_000,
+        );
+        for (let i = 0; i < 20; i++) {
+          clients.push(await timed(wsTimes, () => HostClient.connect(host.wsUrl, { token })));
+          const answer = await timed(httpTimes, () => httpOnce(host.httpUrl, "POST", acpHeaders(token), initialize));
+          expect(
+            answer.status,
+            host
+              .stderr()
+              .split("\n")
+              .filter((l) => l.includes("refused"))
+              .slice(-5)
+              .join("\n"),
+          ).toBe(200);
+          healthStatuses.push((await httpOnce(health, "GET", {})).status);
+        }
+      } finally {
+        flooding = false;
+        await echoes;
+        attacker.stdin!.end();
+      }
+      const closedByHost = await waitFor(
+        "the attacker's count",
+        () => said.find((line) => line.startsWith("closed ")) ?? null,
+      );
+      // The flood was one: the host closed its sockets to make room, and they came back.
+      expect(Number(closedByHost.split(" ")[1])).toBeGreaterThan(265);
+      expect(healthStatuses).toEqual(Array<number>(20).fill(200));
+      // Every new connection works: a session of its own, answered.
+      for (const client of clients) {
+        const { sessionId: own } = await client.newSession(tempDir());
+        expect((await client.prompt(own, "in")).text).toBe("You said: in");
+        await client.dispose();
+      }
+      expect(flooded.length).toBeGreaterThan(0);
+      console.log(
+        `under the flood (${closedByHost} sockets): WebSocket connect p99 ${p99(wsTimes).toFixed(1)} ms, HTTP request p99 ${p99(httpTimes).toFixed(1)} ms; ` +
+          `running session's echo p99 ${p99(flooded).toFixed(1)} ms (quiet ${p99(quiet).toFixed(1)} ms)`,
+      );
+      await running.dispose();
+    },
+  );
+});
+
+describe("tenants' shares", () => {
+  let host: RemoteHost;
+  afterAll(async () => expect(await host.stop()).toBe(0));
+
+  it(
+    "a tenant holding its whole share gets 503 with Retry-After; another tenant still connects",
+    { timeout: 60_000 },
+    async () => {
+      const tokens = tokensFile(["alpha", "beta"]);
+      host = await startRemoteHost([
+        "--tokens-file",
+        tokens.path,
+        "--max-connections",
+        "8",
+        "--max-connections-per-tenant",
+        "4",
+      ]);
+      const alpha = [];
+      for (let i = 0; i < 4; i++) alpha.push(await HostClient.connect(host.wsUrl, { token: tokens.tokens.alpha! }));
+      const refused = await httpOnce(host.httpUrl, "POST", acpHeaders(tokens.tokens.alpha!), initialize);
+      expect(refused.status).toBe(503);
+      expect(refused.headers["retry-after"]).toBeDefined();
+      await expect(HostClient.connect(host.wsUrl, { token: tokens.tokens.alpha! })).rejects.toThrow();
+      expect(host.stderr()).toContain("connection refused: --max-connections-per-tenant reached");
+      const beta = [];
+      for (let i = 0; i < 4; i++) beta.push(await HostClient.connect(host.wsUrl, { token: tokens.tokens.beta! }));
+      const { sessionId } = await beta[3]!.newSession(tempDir());
+      expect((await beta[3]!.prompt(sessionId, "beta is in")).text).toBe("You said: beta is in");
+      // Once alpha lets one go, it may open another.
+      await alpha.pop()!.dispose();
+      alpha.push(
+        await waitFor("alpha's place to be free", () =>
+          HostClient.connect(host.wsUrl, { token: tokens.tokens.alpha! }).catch(() => null),
+        ),
+      );
+      for (const client of [...alpha, ...beta]) await client.dispose();
+    },
+  );
+});

@@ -1,0 +1,76 @@
+// The host-wide figures are the operator's: on a host with tenants, `_host/stats` and `_host/status` answer only a
+// connection whose token is marked `operator` in the tokens file, and an operator's `_host/status` lists its own
+// sessions only. `token add --operator` marks a token so; a token that loses the mark loses its connections.
+import { spawnSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { expect, it } from "vitest";
+import { HostClient } from "../../src/client/index.js";
+import { hashToken } from "../../src/remote/tokens.js";
+import { tempDir } from "../support/host.js";
+import { startRemoteHost, tokensFile } from "../support/remote-host.js";
+
+const CLI = fileURLToPath(new URL("../../dist/src/cli.js", import.meta.url));
+
+it(
+  "a tenant is refused _host/stats and _host/status; the operator gets them, with its own sessions only",
+  { timeout: 60_000 },
+  async () => {
+    const tokens = tokensFile(["alpha", "ops"], ["ops"]);
+    const host = await startRemoteHost(["--tokens-file", tokens.path]);
+    const alpha = await HostClient.connect(host.wsUrl, { token: tokens.tokens.alpha! });
+    const ops = await HostClient.connect(host.httpUrl, { token: tokens.tokens.ops! });
+    try {
+      const { sessionId: ofAlpha } = await alpha.newSession(tempDir());
+      const { sessionId: ofOps } = await ops.newSession(tempDir());
+
+      for (const request of [
+        () => alpha.stats(),
+        () => alpha.stats({ resetEventLoopDelay: true }),
+        () => alpha.status(),
+      ]) {
+        await expect(request()).rejects.toMatchObject({
+          code: -32600,
+          data: expect.objectContaining({ reason: "OPERATOR_ONLY" }),
+        });
+      }
+      // The tenant's own work is not affected.
+      expect((await alpha.prompt(ofAlpha, "mine")).text).toBe("You said: mine");
+
+      expect((await ops.stats()).sessions.live).toBe(2);
+      const status = await ops.status();
+      expect(status.sessionRows.map((row) => row.sessionId)).toEqual([ofOps]);
+
+      // Without the mark, the operator's token is a tenant's: its connections are closed, and it is refused anew.
+      writeFileSync(
+        tokens.path,
+        readFileSync(tokens.path, "utf8").replace(
+          `ops ${hashToken(tokens.tokens.ops!)} operator`,
+          `ops ${hashToken(tokens.tokens.ops!)}`,
+        ),
+      );
+      host.child.kill("SIGHUP");
+      await ops.closed;
+      const demoted = await HostClient.connect(host.wsUrl, { token: tokens.tokens.ops! });
+      await expect(demoted.stats()).rejects.toMatchObject({
+        code: -32600,
+        data: expect.objectContaining({ reason: "OPERATOR_ONLY" }),
+      });
+      await demoted.dispose();
+    } finally {
+      await alpha.dispose();
+      await ops.dispose();
+      expect(await host.stop()).toBe(0);
+    }
+  },
+);
+
+it("token add --operator writes the mark", () => {
+  const path = join(tempDir(), "tokens");
+  const added = spawnSync(process.execPath, [CLI, "token", "add", "ops", "--operator", "--tokens-file", path], {
+    encoding: "utf8",
+  });
+  expect(added.status).toBe(0);
+  expect(readFileSync(path, "utf8")).toBe(`ops ${hashToken(added.stdout.trim())} operator\n`);
+});
