@@ -609,6 +609,13 @@ export function markdownReport(results: BenchResults): string {
           ["turn", "off ms", "on ms", "on/off", "goal"],
           f.rows.map((row) => [row.turn, fmt(row.off), fmt(row.on), x(row.ratio), "≤ 1.1×"]),
         ),
+        "",
+        `An exporter in trouble: echo turns' p99 with tracing on and the endpoint answering, down (connection refused), 5 s slow, answering 500; tracing off: ${fmt(f.offP99)} ms.`,
+        "",
+        table(
+          ["endpoint", "p99 ms", "added to p99 ms", "goal"],
+          f.trouble.map((row) => [row.endpoint, fmt(row.p99), row.addedP99.toFixed(2), "≤ 5 ms"]),
+        ),
       ].join("\n"),
     ),
     results.incidents.length === 0

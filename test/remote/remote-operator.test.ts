@@ -39,8 +39,14 @@ it(
       expect((await alpha.prompt(ofAlpha, "mine")).text).toBe("You said: mine");
 
       expect((await ops.stats()).sessions.live).toBe(2);
+      await ops.prompt(ofOps, "the operator's own");
+      await ops.prompt(ofOps, "and again");
       const status = await ops.status();
       expect(status.sessionRows.map((row) => row.sessionId)).toEqual([ofOps]);
+      // Model usage by tenant and model: the operator's own, none of alpha's.
+      expect(status.usage).toEqual([
+        { tenant: "ops", model: "scripted", requests: 2, errors: 0, tokens: { prompt: 0, completion: 0, cached: 0 } },
+      ]);
 
       // Without the mark, the operator's token is a tenant's: its connections are closed, and it is refused anew.
       writeFileSync(

@@ -4,15 +4,17 @@ import type { ModelUsage } from "../../protocol/host-status.js";
 import type { LifecycleHooks } from "../session/lifecycle-hooks.js";
 
 export class TenantUsage {
-  readonly #rows = new Map<string, ModelUsage>();
+  /** By tenant (null: none), then by model. */
+  readonly #rows = new Map<string | null, Map<string, ModelUsage>>();
 
   constructor(hooks: LifecycleHooks) {
     hooks.on("modelCallEnded", ({ tenant, model, outcome, tokens }) => {
-      const key = JSON.stringify([tenant, model]);
-      let row = this.#rows.get(key);
+      let models = this.#rows.get(tenant);
+      if (!models) this.#rows.set(tenant, (models = new Map()));
+      let row = models.get(model);
       if (!row) {
         row = { tenant, model, requests: 0, errors: 0, tokens: { prompt: 0, completion: 0, cached: 0 } };
-        this.#rows.set(key, row);
+        models.set(model, row);
       }
       row.requests++;
       if (outcome === "error") row.errors++;
@@ -25,6 +27,8 @@ export class TenantUsage {
   }
 
   rows(): ModelUsage[] {
-    return [...this.#rows.values()].map((row) => ({ ...row, tokens: { ...row.tokens } }));
+    return [...this.#rows.values()].flatMap((models) =>
+      [...models.values()].map((row) => ({ ...row, tokens: { ...row.tokens } })),
+    );
   }
 }
