@@ -55,6 +55,12 @@ describe("metrics", () => {
       expect(Number(family("acp_session_host_prompt_duration_seconds")?.metrics[0]?.count)).toBe(3);
       expect(value("acp_session_host_tool_calls_total", { kind: "execute", outcome: "completed" })).toBe(1);
       expect(value("acp_session_host_worker_exits_total", { cause: "crashed" })).toBe(1);
+      // Requests to the model: the echo, and the script's two (its bash step, then its answer); the crash ended its
+      // worker before its request did.
+      expect(value("acp_session_host_model_requests_total", { tenant: "none", model: "scripted", outcome: "ok" })).toBe(
+        3,
+      );
+      expect(family("acp_session_host_trace_spans_dropped")?.metrics[0]?.value).toBe("0");
       expect(family("acp_session_host_workers")).toBeDefined();
       expect(value("acp_session_host_spawner_restarts", {})).toBe(0);
       expect(family("acp_session_host_process_resident_memory_bytes")).toBeDefined();
