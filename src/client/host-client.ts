@@ -115,6 +115,8 @@ export interface ConnectOptions extends Understands {
    * defaults.
    */
   reconnect?: boolean | ReconnectOptions;
+  /** Sees every message of each connection (a reconnection's too) on its way: e.g. a log of the traffic, or a check. */
+  tap?: (stream: Stream) => Stream;
 }
 
 /** How {@link HostClient.connect} reconnects. */
@@ -291,10 +293,13 @@ export class HostClient {
     const scheme = new URL(url).protocol;
     if (!["http:", "https:", "ws:", "wss:"].includes(scheme))
       throw new TypeError(`HostClient.connect: unsupported URL scheme ${scheme} (use http, https, ws or wss)`);
+    const tap = options.tap ?? ((stream: Stream) => stream);
     const dial = (): Stream =>
-      scheme === "http:" || scheme === "https:"
-        ? createHttpStream(url, { headers })
-        : createWebSocketStream(url, { headers, WebSocket });
+      tap(
+        scheme === "http:" || scheme === "https:"
+          ? createHttpStream(url, { headers })
+          : createWebSocketStream(url, { headers, WebSocket }),
+      );
     const holder: Holder = {
       client: null,
       permission: options.permission ?? "deny",

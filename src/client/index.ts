@@ -6,6 +6,7 @@ export { MCP_STATUS_METHOD } from "../protocol/mcp-status.js";
 export type { McpStatusNotification } from "../protocol/mcp-status.js";
 export type {
   AttachOptions,
+  ConnectOptions,
   ForkOptions,
   NewSessionOptions,
   OpenOptions,

@@ -4,12 +4,13 @@
 // a database that cannot be reached at start is refused in one line.
 import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { HostClient } from "../../src/client/index.js";
+import { type HostClient } from "../../src/client/index.js";
 import { CLI } from "../support/cli-path.js";
 import { startHost, tempDir } from "../support/host.js";
 import { postgresPerFile, query, TestPostgres } from "../support/postgres.js";
 import { startRemoteHost } from "../support/remote-host.js";
 import { script, waitFor } from "../support/tools.js";
+import { connectHost } from "../support/checked-host.js";
 
 const cluster = postgresPerFile();
 
@@ -115,7 +116,7 @@ describe("PostgreSQL store", () => {
       const url = await own.database();
       const cwd = tempDir();
       const host = await startRemoteHost(["--store", url, "--lease-ms", "1000"]);
-      const client = await HostClient.connect(host.wsUrl);
+      const client = await connectHost(host.wsUrl);
       const health = async () => (await fetch(host.httpUrl.replace(/\/acp$/, "/healthz"))).status;
       try {
         const { sessionId } = await client.newSession(cwd);

@@ -3,12 +3,13 @@
 // once its lease expires and the stopped host never writes to it again, a delete on one host removes the session
 // for all, and tenants stay apart across hosts.
 import { afterAll, describe, expect, it } from "vitest";
-import { HostClient } from "../../src/client/index.js";
+import { type HostClient } from "../../src/client/index.js";
 import { startHosts, type FleetHost } from "../support/fleet.js";
 import { tempDir } from "../support/host.js";
 import { postgresPerFile, query } from "../support/postgres.js";
 import { tokensFile } from "../support/remote-host.js";
 import { script, waitFor } from "../support/tools.js";
+import { connectHost } from "../support/checked-host.js";
 
 const cluster = postgresPerFile();
 
@@ -28,7 +29,7 @@ async function fleet(count: number, args: string[] = []): Promise<{ url: string;
 }
 
 async function connect(host: FleetHost, token?: string): Promise<HostClient> {
-  const client = await HostClient.connect(host.url, token ? { token } : {});
+  const client = await connectHost(host.url, token ? { token } : {});
   clients.push(client);
   return client;
 }

@@ -3,11 +3,12 @@
 // turn whose end a client saw (a reconnecting HostClient resumes its sessions on a live host through the proxy); a
 // rolling restart of every host under load loses no session.
 import { afterAll, describe, expect, it } from "vitest";
-import { ConnectionLost, HostClient } from "../../src/client/index.js";
+import { ConnectionLost, type HostClient } from "../../src/client/index.js";
 import { Proxy, startHosts, type FleetHost } from "../support/fleet.js";
 import { tempDir } from "../support/host.js";
 import { postgresPerFile, query } from "../support/postgres.js";
 import { script } from "../support/tools.js";
+import { connectHost } from "../support/checked-host.js";
 
 const cluster = postgresPerFile();
 
@@ -33,7 +34,7 @@ async function fleetBehindProxy(): Promise<{ url: string; hosts: FleetHost[]; pr
 }
 
 async function connect(url: string, reconnect = false): Promise<HostClient> {
-  const client = await HostClient.connect(url, reconnect ? { reconnect: { initialDelayMs: 50, maxDelayMs: 500 } } : {});
+  const client = await connectHost(url, reconnect ? { reconnect: { initialDelayMs: 50, maxDelayMs: 500 } } : {});
   clients.push(client);
   return client;
 }

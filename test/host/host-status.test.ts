@@ -3,12 +3,12 @@
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { HostClient } from "../../src/client/index.js";
 import { describe, expect, it } from "vitest";
 import { startHost, tempDir } from "../support/host.js";
 import { OpenAiTestServer } from "../support/openai-server.js";
 import { waitFor } from "../support/tools.js";
 import { startRemoteHost } from "../support/remote-host.js";
+import { connectHost } from "../support/checked-host.js";
 
 const CLI = fileURLToPath(new URL("../../dist/src/cli.js", import.meta.url));
 
@@ -62,7 +62,7 @@ describe("_host/status", () => {
   it("acp-session-host status --connect prints it from a listening host", async () => {
     const host = await startRemoteHost();
     try {
-      const client = await HostClient.connect(host.wsUrl);
+      const client = await connectHost(host.wsUrl);
       const { sessionId } = await client.newSession(tempDir());
       await client.prompt(sessionId, "hello");
       const { stdout } = await promisify(execFile)(process.execPath, [CLI, "status", "--connect", host.httpUrl]);

@@ -7,11 +7,11 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
-import { HostClient } from "../../src/client/index.js";
 import { hashToken } from "../../src/remote/tokens.js";
 import { tempDir } from "../support/host.js";
 import { startRemoteHost, tokensFile, transports, type RemoteHost } from "../support/remote-host.js";
 import { waitFor } from "../support/tools.js";
+import { connectHost } from "../support/checked-host.js";
 
 const CLI = fileURLToPath(new URL("../../dist/src/cli.js", import.meta.url));
 const INITIALIZE = {
@@ -79,7 +79,7 @@ describe("a host with a tokens file", () => {
     expect(host.stderr()).not.toContain("wrong-token-123");
     // The SDK's clients fail to connect.
     for (const { url } of transports) {
-      await expect(HostClient.connect(url(host), { token: "wrong-token-123" })).rejects.toThrow();
+      await expect(connectHost(url(host), { token: "wrong-token-123" })).rejects.toThrow();
     }
   });
 
@@ -87,7 +87,7 @@ describe("a host with a tokens file", () => {
     expect((await postInitialize(host.httpUrl, `Bearer ${tokens.tokens.alpha}`)).status).toBe(200);
     expect(await upgradeStatus(host.wsUrl, `Bearer ${tokens.tokens.beta}`)).toBe(101);
     for (const { url } of transports) {
-      const client = await HostClient.connect(url(host), { token: tokens.tokens.alpha! });
+      const client = await connectHost(url(host), { token: tokens.tokens.alpha! });
       const { sessionId } = await client.newSession(tempDir());
       expect((await client.prompt(sessionId, "hi")).text).toBe("You said: hi");
       await client.dispose();
@@ -95,9 +95,9 @@ describe("a host with a tokens file", () => {
   });
 
   it("SIGHUP re-reads the file: a revoked token gets 401 and its open connections are closed; others go on", async () => {
-    const alphaWs = await HostClient.connect(host.wsUrl, { token: tokens.tokens.alpha! });
-    const alphaHttp = await HostClient.connect(host.httpUrl, { token: tokens.tokens.alpha! });
-    const beta = await HostClient.connect(host.wsUrl, { token: tokens.tokens.beta! });
+    const alphaWs = await connectHost(host.wsUrl, { token: tokens.tokens.alpha! });
+    const alphaHttp = await connectHost(host.httpUrl, { token: tokens.tokens.alpha! });
+    const beta = await connectHost(host.wsUrl, { token: tokens.tokens.beta! });
     const { sessionId } = await beta.newSession(tempDir());
     const fresh = tokens.add("alpha");
     writeFileSync(
@@ -113,7 +113,7 @@ describe("a host with a tokens file", () => {
     expect(await upgradeStatus(host.wsUrl, `Bearer ${tokens.tokens.alpha}`)).toBe(401);
     expect((await beta.prompt(sessionId, "still here")).text).toBe("You said: still here");
     // The tenant's other token still works.
-    const again = await HostClient.connect(host.httpUrl, { token: fresh });
+    const again = await connectHost(host.httpUrl, { token: fresh });
     await again.newSession(tempDir());
     await again.dispose();
     await beta.dispose();
@@ -129,7 +129,7 @@ describe("a host with a tokens file", () => {
     };
     const token = tokens.add("gamma");
     await reload();
-    const asGamma = await HostClient.connect(host.wsUrl, { token });
+    const asGamma = await connectHost(host.wsUrl, { token });
     const { sessionId } = await asGamma.newSession(tempDir());
     writeFileSync(
       tokens.path,
@@ -137,7 +137,7 @@ describe("a host with a tokens file", () => {
     );
     await reload();
     await asGamma.closed;
-    const asDelta = await HostClient.connect(host.wsUrl, { token });
+    const asDelta = await connectHost(host.wsUrl, { token });
     try {
       expect((await asDelta.list()).sessions.map((session) => session.sessionId)).not.toContain(sessionId);
       await expect(asDelta.resume(sessionId, tempDir())).rejects.toThrow(/unknown session/);

@@ -4,11 +4,12 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, it } from "vitest";
-import { HostClient } from "../../src/client/index.js";
+import { type HostClient } from "../../src/client/index.js";
 import { tempDir } from "../support/host.js";
 import { startRemoteHost, tokensFile } from "../support/remote-host.js";
 import { openStalledClient } from "../support/stalled-client.js";
 import { script, tool, waitFor } from "../support/tools.js";
+import { connectHost } from "../support/checked-host.js";
 
 const MiB = 2 ** 20;
 const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)]!;
@@ -34,8 +35,8 @@ it(
       "--default-mode",
       "auto",
     ]);
-    const ops = await HostClient.connect(host.wsUrl, { token: tokens.tokens.ops! });
-    const other = await HostClient.connect(host.wsUrl, { token: tokens.tokens.other! });
+    const ops = await connectHost(host.wsUrl, { token: tokens.tokens.ops! });
+    const other = await connectHost(host.wsUrl, { token: tokens.tokens.other! });
     try {
       const { sessionId: echo } = await other.newSession(tempDir());
       const latencies: number[] = [];

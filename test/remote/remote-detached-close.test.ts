@@ -1,11 +1,12 @@
 // --detached-close-ms: a session whose connection went away and that no connection took over is closed after that
 // long (it leaves the host's table; its log stays), and a later connection resumes it with nothing lost.
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { HostClient } from "../../src/client/index.js";
+import { type HostClient } from "../../src/client/index.js";
 import { transcript } from "../support/durable.js";
 import { tempDir } from "../support/host.js";
 import { startRemoteHost, type RemoteHost } from "../support/remote-host.js";
 import { waitFor } from "../support/tools.js";
+import { connectHost } from "../support/checked-host.js";
 
 let host: RemoteHost;
 beforeAll(async () => {
@@ -20,12 +21,12 @@ const open = async (client: HostClient, sessionId: string) =>
 
 it("closes a detached session nobody took over, and a later connection resumes it", async () => {
   const cwd = tempDir();
-  const first = await HostClient.connect(host.wsUrl);
+  const first = await connectHost(host.wsUrl);
   const { sessionId } = await first.newSession(cwd);
   await first.prompt(sessionId, "before the drop");
   const keptCwd = tempDir();
   const kept = await first.newSession(keptCwd);
-  const watcher = await HostClient.connect(host.httpUrl);
+  const watcher = await connectHost(host.httpUrl);
   await first.dispose();
   // Taken over before the time is up: it stays open.
   await watcher.resume(kept.sessionId, keptCwd);
@@ -35,7 +36,7 @@ it("closes a detached session nobody took over, and a later connection resumes i
   await waitFor("the close to be logged", () => host.stderr().includes("detached session closed"));
 
   expect(await open(watcher, kept.sessionId)).toBe(true);
-  const second = await HostClient.connect(host.httpUrl);
+  const second = await connectHost(host.httpUrl);
   try {
     await second.resume(sessionId, cwd);
     expect(await open(second, sessionId)).toBe(true);

@@ -2,11 +2,11 @@
 // answered a bounded number at a time, and another tenant's echoes are answered between them, while the flood is
 // still being answered, not after it. The echo's latency is printed (a figure for the bench, not a threshold here).
 import { expect, it } from "vitest";
-import { HostClient } from "../../src/client/index.js";
 import { tempDir } from "../support/host.js";
 import { startRemoteHost, tokensFile } from "../support/remote-host.js";
 import { frame, openStalledClient } from "../support/stalled-client.js";
 import { waitFor } from "../support/tools.js";
+import { connectHost } from "../support/checked-host.js";
 
 const percentile = (values: number[], p: number) =>
   [...values].sort((x, y) => x - y)[Math.min(values.length - 1, Math.floor(values.length * p))]!;
@@ -17,7 +17,7 @@ it(
   async () => {
     const tokens = tokensFile(["flood", "echo"]);
     const host = await startRemoteHost(["--tokens-file", tokens.path]);
-    const other = await HostClient.connect(host.wsUrl, { token: tokens.tokens.echo! });
+    const other = await connectHost(host.wsUrl, { token: tokens.tokens.echo! });
     try {
       const { sessionId } = await other.newSession(tempDir());
       const echo = async () => {

@@ -4,11 +4,12 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { HostClient } from "../../src/client/index.js";
+import { type HostClient } from "../../src/client/index.js";
 import { tempDir } from "../support/host.js";
 import { startRemoteHost, type RemoteHost } from "../support/remote-host.js";
 import { openStalledClient } from "../support/stalled-client.js";
 import { bash, processesRunning, script, tool, waitFor } from "../support/tools.js";
+import { connectHost } from "../support/checked-host.js";
 
 const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)]!;
 
@@ -50,7 +51,7 @@ describe("a client that stops reading", () => {
         "--default-mode",
         "auto",
       ]);
-      const other = await HostClient.connect(host.wsUrl);
+      const other = await connectHost(host.wsUrl);
       const { sessionId: otherSession } = await other.newSession(tempDir());
       await echoLatencies(other, otherSession, () => true, 5);
       const baseline = await echoLatencies(other, otherSession, () => true, 30);
@@ -108,14 +109,10 @@ describe("connection limits", () => {
       "--idle-timeout-ms",
       "4000",
     ]);
-    const open = [
-      await HostClient.connect(host.wsUrl),
-      await HostClient.connect(host.wsUrl),
-      await HostClient.connect(host.wsUrl),
-    ];
+    const open = [await connectHost(host.wsUrl), await connectHost(host.wsUrl), await connectHost(host.wsUrl)];
     // A fourth socket is closed as it comes, whatever it would have asked.
-    await expect(HostClient.connect(host.httpUrl)).rejects.toThrow();
-    await expect(HostClient.connect(host.wsUrl)).rejects.toThrow();
+    await expect(connectHost(host.httpUrl)).rejects.toThrow();
+    await expect(connectHost(host.wsUrl)).rejects.toThrow();
     expect(host.stderr()).toContain("socket refused: --max-connections reached");
 
     // A message over the bound closes the WebSocket (1009) rather than being handled.
@@ -130,9 +127,7 @@ describe("connection limits", () => {
     // is timed from before the connection's last message (its initialize), so however long the rest takes the
     // timeout cannot have run before it.
     const idleSince = performance.now();
-    const second = await waitFor("the sockets to be free again", () =>
-      HostClient.connect(host.httpUrl).catch(() => null),
-    );
+    const second = await waitFor("the sockets to be free again", () => connectHost(host.httpUrl).catch(() => null));
     const response = await fetch(host.httpUrl, {
       method: "POST",
       headers: { "Content-Type": "application/json", "Acp-Connection-Id": "any" },
@@ -149,7 +144,7 @@ describe("connection limits", () => {
 describe("SIGTERM", () => {
   it("settles prompts in flight as cancelled over both transports, closes connections and exits 0", async () => {
     const host = await startRemoteHost();
-    const clients = [await HostClient.connect(host.wsUrl), await HostClient.connect(host.httpUrl)];
+    const clients = [await connectHost(host.wsUrl), await connectHost(host.httpUrl)];
     const turns = [];
     for (const client of clients) {
       const { sessionId } = await client.newSession(tempDir());
@@ -166,7 +161,7 @@ describe("SIGTERM", () => {
   it("/healthz answers 503 while the host tears down", async () => {
     const host = await startRemoteHost(["--default-mode", "auto"]);
     const health = host.httpUrl.replace(/\/acp$/, "/healthz");
-    const client = await HostClient.connect(host.wsUrl);
+    const client = await connectHost(host.wsUrl);
     const { sessionId } = await client.newSession(tempDir());
     // A command that ignores SIGTERM holds teardown for the spawner's 1 s until SIGKILL.
     const turn = client.prompt(sessionId, script(bash("trap '' TERM; sleep 30")));

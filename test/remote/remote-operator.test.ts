@@ -6,10 +6,10 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect, it } from "vitest";
-import { HostClient } from "../../src/client/index.js";
 import { hashToken } from "../../src/remote/tokens.js";
 import { tempDir } from "../support/host.js";
 import { startRemoteHost, tokensFile } from "../support/remote-host.js";
+import { connectHost } from "../support/checked-host.js";
 
 const CLI = fileURLToPath(new URL("../../dist/src/cli.js", import.meta.url));
 
@@ -19,8 +19,8 @@ it(
   async () => {
     const tokens = tokensFile(["alpha", "ops"], ["ops"]);
     const host = await startRemoteHost(["--tokens-file", tokens.path]);
-    const alpha = await HostClient.connect(host.wsUrl, { token: tokens.tokens.alpha! });
-    const ops = await HostClient.connect(host.httpUrl, { token: tokens.tokens.ops! });
+    const alpha = await connectHost(host.wsUrl, { token: tokens.tokens.alpha! });
+    const ops = await connectHost(host.httpUrl, { token: tokens.tokens.ops! });
     try {
       const { sessionId: ofAlpha } = await alpha.newSession(tempDir());
       const { sessionId: ofOps } = await ops.newSession(tempDir());
@@ -58,7 +58,7 @@ it(
       );
       host.child.kill("SIGHUP");
       await ops.closed;
-      const demoted = await HostClient.connect(host.wsUrl, { token: tokens.tokens.ops! });
+      const demoted = await connectHost(host.wsUrl, { token: tokens.tokens.ops! });
       await expect(demoted.stats()).rejects.toMatchObject({
         code: -32600,
         data: expect.objectContaining({ reason: "OPERATOR_ONLY" }),

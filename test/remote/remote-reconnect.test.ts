@@ -4,11 +4,11 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { HostClient } from "../../src/client/index.js";
 import { logEntries, transcript } from "../support/durable.js";
 import { tempDir } from "../support/host.js";
 import { startRemoteHost, tokensFile, type RemoteHost } from "../support/remote-host.js";
 import { script, tool, waitFor } from "../support/tools.js";
+import { connectHost } from "../support/checked-host.js";
 
 let host: RemoteHost;
 let token: string;
@@ -24,7 +24,7 @@ afterAll(async () => {
 
 it("a dropped connection's turn completes in the log; a new connection resumes and loads it with nothing lost", async () => {
   const cwd = tempDir();
-  const first = await HostClient.connect(host.wsUrl, { token });
+  const first = await connectHost(host.wsUrl, { token });
   const { sessionId } = await first.newSession(cwd);
   await first.prompt(sessionId, "before the drop");
   const inFlight = first.prompt(sessionId, script({ sleep_ms: 1500 }, { say: "finished while away" }));
@@ -34,7 +34,7 @@ it("a dropped connection's turn completes in the log; a new connection resumes a
   await expect(inFlight).rejects.toThrow();
 
   // Reconnect at once: the turn is still running, so resume answers once it has ended.
-  const second = await HostClient.connect(host.httpUrl, { token });
+  const second = await connectHost(host.httpUrl, { token });
   try {
     await second.resume(sessionId, cwd);
     const ended = logEntries(host.stateDir, sessionId).filter((entry) => entry.type === "turn_end")[1];
@@ -56,7 +56,7 @@ it("a permission request left unanswered by a dropped connection is settled canc
   const cwd = tempDir();
   let asked: () => void = () => {};
   const askedOnce = new Promise<void>((resolve) => (asked = resolve));
-  const first = await HostClient.connect(host.httpUrl, {
+  const first = await connectHost(host.httpUrl, {
     token,
     permission: () => {
       asked();
@@ -71,7 +71,7 @@ it("a permission request left unanswered by a dropped connection is settled canc
   inFlight.catch(() => {});
   await askedOnce;
   await first.dispose();
-  const second = await HostClient.connect(host.wsUrl, { token });
+  const second = await connectHost(host.wsUrl, { token });
   try {
     await second.resume(sessionId, cwd);
     expect(logEntries(host.stateDir, sessionId).find((entry) => entry.type === "permission")).toMatchObject({
@@ -88,8 +88,8 @@ it("a permission request left unanswered by a dropped connection is settled canc
 
 it("another connection is refused until it takes the session over, which it cannot do mid-prompt", async () => {
   const cwd = tempDir();
-  const one = await HostClient.connect(host.wsUrl, { token });
-  const two = await HostClient.connect(host.wsUrl, { token });
+  const one = await connectHost(host.wsUrl, { token });
+  const two = await connectHost(host.wsUrl, { token });
   try {
     const { sessionId } = await one.newSession(cwd);
     await expect(two.prompt(sessionId, "mine now?")).rejects.toThrow(/attached to another connection/);

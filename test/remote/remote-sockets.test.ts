@@ -5,11 +5,12 @@
 // are answered throughout.
 import { connect, type Socket } from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
-import { HostClient } from "../../src/client/index.js";
+import { type HostClient } from "../../src/client/index.js";
 import { tempDir } from "../support/host.js";
 import { startRemoteHost, tokensFile, type RemoteHost } from "../support/remote-host.js";
 import { openStalledClient } from "../support/stalled-client.js";
 import { waitFor } from "../support/tools.js";
+import { connectHost } from "../support/checked-host.js";
 
 interface RawSocket {
   socket: Socket;
@@ -71,7 +72,7 @@ describe("sockets that never finish a request", () => {
         "--max-connections-per-address",
         "0",
       ]);
-      const other = await HostClient.connect(host.wsUrl);
+      const other = await connectHost(host.wsUrl);
       const { sessionId } = await other.newSession(tempDir());
       const echoes = echoThroughout(other, sessionId);
 
@@ -87,7 +88,7 @@ describe("sockets that never finish a request", () => {
       }, 100);
       try {
         // The echo client's socket and these six fill --max-connections: a newcomer takes the place of the oldest.
-        const newcomer = await HostClient.connect(host.wsUrl);
+        const newcomer = await connectHost(host.wsUrl);
         await silent[0]!.closed;
         expect(silent[0]!.received()).toBe("");
         expect([...silent.slice(1), ...slow].map((raw) => raw.isClosed())).toEqual([false, false, false, false, false]);
@@ -102,7 +103,7 @@ describe("sockets that never finish a request", () => {
 
       // A connection that has authenticated is not held to the handshake's budget: an HTTP client's event stream
       // outlives a silent socket opened after it.
-      const http = await HostClient.connect(host.httpUrl);
+      const http = await connectHost(host.httpUrl);
       const { sessionId: viaHttp } = await http.newSession(tempDir());
       const late = await rawSocket(host.httpUrl);
       await late.closed;
@@ -123,7 +124,7 @@ describe("one address", () => {
     { timeout: 60_000 },
     async () => {
       host = await startRemoteHost(["--max-connections-per-address", "2"]);
-      const other = await HostClient.connect(host.wsUrl);
+      const other = await connectHost(host.wsUrl);
       const { sessionId } = await other.newSession(tempDir());
       const held = [await rawSocket(host.httpUrl, "127.0.0.2"), await rawSocket(host.httpUrl, "127.0.0.2")];
       const third = await rawSocket(host.httpUrl, "127.0.0.2");

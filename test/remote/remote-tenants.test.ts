@@ -3,9 +3,10 @@
 import { randomUUID } from "node:crypto";
 import type { SessionNotification } from "@agentclientprotocol/sdk/unstable";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { HostClient } from "../../src/client/index.js";
+import { type HostClient } from "../../src/client/index.js";
 import { tempDir } from "../support/host.js";
 import { answerWithout, startRemoteHost, tokensFile, type RemoteHost } from "../support/remote-host.js";
+import { connectHost } from "../support/checked-host.js";
 
 let host: RemoteHost;
 let a: HostClient;
@@ -15,8 +16,8 @@ const seenByB: SessionNotification[] = [];
 beforeAll(async () => {
   const tokens = tokensFile(["tenant-a", "tenant-b"]);
   host = await startRemoteHost(["--tokens-file", tokens.path]);
-  a = await HostClient.connect(host.wsUrl, { token: tokens.tokens["tenant-a"]! });
-  b = await HostClient.connect(host.httpUrl, { token: tokens.tokens["tenant-b"]! });
+  a = await connectHost(host.wsUrl, { token: tokens.tokens["tenant-a"]! });
+  b = await connectHost(host.httpUrl, { token: tokens.tokens["tenant-b"]! });
   b.onAnyUpdate((notification) => seenByB.push(notification));
 });
 afterAll(async () => {

@@ -4,10 +4,10 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { RequestPermissionRequest } from "@agentclientprotocol/sdk/unstable";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { HostClient } from "../../src/client/index.js";
 import { tempDir } from "../support/host.js";
 import { startRemoteHost, transports, type RemoteHost } from "../support/remote-host.js";
 import { script, tool, waitFor } from "../support/tools.js";
+import { connectHost } from "../support/checked-host.js";
 
 let host: RemoteHost;
 beforeAll(async () => {
@@ -19,7 +19,7 @@ afterAll(async () => {
 
 describe.each(transports)("over $name", ({ url }) => {
   it("answers a prompt with its updates, and initialize advertises durable sessions", async () => {
-    const client = await HostClient.connect(url(host));
+    const client = await connectHost(url(host));
     try {
       expect(client.initializeResponse.agentCapabilities?.loadSession).toBe(true);
       const { sessionId } = await client.newSession(tempDir());
@@ -33,7 +33,7 @@ describe.each(transports)("over $name", ({ url }) => {
   });
 
   it("runs a tool call and reports it", async () => {
-    const client = await HostClient.connect(url(host));
+    const client = await connectHost(url(host));
     try {
       const ws = tempDir();
       const { sessionId } = await client.newSession(ws, { mode: "auto" });
@@ -51,7 +51,7 @@ describe.each(transports)("over $name", ({ url }) => {
   });
 
   it("cancels a turn: the prompt ends cancelled and the session stays usable", async () => {
-    const client = await HostClient.connect(url(host));
+    const client = await connectHost(url(host));
     try {
       const { sessionId } = await client.newSession(tempDir());
       const controller = new AbortController();
@@ -72,7 +72,7 @@ describe.each(transports)("over $name", ({ url }) => {
   it("asks this connection for permission: reject refuses the write, allow runs it", async () => {
     const asked: RequestPermissionRequest[] = [];
     let answer: "allow_once" | "reject_once" = "reject_once";
-    const client = await HostClient.connect(url(host), {
+    const client = await connectHost(url(host), {
       permission: (request) => {
         asked.push(request);
         return { outcome: { outcome: "selected", optionId: answer } };

@@ -9,7 +9,7 @@ import { type AnyMessage, type Stream } from "@agentclientprotocol/sdk/unstable"
 import { createWebSocketStream } from "@agentclientprotocol/sdk/experimental/ws-client";
 import type { ZodType } from "zod";
 import * as acp from "../../node_modules/@agentclientprotocol/sdk/dist/v1/unstable/schema/zod.gen.js";
-import { HostClient, type PermissionPolicy, type Understands } from "../../src/client/index.js";
+import { HostClient, type ConnectOptions, type PermissionPolicy, type Understands } from "../../src/client/index.js";
 
 const RESPONSES: Record<string, ZodType> = {
   initialize: acp.zInitializeResponse,
@@ -123,6 +123,15 @@ export function checkedStream(stream: Stream, violations: string[]): Stream {
     }),
   );
   return { readable, writable };
+}
+
+/**
+ * HostClient.connect (HTTP or WebSocket, reconnecting where asked), every message each of its connections receives
+ * checked; the setup file fails the test in which one broke the schema.
+ */
+export function connectHost(url: string, options: ConnectOptions = {}): Promise<HostClient> {
+  const violations: string[] = [];
+  return HostClient.connect(url, { ...options, tap: (stream) => checkedStream(stream, violations) });
 }
 
 /** A client of a host listening (--listen) over WebSocket, every message it receives checked. */
