@@ -15,16 +15,7 @@ const CLI = fileURLToPath(new URL("../../dist/src/cli.js", import.meta.url));
 describe("_host/status", () => {
   it("pages a row per session with its worker's figures and its token sums", async () => {
     const server = await OpenAiTestServer.start();
-    const host = await startHost([
-      "--model-provider",
-      "openai-compatible",
-      "--base-url",
-      server.url,
-      "--model",
-      "m",
-      "--hibernate-after-ms",
-      "0",
-    ]);
+    const host = await startHost([...server.hostArgs(), "--hibernate-after-ms", "0"]);
     try {
       const a = (await host.client.newSession(tempDir())).sessionId;
       const b = (await host.client.newSession(tempDir())).sessionId;

@@ -46,15 +46,6 @@ async function tracedHost(otlp: OtlpReceiver, args: string[], env: NodeJS.Proces
   return host;
 }
 
-const realModel = (server: OpenAiTestServer) => [
-  "--model-provider",
-  "openai-compatible",
-  "--base-url",
-  server.url,
-  "--model",
-  "m",
-];
-
 function traceparent(): { header: string; traceId: string; spanId: string } {
   const traceId = randomBytes(16).toString("hex");
   const spanId = randomBytes(8).toString("hex");
@@ -65,7 +56,7 @@ describe("traces", () => {
   it("one prompt is one trace under the client's span: turn, model calls and a retry, tools, the command, a child session", async () => {
     const otlp = await receiver();
     const server = await modelServer();
-    const host = await tracedHost(otlp, realModel(server));
+    const host = await tracedHost(otlp, server.hostArgs());
     const cwd = tempDir();
     const { sessionId } = await host.client.newSession(cwd);
     server.enqueue(
@@ -198,7 +189,7 @@ describe("traces", () => {
   it("--trace-content: the prompt, the model's answer and the tool's arguments and result are in the spans", async () => {
     const otlp = await receiver();
     const server = await modelServer();
-    const host = await tracedHost(otlp, ["--trace-content", ...realModel(server)]);
+    const host = await tracedHost(otlp, ["--trace-content", ...server.hostArgs()]);
     const { sessionId } = await host.client.newSession(tempDir());
     server.enqueue(
       { toolCalls: [{ id: "call_1", name: "bash", arguments: { command: "echo content-out" } }] },

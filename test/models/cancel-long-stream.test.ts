@@ -26,17 +26,7 @@ describe.each([
   beforeAll(async () => {
     server = await OpenAiTestServer.start({ respond });
     // A cancel grace longer than the test: the turn must end by the cancel itself, not by the loss of its worker.
-    host = await startHost([
-      "--model-provider",
-      "openai-compatible",
-      "--base-url",
-      server.url,
-      "--model",
-      "m",
-      "--cancel-grace-ms",
-      "600000",
-      ...flags,
-    ]);
+    host = await startHost([...server.hostArgs(), "--cancel-grace-ms", "600000", ...flags]);
   });
   afterAll(async () => {
     await host?.dispose();

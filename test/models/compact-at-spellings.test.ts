@@ -21,18 +21,7 @@ describe("--compact-at spellings", () => {
 
   /** The turn whose updates first show a compaction, for the same prompts every time. */
   async function firstCompaction(compactAt: string): Promise<number> {
-    const host = await startHost([
-      "--model-provider",
-      "openai-compatible",
-      "--base-url",
-      server.url,
-      "--model",
-      "m",
-      "--context-window",
-      "3000",
-      "--compact-at",
-      compactAt,
-    ]);
+    const host = await startHost([...server.hostArgs(), "--context-window", "3000", "--compact-at", compactAt]);
     hosts.push(host);
     const { sessionId } = await host.client.newSession(tempDir());
     for (let turn = 1; turn < 100; turn++) {

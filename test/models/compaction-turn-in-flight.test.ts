@@ -36,12 +36,7 @@ describe("a compaction keeps the turn in flight", () => {
     host = await startHost([
       "--state-dir",
       stateDir,
-      "--model-provider",
-      "openai-compatible",
-      "--base-url",
-      server.url,
-      "--model",
-      "small-model",
+      ...server.hostArgs("small-model"),
       "--context-window",
       "4000",
       "--compact-at",

@@ -28,18 +28,7 @@ afterAll(async () => {
 });
 
 async function start(stateDir: string, compaction: boolean): Promise<TestHost> {
-  const args = [
-    "--state-dir",
-    stateDir,
-    "--model-provider",
-    "openai-compatible",
-    "--base-url",
-    server.url,
-    "--model",
-    "small-model",
-    "--context-window",
-    String(LIMIT),
-  ];
+  const args = ["--state-dir", stateDir, ...server.hostArgs("small-model"), "--context-window", String(LIMIT)];
   const host = await startHost(args, "deny", undefined, { compaction });
   hosts.push(host);
   return host;

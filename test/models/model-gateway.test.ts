@@ -10,14 +10,7 @@ describe("model gateway", () => {
 
   beforeAll(async () => {
     server = await OpenAiTestServer.start();
-    host = await startHost([
-      "--model-provider",
-      "openai-compatible",
-      "--base-url",
-      server.url,
-      "--model",
-      "test-model",
-    ]);
+    host = await startHost([...server.hostArgs("test-model")]);
   });
   afterAll(async () => {
     await host?.dispose();

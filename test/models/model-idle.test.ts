@@ -10,18 +10,7 @@ describe("a model stream that goes quiet", () => {
   beforeAll(async () => {
     server = await OpenAiTestServer.start();
     // The stalls below last 30 s; the timeout is far above the pauses a loaded machine puts into a stream that flows.
-    host = await startHost([
-      "--model-provider",
-      "openai-compatible",
-      "--base-url",
-      server.url,
-      "--model",
-      "m",
-      "--model-idle-timeout-ms",
-      "2000",
-      "--model-retries",
-      "1",
-    ]);
+    host = await startHost([...server.hostArgs(), "--model-idle-timeout-ms", "2000", "--model-retries", "1"]);
   });
   afterAll(async () => {
     await host?.dispose();

@@ -29,12 +29,7 @@ describe("context compaction", () => {
     const host = await startHost([
       "--state-dir",
       stateDir,
-      "--model-provider",
-      "openai-compatible",
-      "--base-url",
-      server.url,
-      "--model",
-      "small-model",
+      ...server.hostArgs("small-model"),
       "--default-mode",
       "auto",
       ...args,

@@ -154,16 +154,7 @@ describe("reasoning with another server", () => {
   let host: TestHost;
   beforeAll(async () => {
     server = await OpenAiTestServer.start();
-    host = await startHost([
-      "--model-provider",
-      "openai-compatible",
-      "--base-url",
-      server.url,
-      "--model",
-      "qwen3",
-      "--default-mode",
-      "auto",
-    ]);
+    host = await startHost([...server.hostArgs("qwen3"), "--default-mode", "auto"]);
   });
   afterAll(async () => {
     await host?.dispose();

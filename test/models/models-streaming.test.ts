@@ -20,12 +20,7 @@ describe("--stream-chunks", () => {
       "--state-dir",
       stateDir,
       "--stream-chunks",
-      "--model-provider",
-      "openai-compatible",
-      "--base-url",
-      server.url,
-      "--model",
-      "m",
+      ...server.hostArgs(),
       "--cancel-grace-ms",
       "60000",
     ]);

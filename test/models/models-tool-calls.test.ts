@@ -13,18 +13,7 @@ describe("broken tool calls and empty answers", () => {
 
   beforeAll(async () => {
     server = await OpenAiTestServer.start();
-    host = await startHost([
-      "--model-provider",
-      "openai-compatible",
-      "--base-url",
-      server.url,
-      "--model",
-      "m",
-      "--default-mode",
-      "auto",
-      "--max-turn-requests",
-      "4",
-    ]);
+    host = await startHost([...server.hostArgs(), "--default-mode", "auto", "--max-turn-requests", "4"]);
   });
   afterAll(async () => {
     await host?.dispose();

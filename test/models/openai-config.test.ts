@@ -109,20 +109,7 @@ describe("the API key", () => {
   let host: TestHost;
   beforeAll(async () => {
     server = await OpenAiTestServer.start({ apiKey: "sk-needed" });
-    host = await startHost(
-      [
-        "--model-provider",
-        "openai-compatible",
-        "--base-url",
-        server.url,
-        "--model",
-        "m",
-        "--api-key-env",
-        "UNSET_TEST_KEY",
-      ],
-      "deny",
-      cleanEnv(),
-    );
+    host = await startHost([...server.hostArgs(), "--api-key-env", "UNSET_TEST_KEY"], "deny", cleanEnv());
   });
   afterAll(async () => {
     await host?.dispose();
@@ -190,18 +177,7 @@ describe("the model config option", () => {
   beforeAll(async () => {
     server = await OpenAiTestServer.start({ models: ["model-a", "model-b"], firstTokenMs: 20 });
     host = await startHost(
-      [
-        "--model-provider",
-        "openai-compatible",
-        "--base-url",
-        server.url,
-        "--model",
-        "model-a",
-        "--models",
-        "model-b, model-a,ghost-model",
-        "--context-window",
-        "32768",
-      ],
+      [...server.hostArgs("model-a"), "--models", "model-b, model-a,ghost-model", "--context-window", "32768"],
       "deny",
       cleanEnv(),
     );

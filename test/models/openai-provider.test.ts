@@ -16,18 +16,7 @@ describe("openai-compatible provider", () => {
     server = await OpenAiTestServer.start({ apiKey: KEY });
     host = await startHost(
       // A long cancel grace: a cancelled turn must stop by aborting its request, not by losing its worker.
-      [
-        "--model-provider",
-        "openai-compatible",
-        "--base-url",
-        server.url,
-        "--model",
-        "test-model",
-        "--api-key-env",
-        "TEST_PROVIDER_KEY",
-        "--cancel-grace-ms",
-        "60000",
-      ],
+      [...server.hostArgs("test-model"), "--api-key-env", "TEST_PROVIDER_KEY", "--cancel-grace-ms", "60000"],
       (request) => {
         permissionRequests.push(request.toolCall.title ?? "");
         return { outcome: { outcome: "selected", optionId: "allow_once" } };

@@ -28,15 +28,7 @@ const STORES = [
 ];
 
 async function start(args: string[]): Promise<TestHost> {
-  const host = await startHost([
-    ...args,
-    "--model-provider",
-    "openai-compatible",
-    "--base-url",
-    server.url,
-    "--model",
-    "test-model",
-  ]);
+  const host = await startHost([...args, ...server.hostArgs("test-model")]);
   hosts.push(host);
   return host;
 }

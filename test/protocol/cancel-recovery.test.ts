@@ -47,10 +47,7 @@ describe("openai-compatible: cancel, then the next prompt", () => {
   beforeAll(async () => {
     server = await OpenAiTestServer.start();
     // A long grace: the turn must end by cooperation, not by losing its worker.
-    host = await startHost(
-      ["--model-provider", "openai-compatible", "--base-url", server.url, "--model", "m", "--cancel-grace-ms", "60000"],
-      holdPermission,
-    );
+    host = await startHost([...server.hostArgs(), "--cancel-grace-ms", "60000"], holdPermission);
   });
   afterAll(async () => {
     for (const release of heldOpen.splice(0)) release({ outcome: { outcome: "cancelled" } });

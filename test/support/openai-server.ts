@@ -162,6 +162,11 @@ export class OpenAiTestServer {
     return this.#url;
   }
 
+  /** The host's flags for a model served here: the OpenAI-compatible provider at this URL, by that name. */
+  hostArgs(model = "m"): string[] {
+    return ["--model-provider", "openai-compatible", "--base-url", this.#url, "--model", model];
+  }
+
   /** Replies for the next requests, in order; when none is waiting the `respond` default answers. */
   enqueue(...replies: Reply[]): void {
     this.#queue.push(...replies);
