@@ -1,35 +1,29 @@
-// One session as the main thread sees it, made of parts with one job each: its worker (SessionWorker), its prompt
-// in flight (TurnSlot), its permission requests, its replay, and where its updates go (SessionOutbox). Everything
-// that arrives on its worker's port belongs to this session and to no other. The session is its log: the worker is
-// leased when needed and restored from the log (after a crash, a hard cancel, or hibernation, which releases the
-// worker of an idle session), so a session outlives any one worker.
+// One session as the main thread sees it, made of parts with one job each: its worker (SessionWorker), what its
+// events do (SessionEvents), its prompt in flight (TurnSlot), its permission requests, its replay, and where its
+// updates go (SessionOutbox). Everything that arrives on its worker's port belongs to this session and to no other.
+// The session is its log: the worker is leased when needed and restored from the log (after a crash, a hard
+// cancel, or hibernation, which releases the worker of an idle session), so a session outlives any one worker.
 import type { PromptResponse, RequestError, SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import * as Comlink from "comlink";
-import {
-  REPLAY_TURN_ID,
-  type ChildOutcome,
-  type ModelConfig,
-  type ReplayedRecords,
-  type SessionModeId,
-} from "../../protocol/port.js";
-import { ReplayAck, type WorkerEvent } from "../../protocol/worker-events.js";
+import type { ModelConfig, ReplayedRecords, SessionModeId } from "../../protocol/port.js";
+import { ReplayAck } from "../../protocol/worker-events.js";
 import type { LogHeader } from "../../protocol/session-log.js";
 import type { SystemPromptSetting } from "../../protocol/system-prompt.js";
 import type { SessionStatus } from "../../protocol/host-status.js";
 import type { McpServerConfig } from "../../protocol/mcp-servers.js";
-import { MCP_STATUS_METHOD, type McpStatusNotification } from "../../protocol/mcp-status.js";
 import { WorkerGone, type WorkerExit, type WorkerLease } from "../../pool/worker-lease.js";
-import { fromWorker, hostError, promptInFlight, sessionClosed, workerFault } from "../../request-errors.js";
-import { foreignFields, type Logger } from "../../logger.js";
+import { hostError, promptInFlight, sessionClosed, workerFault } from "../../request-errors.js";
+import type { Logger } from "../../logger.js";
 import type { SessionDeps, SessionSettings } from "./session-deps.js";
 import type { Peer } from "../connection/peer.js";
+import { SessionEvents } from "./session-events.js";
 import { SessionOutbox } from "./session-outbox.js";
-import { PermissionRequests, type PermissionRequestEvent } from "./session-permissions.js";
+import { PermissionRequests } from "./session-permissions.js";
 import { Replay } from "./session-replay.js";
 import { TurnSlot, type Turn } from "./session-turn.js";
+import { PingWatch } from "./session-watchdog.js";
 import { SessionWorker } from "./session-worker.js";
 import { ToolTimings } from "./tool-timings.js";
-import { toSessionUpdates } from "./updates.js";
 import type { SlotHolder } from "./worker-slots.js";
 
 /** How long a status row waits for its worker's figures. */
@@ -80,23 +74,17 @@ export class SessionRecord implements SlotHolder {
   readonly #deps: SessionDeps;
   readonly #log: Logger;
   readonly #worker: SessionWorker;
+  readonly #events: SessionEvents;
   readonly #turns: TurnSlot;
   readonly #permissions: PermissionRequests;
   readonly #outbox: SessionOutbox;
-  readonly #toolTimings: ToolTimings;
+  readonly #pings = new PingWatch();
   #replay: Replay | null = null;
-  /** Its token sums (from its usage events). */
-  #tokens: SessionStatus["tokens"] = null;
-  /** The watchdog's ping still unanswered, if any: its id and when it was sent. */
-  #ping: { id: number; sentAt: number } | null = null;
-  #pings = 0;
   #closed = false;
   #closing: Promise<void> | null = null;
   #idleTimer: NodeJS.Timeout | null = null;
   #lastUsed = performance.now();
   #title: string | null;
-  /** The text of the last answered turn's final assistant message (a child's answer to its parent's spawn_agent). */
-  #lastMessage = "";
 
   constructor(id: string, settings: SessionSettings, deps: SessionDeps, options: SessionOptions = {}) {
     this.id = id;
@@ -115,7 +103,6 @@ export class SessionRecord implements SlotHolder {
     });
     this.#permissions = new PermissionRequests(id, this.#log);
     this.#outbox = new SessionOutbox(id, this.#log, options.follow);
-    this.#toolTimings = new ToolTimings(id, deps.hooks);
     this.#worker = new SessionWorker(
       id,
       settings,
@@ -125,7 +112,7 @@ export class SessionRecord implements SlotHolder {
         holder: this,
         closed: () => this.#closed,
         onEvents: (lease, events) => {
-          for (const event of events) if (lease === this.#worker.current) this.#onEvent(lease, event);
+          for (const event of events) if (lease === this.#worker.current) this.#events.handle(lease, event);
           // Updates go out in order: once these have, so has everything these events sent.
           return this.#outbox.drained;
         },
@@ -135,6 +122,23 @@ export class SessionRecord implements SlotHolder {
       },
       options.stored ?? false,
     );
+    this.#events = new SessionEvents({
+      id,
+      log: this.#log,
+      deps,
+      worker: this.#worker,
+      turns: this.#turns,
+      permissions: this.#permissions,
+      outbox: this.#outbox,
+      toolTimings: new ToolTimings(id, deps.hooks),
+      replay: () => this.#replay,
+      pong: (ping) => this.#pings.pong(ping),
+      titled: (title) => this.#titled(title),
+      drop: (lease) => {
+        if (lease === this.#worker.current) void this.#release(0);
+      },
+      faulty: (fault) => this.#onFaulty(fault),
+    });
   }
 
   get busy(): boolean {
@@ -254,22 +258,12 @@ export class SessionRecord implements SlotHolder {
    * A session with a turn running is the cancel grace's business, not this.
    */
   checkAlive(stallMs: number, now: number): void {
-    const lease = this.#worker.live;
-    if (!lease || this.#turns.current || this.#worker.changing || this.#replay) {
-      this.#ping = null;
-      return;
-    }
-    if (this.#ping === null) {
-      this.#ping = { id: ++this.#pings, sentAt: now };
-      lease.post({ type: "ping", id: this.#ping.id });
-      return;
-    }
-    if (now - this.#ping.sentAt < stallMs) return;
+    const idle = this.#turns.current || this.#worker.changing || this.#replay ? null : this.#worker.live;
+    if (!this.#pings.stalled(idle, stallMs, now)) return;
     this.#log.warn(
       { threadId: this.#worker.lastThreadId, stallMs },
       "session worker did not answer a ping for --worker-stall-ms: terminated, the next prompt restores the session from its log",
     );
-    this.#ping = null;
     void this.#release(0);
   }
 
@@ -291,7 +285,7 @@ export class SessionRecord implements SlotHolder {
       heapUsedMiB: figures ? figures.heapUsedBytes / 2 ** 20 : null,
       turns: this.#turns.answered,
       idleMs: Math.max(0, now - this.#lastUsed),
-      tokens: this.#tokens,
+      tokens: this.#events.tokens,
     };
   }
 
@@ -364,7 +358,7 @@ export class SessionRecord implements SlotHolder {
   /** A prompt from the session's parent (spawn_agent): its answer, and the text of the turn's final message. */
   async promptAsChild(text: string): Promise<{ response: PromptResponse; lastMessage: string }> {
     const response = await this.prompt(text);
-    return { response, lastMessage: this.#lastMessage };
+    return { response, lastMessage: this.#events.lastMessage };
   }
 
   /**
@@ -519,98 +513,11 @@ export class SessionRecord implements SlotHolder {
     this.#idleTimer = null;
   }
 
-  #onEvent(lease: WorkerLease, event: WorkerEvent): void {
-    if (event.type === "pong") {
-      if (this.#ping?.id === event.id) this.#ping = null;
-      return;
-    }
-    if (event.type === "log") {
-      this.#log[event.level](event.data ? foreignFields(event.data) : {}, event.msg);
-      return;
-    }
-    if (event.type === "mcp_status") {
-      const { server, status, tools, message } = event;
-      this.#log[status === "failed" ? "warn" : "info"](
-        { server, status, tools: tools.length, message },
-        "MCP server status",
-      );
-      void this.#outbox.notify(MCP_STATUS_METHOD, {
-        sessionId: this.id,
-        server,
-        status,
-        tools,
-        message,
-      } satisfies McpStatusNotification);
-      return;
-    }
-    if (event.type === "log_records" || event.type === "log_summary" || event.type === "log_snapshot") {
-      this.#record(lease, event);
-      return;
-    }
-    if (event.type === "title") {
-      // A title a client set wins over the one the first prompt gives.
-      if (this.#title !== null) return;
-      this.#title = event.title;
-      void this.send({ sessionUpdate: "session_info_update", title: event.title });
-      return;
-    }
-    if (event.turnId === REPLAY_TURN_ID) {
-      if (!this.#replay) return;
-      if (event.type === "turn_end") this.#replay.done();
-      else for (const update of toSessionUpdates(event, this.#understands())) void this.send(update);
-      return;
-    }
-    const turn = this.#turns.current;
-    if (!turn || event.turnId !== turn.id) return;
-    switch (event.type) {
-      case "turn_end":
-        this.#lastMessage = event.lastMessage ?? "";
-        this.#settleDurable(turn, { stopReason: turn.cancelRequested ? "cancelled" : event.stopReason });
-        return;
-      case "turn_error":
-        // Dropped before the answer goes out: a prompt sent on that answer must find no worker and wake a fresh one.
-        if (event.workerEnds) {
-          this.#log.warn(
-            { cause: event.message },
-            "session worker ends: the session's next prompt restores it from its log",
-          );
-          void this.#release(0);
-        }
-        if (turn.cancelRequested) this.#settle(turn, { stopReason: "cancelled" });
-        else this.#turns.fail(turn.id, fromWorker(event.reason, event.message), this.#outbox.drained);
-        return;
-      case "permission_request":
-        void this.#askClient(lease, event);
-        return;
-      case "child_request":
-        void this.#delegate(lease, event);
-        return;
-      default:
-        if (event.type === "usage" && event.session) this.#tokens = event.session;
-        this.#toolTimings.see(event);
-        for (const update of toSessionUpdates(event, this.#understands())) void this.send(update);
-    }
-  }
-
-  /** What the attached client understands (a detached session's events reach no one). */
-  #understands(): { compaction: boolean } {
-    return { compaction: this.#outbox.attachment?.understands.compaction ?? false };
-  }
-
-  /** spawn_agent: the host makes or reuses the child and runs the prompt there; the worker is told how it went. */
-  async #delegate(lease: WorkerLease, request: Extract<WorkerEvent, { type: "child_request" }>): Promise<void> {
-    const delegation = this.#deps.delegation;
-    const outcome: ChildOutcome = delegation
-      ? await delegation.run(this.id, request)
-      : { ok: false, sessionId: null, error: "spawn_agent refused: this host does not make child sessions" };
-    lease.post({ type: "child_result", requestId: request.requestId, outcome });
-  }
-
-  async #askClient(lease: WorkerLease, event: PermissionRequestEvent): Promise<void> {
-    // A detached session has no one to ask: the call is refused as cancelled.
-    const outcome = await this.#permissions.ask(this.#outbox.attachment, event, this.#outbox.drained);
-    // The same port as the cancel, after it: the worker sees the cancel first and the turn does not go on.
-    lease.post({ type: "permission", requestId: event.requestId, outcome });
+  /** The worker titled the session from its first prompt: a title a client set wins. */
+  #titled(title: string): void {
+    if (this.#title !== null) return;
+    this.#title = title;
+    void this.send({ sessionUpdate: "session_info_update", title });
   }
 
   /** All of a turn's updates go out before its response. */
@@ -618,46 +525,10 @@ export class SessionRecord implements SlotHolder {
     this.#turns.settle(turn.id, response, this.#outbox.drained);
   }
 
-  /**
-   * A turn the worker ended: where the host commits the session's records, it is answered only once they are
-   * committed; if they cannot be, the turn fails with the store's error and the worker, whose memory then holds what
-   * the log does not, is dropped (the next prompt restores the session from what was committed).
-   */
-  #settleDurable(turn: Turn, response: PromptResponse): void {
-    const writer = this.#deps.store.writer(this.id);
-    if (!writer) return this.#settle(turn, response);
-    const committed = writer.committed().catch((error: unknown) => {
-      this.#log.warn(
-        { err: error },
-        "the session's records could not be committed: its worker is dropped, the next prompt restores it from the store",
-      );
-      void this.#release(0);
-      throw error;
-    });
-    this.#turns.settle(turn.id, response, Promise.all([this.#outbox.drained, committed]));
-  }
-
   /** The worker broke the port's contract (it is being replaced): what waits on it fails with the fault. */
   #onFaulty(fault: RequestError): void {
     const turn = this.#turns.current;
     if (turn) this.#turns.fail(turn.id, fault, this.#outbox.drained);
     this.#replay?.fail(fault);
-  }
-
-  /** A record, summary or snapshot of a session whose store the host writes: handed to the store's writer, in order. */
-  #record(
-    lease: WorkerLease,
-    event: Extract<WorkerEvent, { type: "log_records" | "log_summary" | "log_snapshot" }>,
-  ): void {
-    const writer = this.#deps.store.writer(this.id);
-    if (!writer) {
-      this.#onFaulty(
-        this.#worker.fault(lease, "event", `${event.type} from a worker whose session log it writes itself`),
-      );
-      return;
-    }
-    if (event.type === "log_records") writer.append(event.from, event.lines, event.replayable);
-    else if (event.type === "log_summary") writer.summary(event.turns, event.title);
-    else writer.snapshot(event.seq, event.snapshot);
   }
 }
