@@ -1,8 +1,9 @@
-// One session as the main thread sees it, made of parts with one job each: its worker (SessionWorker), what its
-// events do (SessionEvents), its prompt in flight (TurnSlot), its permission requests, its replay, and where its
-// updates go (SessionOutbox). Everything that arrives on its worker's port belongs to this session and to no other.
-// The session is its log: the worker is leased when needed and restored from the log (after a crash, a hard
-// cancel, or hibernation, which releases the worker of an idle session), so a session outlives any one worker.
+// One session as the main thread sees it, made of parts with one job each: its phase (SessionState), its worker
+// (SessionWorker), the commands relayed to it (WorkerRelays), what its events do (SessionEvents), its prompt in flight
+// (TurnSlot), its permission requests, its replay, and where its updates go (SessionOutbox). Everything that arrives
+// on its worker's port belongs to this session and to no other. The session is its log: the worker is leased when
+// needed and restored from the log (after a crash, a hard cancel, or hibernation, which releases the worker of an
+// idle session), so a session outlives any one worker.
 import type { PromptResponse, RequestError, SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import * as Comlink from "comlink";
 import type { ModelConfig, ReplayedRecords, SessionModeId } from "../../protocol/port.js";
@@ -19,7 +20,9 @@ import type { Peer } from "../connection/peer.js";
 import { SessionEvents } from "./session-events.js";
 import { SessionOutbox } from "./session-outbox.js";
 import { PermissionRequests } from "./session-permissions.js";
+import { WorkerRelays } from "./session-relays.js";
 import { Replay } from "./session-replay.js";
+import { SessionState } from "./session-state.js";
 import { TurnSlot, type Turn } from "./session-turn.js";
 import { PingWatch } from "./session-watchdog.js";
 import { SessionWorker } from "./session-worker.js";
@@ -73,15 +76,17 @@ export class SessionRecord implements SlotHolder {
   readonly lineage: SessionLineage;
   readonly #deps: SessionDeps;
   readonly #log: Logger;
+  readonly #state: SessionState;
   readonly #worker: SessionWorker;
+  readonly #relays: WorkerRelays;
   readonly #events: SessionEvents;
   readonly #turns: TurnSlot;
   readonly #permissions: PermissionRequests;
   readonly #outbox: SessionOutbox;
   readonly #pings = new PingWatch();
   #replay: Replay | null = null;
-  #closed = false;
-  #closing: Promise<void> | null = null;
+  /** Settles once close has (set by the close transition). */
+  #closing: Promise<void> = Promise.resolve();
   #idleTimer: NodeJS.Timeout | null = null;
   #lastUsed = performance.now();
   #title: string | null;
@@ -94,6 +99,9 @@ export class SessionRecord implements SlotHolder {
     this.#title = options.title ?? null;
     this.#deps = deps;
     this.#log = deps.log.child({ sessionId: id });
+    this.#state = new SessionState((phase, event) =>
+      this.#log.error({ phase, event }, "session state: no such transition (a bug): the phase stays as it was"),
+    );
     this.#turns = new TurnSlot((outcome, seconds) => {
       // The worker refreshed the sidecar before it posted the turn's end.
       this.#deps.store.touched(this.id);
@@ -110,18 +118,19 @@ export class SessionRecord implements SlotHolder {
       this.#log,
       {
         holder: this,
-        closed: () => this.#closed,
         onEvents: (lease, events) => {
           for (const event of events) if (lease === this.#worker.current) this.#events.handle(lease, event);
           // Updates go out in order: once these have, so has everything these events sent.
           return this.#outbox.drained;
         },
         onFault: (fault) => this.#onFaulty(fault),
-        onExit: (exit) => this.#workerExited(exit),
+        onExit: (exit, whileOpening) => this.#workerExited(exit, whileOpening),
         onWoken: () => this.#wentIdle(),
       },
+      this.#state,
       options.stored ?? false,
     );
+    this.#relays = new WorkerRelays(this.#state, () => this.#worker.live, this.#log);
     this.#events = new SessionEvents({
       id,
       log: this.#log,
@@ -186,19 +195,23 @@ export class SessionRecord implements SlotHolder {
 
   /** When it was last used, while it holds a live worker that nothing is using (so it may hibernate); else null. */
   get idleSince(): number | null {
-    if (!this.#worker.live || this.#worker.changing || this.#turns.current || this.#replay || this.#closed) return null;
-    return this.#lastUsed;
+    return this.#idleWorker() ? this.#lastUsed : null;
   }
 
   /** No worker: the next prompt restores the session from its log. */
   get hibernated(): boolean {
-    return !this.#closed && !this.#worker.current && !this.#worker.waking;
+    return this.#state.hibernated;
+  }
+
+  /** Its opened worker while nothing uses it (no turn, no replay). */
+  #idleWorker(): WorkerLease | null {
+    return this.#turns.current || this.#replay ? null : this.#worker.live;
   }
 
   /** Leases a worker now, if one is free without hibernating anyone, so the first prompt finds it started. */
   start(): void {
     // A session closed before its turn to start (a burst of session/new, then close) needs no worker.
-    if (this.#closed || !this.#deps.slots.free) return;
+    if (this.#state.closed || !this.#deps.slots.free) return;
     this.#worker.wake().catch((error: unknown) => this.#log.warn({ err: error }, "session worker did not start"));
   }
 
@@ -209,7 +222,7 @@ export class SessionRecord implements SlotHolder {
 
   /** Sends the session's history as session/update notifications and resolves once all are out (session/load). */
   async replayHistory(): Promise<void> {
-    if (this.#closed) throw sessionClosed();
+    if (this.#state.closed) throw sessionClosed();
     if (this.#turns.current)
       throw hostError("PROMPT_IN_FLIGHT", "a prompt is in flight for this session: load it once the prompt has ended", {
         sessionId: this.id,
@@ -258,8 +271,7 @@ export class SessionRecord implements SlotHolder {
    * A session with a turn running is the cancel grace's business, not this.
    */
   checkAlive(stallMs: number, now: number): void {
-    const idle = this.#turns.current || this.#worker.changing || this.#replay ? null : this.#worker.live;
-    if (!this.#pings.stalled(idle, stallMs, now)) return;
+    if (!this.#pings.stalled(this.#idleWorker(), stallMs, now)) return;
     this.#log.warn(
       { threadId: this.#worker.lastThreadId, stallMs },
       "session worker did not answer a ping for --worker-stall-ms: terminated, the next prompt restores the session from its log",
@@ -290,28 +302,33 @@ export class SessionRecord implements SlotHolder {
   }
 
   /** The host restarted its model gateway: the live worker gets a new port (a later worker gets one when it is made). */
-  reconnectGateway(): void {
-    const lease = this.#worker.live;
-    const port = lease ? this.#deps.gatewayPort?.(this.id) : null;
-    if (lease && port) lease.call((api) => api.reconnectGateway(Comlink.transfer(port, [port]))).catch(() => {});
+  reconnectGateway(): Promise<void> {
+    return this.#relays.tell({
+      name: "reconnectGateway",
+      send: async (api) => {
+        const port = this.#deps.gatewayPort?.(this.id);
+        if (port) await api.reconnectGateway(Comlink.transfer(port, [port]));
+      },
+    });
   }
 
   /** The host restarted its spawner: the live worker gets a fresh grant (a later worker gets one when it is made). */
-  regrant(): void {
-    const lease = this.#worker.live;
-    const grant = lease ? this.#deps.grantFor?.(this.id, this.settings.cwd) : null;
-    if (lease && grant) lease.call((api) => api.regrant(grant)).catch(() => {});
+  regrant(): Promise<void> {
+    return this.#relays.tell({
+      name: "regrant",
+      send: async (api) => {
+        const grant = this.#deps.grantFor?.(this.id, this.settings.cwd);
+        if (grant) await api.regrant(grant);
+      },
+    });
   }
 
   /**
    * Another session's workspace now lies inside this one: its worker's file tools refuse it, as bash's sandbox
-   * masks it. Resolves once a live worker has it; a worker being made as this is called gets it once it is up (its
-   * init may have been drawn before), and a later one lists it in its init.
+   * masks it. Resolves once the session's worker has it (a worker drawn later lists it in its init).
    */
-  async hide(path: string): Promise<void> {
-    const tell = (lease: WorkerLease | null) => lease?.call((api) => api.hide(path)).catch(() => {});
-    if (this.#worker.changing) void this.#worker.woken.then(() => tell(this.#worker.live));
-    await tell(this.#worker.live);
+  hide(path: string): Promise<void> {
+    return this.#relays.tell({ name: "hide", send: (api) => api.hide(path) });
   }
 
   /** Releases the worker if nothing uses it; the next prompt restores the session from its log. */
@@ -322,7 +339,7 @@ export class SessionRecord implements SlotHolder {
   }
 
   async prompt(text: string): Promise<PromptResponse> {
-    if (this.#closed) throw sessionClosed();
+    if (this.#state.closed) throw sessionClosed();
     if (this.#turns.current) throw promptInFlight();
     if (this.#replay)
       throw hostError("SESSION_BUSY", "the session is being loaded: prompt it once session/load has answered", {
@@ -388,33 +405,43 @@ export class SessionRecord implements SlotHolder {
   }
 
   async setMode(mode: SessionModeId): Promise<void> {
-    this.settings.mode = mode;
-    await this.#worker.live?.call((api) => api.setMode(mode));
+    await this.#relays.tell({
+      name: "setMode",
+      keep: () => (this.settings.mode = mode),
+      send: (api) => api.setMode(mode),
+    });
     await this.send({ sessionUpdate: "current_mode_update", currentModeId: mode });
   }
 
   async setModel(model: ModelConfig): Promise<void> {
-    this.settings.model = model;
-    await this.#worker.live?.call((api) => api.setModel(model));
+    await this.#relays.tell({
+      name: "setModel",
+      keep: () => (this.settings.model = model),
+      send: (api) => api.setModel(model),
+    });
   }
 
   /**
    * A client gave the session a new system prompt (load or resume): a live worker journals it and uses it from its
    * next request; a later worker is given it and journals it if its log has another.
    */
-  async setSystemPrompt(systemPrompt: SystemPromptSetting): Promise<void> {
-    this.settings.systemPrompt = systemPrompt;
-    await this.#worker.woken;
-    await this.#worker.live?.call((api) => api.setSystemPrompt(systemPrompt));
+  setSystemPrompt(systemPrompt: SystemPromptSetting): Promise<void> {
+    return this.#relays.tell({
+      name: "setSystemPrompt",
+      keep: () => (this.settings.systemPrompt = systemPrompt),
+      send: (api) => api.setSystemPrompt(systemPrompt),
+    });
   }
 
   /**
    * Settles a pending prompt as cancelled, releases the worker (graceful, then terminated) and this process's lock
    * on the session; the log stays. Idempotent.
    */
-  async close(graceMs: number): Promise<void> {
-    if (this.#closing) return this.#closing;
-    this.#closed = true;
+  close(graceMs: number): Promise<void> {
+    if (this.#state.closed) return this.#closing;
+    // A worker still being opened is ended now, not awaited: the opening sees the session closed and gives up.
+    const releaseMs = this.#state.phase === "starting" ? 0 : graceMs;
+    this.#state.on("close");
     const turn = this.#turns.current;
     if (turn) this.#settle(turn, { stopReason: "cancelled" });
     this.#permissions.abortAll();
@@ -423,8 +450,7 @@ export class SessionRecord implements SlotHolder {
       try {
         // Its children close with it, beside its own worker.
         const children = this.#deps.delegation?.closing(this.id, graceMs);
-        // A worker still being opened is ended now, not awaited: the opening sees the session closed and gives up.
-        await this.#release(this.#worker.opening ? 0 : graceMs);
+        await this.#release(releaseMs);
         await children;
       } finally {
         await this.#deps
@@ -432,6 +458,7 @@ export class SessionRecord implements SlotHolder {
           .catch((error: unknown) => this.#log.warn({ err: error }, "ending the session's commands failed"));
         this.#deps.store.touched(this.id);
         await this.#deps.store.unlock(this.id);
+        this.#state.on("closed");
         this.#deps.hooks.emit("sessionClosed", { sessionId: this.id });
       }
     })();
@@ -468,7 +495,7 @@ export class SessionRecord implements SlotHolder {
       );
     this.settings.mcpServers = servers;
     // A worker still being opened was given the old servers: it is released once open.
-    await this.#worker.woken;
+    await this.#relays.started();
     await this.hibernate("its MCP servers changed (session/load or resume)");
   }
 
@@ -477,18 +504,18 @@ export class SessionRecord implements SlotHolder {
     return this.#worker.release(graceMs);
   }
 
-  #workerExited(exit: WorkerExit): void {
+  #workerExited(exit: WorkerExit, whileOpening: boolean): void {
     this.#clearIdleTimer();
     this.#deps.hooks.emit("workerExited", { sessionId: this.id, kind: exit.kind });
     if (exit.kind === "crashed")
       this.#log.error({ cause: exit.cause }, "session worker died: the session's next prompt restores it from its log");
     // A worker that dies while it starts fails the wake that waited for it: what waited on that wake (a prompt, a
     // load) is answered with the wake's error, which says so.
-    if (this.#worker.opening) return;
+    if (whileOpening) return;
     this.#replay?.fail(workerFault(this.id, `session worker died: ${exit.cause}`));
     const turn = this.#turns.current;
     if (!turn) return;
-    if (turn.cancelRequested || this.#closed) this.#settle(turn, { stopReason: "cancelled" });
+    if (turn.cancelRequested || this.#state.closed) this.#settle(turn, { stopReason: "cancelled" });
     else this.#turns.fail(turn.id, workerFault(this.id, `session worker died: ${exit.cause}`), this.#outbox.drained);
   }
 
