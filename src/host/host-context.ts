@@ -139,10 +139,10 @@ export class HostContext {
     );
     this.gateway = gateway;
     gateway?.onRestart(() => {
-      for (const session of this.sessions.values()) session.reconnectGateway();
+      for (const session of this.sessions.values()) void session.reconnectGateway();
     });
     spawner?.onRestart(() => {
-      for (const session of this.sessions.values()) session.regrant();
+      for (const session of this.sessions.values()) void session.regrant();
     });
     const hooks = new LifecycleHooks(log);
     this.usage = new TenantUsage(hooks);

@@ -9,18 +9,21 @@ import { WorkerGone, type WorkerExit, type WorkerLease } from "../../pool/worker
 import { fromWorker, sessionClosed, workerFault, workerStartFailed } from "../../request-errors.js";
 import type { Logger } from "../../logger.js";
 import type { SessionDeps, SessionSettings } from "./session-deps.js";
+import type { SessionState } from "./session-state.js";
 import type { Slot, SlotHolder } from "./worker-slots.js";
 
 export interface SessionWorkerHooks {
   /** Takes the session's slot when a worker is needed. */
   holder: SlotHolder;
-  closed(): boolean;
   /** Events from the current worker, in the order it posted them; settles once the output they made has left. */
   onEvents(lease: WorkerLease, events: WorkerEvent[]): Promise<void> | void;
   /** The current worker broke the port's contract: it is being replaced; fault is the error to answer with. */
   onFault(fault: RequestError): void;
-  /** The current worker ended without being released (a crash, a hard cancel, a terminate). */
-  onExit(exit: WorkerExit): void;
+  /**
+   * The current worker ended without being released (a crash, a hard cancel, a terminate); whileOpening: it had not
+   * opened the session yet (the wake that made it fails with why).
+   */
+  onExit(exit: WorkerExit, whileOpening: boolean): void;
   /** A wake has finished, well or not. */
   onWoken(): void;
 }
@@ -31,10 +34,11 @@ export class SessionWorker {
   readonly #deps: SessionDeps;
   readonly #log: Logger;
   readonly #hooks: SessionWorkerHooks;
+  /** The session's phase: this moves it through waking, opening and releasing its worker. */
+  readonly #state: SessionState;
   #lease: WorkerLease | null = null;
-  /** Set while a worker is being leased and opened; #opening once it has a slot. */
+  /** The wake under way (phases waiting and starting), and the release under way, to wait for. */
   #waking: Promise<WorkerLease> | null = null;
-  #opening: Promise<WorkerLease> | null = null;
   #releasing: Promise<void> | null = null;
   /** A stored session's first worker takes its mode and model from the log. */
   #adoptLog: boolean;
@@ -51,6 +55,7 @@ export class SessionWorker {
     deps: SessionDeps,
     log: Logger,
     hooks: SessionWorkerHooks,
+    state: SessionState,
     adoptLog: boolean,
   ) {
     this.#id = id;
@@ -58,12 +63,13 @@ export class SessionWorker {
     this.#deps = deps;
     this.#log = log;
     this.#hooks = hooks;
+    this.#state = state;
     this.#adoptLog = adoptLog;
   }
 
-  /** The current worker if it is alive. */
+  /** The opened worker if it is alive (not one still opening). */
   get live(): WorkerLease | null {
-    return this.#lease?.alive ? this.#lease : null;
+    return this.#state.phase === "live" && this.#lease?.alive ? this.#lease : null;
   }
 
   /** The current worker, alive or not yet known to be dead. */
@@ -71,22 +77,9 @@ export class SessionWorker {
     return this.#lease;
   }
 
-  /** Being woken, opened or released: not a worker anyone may use or judge now. */
-  get changing(): boolean {
-    return this.#waking !== null || this.#opening !== null || this.#releasing !== null;
-  }
-
-  get opening(): boolean {
-    return this.#opening !== null;
-  }
-
-  get waking(): boolean {
-    return this.#waking !== null;
-  }
-
   /** The thread of the opened worker; null while it opens. */
   get threadId(): number | null {
-    return this.#lease?.alive && !this.#opening ? this.#threadId : null;
+    return this.live ? this.#threadId : null;
   }
 
   get lastThreadId(): number | null {
@@ -95,25 +88,16 @@ export class SessionWorker {
 
   /** The session's opened worker; when it has none, a fresh one restored from the log. */
   wake(): Promise<WorkerLease> {
-    if (this.#hooks.closed()) return Promise.reject(sessionClosed());
+    if (this.#state.closed) return Promise.reject(sessionClosed());
     if (this.#waking) return this.#waking;
     if (this.#lease?.alive) return Promise.resolve(this.#lease);
+    this.#state.on("wake");
     const waking = this.#open().finally(() => {
       this.#waking = null;
       this.#hooks.onWoken();
     });
     this.#waking = waking;
     return waking;
-  }
-
-  /** Settles once a wake under way has, well or not (at once when none is). */
-  get woken(): Promise<void> {
-    return (
-      this.#waking?.then(
-        () => {},
-        () => {},
-      ) ?? Promise.resolve()
-    );
   }
 
   /** Settles once a release under way has (at once when none is). */
@@ -130,6 +114,7 @@ export class SessionWorker {
     const lease = this.#lease;
     this.#lease = null;
     if (!lease) return this.#releasing ?? Promise.resolve();
+    this.#state.on("release");
     const releasing = (async () => {
       if (graceMs > 0) {
         const timeout = new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref());
@@ -140,6 +125,7 @@ export class SessionWorker {
       await this.#threadExits.get(lease)?.threadExit;
     })().finally(() => {
       if (this.#releasing === releasing) this.#releasing = null;
+      this.#state.on("released");
     });
     this.#releasing = releasing;
     return releasing;
@@ -148,24 +134,26 @@ export class SessionWorker {
   /** A reply or event from the worker that breaks the port's contract: logged, the worker ended, the fault named. */
   fault(lease: WorkerLease, what: "reply to open" | "reply to replay" | "event", detail: string): RequestError {
     this.#log.error({ threadId: this.#threadId, detail }, `session worker sent a malformed ${what}: worker replaced`);
-    void this.#discard(lease);
+    // An opened worker is released like any other (the next one waits for its thread); one opening fails its open.
+    if (lease === this.#lease && this.#state.phase === "live") void this.release(0);
+    else void this.#discard(lease);
     return workerFault(this.#id, `session ${this.#id}: its worker sent a malformed ${what}; the worker was replaced`);
   }
 
   async #open(): Promise<WorkerLease> {
-    if (this.#releasing) await this.#releasing;
-    await this.#previousThread;
-    const slot = await this.#deps.slots.acquire(this.#hooks.holder);
-    if (this.#hooks.closed()) {
-      slot.release();
-      throw sessionClosed();
-    }
-    const opening = this.#openLease(slot);
-    this.#opening = opening;
     try {
-      return await opening;
-    } finally {
-      this.#opening = null;
+      if (this.#releasing) await this.#releasing;
+      await this.#previousThread;
+      const slot = await this.#deps.slots.acquire(this.#hooks.holder);
+      if (this.#state.closed) {
+        slot.release();
+        throw sessionClosed();
+      }
+      this.#state.on("open");
+      return await this.#openLease(slot);
+    } catch (error) {
+      this.#state.on("startFailed");
+      throw error;
     }
   }
 
@@ -210,7 +198,7 @@ export class SessionWorker {
     this.#threadId = ack.threadId;
     // The worker wrote the session's sidecar when it restored the log.
     this.#deps.store.touched(this.#id);
-    if (this.#hooks.closed()) {
+    if (this.#state.closed) {
       await this.#discard(lease);
       throw sessionClosed();
     }
@@ -223,6 +211,7 @@ export class SessionWorker {
       turns: ack.turns,
       startedAtMs,
     });
+    this.#state.on("opened");
     return lease;
   }
 
@@ -250,7 +239,9 @@ export class SessionWorker {
       // A worker released on purpose (hibernation, close) is no longer the session's: its end changes nothing.
       if (this.#lease !== lease) return;
       this.#lease = null;
-      this.#hooks.onExit(exit);
+      const whileOpening = this.#state.phase === "starting";
+      this.#state.on("exited");
+      this.#hooks.onExit(exit, whileOpening);
     });
     return attached;
   }

@@ -1,36 +1,33 @@
-// One session as the main thread sees it, made of parts with one job each: its worker (SessionWorker), its prompt
-// in flight (TurnSlot), its permission requests, its replay, and where its updates go (SessionOutbox). Everything
-// that arrives on its worker's port belongs to this session and to no other. The session is its log: the worker is
-// leased when needed and restored from the log (after a crash, a hard cancel, or hibernation, which releases the
-// worker of an idle session), so a session outlives any one worker.
+// One session as the main thread sees it, made of parts with one job each: its phase (SessionState), its worker
+// (SessionWorker), the commands relayed to it (WorkerRelays), what its events do (SessionEvents), its prompt in flight
+// (TurnSlot), its permission requests, its replay, and where its updates go (SessionOutbox). Everything that arrives
+// on its worker's port belongs to this session and to no other. The session is its log: the worker is leased when
+// needed and restored from the log (after a crash, a hard cancel, or hibernation, which releases the worker of an
+// idle session), so a session outlives any one worker.
 import type { PromptResponse, RequestError, SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import * as Comlink from "comlink";
-import {
-  REPLAY_TURN_ID,
-  type ChildOutcome,
-  type ModelConfig,
-  type ReplayedRecords,
-  type SessionModeId,
-} from "../../protocol/port.js";
-import { ReplayAck, type WorkerEvent } from "../../protocol/worker-events.js";
+import type { ModelConfig, ReplayedRecords, SessionModeId } from "../../protocol/port.js";
+import { ReplayAck } from "../../protocol/worker-events.js";
 import type { LogHeader } from "../../protocol/session-log.js";
 import type { SystemPromptSetting } from "../../protocol/system-prompt.js";
 import type { SessionStatus } from "../../protocol/host-status.js";
 import { nowMs, type TurnTrace } from "../../protocol/trace.js";
 import type { McpServerConfig } from "../../protocol/mcp-servers.js";
-import { MCP_STATUS_METHOD, type McpStatusNotification } from "../../protocol/mcp-status.js";
 import { WorkerGone, type WorkerExit, type WorkerLease } from "../../pool/worker-lease.js";
-import { fromWorker, hostError, promptInFlight, sessionClosed, workerFault } from "../../request-errors.js";
-import { foreignFields, type Logger } from "../../logger.js";
+import { hostError, promptInFlight, sessionClosed, workerFault } from "../../request-errors.js";
+import type { Logger } from "../../logger.js";
 import type { SessionDeps, SessionSettings } from "./session-deps.js";
 import type { Peer } from "../connection/peer.js";
+import { SessionEvents } from "./session-events.js";
 import { SessionOutbox } from "./session-outbox.js";
-import { PermissionRequests, type PermissionRequestEvent } from "./session-permissions.js";
+import { PermissionRequests } from "./session-permissions.js";
+import { WorkerRelays } from "./session-relays.js";
 import { Replay } from "./session-replay.js";
+import { SessionState } from "./session-state.js";
 import { TurnSlot, type Turn } from "./session-turn.js";
+import { PingWatch } from "./session-watchdog.js";
 import { SessionWorker } from "./session-worker.js";
 import { ToolTimings } from "./tool-timings.js";
-import { toSessionUpdates } from "./updates.js";
 import type { SlotHolder } from "./worker-slots.js";
 
 /** How long a status row waits for its worker's figures. */
@@ -80,24 +77,20 @@ export class SessionRecord implements SlotHolder {
   readonly lineage: SessionLineage;
   readonly #deps: SessionDeps;
   readonly #log: Logger;
+  readonly #state: SessionState;
   readonly #worker: SessionWorker;
+  readonly #relays: WorkerRelays;
+  readonly #events: SessionEvents;
   readonly #turns: TurnSlot;
   readonly #permissions: PermissionRequests;
   readonly #outbox: SessionOutbox;
-  readonly #toolTimings: ToolTimings;
+  readonly #pings = new PingWatch();
   #replay: Replay | null = null;
-  /** Its token sums (from its usage events). */
-  #tokens: SessionStatus["tokens"] = null;
-  /** The watchdog's ping still unanswered, if any: its id and when it was sent. */
-  #ping: { id: number; sentAt: number } | null = null;
-  #pings = 0;
-  #closed = false;
-  #closing: Promise<void> | null = null;
+  /** Settles once close has (set by the close transition). */
+  #closing: Promise<void> = Promise.resolve();
   #idleTimer: NodeJS.Timeout | null = null;
   #lastUsed = performance.now();
   #title: string | null;
-  /** The text of the last answered turn's final assistant message (a child's answer to its parent's spawn_agent). */
-  #lastMessage = "";
 
   constructor(id: string, settings: SessionSettings, deps: SessionDeps, options: SessionOptions = {}) {
     this.id = id;
@@ -107,6 +100,9 @@ export class SessionRecord implements SlotHolder {
     this.#title = options.title ?? null;
     this.#deps = deps;
     this.#log = deps.log.child({ sessionId: id });
+    this.#state = new SessionState((phase, event) =>
+      this.#log.error({ phase, event }, "session state: no such transition (a bug): the phase stays as it was"),
+    );
     this.#turns = new TurnSlot((outcome, seconds) => {
       // The worker refreshed the sidecar before it posted the turn's end.
       this.#deps.store.touched(this.id);
@@ -116,7 +112,6 @@ export class SessionRecord implements SlotHolder {
     });
     this.#permissions = new PermissionRequests(id, this.#log);
     this.#outbox = new SessionOutbox(id, this.#log, options.follow);
-    this.#toolTimings = new ToolTimings(id, deps.hooks);
     this.#worker = new SessionWorker(
       id,
       settings,
@@ -124,18 +119,37 @@ export class SessionRecord implements SlotHolder {
       this.#log,
       {
         holder: this,
-        closed: () => this.#closed,
         onEvents: (lease, events) => {
-          for (const event of events) if (lease === this.#worker.current) this.#onEvent(lease, event);
+          for (const event of events) if (lease === this.#worker.current) this.#events.handle(lease, event);
           // Updates go out in order: once these have, so has everything these events sent.
           return this.#outbox.drained;
         },
         onFault: (fault) => this.#onFaulty(fault),
-        onExit: (exit) => this.#workerExited(exit),
+        onExit: (exit, whileOpening) => this.#workerExited(exit, whileOpening),
         onWoken: () => this.#wentIdle(),
       },
+      this.#state,
       options.stored ?? false,
     );
+    this.#relays = new WorkerRelays(this.#state, () => this.#worker.live, this.#log);
+    this.#events = new SessionEvents({
+      id,
+      tenant: this.tenant,
+      log: this.#log,
+      deps,
+      worker: this.#worker,
+      turns: this.#turns,
+      permissions: this.#permissions,
+      outbox: this.#outbox,
+      toolTimings: new ToolTimings(id, deps.hooks),
+      replay: () => this.#replay,
+      pong: (ping) => this.#pings.pong(ping),
+      titled: (title) => this.#titled(title),
+      drop: (lease) => {
+        if (lease === this.#worker.current) void this.#release(0);
+      },
+      faulty: (fault) => this.#onFaulty(fault),
+    });
   }
 
   get busy(): boolean {
@@ -183,19 +197,23 @@ export class SessionRecord implements SlotHolder {
 
   /** When it was last used, while it holds a live worker that nothing is using (so it may hibernate); else null. */
   get idleSince(): number | null {
-    if (!this.#worker.live || this.#worker.changing || this.#turns.current || this.#replay || this.#closed) return null;
-    return this.#lastUsed;
+    return this.#idleWorker() ? this.#lastUsed : null;
   }
 
   /** No worker: the next prompt restores the session from its log. */
   get hibernated(): boolean {
-    return !this.#closed && !this.#worker.current && !this.#worker.waking;
+    return this.#state.hibernated;
+  }
+
+  /** Its opened worker while nothing uses it (no turn, no replay). */
+  #idleWorker(): WorkerLease | null {
+    return this.#turns.current || this.#replay ? null : this.#worker.live;
   }
 
   /** Leases a worker now, if one is free without hibernating anyone, so the first prompt finds it started. */
   start(): void {
     // A session closed before its turn to start (a burst of session/new, then close) needs no worker.
-    if (this.#closed || !this.#deps.slots.free) return;
+    if (this.#state.closed || !this.#deps.slots.free) return;
     this.#worker.wake().catch((error: unknown) => this.#log.warn({ err: error }, "session worker did not start"));
   }
 
@@ -206,7 +224,7 @@ export class SessionRecord implements SlotHolder {
 
   /** Sends the session's history as session/update notifications and resolves once all are out (session/load). */
   async replayHistory(): Promise<void> {
-    if (this.#closed) throw sessionClosed();
+    if (this.#state.closed) throw sessionClosed();
     if (this.#turns.current)
       throw hostError("PROMPT_IN_FLIGHT", "a prompt is in flight for this session: load it once the prompt has ended", {
         sessionId: this.id,
@@ -255,22 +273,11 @@ export class SessionRecord implements SlotHolder {
    * A session with a turn running is the cancel grace's business, not this.
    */
   checkAlive(stallMs: number, now: number): void {
-    const lease = this.#worker.live;
-    if (!lease || this.#turns.current || this.#worker.changing || this.#replay) {
-      this.#ping = null;
-      return;
-    }
-    if (this.#ping === null) {
-      this.#ping = { id: ++this.#pings, sentAt: now };
-      lease.post({ type: "ping", id: this.#ping.id });
-      return;
-    }
-    if (now - this.#ping.sentAt < stallMs) return;
+    if (!this.#pings.stalled(this.#idleWorker(), stallMs, now)) return;
     this.#log.warn(
       { threadId: this.#worker.lastThreadId, stallMs },
       "session worker did not answer a ping for --worker-stall-ms: terminated, the next prompt restores the session from its log",
     );
-    this.#ping = null;
     void this.#release(0);
   }
 
@@ -292,33 +299,38 @@ export class SessionRecord implements SlotHolder {
       heapUsedMiB: figures ? figures.heapUsedBytes / 2 ** 20 : null,
       turns: this.#turns.answered,
       idleMs: Math.max(0, now - this.#lastUsed),
-      tokens: this.#tokens,
+      tokens: this.#events.tokens,
     };
   }
 
   /** The host restarted its model gateway: the live worker gets a new port (a later worker gets one when it is made). */
-  reconnectGateway(): void {
-    const lease = this.#worker.live;
-    const port = lease ? this.#deps.gatewayPort?.(this.id) : null;
-    if (lease && port) lease.call((api) => api.reconnectGateway(Comlink.transfer(port, [port]))).catch(() => {});
+  reconnectGateway(): Promise<void> {
+    return this.#relays.tell({
+      name: "reconnectGateway",
+      send: async (api) => {
+        const port = this.#deps.gatewayPort?.(this.id);
+        if (port) await api.reconnectGateway(Comlink.transfer(port, [port]));
+      },
+    });
   }
 
   /** The host restarted its spawner: the live worker gets a fresh grant (a later worker gets one when it is made). */
-  regrant(): void {
-    const lease = this.#worker.live;
-    const grant = lease ? this.#deps.grantFor?.(this.id, this.settings.cwd) : null;
-    if (lease && grant) lease.call((api) => api.regrant(grant)).catch(() => {});
+  regrant(): Promise<void> {
+    return this.#relays.tell({
+      name: "regrant",
+      send: async (api) => {
+        const grant = this.#deps.grantFor?.(this.id, this.settings.cwd);
+        if (grant) await api.regrant(grant);
+      },
+    });
   }
 
   /**
    * Another session's workspace now lies inside this one: its worker's file tools refuse it, as bash's sandbox
-   * masks it. Resolves once a live worker has it; a worker being made as this is called gets it once it is up (its
-   * init may have been drawn before), and a later one lists it in its init.
+   * masks it. Resolves once the session's worker has it (a worker drawn later lists it in its init).
    */
-  async hide(path: string): Promise<void> {
-    const tell = (lease: WorkerLease | null) => lease?.call((api) => api.hide(path)).catch(() => {});
-    if (this.#worker.changing) void this.#worker.woken.then(() => tell(this.#worker.live));
-    await tell(this.#worker.live);
+  hide(path: string): Promise<void> {
+    return this.#relays.tell({ name: "hide", send: (api) => api.hide(path) });
   }
 
   /** Releases the worker if nothing uses it; the next prompt restores the session from its log. */
@@ -333,7 +345,7 @@ export class SessionRecord implements SlotHolder {
 
   /** trace: the turn's span, when it is traced: the worker's spans hang under it. */
   async prompt(text: string, trace: TurnTrace | null = null): Promise<PromptResponse> {
-    if (this.#closed) throw sessionClosed();
+    if (this.#state.closed) throw sessionClosed();
     if (this.#turns.current) throw promptInFlight();
     if (this.#replay)
       throw hostError("SESSION_BUSY", "the session is being loaded: prompt it once session/load has answered", {
@@ -376,7 +388,7 @@ export class SessionRecord implements SlotHolder {
     trace: TurnTrace | null = null,
   ): Promise<{ response: PromptResponse; lastMessage: string }> {
     const response = await this.prompt(text, trace);
-    return { response, lastMessage: this.#lastMessage };
+    return { response, lastMessage: this.#events.lastMessage };
   }
 
   /**
@@ -406,33 +418,43 @@ export class SessionRecord implements SlotHolder {
   }
 
   async setMode(mode: SessionModeId): Promise<void> {
-    this.settings.mode = mode;
-    await this.#worker.live?.call((api) => api.setMode(mode));
+    await this.#relays.tell({
+      name: "setMode",
+      keep: () => (this.settings.mode = mode),
+      send: (api) => api.setMode(mode),
+    });
     await this.send({ sessionUpdate: "current_mode_update", currentModeId: mode });
   }
 
   async setModel(model: ModelConfig): Promise<void> {
-    this.settings.model = model;
-    await this.#worker.live?.call((api) => api.setModel(model));
+    await this.#relays.tell({
+      name: "setModel",
+      keep: () => (this.settings.model = model),
+      send: (api) => api.setModel(model),
+    });
   }
 
   /**
    * A client gave the session a new system prompt (load or resume): a live worker journals it and uses it from its
    * next request; a later worker is given it and journals it if its log has another.
    */
-  async setSystemPrompt(systemPrompt: SystemPromptSetting): Promise<void> {
-    this.settings.systemPrompt = systemPrompt;
-    await this.#worker.woken;
-    await this.#worker.live?.call((api) => api.setSystemPrompt(systemPrompt));
+  setSystemPrompt(systemPrompt: SystemPromptSetting): Promise<void> {
+    return this.#relays.tell({
+      name: "setSystemPrompt",
+      keep: () => (this.settings.systemPrompt = systemPrompt),
+      send: (api) => api.setSystemPrompt(systemPrompt),
+    });
   }
 
   /**
    * Settles a pending prompt as cancelled, releases the worker (graceful, then terminated) and this process's lock
    * on the session; the log stays. Idempotent.
    */
-  async close(graceMs: number): Promise<void> {
-    if (this.#closing) return this.#closing;
-    this.#closed = true;
+  close(graceMs: number): Promise<void> {
+    if (this.#state.closed) return this.#closing;
+    // A worker still being opened is ended now, not awaited: the opening sees the session closed and gives up.
+    const releaseMs = this.#state.phase === "starting" ? 0 : graceMs;
+    this.#state.on("close");
     const turn = this.#turns.current;
     if (turn) this.#settle(turn, { stopReason: "cancelled" });
     this.#permissions.abortAll();
@@ -441,8 +463,7 @@ export class SessionRecord implements SlotHolder {
       try {
         // Its children close with it, beside its own worker.
         const children = this.#deps.delegation?.closing(this.id, graceMs);
-        // A worker still being opened is ended now, not awaited: the opening sees the session closed and gives up.
-        await this.#release(this.#worker.opening ? 0 : graceMs);
+        await this.#release(releaseMs);
         await children;
       } finally {
         await this.#deps
@@ -450,6 +471,7 @@ export class SessionRecord implements SlotHolder {
           .catch((error: unknown) => this.#log.warn({ err: error }, "ending the session's commands failed"));
         this.#deps.store.touched(this.id);
         await this.#deps.store.unlock(this.id);
+        this.#state.on("closed");
         this.#deps.hooks.emit("sessionClosed", { sessionId: this.id });
       }
     })();
@@ -486,7 +508,7 @@ export class SessionRecord implements SlotHolder {
       );
     this.settings.mcpServers = servers;
     // A worker still being opened was given the old servers: it is released once open.
-    await this.#worker.woken;
+    await this.#relays.started();
     await this.hibernate("its MCP servers changed (session/load or resume)");
   }
 
@@ -495,18 +517,18 @@ export class SessionRecord implements SlotHolder {
     return this.#worker.release(graceMs);
   }
 
-  #workerExited(exit: WorkerExit): void {
+  #workerExited(exit: WorkerExit, whileOpening: boolean): void {
     this.#clearIdleTimer();
     this.#deps.hooks.emit("workerExited", { sessionId: this.id, kind: exit.kind });
     if (exit.kind === "crashed")
       this.#log.error({ cause: exit.cause }, "session worker died: the session's next prompt restores it from its log");
     // A worker that dies while it starts fails the wake that waited for it: what waited on that wake (a prompt, a
     // load) is answered with the wake's error, which says so.
-    if (this.#worker.opening) return;
+    if (whileOpening) return;
     this.#replay?.fail(workerFault(this.id, `session worker died: ${exit.cause}`));
     const turn = this.#turns.current;
     if (!turn) return;
-    if (turn.cancelRequested || this.#closed) this.#settle(turn, { stopReason: "cancelled" });
+    if (turn.cancelRequested || this.#state.closed) this.#settle(turn, { stopReason: "cancelled" });
     else this.#turns.fail(turn.id, workerFault(this.id, `session worker died: ${exit.cause}`), this.#outbox.drained);
   }
 
@@ -531,107 +553,11 @@ export class SessionRecord implements SlotHolder {
     this.#idleTimer = null;
   }
 
-  #onEvent(lease: WorkerLease, event: WorkerEvent): void {
-    if (event.type === "pong") {
-      if (this.#ping?.id === event.id) this.#ping = null;
-      return;
-    }
-    if (event.type === "log") {
-      this.#log[event.level](event.data ? foreignFields(event.data) : {}, event.msg);
-      return;
-    }
-    if (event.type === "model_call") {
-      const { model, outcome, tokens } = event;
-      this.#deps.hooks.emit("modelCallEnded", { sessionId: this.id, tenant: this.tenant, model, outcome, tokens });
-      return;
-    }
-    if (event.type === "spans") {
-      this.#deps.hooks.emit("spansEnded", { sessionId: this.id, spans: event.spans });
-      return;
-    }
-    if (event.type === "mcp_status") {
-      const { server, status, tools, message } = event;
-      this.#log[status === "failed" ? "warn" : "info"](
-        { server, status, tools: tools.length, message },
-        "MCP server status",
-      );
-      void this.#outbox.notify(MCP_STATUS_METHOD, {
-        sessionId: this.id,
-        server,
-        status,
-        tools,
-        message,
-      } satisfies McpStatusNotification);
-      return;
-    }
-    if (event.type === "log_records" || event.type === "log_summary" || event.type === "log_snapshot") {
-      this.#record(lease, event);
-      return;
-    }
-    if (event.type === "title") {
-      // A title a client set wins over the one the first prompt gives.
-      if (this.#title !== null) return;
-      this.#title = event.title;
-      void this.send({ sessionUpdate: "session_info_update", title: event.title });
-      return;
-    }
-    if (event.turnId === REPLAY_TURN_ID) {
-      if (!this.#replay) return;
-      if (event.type === "turn_end") this.#replay.done();
-      else for (const update of toSessionUpdates(event, this.#understands())) void this.send(update);
-      return;
-    }
-    const turn = this.#turns.current;
-    if (!turn || event.turnId !== turn.id) return;
-    switch (event.type) {
-      case "turn_end":
-        this.#lastMessage = event.lastMessage ?? "";
-        this.#settleDurable(turn, { stopReason: turn.cancelRequested ? "cancelled" : event.stopReason });
-        return;
-      case "turn_error":
-        // Dropped before the answer goes out: a prompt sent on that answer must find no worker and wake a fresh one.
-        if (event.workerEnds) {
-          this.#log.warn(
-            { cause: event.message },
-            "session worker ends: the session's next prompt restores it from its log",
-          );
-          void this.#release(0);
-        }
-        if (turn.cancelRequested) this.#settle(turn, { stopReason: "cancelled" });
-        else this.#turns.fail(turn.id, fromWorker(event.reason, event.message), this.#outbox.drained);
-        return;
-      case "permission_request":
-        void this.#askClient(lease, event);
-        return;
-      case "child_request":
-        void this.#delegate(lease, event);
-        return;
-      default:
-        if (event.type === "usage" && event.session) this.#tokens = event.session;
-        this.#toolTimings.see(event);
-        for (const update of toSessionUpdates(event, this.#understands())) void this.send(update);
-    }
-  }
-
-  /** What the attached client understands (a detached session's events reach no one). */
-  #understands(): { compaction: boolean } {
-    return { compaction: this.#outbox.attachment?.understands.compaction ?? false };
-  }
-
-  /** spawn_agent: the host makes or reuses the child and runs the prompt there; the worker is told how it went. */
-  async #delegate(lease: WorkerLease, request: Extract<WorkerEvent, { type: "child_request" }>): Promise<void> {
-    const delegation = this.#deps.delegation;
-    const outcome: ChildOutcome = delegation
-      ? await delegation.run(this.id, request)
-      : { ok: false, sessionId: null, error: "spawn_agent refused: this host does not make child sessions" };
-    lease.post({ type: "child_result", requestId: request.requestId, outcome });
-  }
-
-  async #askClient(lease: WorkerLease, event: PermissionRequestEvent): Promise<void> {
-    // A detached session has no one to ask: the call is refused as cancelled.
-    const outcome = await this.#permissions.ask(this.#outbox.attachment, event, this.#outbox.drained);
-    // The same port as the cancel, after it: the worker sees the cancel first and the turn does not go on.
-    lease.post({ type: "permission", requestId: event.requestId, outcome });
+  /** The worker titled the session from its first prompt: a title a client set wins. */
+  #titled(title: string): void {
+    if (this.#title !== null) return;
+    this.#title = title;
+    void this.send({ sessionUpdate: "session_info_update", title });
   }
 
   /** All of a turn's updates go out before its response. */
@@ -639,46 +565,10 @@ export class SessionRecord implements SlotHolder {
     this.#turns.settle(turn.id, response, this.#outbox.drained);
   }
 
-  /**
-   * A turn the worker ended: where the host commits the session's records, it is answered only once they are
-   * committed; if they cannot be, the turn fails with the store's error and the worker, whose memory then holds what
-   * the log does not, is dropped (the next prompt restores the session from what was committed).
-   */
-  #settleDurable(turn: Turn, response: PromptResponse): void {
-    const writer = this.#deps.store.writer(this.id);
-    if (!writer) return this.#settle(turn, response);
-    const committed = writer.committed().catch((error: unknown) => {
-      this.#log.warn(
-        { err: error },
-        "the session's records could not be committed: its worker is dropped, the next prompt restores it from the store",
-      );
-      void this.#release(0);
-      throw error;
-    });
-    this.#turns.settle(turn.id, response, Promise.all([this.#outbox.drained, committed]));
-  }
-
   /** The worker broke the port's contract (it is being replaced): what waits on it fails with the fault. */
   #onFaulty(fault: RequestError): void {
     const turn = this.#turns.current;
     if (turn) this.#turns.fail(turn.id, fault, this.#outbox.drained);
     this.#replay?.fail(fault);
-  }
-
-  /** A record, summary or snapshot of a session whose store the host writes: handed to the store's writer, in order. */
-  #record(
-    lease: WorkerLease,
-    event: Extract<WorkerEvent, { type: "log_records" | "log_summary" | "log_snapshot" }>,
-  ): void {
-    const writer = this.#deps.store.writer(this.id);
-    if (!writer) {
-      this.#onFaulty(
-        this.#worker.fault(lease, "event", `${event.type} from a worker whose session log it writes itself`),
-      );
-      return;
-    }
-    if (event.type === "log_records") writer.append(event.from, event.lines, event.replayable);
-    else if (event.type === "log_summary") writer.summary(event.turns, event.title);
-    else writer.snapshot(event.seq, event.snapshot);
   }
 }
