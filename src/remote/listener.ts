@@ -188,6 +188,7 @@ export class RemoteListener {
   /** Closes every connection and the listening socket. */
   async close(): Promise<void> {
     if (this.#idleSweep) clearInterval(this.#idleSweep);
+    this.#slots.close();
     const servers = [...this.#doors.values()].map((door) => door.acp.close().catch(() => {}));
     this.#doors.clear();
     for (const peer of this.#peers) peer.close("host shutting down");

@@ -5,6 +5,15 @@
 // (so a flood from one address evicts its own); then the one idle longest since its last authenticated request. Only
 // when every slot carries an authenticated request (a WebSocket, an event stream, a request being answered) is the
 // newcomer closed. A tenant's authenticated requests hold at most its share of the slots.
+//
+// An attacker that renews each socket as soon as it is closed turns eviction into a loop: its newcomer evicts its
+// oldest, which comes back and evicts the next, as fast as the main thread accepts (each turn an accept, a close and
+// the HTTP server's setup, on the thread that routes every session's prompts). So once an address has had more than
+// --max-connections of its sockets evicted within a second, the next ones it loses that never carried an
+// authenticated request linger: their slot is free at once (the newcomer has it, the cap is unchanged), but the
+// socket is only stopped (nothing more is read from it) and closed LINGER_MS later or after, by one sweep that closes at most --max-connections of them a second, so the
+// attacker's renewals come as a drip, not in bursts. At most LINGER_CAP_FACTOR times --max-connections sockets linger
+// at once (past that the oldest is closed at once): file descriptors stay bounded.
 import type { Server, Socket } from "node:net";
 import type { RepeatedWarnings } from "./repeated-warnings.js";
 
@@ -22,6 +31,22 @@ export interface SlotSocket {
   readonly remotePort?: number | undefined;
   destroy(): void;
   once(event: "close", listener: () => void): unknown;
+  /** Stops reading (Node's socket); the HTTP parser reads from the handle, so it is stopped too. */
+  pause?(): unknown;
+  readonly _handle?: { readStop?(): unknown } | null;
+}
+
+/** How long a socket evicted past the address's budget stays open, stopped, before it is closed. */
+export const LINGER_MS = 1000;
+/** Sockets lingering at once: this many times --max-connections. */
+const LINGER_CAP_FACTOR = 4;
+const EVICTION_WINDOW_MS = 1000;
+const SWEEP_MS = 100;
+
+/** An address's evictions in the current window. */
+interface Evictions {
+  since: number;
+  count: number;
 }
 
 interface Slot {
@@ -52,6 +77,11 @@ export class SocketSlots {
   /** Proven sockets that carry nothing now, the longest idle first. */
   readonly #idle = new Set<Slot>();
   readonly #heldByTenant = new Map<string, number>();
+  /** By address: its evictions this second (entries of quiet addresses go at the sweep). */
+  readonly #evictions = new Map<string, Evictions>();
+  /** Evicted sockets not closed yet, with when they close: the oldest first. */
+  readonly #lingering = new Map<SlotSocket, number>();
+  #sweep: NodeJS.Timeout | null = null;
 
   constructor(options: SocketSlotOptions, warnings: RepeatedWarnings) {
     this.#options = options;
@@ -65,6 +95,20 @@ export class SocketSlots {
 
   get open(): number {
     return this.#slots.size;
+  }
+
+  /** Evicted sockets that are stopped and not closed yet. */
+  get lingering(): number {
+    return this.#lingering.size;
+  }
+
+  /** Closes the lingering sockets now (the listener closes). */
+  close(): void {
+    for (const socket of this.#lingering.keys()) socket.destroy();
+    this.#lingering.clear();
+    this.#evictions.clear();
+    if (this.#sweep) clearInterval(this.#sweep);
+    this.#sweep = null;
   }
 
   /** A socket just accepted: it takes a slot, making room if it must; false: it was closed. */
@@ -148,7 +192,9 @@ export class SocketSlots {
         }
     if (!victim) return false;
     this.#free(victim);
-    victim.socket.destroy();
+    // One that carried an authenticated request is a client's idle keep-alive: closed at once, as it may reuse it.
+    if (!victim.proven && this.#overBudget(victim.address)) this.#linger(victim.socket);
+    else victim.socket.destroy();
     this.#warnings.warn(
       victim.address,
       "socket evicted",
@@ -156,6 +202,54 @@ export class SocketSlots {
       "socket closed to make room: it carried no authenticated request",
     );
     return true;
+  }
+
+  /** Counts an eviction of this address's: whether it is past --max-connections this second. */
+  #overBudget(address: string): boolean {
+    const now = performance.now();
+    let evictions = this.#evictions.get(address);
+    if (!evictions || now - evictions.since >= EVICTION_WINDOW_MS) {
+      evictions = { since: now, count: 0 };
+      this.#evictions.set(address, evictions);
+      this.#sweeping();
+    }
+    return ++evictions.count > this.#options.maxSockets;
+  }
+
+  /** Stopped now, closed by the sweep LINGER_MS later (or at once, to keep the lingering ones bounded). */
+  #linger(socket: SlotSocket): void {
+    socket.pause?.();
+    socket._handle?.readStop?.();
+    this.#lingering.set(socket, performance.now() + LINGER_MS);
+    socket.once("close", () => this.#lingering.delete(socket));
+    if (this.#lingering.size > LINGER_CAP_FACTOR * this.#options.maxSockets) {
+      const oldest = this.#lingering.keys().next().value!;
+      this.#lingering.delete(oldest);
+      oldest.destroy();
+    }
+    this.#sweeping();
+  }
+
+  /** One timer for every lingering socket and eviction count, while there are any. */
+  #sweeping(): void {
+    this.#sweep ??= setInterval(() => this.#sweepNow(), SWEEP_MS).unref();
+  }
+
+  /** Closes the lingering sockets that are due, at most --max-connections a second: their renewals come as a drip. */
+  #sweepNow(): void {
+    const now = performance.now();
+    let closing = Math.max(1, Math.ceil((this.#options.maxSockets * SWEEP_MS) / 1000));
+    for (const [socket, until] of this.#lingering) {
+      if (until > now || closing-- === 0) break;
+      this.#lingering.delete(socket);
+      socket.destroy();
+    }
+    for (const [address, evictions] of this.#evictions)
+      if (now - evictions.since >= EVICTION_WINDOW_MS) this.#evictions.delete(address);
+    if (this.#lingering.size === 0 && this.#evictions.size === 0 && this.#sweep) {
+      clearInterval(this.#sweep);
+      this.#sweep = null;
+    }
   }
 
   #free(slot: Slot): void {
