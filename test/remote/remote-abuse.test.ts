@@ -8,7 +8,8 @@ import { request } from "node:http";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { HostClient } from "../../src/client/index.js";
+import type { HostClient } from "../../src/client/index.js";
+import { connectHost } from "../support/checked-host.js";
 import { tempDir } from "../support/host.js";
 import { startRemoteHost, tokensFile, type RemoteHost } from "../support/remote-host.js";
 import { p99 } from "../support/soak.js";
@@ -83,7 +84,7 @@ describe("a flood of sockets that never authenticate", () => {
         "info",
       ]);
       const health = host.httpUrl.replace(/\/acp$/, "/healthz");
-      const running = await HostClient.connect(host.wsUrl, { token });
+      const running = await connectHost(host.wsUrl, { token });
       const { sessionId } = await running.newSession(tempDir());
       // Its worker started and warm before the quiet figure is taken.
       for (let i = 0; i < 5; i++) await running.prompt(sessionId, "warm");
@@ -115,7 +116,7 @@ describe("a flood of sockets that never authenticate", () => {
           30_000,
         );
         for (let i = 0; i < 20; i++) {
-          clients.push(await timed(wsTimes, () => HostClient.connect(host.wsUrl, { token })));
+          clients.push(await timed(wsTimes, () => connectHost(host.wsUrl, { token })));
           const answer = await timed(httpTimes, () => httpOnce(host.httpUrl, "POST", acpHeaders(token), initialize));
           expect(
             answer.status,
@@ -174,21 +175,21 @@ describe("tenants' shares", () => {
         "4",
       ]);
       const alpha = [];
-      for (let i = 0; i < 4; i++) alpha.push(await HostClient.connect(host.wsUrl, { token: tokens.tokens.alpha! }));
+      for (let i = 0; i < 4; i++) alpha.push(await connectHost(host.wsUrl, { token: tokens.tokens.alpha! }));
       const refused = await httpOnce(host.httpUrl, "POST", acpHeaders(tokens.tokens.alpha!), initialize);
       expect(refused.status).toBe(503);
       expect(refused.headers["retry-after"]).toBeDefined();
-      await expect(HostClient.connect(host.wsUrl, { token: tokens.tokens.alpha! })).rejects.toThrow();
+      await expect(connectHost(host.wsUrl, { token: tokens.tokens.alpha! })).rejects.toThrow();
       expect(host.stderr()).toContain("connection refused: --max-connections-per-tenant reached");
       const beta = [];
-      for (let i = 0; i < 4; i++) beta.push(await HostClient.connect(host.wsUrl, { token: tokens.tokens.beta! }));
+      for (let i = 0; i < 4; i++) beta.push(await connectHost(host.wsUrl, { token: tokens.tokens.beta! }));
       const { sessionId } = await beta[3]!.newSession(tempDir());
       expect((await beta[3]!.prompt(sessionId, "beta is in")).text).toBe("You said: beta is in");
       // Once alpha lets one go, it may open another.
       await alpha.pop()!.dispose();
       alpha.push(
         await waitFor("alpha's place to be free", () =>
-          HostClient.connect(host.wsUrl, { token: tokens.tokens.alpha! }).catch(() => null),
+          connectHost(host.wsUrl, { token: tokens.tokens.alpha! }).catch(() => null),
         ),
       );
       for (const client of [...alpha, ...beta]) await client.dispose();
