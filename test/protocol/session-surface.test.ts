@@ -103,7 +103,8 @@ describe.each(STORES)("on the $name", (store) => {
 
   it("titles: the first prompt's first line (cut to 80) until a client sets one; session_info_update for each; stored, listed, kept across a restart", async () => {
     const args = await store.args();
-    const host = await start(args);
+    // No standby pool: its refill would start threads whenever it pleases, and the count below is of sessions'.
+    const host = await start(args, "--warm-workers", "0");
     const cwd = tempDir();
     const { sessionId } = await host.client.newSession(cwd);
     const first = `${"a long first line ".repeat(6)}\nand a second line`;
