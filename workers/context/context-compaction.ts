@@ -79,9 +79,20 @@ export class ContextCompactor {
   }
 
   async #send(request: ContextRequest): Promise<ModelResponse> {
-    const { model, history, turnId: _turnId, trace: _trace, ...rest } = request;
+    const { model, history } = request;
     const length = history.length;
-    const response = await model.complete({ ...rest, messages: history });
+    // Field by field, not spread: a spread would read the tools (made on first read) for a model that never does.
+    const response = await model.complete({
+      messages: history,
+      get tools() {
+        return request.tools;
+      },
+      signal: request.signal,
+      commit: request.commit,
+      onDelta: request.onDelta,
+      onThought: request.onThought,
+      calls: request.calls,
+    });
     const usage = response.usage;
     if (usage) {
       const tokens = usage.promptTokens ?? usage.used;

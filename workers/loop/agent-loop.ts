@@ -225,11 +225,16 @@ export class AgentLoop {
       await this.#options.events.room(signal);
       if (signal.aborted) return "cancelled";
       const relay = new ChunkRelay(this.#options.events, turn.id, signal, this.#options.streamChunks);
+      const registry = this.#options.tools;
       const response = await this.#context.complete({
         turnId: turn.id,
         model: this.#model,
         history: this.#history,
-        tools: this.#options.tools.specs(),
+        // Read only by a model that offers tools (the scripted one does not): a tool's JSON Schema is made from its
+        // zod schema on first use, milliseconds a fresh worker's first turn would pay for nothing.
+        get tools() {
+          return registry.specs();
+        },
         signal,
         calls: turn.calls,
         trace: turn.trace,

@@ -1,7 +1,6 @@
 // The worker's spans: a traced turn's parts (model calls, tool calls, commands) recorded as plain objects and posted
 // to the main thread once each ends (src/protocol/trace.ts). A turn that is not traced has no root, and every span
 // under it is null: `span?.end()` is all an untraced turn pays.
-import { randomUUID } from "node:crypto";
 import {
   nowMs,
   type SpanAttributes,
@@ -19,9 +18,16 @@ export interface SpanParent {
   open(name: string, kind: SpanRecord["kind"], attributes: SpanAttributes): Span;
 }
 
+/**
+ * A span id drawn as the OpenTelemetry SDK's own RandomIdGenerator draws it, from Math.random: ids must be unique,
+ * not secret, and node:crypto would be loaded into a worker that may never need it otherwise (a profile found its
+ * first use costing each session thread milliseconds).
+ */
 function spanId(): string {
-  // randomUUID draws from a cached pool of random bytes: cheaper than a call to the system per span.
-  return randomUUID().replaceAll("-", "").slice(0, 16);
+  const high = Math.floor(Math.random() * 2 ** 32);
+  const low = Math.floor(Math.random() * 2 ** 32);
+  if (high === 0 && low === 0) return spanId();
+  return high.toString(16).padStart(8, "0") + low.toString(16).padStart(8, "0");
 }
 
 class Opener implements SpanParent {
