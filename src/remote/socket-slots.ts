@@ -11,9 +11,10 @@
 // the HTTP server's setup, on the thread that routes every session's prompts). So once an address has had more than
 // --max-connections of its sockets evicted within a second, the next ones it loses that never carried an
 // authenticated request linger: their slot is free at once (the newcomer has it, the cap is unchanged), but the
-// socket is only stopped (nothing more is read from it) and closed LINGER_MS later or after, by one sweep that closes at most --max-connections of them a second, so the
-// attacker's renewals come as a drip, not in bursts. At most LINGER_CAP_FACTOR times --max-connections sockets linger
-// at once (past that the oldest is closed at once): file descriptors stay bounded.
+// socket is only stopped (nothing more is read from it) and closed LINGER_MS later or after, by one sweep that closes
+// at most --max-connections of them a second, so the attacker's renewals come as a drip, not in bursts. At most
+// LINGER_CAP_FACTOR times --max-connections sockets linger at once (past that the oldest is closed at once): file
+// descriptors stay bounded.
 import type { Server, Socket } from "node:net";
 import type { RepeatedWarnings } from "./repeated-warnings.js";
 

@@ -98,6 +98,7 @@ describe("a flood of sockets that never authenticate", () => {
       const said: string[] = [];
       attackerLines.on("line", (line) => said.push(line));
       const flooded: number[] = [];
+      let fullFrom = 0;
       let flooding = true;
       const echoes = (async () => {
         while (flooding)
@@ -115,6 +116,8 @@ describe("a flood of sockets that never authenticate", () => {
           () => host.stderr().includes("socket closed to make room"),
           30_000,
         );
+        // The echoes from here on are those of a flood held open and renewed, past its first burst of connects.
+        fullFrom = flooded.length;
         for (let i = 0; i < 20; i++) {
           clients.push(await timed(wsTimes, () => connectHost(host.wsUrl, { token })));
           const answer = await timed(httpTimes, () => httpOnce(host.httpUrl, "POST", acpHeaders(token), initialize));
@@ -150,7 +153,8 @@ describe("a flood of sockets that never authenticate", () => {
       expect(flooded.length).toBeGreaterThan(0);
       console.log(
         `under the flood (${closedByHost} sockets): WebSocket connect p99 ${p99(wsTimes).toFixed(1)} ms, HTTP request p99 ${p99(httpTimes).toFixed(1)} ms; ` +
-          `running session's echo p99 ${p99(flooded).toFixed(1)} ms (quiet ${p99(quiet).toFixed(1)} ms)`,
+          `running session's echo p99 ${p99(flooded).toFixed(1)} ms from the flood's start, ` +
+          `${p99(flooded.slice(fullFrom)).toFixed(1)} ms once its sockets held every slot (quiet ${p99(quiet).toFixed(1)} ms)`,
       );
       await running.dispose();
     },
