@@ -60,7 +60,8 @@ describe("traces", () => {
     const cwd = tempDir();
     const { sessionId } = await host.client.newSession(cwd);
     server.enqueue(
-      { fail: { status: 503, message: "overloaded", retryAfterMs: 1 } },
+      // A provider's error that quotes the key, as OpenAI's 401 quotes part of it: never in a span.
+      { fail: { status: 503, message: `overloaded (key ${KEY})`, retryAfterMs: 1 } },
       { toolCalls: [{ id: "call_bash", name: "bash", arguments: { command: "echo traced-output" } }] },
       { toolCalls: [{ id: "call_child", name: "spawn_agent", arguments: { prompt: "child, say done" } }] },
       { text: "child done", usage: { prompt_tokens: 7, completion_tokens: 2 } },

@@ -120,15 +120,14 @@ export class OpenAiCompatibleModel implements Model {
           throw error;
         }
         const failure = error.failure;
-        call?.failed(
-          failure.contextOverflow
-            ? "context_overflow"
-            : failure.status !== null
-              ? String(failure.status)
-              : "connection",
-          failure.message,
-        );
-        retryReason = failure.message;
+        // Not the provider's own words: a 401's can quote part of the key ("Incorrect API key provided: sk-…").
+        const errorType = failure.contextOverflow
+          ? "context_overflow"
+          : failure.status !== null
+            ? String(failure.status)
+            : "connection";
+        retryReason = failure.status !== null ? `HTTP ${failure.status}` : errorType;
+        call?.failed(errorType, retryReason);
         if (failure.contextOverflow) throw new ContextOverflow(this.#describe(failure, retry + 1));
         if (!failure.retryable || retry >= this.#retries) throw new ModelError(this.#describe(failure, retry + 1));
         const delayMs = retryDelayMs(retry, failure.retryAfterMs);
