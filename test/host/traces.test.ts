@@ -173,6 +173,24 @@ describe("traces", () => {
     expect(otlp.spans.filter((span) => span.name === "invoke_agent acp-session-host")).toHaveLength(1);
   });
 
+  it("a failed turn: its span's error.type is the answer's reason, and nothing of the provider's message", async () => {
+    const otlp = await receiver();
+    const server = await modelServer();
+    const host = await tracedHost(otlp, server.hostArgs());
+    const { sessionId } = await host.client.newSession(tempDir());
+    server.enqueue({ fail: { status: 401, message: `Incorrect API key provided: ${KEY}` } });
+    await expect(host.client.prompt(sessionId, "refused")).rejects.toMatchObject({
+      data: expect.objectContaining({ reason: "MODEL_FAILED" }),
+    });
+    const turn = await otlp.waitFor((span) => span.name === "invoke_agent acp-session-host");
+    expect(turn.attributes["error.type"]).toBe("MODEL_FAILED");
+    expect(turn.status).toEqual({ code: 2, message: "MODEL_FAILED (-32603)" });
+    const chat = await otlp.waitFor((span) => span.name === "chat m");
+    expect(chat.attributes["error.type"]).toBe("401");
+    const exported = Buffer.concat(otlp.requests.map((request) => request.body)).toString("latin1");
+    expect(exported).not.toContain(KEY);
+  });
+
   it("a hibernation and the restore from the log that follows are spans of their own", async () => {
     const otlp = await receiver();
     const host = await tracedHost(otlp, ["--hibernate-after-ms", "100"]);

@@ -151,12 +151,9 @@ export class ContextCompactor {
       signal.throwIfAborted();
     } catch (failure) {
       const error = failure instanceof ContextOverflow ? this.#tooLarge(failure, request) : failure;
-      span
-        ?.fail(
-          signal.aborted ? "cancelled" : "compaction_failed",
-          error instanceof Error ? error.message : String(error),
-        )
-        .end();
+      // Not the error's message: a model's failure quotes its provider (the compaction event carries it).
+      if (signal.aborted) span?.fail("cancelled", "the turn was cancelled").end();
+      else span?.fail("compaction_failed", "the summary request failed").end();
       if (signal.aborted) events.post({ type: "compaction", turnId, compactionId, status: "cancelled" });
       else
         events.post({

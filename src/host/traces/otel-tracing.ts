@@ -201,11 +201,12 @@ function turnSpan(span: Span, content: boolean): TurnSpan {
     end(outcome: TurnOutcome) {
       if ("stopReason" in outcome) span.setAttribute("acp_host.stop_reason", outcome.stopReason);
       else {
-        span.setAttribute("error.type", errorType(outcome.error));
-        span.setStatus({
-          code: SpanStatusCode.ERROR,
-          message: (outcome.error as Error)?.message ?? String(outcome.error),
-        });
+        const type = errorType(outcome.error);
+        span.setAttribute("error.type", type);
+        // The reason and the JSON-RPC code, not the message: a model's failure quotes its provider, whose 401 quotes
+        // part of the key. The host's log has the message.
+        const code = (outcome.error as { code?: unknown } | null)?.code;
+        span.setStatus({ code: SpanStatusCode.ERROR, message: typeof code === "number" ? `${type} (${code})` : type });
       }
       span.end();
     },
