@@ -2,7 +2,7 @@
 // (src/protocol/errors.ts) in data.reason and the code that goes with it: the client's mistakes are -32602/-32600,
 // the host's and its workers' faults are -32603. A worker's fault is never blamed on the client.
 import { RequestError } from "@agentclientprotocol/sdk/unstable";
-import { codeOf, type ErrorReason } from "./protocol/errors.js";
+import { codeOf, PROMPT_IN_FLIGHT_MESSAGE, type ErrorReason } from "./protocol/errors.js";
 
 /** An error of the catalogue: its reason's code, the reason in data.reason beside the details. */
 export function hostError(reason: ErrorReason, message: string, data: Record<string, unknown> = {}): RequestError {
@@ -28,7 +28,7 @@ export function sessionClosed(): RequestError {
 }
 
 export function promptInFlight(): RequestError {
-  return hostError("PROMPT_IN_FLIGHT", "a prompt is already in flight for this session");
+  return hostError("PROMPT_IN_FLIGHT", PROMPT_IN_FLIGHT_MESSAGE);
 }
 
 export function atMemoryLimit(rssBytes: number, limitBytes: number): RequestError {

@@ -63,3 +63,6 @@ export const ERROR_REASONS = Object.keys(REASONS) as ErrorReason[];
 export function codeOf(reason: ErrorReason): number {
   return REASONS[reason];
 }
+
+/** The message of PROMPT_IN_FLIGHT, from the host's check and from the worker's alike. */
+export const PROMPT_IN_FLIGHT_MESSAGE = "a prompt is already in flight for this session";

@@ -20,7 +20,7 @@ import { checkToolInput } from "./tool-input.js";
 import { tokenCounts, UsageTotals } from "../log/usage-totals.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { ToolResult } from "../tools/tool.js";
-import type { ErrorReason } from "../../src/protocol/errors.js";
+import { PROMPT_IN_FLIGHT_MESSAGE, type ErrorReason } from "../../src/protocol/errors.js";
 import type { TraceParent } from "../../src/protocol/trace.js";
 import { ModelCalls } from "../models/model-calls.js";
 import { traceRoot, type Span, type SpanParent } from "../trace/span.js";
@@ -112,7 +112,7 @@ export class AgentLoop {
     const refuse = (reason: ErrorReason, message: string) =>
       this.#options.events.post({ type: "turn_error", turnId, reason, message });
     if (this.#logFailure) return this.#endsForLog(turnId, this.#logFailure);
-    if (this.#turn) return refuse("PROMPT_IN_FLIGHT", "a prompt is already in flight for this session");
+    if (this.#turn) return refuse("PROMPT_IN_FLIGHT", PROMPT_IN_FLIGHT_MESSAGE);
     try {
       this.#model.check(text);
     } catch (error) {
