@@ -4,7 +4,8 @@
 // leases must expire first); a takeover between two live hosts; a session/list page over many stored sessions; and
 // how many appends one PostgreSQL primary takes from several hosts at once (the ceiling to plan a fleet by).
 import { HostClient } from "../../src/client/index.js";
-import { FleetHost, freePort } from "../../test/support/fleet.js";
+import { FleetHost } from "../../test/support/fleet.js";
+import { freePort } from "../../test/support/free-port.js";
 import { query, TestPostgres } from "../../test/support/postgres.js";
 import type { BenchContext, Skipped } from "../context.js";
 import { repeat } from "../context.js";

@@ -10,7 +10,7 @@ import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
 import { CLI, REPO_ROOT } from "../support/cli-path.js";
-import { freePort } from "../support/fleet.js";
+import { freePort } from "../support/free-port.js";
 import { tempDir } from "../support/host.js";
 import { postgresPerFile } from "../support/postgres.js";
 import { waitFor } from "../support/tools.js";

@@ -2,22 +2,12 @@
 // HAProxy in front of them run from the repository's own deploy/haproxy.cfg.
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { CLI, REPO_ROOT } from "./cli-path.js";
+import { freePort } from "./free-port.js";
 import { tempDir } from "./temp-dirs.js";
 
 const HAPROXY_CFG = join(REPO_ROOT, "deploy/haproxy.cfg");
-
-/** A port free now (the kernel's pick, released at once): a host restarted on it keeps its place in the proxy. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 export class FleetHost {
   readonly hostId: string;

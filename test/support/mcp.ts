@@ -3,7 +3,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import type { McpServer } from "@agentclientprotocol/sdk/unstable";
@@ -11,6 +10,7 @@ import type { McpServer } from "@agentclientprotocol/sdk/unstable";
 /** A stdio server's entry (the one variant with a command). */
 type McpStdioServer = Extract<McpServer, { command: string }>;
 import type { HostClient, McpStatusNotification } from "../../src/client/index.js";
+import { freePort } from "./free-port.js";
 import { waitFor } from "./tools.js";
 
 const require = createRequire(import.meta.url);
@@ -116,15 +116,4 @@ export async function everythingHttp(): Promise<HttpServer> {
       await new Promise((resolve) => child.once("exit", resolve));
     },
   };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
-    });
-  });
 }
