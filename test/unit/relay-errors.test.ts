@@ -4,12 +4,12 @@ import pino from "pino";
 import { expect, it } from "vitest";
 import { WorkerGone, type WorkerLease } from "../../src/pool/worker-lease.js";
 import { WorkerRelays } from "../../src/host/session/session-relays.js";
-import { SessionState } from "../../src/host/session/session-state.js";
+import { SessionPhaseMachine } from "../../src/host/session/session-phase.js";
 
 it("a worker gone is logged at debug, a refusal as a warning with the session id; neither reaches the caller", async () => {
   const lines: Array<{ level: number; sessionId: string; command: string; msg: string }> = [];
   const log = pino({ level: "debug" }, { write: (line: string) => void lines.push(JSON.parse(line)) });
-  const state = new SessionState(() => expect.unreachable("no invalid transition"));
+  const state = new SessionPhaseMachine(() => expect.unreachable("no invalid transition"));
   for (const event of ["wake", "open", "opened"] as const) state.on(event);
   let fails: Error = new WorkerGone({ kind: "crashed", cause: "out of memory" });
   const worker: Pick<WorkerLease, "call"> = { call: () => Promise.reject(fails) };

@@ -5,7 +5,7 @@
 import pino from "pino";
 import { expect, it } from "vitest";
 import { WorkerRelays } from "../../src/host/session/session-relays.js";
-import { SessionState } from "../../src/host/session/session-state.js";
+import { SessionPhaseMachine } from "../../src/host/session/session-phase.js";
 import type { SessionWorkerApi } from "../../src/protocol/session-worker-api.js";
 import type { WorkerLease } from "../../src/pool/worker-lease.js";
 import type { Remote } from "comlink";
@@ -13,7 +13,7 @@ import type { Remote } from "comlink";
 const turn = () => new Promise((resolve) => setImmediate(resolve));
 
 it("waits for the start, keeps the command again, then tells the opened worker; with no worker drawn, keeps it only", async () => {
-  const state = new SessionState(() => expect.unreachable("no invalid transition"));
+  const state = new SessionPhaseMachine(() => expect.unreachable("no invalid transition"));
   const told: string[] = [];
   const api = { setMode: async (mode: string) => void told.push(`setMode ${mode}`) };
   const worker: Pick<WorkerLease, "call"> = { call: (command) => command(api as unknown as Remote<SessionWorkerApi>) };

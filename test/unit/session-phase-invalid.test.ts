@@ -1,13 +1,13 @@
 // A transition the session's table does not hold is told (the host logs it as a bug) and changes nothing; a closing
 // or closed session's worker may still wind down (its open fail, its release end) without leaving the phase.
 import { expect, it } from "vitest";
-import { SessionState, type SessionEvent } from "../../src/host/session/session-state.js";
+import { SessionPhaseMachine, type SessionEvent } from "../../src/host/session/session-phase.js";
 
-const drive = (state: SessionState, events: SessionEvent[]) => events.forEach((event) => state.on(event));
+const drive = (state: SessionPhaseMachine, events: SessionEvent[]) => events.forEach((event) => state.on(event));
 
 it("refuses what the table does not hold, and nothing leaves closed", () => {
   const invalid: string[] = [];
-  const state = new SessionState((phase, event) => invalid.push(`${phase}+${event}`));
+  const state = new SessionPhaseMachine((phase, event) => invalid.push(`${phase}+${event}`));
   expect(state.on("opened")).toBe(false);
   expect(state.on("closed")).toBe(false);
   expect(state.phase).toBe("dormant");

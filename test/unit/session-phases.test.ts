@@ -1,11 +1,11 @@
 // A session's phase through a worker's whole life: woken (waiting for a slot, then starting), live, released,
 // woken again, and closed; closed means no prompt and no worker, hibernated means the next prompt restores it.
 import { expect, it } from "vitest";
-import { SessionState, type SessionEvent, type SessionPhase } from "../../src/host/session/session-state.js";
+import { SessionPhaseMachine, type SessionEvent, type SessionPhase } from "../../src/host/session/session-phase.js";
 
 it("dormant → waiting → starting → live → releasing → dormant → … → closing → closed", () => {
   const invalid: string[] = [];
-  const state = new SessionState((phase, event) => invalid.push(`${phase}+${event}`));
+  const state = new SessionPhaseMachine((phase, event) => invalid.push(`${phase}+${event}`));
   const seen: Array<[SessionPhase, boolean, boolean]> = [[state.phase, state.hibernated, state.closed]];
   const steps: SessionEvent[] = ["wake", "open", "opened", "release", "released", "wake", "open", "opened", "close"];
   for (const event of steps) {

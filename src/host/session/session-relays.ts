@@ -14,7 +14,7 @@ import type * as Comlink from "comlink";
 import type { SessionWorkerApi } from "../../protocol/session-worker-api.js";
 import { WorkerGone, type WorkerLease } from "../../pool/worker-lease.js";
 import type { Logger } from "../../logger.js";
-import type { SessionState } from "./session-state.js";
+import type { SessionPhaseMachine } from "./session-phase.js";
 
 export interface WorkerCommand {
   /** What the log calls it (the worker API's method). */
@@ -26,12 +26,12 @@ export interface WorkerCommand {
 }
 
 export class WorkerRelays {
-  readonly #state: SessionState;
+  readonly #state: SessionPhaseMachine;
   readonly #live: () => Pick<WorkerLease, "call"> | null;
   readonly #log: Logger;
 
   /** live: the session's opened worker, if it is alive. */
-  constructor(state: SessionState, live: () => Pick<WorkerLease, "call"> | null, log: Logger) {
+  constructor(state: SessionPhaseMachine, live: () => Pick<WorkerLease, "call"> | null, log: Logger) {
     this.#state = state;
     this.#live = live;
     this.#log = log;

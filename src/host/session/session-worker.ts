@@ -9,7 +9,7 @@ import { WorkerGone, type WorkerExit, type WorkerLease } from "../../pool/worker
 import { fromWorker, sessionClosed, workerFault, workerStartFailed } from "../../request-errors.js";
 import type { Logger } from "../../logger.js";
 import type { SessionDeps, SessionSettings } from "./session-deps.js";
-import type { SessionState } from "./session-state.js";
+import type { SessionPhaseMachine } from "./session-phase.js";
 import type { Slot, SlotHolder } from "./worker-slots.js";
 
 export interface SessionWorkerHooks {
@@ -35,7 +35,7 @@ export class SessionWorker {
   readonly #log: Logger;
   readonly #hooks: SessionWorkerHooks;
   /** The session's phase: this moves it through waking, opening and releasing its worker. */
-  readonly #state: SessionState;
+  readonly #state: SessionPhaseMachine;
   #lease: WorkerLease | null = null;
   /** The wake under way (phases waiting and starting), and the release under way, to wait for. */
   #waking: Promise<WorkerLease> | null = null;
@@ -55,7 +55,7 @@ export class SessionWorker {
     deps: SessionDeps,
     log: Logger,
     hooks: SessionWorkerHooks,
-    state: SessionState,
+    state: SessionPhaseMachine,
     adoptLog: boolean,
   ) {
     this.#id = id;

@@ -1,4 +1,4 @@
-// One session as the main thread sees it, made of parts with one job each: its phase (SessionState), its worker
+// One session as the main thread sees it, made of parts with one job each: its phase (SessionPhaseMachine), its worker
 // (SessionWorker), the commands relayed to it (WorkerRelays), what its events do (SessionEvents), its prompt in flight
 // (TurnSlot), its permission requests, its replay, and where its updates go (SessionOutbox). Everything that arrives
 // on its worker's port belongs to this session and to no other. The session is its log: the worker is leased when
@@ -23,7 +23,7 @@ import { SessionOutbox } from "./session-outbox.js";
 import { PermissionRequests } from "./session-permissions.js";
 import { WorkerRelays } from "./session-relays.js";
 import { Replay } from "./session-replay.js";
-import { SessionState } from "./session-state.js";
+import { SessionPhaseMachine } from "./session-phase.js";
 import { TurnSlot, type Turn } from "./session-turn.js";
 import { PingWatch } from "./session-watchdog.js";
 import { SessionWorker } from "./session-worker.js";
@@ -77,7 +77,7 @@ export class SessionRecord implements SlotHolder {
   readonly lineage: SessionLineage;
   readonly #deps: SessionDeps;
   readonly #log: Logger;
-  readonly #state: SessionState;
+  readonly #state: SessionPhaseMachine;
   readonly #worker: SessionWorker;
   readonly #relays: WorkerRelays;
   readonly #events: SessionEvents;
@@ -100,7 +100,7 @@ export class SessionRecord implements SlotHolder {
     this.#title = options.title ?? null;
     this.#deps = deps;
     this.#log = deps.log.child({ sessionId: id });
-    this.#state = new SessionState((phase, event) =>
+    this.#state = new SessionPhaseMachine((phase, event) =>
       this.#log.error({ phase, event }, "session state: no such transition (a bug): the phase stays as it was"),
     );
     this.#turns = new TurnSlot((outcome, seconds) => {

@@ -92,7 +92,7 @@ export function transition(phase: SessionPhase, event: SessionEvent): SessionPha
   return TRANSITIONS[phase][event] ?? null;
 }
 
-export class SessionState {
+export class SessionPhaseMachine {
   #phase: SessionPhase = "dormant";
   readonly #onInvalid: (phase: SessionPhase, event: SessionEvent) => void;
   readonly #onChange: Array<() => void> = [];
