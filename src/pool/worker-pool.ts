@@ -8,6 +8,7 @@ import * as Comlink from "comlink";
 import { Piscina } from "piscina";
 import { OutputWindow, outputWindowBuffer } from "../protocol/output-window.js";
 import type { SessionTask, WorkerInit } from "../protocol/port.js";
+import { CpuShare } from "./cpu-share.js";
 import { tuneIsolates } from "./isolate-flags.js";
 import { StandbyTarget } from "./standby-target.js";
 import { StartGate } from "./start-gate.js";
@@ -36,6 +37,14 @@ const SHRINK_EVERY_MS = 1000;
 const REPLENISH_QUIET_MS = 250;
 /** ...but not later than this after the first lease it waits on: sessions opened without pause still find some warm. */
 const REPLENISH_MAX_WAIT_MS = 1000;
+/**
+ * A refill due while the host's threads use more than this share of the cores waits for spare time: a starting thread
+ * runs at the main thread's priority, above session threads (--worker-nice), so ten starts (~80 ms of a core each) took
+ * half the machine from the turns of the sessions just opened (docs/performance.md, "The standby refill").
+ */
+const REPLENISH_BUSY_SHARE = 0.5;
+/** ...for at most this long after it was first asked for: a host busy without pause still gets its standby threads. */
+const REPLENISH_MAX_DEFER_MS = 3000;
 /** A start that has not answered by then releases its place in the start gate (a start takes about 0.1 s). */
 const SLOW_START_MS = 5000;
 
@@ -51,6 +60,9 @@ export class WorkerPool {
   #replenishing: NodeJS.Timeout | null = null;
   /** When the refill now pending was first asked for. */
   #replenishWaitingSince = 0;
+  /** The standby count a deferred refill will make: the target when it was first due (the burst's, not after it). */
+  #deferredTarget: number | null = null;
+  readonly #cpu = new CpuShare();
   /** Threads by id, as last read from piscina (threadExit). */
   readonly #threads = new Map<number, Worker>();
   /** The pool's threads from their making to their exit (piscina drops an ended one from its list before it exits). */
@@ -181,16 +193,29 @@ export class WorkerPool {
     if (this.#replenishing) {
       if (now - this.#replenishWaitingSince >= REPLENISH_MAX_WAIT_MS - REPLENISH_QUIET_MS) return;
       clearTimeout(this.#replenishing);
-    } else this.#replenishWaitingSince = now;
-    this.#replenishing = setTimeout(() => {
-      this.#replenishing = null;
-      this.#replenish();
-    }, REPLENISH_QUIET_MS);
+    } else {
+      this.#replenishWaitingSince = now;
+      this.#cpu.sinceLast();
+    }
+    this.#replenishing = setTimeout(() => this.#replenishIfSpare(), REPLENISH_QUIET_MS);
     this.#replenishing.unref();
   }
 
-  #replenish(): void {
-    const target = this.#target.target(performance.now());
+  #replenishIfSpare(): void {
+    this.#replenishing = null;
+    const now = performance.now();
+    this.#deferredTarget ??= this.#target.target(now);
+    if (this.#cpu.sinceLast() > REPLENISH_BUSY_SHARE && now - this.#replenishWaitingSince < REPLENISH_MAX_DEFER_MS) {
+      this.#replenishing = setTimeout(() => this.#replenishIfSpare(), REPLENISH_QUIET_MS);
+      this.#replenishing.unref();
+      return;
+    }
+    const target = Math.max(this.#deferredTarget, this.#target.target(now));
+    this.#deferredTarget = null;
+    this.#replenish(target);
+  }
+
+  #replenish(target = this.#target.target(performance.now())): void {
     while (!this.#closed && this.#standby.length < target) {
       const lease = this.#spawn();
       this.#standby.push(lease);
