@@ -39,8 +39,8 @@ const REPLENISH_QUIET_MS = 250;
 const REPLENISH_MAX_WAIT_MS = 1000;
 /**
  * A refill due while the host's threads use more than this share of the cores waits for spare time: a starting thread
- * runs at the main thread's priority, above session threads (--worker-nice), so ten starts (~80 ms of a core each) took
- * half the machine from the turns of the sessions just opened (docs/performance.md, "The standby refill").
+ * runs at the main thread's priority, above session threads (--worker-nice), and a burst's refill took the machine from
+ * the first turns of the sessions just opened (docs/performance.md, "The standby refill waits for spare CPU").
  */
 const REPLENISH_BUSY_SHARE = 0.5;
 /** ...for at most this long after it was first asked for: a host busy without pause still gets its standby threads. */
