@@ -44,6 +44,7 @@ describe("a full disk", () => {
         );
         expect(failure).not.toBeNull();
         expect(failure!.code).toBe(-32603);
+        expect(failure).toMatchObject({ data: { reason: "LOG_WRITE_FAILED" } });
         expect(failure!.message).toContain("log could not be written");
         expect(failure!.message).toContain("ENOSPC");
 

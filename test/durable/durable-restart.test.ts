@@ -91,7 +91,10 @@ describe("a session outlives its host process", () => {
     const { sessionId } = await first.client.newSession(cwd);
     await first.client.prompt(sessionId, "mine");
     const second = await host(state);
-    const refused = { message: expect.stringContaining(`open in another acp-session-host process (pid ${first.pid})`) };
+    const refused = {
+      message: expect.stringContaining(`open in another acp-session-host process (pid ${first.pid})`),
+      data: { reason: "LOCKED_ELSEWHERE" },
+    };
     await expect(second.client.load(sessionId, cwd)).rejects.toMatchObject(refused);
     await expect(second.client.resume(sessionId, cwd)).rejects.toMatchObject(refused);
     // Deleting it from under the first host is refused too.
@@ -107,6 +110,7 @@ describe("a session outlives its host process", () => {
     expect((await second.client.prompt(sessionId, "moved")).text).toBe("You said: moved");
     await expect(first.client.load(sessionId, cwd)).rejects.toMatchObject({
       message: expect.stringContaining(`pid ${second.pid}`),
+      data: { reason: "LOCKED_ELSEWHERE" },
     });
   });
 

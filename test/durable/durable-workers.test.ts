@@ -65,6 +65,7 @@ describe("sessions outlive their workers", () => {
     expect(asked).toHaveLength(1);
     await expect(h.client.prompt(sessionId, `/script [{"crash":"gone"}]`)).rejects.toMatchObject({
       message: expect.stringContaining("gone"),
+      data: expect.objectContaining({ reason: "WORKER_FAILED" }),
     });
     expect((await h.client.prompt(sessionId, bash("echo still granted"))).text).toContain("still granted");
     expect(asked).toHaveLength(1);

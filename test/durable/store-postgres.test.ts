@@ -124,9 +124,10 @@ describe("PostgreSQL store", () => {
         await own.stopServer();
         const failed = await client.prompt(sessionId, "while down").then(
           () => null,
-          (error: { code?: number; message?: string }) => error,
+          (error: { code?: number; message?: string; data?: { reason?: string } }) => error,
         );
         expect(failed?.code).toBe(-32603);
+        expect(failed?.data?.reason).toBe("STORE_FAILED");
         expect(failed?.message).toContain("session store postgres");
         await waitFor("/healthz to say 503", async () => (await health()) === 503);
         await own.startServer();

@@ -58,9 +58,10 @@ describe("fleet: session ownership", () => {
     await waitFor("the prompt to be in flight on h1", async () => (await a.stats()).sessions.busy === 1);
     const refused = await b.resume(sessionId, cwd).then(
       () => null,
-      (error: { code?: number; message?: string }) => error,
+      (error: { code?: number; message?: string; data?: { reason?: string } }) => error,
     );
     expect(refused?.code).toBe(-32600);
+    expect(refused?.data?.reason).toBe("HELD_ELSEWHERE");
     expect(refused?.message).toContain("a prompt is in flight");
     expect(refused?.message).toContain("host h1");
     await a.cancel(sessionId);
@@ -111,9 +112,10 @@ describe("fleet: session ownership", () => {
     }
     const failed = await stalled.then(
       () => null,
-      (error: { code?: number; message?: string }) => error,
+      (error: { code?: number; message?: string; data?: { reason?: string } }) => error,
     );
     expect(failed?.code).toBe(-32603);
+    expect(failed?.data?.reason).toBe("SESSION_MOVED");
     expect(failed?.message).toContain("moved");
     await waitFor("h1 to drop the session", async () => (await a.stats()).sessions.live === 0);
     expect((await b.prompt(sessionId, "still h2's")).text).toBe("You said: still h2's");

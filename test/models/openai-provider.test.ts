@@ -337,6 +337,7 @@ describe("openai-compatible provider", () => {
       server.enqueue({ fail: { status, message: `refused with ${status}` } });
       await expect(host.client.prompt(sessionId, `try ${status}`)).rejects.toMatchObject({
         message: expect.stringContaining(`HTTP ${status}: refused with ${status}`),
+        data: expect.objectContaining({ reason: "MODEL_FAILED" }),
       });
       expect(server.requests.length - before).toBe(1);
     }

@@ -121,7 +121,10 @@ describe("session/new and session/prompt validation", () => {
       try {
         live.push(await host.client.newSession(tempDir()));
       } catch (error) {
-        expect(error).toMatchObject({ message: expect.stringContaining("host at capacity: 3 sessions") });
+        expect(error).toMatchObject({
+          message: expect.stringContaining("host at capacity: 3 sessions"),
+          data: { reason: "AT_CAPACITY" },
+        });
         break;
       }
     }
