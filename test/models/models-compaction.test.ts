@@ -239,6 +239,7 @@ describe("context compaction", () => {
     const failed = host.client.prompt(sessionId, "read the big file");
     await expect(failed).rejects.toMatchObject({
       code: -32603,
+      data: expect.objectContaining({ reason: "MODEL_FAILED" }),
       message: expect.stringMatching(
         new RegExp(
           `^model "small-model" at .*: HTTP 400: This model's maximum context length is ${LIMIT} tokens\\. However, you requested \\d+ tokens .* — the conversation does not fit even after compacting it: the request is about \\d+ tokens \\(estimated\\), the context window is ${LIMIT} tokens$`,

@@ -161,6 +161,7 @@ describe("a server that is down", () => {
     for (let i = 0; i < 2; i++) {
       await expect(host.client.prompt(sessionId, `attempt ${i}`)).rejects.toMatchObject({
         code: -32603,
+        data: expect.objectContaining({ reason: "MODEL_FAILED" }),
         message: expect.stringMatching(
           new RegExp(
             `^model "m" at http://127\\.0\\.0\\.1:${port}/v1: connection failed: .*ECONNREFUSED.*\\(gave up after 2 attempts\\)$`,

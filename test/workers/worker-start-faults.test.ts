@@ -39,7 +39,10 @@ describe("a worker whose start throws", () => {
     expect((await host.client.prompt(other, "before")).text).toBe("You said: before");
     expect((await host.client.prompt(failing, "before")).text).toBe("You said: before");
     // Its worker gone, the session's next prompt restores it from its log in a fresh worker: the start that fails.
-    await expect(host.client.prompt(failing, `/script [{"crash":"gone"}]`)).rejects.toMatchObject({ code: -32603 });
+    await expect(host.client.prompt(failing, `/script [{"crash":"gone"}]`)).rejects.toMatchObject({
+      code: -32603,
+      data: expect.objectContaining({ reason: "WORKER_FAILED" }),
+    });
 
     renameSync(entry, `${entry}.away`);
     try {
@@ -61,7 +64,10 @@ describe("a worker whose start throws", () => {
     const other = (await host.client.newSession(tempDir())).sessionId;
     const failing = (await host.client.newSession(tempDir())).sessionId;
     expect((await host.client.prompt(failing, "before")).text).toBe("You said: before");
-    await expect(host.client.prompt(failing, `/script [{"crash":"gone"}]`)).rejects.toMatchObject({ code: -32603 });
+    await expect(host.client.prompt(failing, `/script [{"crash":"gone"}]`)).rejects.toMatchObject({
+      code: -32603,
+      data: expect.objectContaining({ reason: "WORKER_FAILED" }),
+    });
 
     const sidecar = join(stateDir, "sessions", `${failing}.meta.json`);
     rmSync(sidecar);
