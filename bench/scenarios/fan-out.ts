@@ -9,7 +9,8 @@ import type { BenchContext } from "../context.js";
 import { repeat } from "../context.js";
 import { waitForIdle } from "../proc.js";
 import { figures, median, ratio, type Figure } from "../stats.js";
-import { sleep, startHost, withSystem } from "../systems.js";
+import { startHost, withSystem } from "../systems.js";
+import { waitFor } from "../../test/support/tools.js";
 
 const CHILDREN = 8;
 
@@ -41,7 +42,11 @@ export async function fanOut(ctx: BenchContext): Promise<FanOutResult> {
         startHost(["--max-children", String(CHILDREN * 2), "--warm-workers", String(CHILDREN + 1)]),
         async ({ client, pid }) => {
           const settled = async () => {
-            while ((await client.stats()).threads.standby < CHILDREN + 1) await sleep(20);
+            await waitFor(
+              "the standby pool to be full",
+              async () => (await client.stats()).threads.standby >= CHILDREN + 1,
+              30_000,
+            );
             await waitForIdle(pid);
           };
           await settled();
