@@ -197,6 +197,10 @@ export class WorkerPool {
       this.#replenishWaitingSince = now;
       this.#cpu.sinceLast();
     }
+    this.#replenishAfterQuiet();
+  }
+
+  #replenishAfterQuiet(): void {
     this.#replenishing = setTimeout(() => this.#replenishIfSpare(), REPLENISH_QUIET_MS);
     this.#replenishing.unref();
   }
@@ -206,8 +210,7 @@ export class WorkerPool {
     const now = performance.now();
     this.#deferredTarget ??= this.#target.target(now);
     if (this.#cpu.sinceLast() > REPLENISH_BUSY_SHARE && now - this.#replenishWaitingSince < REPLENISH_MAX_DEFER_MS) {
-      this.#replenishing = setTimeout(() => this.#replenishIfSpare(), REPLENISH_QUIET_MS);
-      this.#replenishing.unref();
+      this.#replenishAfterQuiet();
       return;
     }
     const target = Math.max(this.#deferredTarget, this.#target.target(now));
