@@ -4,6 +4,8 @@
 //                         the MCP client is left out of it and required only by the sessions given MCP servers
 //   mcp-client.js         the MCP client
 //   model-gateway.js      the model gateway's thread (workers/gateway/): the `openai` client, one per host
+//   trace-export.js       the trace export thread (workers/trace-export/): the OpenTelemetry SDK's batch processor
+//                         and OTLP exporter, one per host that traces
 //   session-loader.js     what piscina loads in a thread: it compiles session-entry.js with a V8 code cache
 // Last, the loader runs one session through the bundle and writes that code cache (session-entry.js.cache), under
 // the V8 flags the host sets (src/pool/isolate-flags.ts).
@@ -27,6 +29,7 @@ await Promise.all([
     external: ["./mcp-client.js"],
   }),
   build({ ...common, entryPoints: [`${dist}gateway/gateway-entry.js`], outfile: `${out}model-gateway.js` }),
+  build({ ...common, entryPoints: [`${dist}trace-export/export-entry.js`], outfile: `${out}trace-export.js` }),
   build({ ...common, entryPoints: [`${dist}mcp/mcp-client.js`], outfile: `${out}mcp-client.js` }),
   build({ ...common, entryPoints: [`${dist}session-loader.js`], outfile: `${out}session-loader.js` }),
 ]);

@@ -31,19 +31,48 @@ export interface SpanEvent {
   attributes?: SpanAttributes;
 }
 
-/** A finished span as a worker posts it. */
+/** A finished span as a worker posts it (or as the main thread makes its own: a turn's, or a root of its work). */
 export interface SpanRecord {
   traceId: string;
   spanId: string;
-  parentSpanId: string;
+  /** Absent for a root span (the host's own work outside turns). */
+  parentSpanId?: string;
+  /** The W3C tracestate a turn's span carries on from its client's. */
+  traceState?: string;
   name: string;
-  kind: "internal" | "client";
+  /** "server": a turn's span, which the main thread opens for a client's request; a worker's are never. */
+  kind: "internal" | "client" | "server";
   startMs: number;
   endMs: number;
   attributes: SpanAttributes;
   events: SpanEvent[];
   /** The span failed: status ERROR with this description (error.type is among the attributes). */
   error?: string;
+}
+
+/** A span a session worker records: always under a parent (its turn's, or one of its own), never a server span. */
+export type WorkerSpanRecord = SpanRecord & { parentSpanId: string; kind: "internal" | "client" };
+
+/**
+ * An id drawn as the OpenTelemetry SDK's own RandomIdGenerator draws it, from Math.random: ids must be unique, not
+ * secret, and node:crypto would be loaded into a worker that may never need it otherwise (a profile found its first
+ * use costing each session thread milliseconds). Never all zeroes, which W3C Trace Context reserves.
+ */
+function randomHex(words: number): string {
+  let id = "";
+  for (let i = 0; i < words; i++)
+    id += Math.floor(Math.random() * 2 ** 32)
+      .toString(16)
+      .padStart(8, "0");
+  return /^0+$/.test(id) ? randomHex(words) : id;
+}
+
+export function randomSpanId(): string {
+  return randomHex(2);
+}
+
+export function randomTraceId(): string {
+  return randomHex(4);
 }
 
 /** Epoch milliseconds with a fraction, on a clock every thread of the process shares. */

@@ -3,31 +3,20 @@
 // under it is null: `span?.end()` is all an untraced turn pays.
 import {
   nowMs,
+  randomSpanId,
   type SpanAttributes,
   type SpanEvent,
-  type SpanRecord,
+  type WorkerSpanRecord,
   type TraceParent,
 } from "../../src/protocol/trace.js";
 
 /** Where a finished span goes (the events port). */
-export type SpanSink = (span: SpanRecord) => void;
+export type SpanSink = (span: WorkerSpanRecord) => void;
 
 /** What spans can be opened under: a traced turn's root, or an open span. */
 export interface SpanParent {
   readonly context: TraceParent;
-  open(name: string, kind: SpanRecord["kind"], attributes: SpanAttributes): Span;
-}
-
-/**
- * A span id drawn as the OpenTelemetry SDK's own RandomIdGenerator draws it, from Math.random: ids must be unique,
- * not secret, and node:crypto would be loaded into a worker that may never need it otherwise (a profile found its
- * first use costing each session thread milliseconds).
- */
-function spanId(): string {
-  const high = Math.floor(Math.random() * 2 ** 32);
-  const low = Math.floor(Math.random() * 2 ** 32);
-  if (high === 0 && low === 0) return spanId();
-  return high.toString(16).padStart(8, "0") + low.toString(16).padStart(8, "0");
+  open(name: string, kind: WorkerSpanRecord["kind"], attributes: SpanAttributes): Span;
 }
 
 class Opener implements SpanParent {
@@ -36,7 +25,7 @@ class Opener implements SpanParent {
     protected readonly sink: SpanSink,
   ) {}
 
-  open(name: string, kind: SpanRecord["kind"], attributes: SpanAttributes): Span {
+  open(name: string, kind: WorkerSpanRecord["kind"], attributes: SpanAttributes): Span {
     return new Span(this.sink, this.context, name, kind, attributes);
   }
 }
@@ -47,11 +36,17 @@ export function traceRoot(parent: TraceParent | null, sink: SpanSink): SpanParen
 }
 
 export class Span extends Opener {
-  readonly #record: SpanRecord;
+  readonly #record: WorkerSpanRecord;
   #ended = false;
 
-  constructor(sink: SpanSink, parent: TraceParent, name: string, kind: SpanRecord["kind"], attributes: SpanAttributes) {
-    const id = spanId();
+  constructor(
+    sink: SpanSink,
+    parent: TraceParent,
+    name: string,
+    kind: WorkerSpanRecord["kind"],
+    attributes: SpanAttributes,
+  ) {
+    const id = randomSpanId();
     super({ traceId: parent.traceId, spanId: id }, sink);
     const start = nowMs();
     this.#record = {

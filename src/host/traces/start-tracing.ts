@@ -27,6 +27,7 @@ export async function startTracing(options: {
       if (failing) log.warn({ err: error }, "trace export failed: spans are dropped while it fails (counted)");
       else log.info("trace export works again");
     },
+    onExportFault: (error) => log.error({ err: error }, "trace export thread fault"),
   });
   const { hooks } = options;
   hooks.on("spansEnded", ({ spans }) => tracing.export(spans));

@@ -1,0 +1,52 @@
+// A span record (src/protocol/trace.ts) as the OpenTelemetry SDK's exporters read a finished span.
+import { SpanKind, SpanStatusCode, TraceFlags, type Attributes, type SpanContext } from "@opentelemetry/api";
+import { hrTimeDuration, millisToHrTime, TraceState } from "@opentelemetry/core";
+import type { Resource } from "@opentelemetry/resources";
+import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
+import type { ExportScope } from "../../src/protocol/trace-export.js";
+import type { SpanRecord } from "../../src/protocol/trace.js";
+
+const KINDS: Record<SpanRecord["kind"], SpanKind> = {
+  internal: SpanKind.INTERNAL,
+  client: SpanKind.CLIENT,
+  server: SpanKind.SERVER,
+};
+
+export function readableSpan(record: SpanRecord, resource: Resource, scope: ExportScope): ReadableSpan {
+  const startTime = millisToHrTime(record.startMs);
+  const endTime = millisToHrTime(record.endMs);
+  const spanContext: SpanContext = {
+    traceId: record.traceId,
+    spanId: record.spanId,
+    traceFlags: TraceFlags.SAMPLED,
+    ...(record.traceState !== undefined ? { traceState: new TraceState(record.traceState) } : {}),
+  };
+  return {
+    name: record.name,
+    kind: KINDS[record.kind],
+    spanContext: () => spanContext,
+    ...(record.parentSpanId !== undefined
+      ? { parentSpanContext: { traceId: record.traceId, spanId: record.parentSpanId, traceFlags: TraceFlags.SAMPLED } }
+      : {}),
+    startTime,
+    endTime,
+    duration: hrTimeDuration(startTime, endTime),
+    status:
+      record.error !== undefined
+        ? { code: SpanStatusCode.ERROR, message: record.error }
+        : { code: SpanStatusCode.UNSET },
+    attributes: record.attributes as Attributes,
+    links: [],
+    events: record.events.map((event) => ({
+      name: event.name,
+      time: millisToHrTime(event.atMs),
+      ...(event.attributes ? { attributes: event.attributes as Attributes } : {}),
+    })),
+    ended: true,
+    resource,
+    instrumentationScope: scope,
+    droppedAttributesCount: 0,
+    droppedEventsCount: 0,
+    droppedLinksCount: 0,
+  };
+}
