@@ -11,8 +11,9 @@ const EXPORT_ENTRY = new URL("../../../workers/bundle/trace-export.js", import.m
 /** How long a span waits for others before its batch is sent: one message and one wake of the thread per batch. */
 const SEND_AFTER_MS = 100;
 const SEND_AT_SPANS = 256;
-/** A thread that died is started again after this long (a thread that cannot start is not retried in a loop). */
+/** A thread that died is started again after this long, twice as long after each death until one works again. */
 const RESTART_AFTER_MS = 1000;
+const RESTART_AFTER_MAX_MS = 60_000;
 
 export interface ExportThreadOptions extends ExportThreadData {
   /** Told when exports start failing and when they work again (not once per batch). */
@@ -32,6 +33,7 @@ export class TraceExportThread {
   #failed = 0;
   #failing = false;
   #closing = false;
+  #restartAfterMs = RESTART_AFTER_MS;
   #onShut: (() => void) | null = null;
 
   constructor(options: ExportThreadOptions) {
@@ -101,12 +103,16 @@ export class TraceExportThread {
       this.#failed += this.#unsettled;
       this.#unsettled = 0;
       this.#worker = null;
-      this.#options.onFault("the trace export thread ended: started again; the spans it held are counted as failed");
+      const delayMs = this.#restartAfterMs;
+      this.#restartAfterMs = Math.min(RESTART_AFTER_MAX_MS, delayMs * 2);
+      this.#options.onFault(
+        `the trace export thread ended: started again in ${delayMs} ms; the spans it held are counted as failed`,
+      );
       setTimeout(() => {
         if (this.#closing) return;
         this.#worker = this.#start();
         this.#send();
-      }, RESTART_AFTER_MS).unref();
+      }, delayMs).unref();
     });
     return worker;
   }
@@ -114,6 +120,7 @@ export class TraceExportThread {
   #onReport(message: unknown): void {
     const report = asExportReport(message);
     if (report === null) return;
+    this.#restartAfterMs = RESTART_AFTER_MS;
     if (report.type === "shut") {
       this.#onShut?.();
       return;
