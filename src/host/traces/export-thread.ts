@@ -41,11 +41,12 @@ export class TraceExportThread {
     this.#worker = this.#start();
   }
 
-  /** Spans dropped because the bound was reached, and spans whose export failed (or that a dead thread held). */
+  /** Spans dropped because the bound was reached. */
   get dropped(): number {
     return this.#dropped;
   }
 
+  /** Spans whose export failed, and spans a thread held when it died. */
   get failed(): number {
     return this.#failed;
   }
