@@ -11,7 +11,7 @@ import { createLogger } from "../src/logger.js";
 import { DirStore } from "../src/store/dir/dir-store.js";
 import { WorkerPool } from "../src/pool/worker-pool.js";
 import type { OpenAck } from "../src/protocol/worker-events.js";
-import { scriptedSessionInit } from "../workers/warm-up.js";
+import { scriptedSessionInit } from "../workers/scripted-init.js";
 import { rssBytes } from "./proc.js";
 
 export interface ProbeReport {

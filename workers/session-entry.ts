@@ -30,6 +30,7 @@ import { replayEvents } from "./log/replay.js";
 import { restoreSession } from "./log/session-restore.js";
 import { recordMcpServers } from "./mcp/mcp-record.js";
 import { startMcp } from "./mcp/start-mcp.js";
+import { parseLeaseSamples } from "./standby-warm-up.js";
 import { createTools } from "./tools/create-tools.js";
 import type { SpawnerConnection } from "./tools/spawner-connection.js";
 import type { ToolRegistry } from "./tools/registry.js";
@@ -228,6 +229,7 @@ export default function runSession(task: SessionTask): Promise<never> {
       else if (message.type === "child_result") children.settle(message.requestId, message.outcome);
     });
   });
+  parseLeaseSamples();
   return new Promise<never>(() => {});
 }
 

@@ -6,38 +6,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MessageChannel } from "node:worker_threads";
 import * as Comlink from "comlink";
-import type { WorkerInit } from "../src/protocol/port.js";
 import type { SessionWorkerApi } from "../src/protocol/session-worker-api.js";
 import type { WorkerEvent } from "../src/protocol/worker-events.js";
 import { outputWindowBuffer } from "../src/protocol/output-window.js";
 import { LOG_FORMAT, LOG_FORMAT_VERSION, type LogHeader } from "../src/protocol/session-log.js";
+import { SCRIPTED_MODEL, scriptedSessionInit } from "./scripted-init.js";
 import runSession from "./session-entry.js";
-
-const SCRIPTED = { provider: "scripted" as const, model: "scripted", retries: 0 };
-
-/** A scripted session's init in auto mode, with no spawner: what a warm-up or a measurement of the start needs. */
-export function scriptedSessionInit(sessionId: string, cwd: string, log: WorkerInit["log"]): WorkerInit {
-  return {
-    sessionId,
-    cwd,
-    mode: "auto",
-    model: SCRIPTED,
-    maxTurnRequests: 50,
-    maxTurnToolCalls: 200,
-    compactAt: 0.8,
-    streamChunks: false,
-    allowFaultInjection: false,
-    outputCapBytes: 65536,
-    maxBackgroundTasks: 8,
-    outputWindowBytes: 1024 * 1024,
-    nice: 0,
-    sandbox: { bwrapPath: null, network: false, allowFullAccess: false, hidden: [] },
-    spawner: null,
-    mcpServers: [],
-    mcpStartupTimeoutMs: 10_000,
-    log,
-  };
-}
 
 export async function warmUp(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "ash-warm-up-"));
@@ -52,7 +26,7 @@ export async function warmUp(): Promise<void> {
       cwd: dir,
       createdAt: new Date().toISOString(),
       mode: "auto",
-      model: SCRIPTED,
+      model: SCRIPTED_MODEL,
       hostVersion: "warm-up",
     };
     const log = join(dir, `${sessionId}.jsonl`);

@@ -1,0 +1,28 @@
+// A scripted session's init in auto mode, with no spawner: what the build's warm-up, a standby thread's warm-up and a
+// measurement of the start need.
+import type { WorkerInit } from "../src/protocol/port.js";
+
+export const SCRIPTED_MODEL = { provider: "scripted" as const, model: "scripted", retries: 0 };
+
+export function scriptedSessionInit(sessionId: string, cwd: string, log: WorkerInit["log"]): WorkerInit {
+  return {
+    sessionId,
+    cwd,
+    mode: "auto",
+    model: SCRIPTED_MODEL,
+    maxTurnRequests: 50,
+    maxTurnToolCalls: 200,
+    compactAt: 0.8,
+    streamChunks: false,
+    allowFaultInjection: false,
+    outputCapBytes: 65536,
+    maxBackgroundTasks: 8,
+    outputWindowBytes: 1024 * 1024,
+    nice: 0,
+    sandbox: { bwrapPath: null, network: false, allowFullAccess: false, hidden: [] },
+    spawner: null,
+    mcpServers: [],
+    mcpStartupTimeoutMs: 10_000,
+    log,
+  };
+}
