@@ -1,8 +1,9 @@
-// A scripted session's init in auto mode, with no spawner: what the build's warm-up, a standby thread's warm-up and a
-// measurement of the start need.
+// A scripted session's init in auto mode, with no spawner, and its log's header: what the build's warm-up, a standby
+// thread's warm-up and a measurement of the start need.
 import type { WorkerInit } from "../src/protocol/port.js";
+import { LOG_FORMAT, LOG_FORMAT_VERSION, type LogHeader } from "../src/protocol/session-log.js";
 
-export const SCRIPTED_MODEL = { provider: "scripted" as const, model: "scripted", retries: 0 };
+const SCRIPTED_MODEL = { provider: "scripted" as const, model: "scripted", retries: 0 };
 
 export function scriptedSessionInit(sessionId: string, cwd: string, log: WorkerInit["log"]): WorkerInit {
   return {
@@ -24,5 +25,18 @@ export function scriptedSessionInit(sessionId: string, cwd: string, log: WorkerI
     mcpServers: [],
     mcpStartupTimeoutMs: 10_000,
     log,
+  };
+}
+
+export function scriptedLogHeader(sessionId: string, cwd: string, hostVersion: string): LogHeader {
+  return {
+    format: LOG_FORMAT,
+    formatVersion: LOG_FORMAT_VERSION,
+    sessionId,
+    cwd,
+    createdAt: new Date().toISOString(),
+    mode: "auto",
+    model: SCRIPTED_MODEL,
+    hostVersion,
   };
 }

@@ -3,9 +3,8 @@
 // use was the lease's own, between session/new and the first answer: the init's 2-4 ms and the header's 0.7 ms of the
 // thread's CPU (docs/performance.md, 2026-12-06), now spent while it waits.
 import { WorkerInit } from "../src/protocol/port.js";
-import { LOG_FORMAT, LOG_FORMAT_VERSION, type LogHeader } from "../src/protocol/session-log.js";
 import { restoreLogFrom } from "./log/log-repair.js";
-import { SCRIPTED_MODEL, scriptedSessionInit } from "./scripted-init.js";
+import { scriptedLogHeader, scriptedSessionInit } from "./scripted-init.js";
 
 const SAMPLE_SESSION_ID = "00000000-0000-4000-8000-000000000000";
 
@@ -22,17 +21,7 @@ export function parseLeaseSamples(): boolean {
       compactBytes: 1,
     }),
   );
-  const header: LogHeader = {
-    format: LOG_FORMAT,
-    formatVersion: LOG_FORMAT_VERSION,
-    sessionId: SAMPLE_SESSION_ID,
-    cwd: "/",
-    createdAt: new Date(0).toISOString(),
-    mode: "auto",
-    model: SCRIPTED_MODEL,
-    hostVersion: "standby",
-  };
-  const log = Buffer.from(`${JSON.stringify(header)}\n`);
+  const log = Buffer.from(`${JSON.stringify(scriptedLogHeader(SAMPLE_SESSION_ID, "/", "standby"))}\n`);
   try {
     restoreLogFrom((position, length) => log.subarray(position, position + length), log.length, SAMPLE_SESSION_ID);
   } catch {

@@ -9,8 +9,7 @@ import * as Comlink from "comlink";
 import type { SessionWorkerApi } from "../src/protocol/session-worker-api.js";
 import type { WorkerEvent } from "../src/protocol/worker-events.js";
 import { outputWindowBuffer } from "../src/protocol/output-window.js";
-import { LOG_FORMAT, LOG_FORMAT_VERSION, type LogHeader } from "../src/protocol/session-log.js";
-import { SCRIPTED_MODEL, scriptedSessionInit } from "./scripted-init.js";
+import { scriptedLogHeader, scriptedSessionInit } from "./scripted-init.js";
 import runSession from "./session-entry.js";
 
 export async function warmUp(): Promise<void> {
@@ -19,16 +18,7 @@ export async function warmUp(): Promise<void> {
   const events = new MessageChannel();
   try {
     const sessionId = crypto.randomUUID();
-    const header: LogHeader = {
-      format: LOG_FORMAT,
-      formatVersion: LOG_FORMAT_VERSION,
-      sessionId,
-      cwd: dir,
-      createdAt: new Date().toISOString(),
-      mode: "auto",
-      model: SCRIPTED_MODEL,
-      hostVersion: "warm-up",
-    };
+    const header = scriptedLogHeader(sessionId, dir, "warm-up");
     const log = join(dir, `${sessionId}.jsonl`);
     writeFileSync(log, `${JSON.stringify(header)}\n`);
     void runSession({ commands: commands.port2, events: events.port2, outputWindow: outputWindowBuffer() });
