@@ -1,14 +1,16 @@
 // The remote listener: ACP at /acp over Streamable HTTP and WebSocket (the SDK's AcpServer and Node adapters),
 // bearer-token tenants, bounds on sockets (socket-slots.ts: at the cap an unauthenticated one makes room) and on
-// connections (per tenant too), idle timeout, and GET /healthz. Each token gets an
-// AcpServer of its own, so a connection id is usable only with the token that opened it, and revoking a token closes
-// exactly the connections it opened. A socket has --handshake-timeout-ms to send a request (Node's header and
+// connections (per tenant too), idle timeout, and GET /healthz. A request refused before it authenticates (Node's
+// parser's 400, 408 and 431 too) is answered at its address's pace (socket-slots.ts), so renewing it as soon as it is
+// answered is no loop on the main thread.
+// Each token gets an AcpServer of its own, so a connection id is usable only with the token that opened it, and
+// revoking a token closes exactly the connections it opened. A socket has --handshake-timeout-ms to send a request (Node's header and
 // request timeouts); a refused request ends its connection (refusal.ts); each connection's requests in flight are
 // bounded (request-gate.ts), and ws hands its messages on one per turn of the event loop, so one connection's flood
 // is answered between the other connections' messages, not before them.
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import type { AgentConnection, Stream } from "@agentclientprotocol/sdk/unstable";
 import { createNodeHttpHandler, createNodeWebSocketUpgradeHandler } from "@agentclientprotocol/sdk/experimental/node";
@@ -20,7 +22,7 @@ import type { HostStatsMonitor } from "../host/ops/host-stats-monitor.js";
 import { Peer } from "../host/connection/peer.js";
 import { ConfigError } from "../flags.js";
 import { health } from "./health.js";
-import { closeIfRefused, isClosing, refuseRequest, refuseUpgrade } from "./refusal.js";
+import { closeIfRefused, isClosing, refuseClientError, refuseRequest, refuseUpgrade } from "./refusal.js";
 import { RepeatedWarnings } from "./repeated-warnings.js";
 import { RequestGate } from "./request-gate.js";
 import { SocketSlots } from "./socket-slots.js";
@@ -129,6 +131,11 @@ export class RemoteListener {
     });
     this.#server.on("request", (req, res) => this.#onRequest(req, res));
     this.#server.on("upgrade", (req, socket, head) => this.#onUpgrade(req, socket, head));
+    this.#server.on("clientError", (error: NodeJS.ErrnoException, socket: Socket) => {
+      // A socket already gone (reset by the client) has nothing to answer.
+      if (error.code === "ECONNRESET" || !socket.writable) return void socket.destroy();
+      this.#slots.pace(socket, () => refuseClientError(error, socket));
+    });
   }
 
   /** tokens: the tokens file as read at start (null without one). */
@@ -209,9 +216,10 @@ export class RemoteListener {
       res.writeHead(httpStatus, { "Content-Type": "application/json" }).end(JSON.stringify(body));
       return;
     }
-    if (path !== ACP_PATH) return refuseRequest(req, 404, {}, "Not Found");
+    // Refusals before a request authenticates are answered at its address's pace (socket-slots.ts).
+    if (path !== ACP_PATH) return this.#slots.pace(req.socket, () => refuseRequest(req, 404, {}, "Not Found"));
     const caller = this.#gate.authenticate(req);
-    if (!caller) return refuseRequest(req, 401, { "WWW-Authenticate": "Bearer" });
+    if (!caller) return this.#slots.pace(req.socket, () => refuseRequest(req, 401, { "WWW-Authenticate": "Bearer" }));
     const declared = declaredLength(req);
     if (declared > this.#options.maxMessageBytes) {
       this.#warnings.warn(
@@ -236,9 +244,10 @@ export class RemoteListener {
 
   #onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     if (isClosing(socket)) return;
-    if (pathOf(req) !== ACP_PATH) return refuseUpgrade(socket, 404);
+    if (pathOf(req) !== ACP_PATH) return this.#slots.pace(req.socket, () => refuseUpgrade(socket, 404));
     const caller = this.#gate.authenticate(req);
-    if (!caller) return refuseUpgrade(socket, 401, { "WWW-Authenticate": "Bearer" });
+    if (!caller)
+      return this.#slots.pace(req.socket, () => refuseUpgrade(socket, 401, { "WWW-Authenticate": "Bearer" }));
     if (this.#refuseNewConnection(req, caller)) return refuseUpgrade(socket, 503, { "Retry-After": "1" });
     // A WebSocket holds its slot as long as it is open.
     if (!this.#slots.hold(req.socket, caller.tenant)) {

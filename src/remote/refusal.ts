@@ -45,6 +45,26 @@ export function closeIfRefused(req: IncomingMessage, res: ServerResponse): void 
   });
 }
 
+/** Node's answers to a request its parser refused, by the error's code (any other: 400). */
+const CLIENT_ERROR_STATUS: Readonly<Record<string, number>> = {
+  HPE_HEADER_OVERFLOW: 431,
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: 413,
+  ERR_HTTP_REQUEST_TIMEOUT: 408,
+};
+
+/**
+ * A request Node's HTTP parser refused (malformed, headers too large, not complete within --handshake-timeout-ms):
+ * answered and closed as Node's own handler would, had the listener not taken the event to pace it.
+ */
+export function refuseClientError(error: NodeJS.ErrnoException, socket: Duplex & { bytesWritten?: number }): void {
+  if (socket.destroyed) return;
+  if (socket.writable && socket.bytesWritten === 0) {
+    const status = CLIENT_ERROR_STATUS[error.code ?? ""] ?? 400;
+    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ""}\r\nConnection: close\r\n\r\n`);
+  }
+  socket.destroy();
+}
+
 function refuse(socket: Duplex, status: number, headers: Record<string, string>, body: string): void {
   if (closing.has(socket) || socket.destroyed) return;
   closing.add(socket);

@@ -8,14 +8,16 @@
 //
 // An attacker that renews each socket as soon as it is closed turns eviction into a loop: its newcomer evicts its
 // oldest, which comes back and evicts the next, as fast as the main thread accepts (each turn an accept, a close and
-// the HTTP server's setup, on the thread that routes every session's prompts). So once an address has had more than
-// --max-connections of its sockets evicted within a second, the next ones it loses that never carried an
-// authenticated request linger: their slot is free at once (the newcomer has it, the cap is unchanged), but the
-// socket is only stopped (nothing more is read from it) and closed LINGER_MS later or after, by one sweep that closes
-// at most --max-connections of them a second, so the attacker's renewals come as a drip, not in bursts. At most
-// LINGER_CAP_FACTOR times --max-connections sockets linger at once (past that the oldest is closed at once): file
-// descriptors stay bounded.
+// the HTTP server's setup, on the thread that routes every session's prompts). A request refused before it
+// authenticated (401, 404) is the same loop, answered and renewed. So each address has a budget of sockets the host
+// closes at once, --max-connections a second (address-budget.ts); past it, an evicted socket that never carried an
+// authenticated request, or a refused one, lingers: its slot is free at once (the newcomer has it, the cap is
+// unchanged), but the socket is only stopped (nothing more is read from it) and closed (or answered) LINGER_MS later
+// or after, by one sweep that closes at most --max-connections of them a second, so the attacker's renewals come as
+// a drip, not in bursts. At most LINGER_CAP_FACTOR times --max-connections sockets linger at once (past that the
+// oldest is closed at once): file descriptors stay bounded.
 import type { Server, Socket } from "node:net";
+import { AddressBudget } from "./address-budget.js";
 import type { RepeatedWarnings } from "./repeated-warnings.js";
 
 export interface SocketSlotOptions {
@@ -37,17 +39,16 @@ export interface SlotSocket {
   readonly _handle?: { readStop?(): unknown } | null;
 }
 
-/** How long a socket evicted past the address's budget stays open, stopped, before it is closed. */
+/** How long a socket evicted (or refused) past the address's budget stays open, stopped, before it is closed. */
 export const LINGER_MS = 1000;
 /** Sockets lingering at once: this many times --max-connections. */
 const LINGER_CAP_FACTOR = 4;
-const EVICTION_WINDOW_MS = 1000;
 const SWEEP_MS = 100;
 
-/** An address's evictions in the current window. */
-interface Evictions {
-  since: number;
-  count: number;
+/** A lingering socket: when it is due, and what closes it (a refused request's answer, or destroy()). */
+interface Lingering {
+  until: number;
+  close(): void;
 }
 
 interface Slot {
@@ -78,15 +79,16 @@ export class SocketSlots {
   /** Proven sockets that carry nothing now, the longest idle first. */
   readonly #idle = new Set<Slot>();
   readonly #heldByTenant = new Map<string, number>();
-  /** By address: its evictions this second (entries of quiet addresses go at the sweep). */
-  readonly #evictions = new Map<string, Evictions>();
-  /** Evicted sockets not closed yet, with when they close: the oldest first. */
-  readonly #lingering = new Map<SlotSocket, number>();
+  /** By address: the sockets the host may still close at once (addresses whose budget is whole go at the sweep). */
+  readonly #budget: AddressBudget;
+  /** Evicted or refused sockets not closed yet: the oldest first. */
+  readonly #lingering = new Map<SlotSocket, Lingering>();
   #sweep: NodeJS.Timeout | null = null;
 
   constructor(options: SocketSlotOptions, warnings: RepeatedWarnings) {
     this.#options = options;
     this.#warnings = warnings;
+    this.#budget = new AddressBudget(options.maxSockets);
   }
 
   /** Takes every socket the server accepts. */
@@ -98,7 +100,7 @@ export class SocketSlots {
     return this.#slots.size;
   }
 
-  /** Evicted sockets that are stopped and not closed yet. */
+  /** Evicted or refused sockets that are stopped and not closed yet. */
   get lingering(): number {
     return this.#lingering.size;
   }
@@ -107,7 +109,6 @@ export class SocketSlots {
   close(): void {
     for (const socket of this.#lingering.keys()) socket.destroy();
     this.#lingering.clear();
-    this.#evictions.clear();
     if (this.#sweep) clearInterval(this.#sweep);
     this.#sweep = null;
   }
@@ -167,6 +168,24 @@ export class SocketSlots {
     };
   }
 
+  /**
+   * A request refused before it authenticated (401, 404): answered now while its address has budget left; past it,
+   * the socket gives up its slot, is stopped, and is answered (answer() ends it) when the sweep comes to it.
+   */
+  pace(socket: SlotSocket, answer: () => void): void {
+    const address = socket.remoteAddress ?? "";
+    if (this.#spend(address)) return answer();
+    const slot = this.#slots.get(slotKey(socket));
+    if (slot) this.#free(slot);
+    this.#linger(socket, answer);
+    this.#warnings.warn(
+      address,
+      "refusal delayed",
+      { maxConnections: this.#options.maxSockets },
+      "refusal delayed: the address's sockets are being closed faster than --max-connections a second",
+    );
+  }
+
   /** Every slot it could have is held: the newcomer is closed as it comes. */
   #refuse(socket: SlotSocket, kind: string, fields: Record<string, number>, flag: string): false {
     socket.destroy();
@@ -194,7 +213,7 @@ export class SocketSlots {
     if (!victim) return false;
     this.#free(victim);
     // One that carried an authenticated request is a client's idle keep-alive: closed at once, as it may reuse it.
-    if (!victim.proven && this.#overBudget(victim.address)) this.#linger(victim.socket);
+    if (!victim.proven && !this.#spend(victim.address)) this.#linger(victim.socket, () => victim.socket.destroy());
     else victim.socket.destroy();
     this.#warnings.warn(
       victim.address,
@@ -205,33 +224,27 @@ export class SocketSlots {
     return true;
   }
 
-  /** Counts an eviction of this address's: whether it is past --max-connections this second. */
-  #overBudget(address: string): boolean {
-    const now = performance.now();
-    let evictions = this.#evictions.get(address);
-    if (!evictions || now - evictions.since >= EVICTION_WINDOW_MS) {
-      evictions = { since: now, count: 0 };
-      this.#evictions.set(address, evictions);
-      this.#sweeping();
-    }
-    return ++evictions.count > this.#options.maxSockets;
+  /** One of the address's budget, if it has any left (the sweep forgets it once its budget is whole again). */
+  #spend(address: string): boolean {
+    this.#sweeping();
+    return this.#budget.take(address);
   }
 
   /** Stopped now, closed by the sweep LINGER_MS later (or at once, to keep the lingering ones bounded). */
-  #linger(socket: SlotSocket): void {
+  #linger(socket: SlotSocket, close: () => void): void {
     socket.pause?.();
     socket._handle?.readStop?.();
-    this.#lingering.set(socket, performance.now() + LINGER_MS);
+    this.#lingering.set(socket, { until: performance.now() + LINGER_MS, close });
     socket.once("close", () => this.#lingering.delete(socket));
     if (this.#lingering.size > LINGER_CAP_FACTOR * this.#options.maxSockets) {
-      const oldest = this.#lingering.keys().next().value!;
+      const [oldest, lingering] = this.#lingering.entries().next().value!;
       this.#lingering.delete(oldest);
-      oldest.destroy();
+      lingering.close();
     }
     this.#sweeping();
   }
 
-  /** One timer for every lingering socket and eviction count, while there are any. */
+  /** One timer for every lingering socket and address budget being spent, while there are any. */
   #sweeping(): void {
     this.#sweep ??= setInterval(() => this.#sweepNow(), SWEEP_MS).unref();
   }
@@ -240,14 +253,13 @@ export class SocketSlots {
   #sweepNow(): void {
     const now = performance.now();
     let closing = Math.max(1, Math.ceil((this.#options.maxSockets * SWEEP_MS) / 1000));
-    for (const [socket, until] of this.#lingering) {
-      if (until > now || closing-- === 0) break;
+    for (const [socket, lingering] of this.#lingering) {
+      if (lingering.until > now || closing-- === 0) break;
       this.#lingering.delete(socket);
-      socket.destroy();
+      lingering.close();
     }
-    for (const [address, evictions] of this.#evictions)
-      if (now - evictions.since >= EVICTION_WINDOW_MS) this.#evictions.delete(address);
-    if (this.#lingering.size === 0 && this.#evictions.size === 0 && this.#sweep) {
+    this.#budget.prune(now);
+    if (this.#lingering.size === 0 && this.#budget.spending === 0 && this.#sweep) {
       clearInterval(this.#sweep);
       this.#sweep = null;
     }

@@ -4,13 +4,13 @@
 // time, and a running session's prompts go on. And a tenant that holds its whole share cannot keep another out.
 // (The latencies are printed for the closing note and the bench; they are not thresholds here.)
 import { spawn } from "node:child_process";
-import { request } from "node:http";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import type { HostClient } from "../../src/client/index.js";
 import { connectHost } from "../support/checked-host.js";
 import { tempDir } from "../support/host.js";
+import { httpOnce } from "../support/http-once.js";
 import { startRemoteHost, tokensFile, type RemoteHost } from "../support/remote-host.js";
 import { p99 } from "../support/soak.js";
 import { waitFor } from "../support/tools.js";
@@ -25,27 +25,6 @@ const FLOOD_ADDRESS = "127.0.0.2";
 const FLOOD = [200, 60, 5] as const;
 const FLOOD_SOCKETS = FLOOD[0] + FLOOD[1] + FLOOD[2];
 const FLOOD_CLI = fileURLToPath(new URL("../../dist/test/support/socket-flood-cli.js", import.meta.url));
-
-/** One request on a socket of its own: its status and headers. */
-function httpOnce(
-  url: string,
-  method: string,
-  headers: Record<string, string>,
-  body = "",
-): Promise<{ status: number; headers: Record<string, unknown> }> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      url,
-      { method, headers: { ...headers, "Content-Length": String(Buffer.byteLength(body)) }, agent: false },
-      (res) => {
-        res.resume();
-        res.once("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers }));
-      },
-    );
-    req.once("error", reject);
-    req.end(body);
-  });
-}
 
 const initialize = JSON.stringify({
   jsonrpc: "2.0",

@@ -1,8 +1,9 @@
 // Sockets that are not (yet) connections: silent and slow ones are closed by --handshake-timeout-ms, and at
 // --max-connections (or --max-connections-per-address) the oldest of them makes room for a newcomer; a refused request ends
 // its connection at once, answer first, whatever body it still trickles; a 413 reaches a client that wrote its headers
-// and body in one go; and what such clients do is logged once, then counted, per address. Another client's echoes
-// are answered throughout.
+// and body in one go; what such clients do is logged once, then counted, per address; and refusals sent again as
+// fast as they are answered (malformed, unauthorized, no such path) are answered at the address's pace. Another
+// client's echoes are answered throughout.
 import { connect, type Socket } from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
 import { type HostClient } from "../../src/client/index.js";
@@ -231,3 +232,46 @@ describe("warnings a client can cause at will", () => {
 function binaryFrame(): Buffer {
   return Buffer.from([0x82, 0x84, 1, 2, 3, 4, 0, 0, 0, 0]);
 }
+
+describe("requests refused before they authenticate, each sent again as soon as it is answered", () => {
+  let host: RemoteHost;
+  afterAll(async () => expect(await host.stop()).toBe(0));
+
+  it(
+    "are all answered, past the address's --max-connections a second later (and logged), while another client's echoes go on",
+    { timeout: 120_000 },
+    async () => {
+      const tokens = tokensFile(["alpha"]);
+      host = await startRemoteHost([
+        "--tokens-file",
+        tokens.path,
+        "--max-connections",
+        "4",
+        "--max-connections-per-address",
+        "0",
+      ]);
+      const other = await connectHost(host.wsUrl, { token: tokens.tokens.alpha! });
+      const { sessionId } = await other.newSession(tempDir());
+      const echoes = echoThroughout(other, sessionId);
+      const refusals: [request: string, answer: RegExp][] = [
+        ["GARBAGE\r\n\r\n", /^HTTP\/1\.1 400 Bad Request\r\n/],
+        ["GET /acp HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer wrong\r\n\r\n", /^HTTP\/1\.1 401 /],
+        ["GET /elsewhere HTTP/1.1\r\nHost: x\r\n\r\n", /^HTTP\/1\.1 404 /],
+      ];
+      // One at a time from one address, as a flood renews them, until the host says it delays them (the fifth, on
+      // a machine that answers faster than a quarter of a second each).
+      let sent = 0;
+      while (!host.stderr().includes("refusal delayed")) {
+        expect(sent).toBeLessThan(1000);
+        const [request, answer] = refusals[sent++ % refusals.length]!;
+        const raw = await rawSocket(host.httpUrl, "127.0.0.2");
+        raw.socket.write(request);
+        await raw.ended;
+        expect(raw.received()).toMatch(answer);
+        raw.socket.destroy();
+      }
+      expect(await echoes.stop()).toBeGreaterThan(0);
+      await other.dispose();
+    },
+  );
+});
