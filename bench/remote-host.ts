@@ -5,20 +5,22 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { HostClient } from "../src/client/index.js";
+import { HostClient, type ConnectOptions } from "../src/client/index.js";
 
 const CLI = fileURLToPath(new URL("../src/cli.js", import.meta.url));
 const LISTENING = /"url":"(http:\/\/[^"]+)"/;
 
 export interface ListeningHost {
   client: HostClient;
+  /** http://…/acp */
+  httpUrl: string;
   /** ws://…/acp, for more connections to the same host. */
   wsUrl: string;
   dispose(): Promise<void>;
 }
 
 /** Like the stdio host of systems.ts: a throwaway state dir and no hibernation. The URL is read from its info log. */
-export async function startListeningHost(args: string[]): Promise<ListeningHost> {
+export async function startListeningHost(args: string[], connect: ConnectOptions = {}): Promise<ListeningHost> {
   const stateDir = mkdtempSync(join(tmpdir(), "ash-bench-state-"));
   const child = spawn(
     process.execPath,
@@ -40,9 +42,10 @@ export async function startListeningHost(args: string[]): Promise<ListeningHost>
       child.once("exit", (code) => reject(new Error(`host exited (${code}) before listening: ${log}`)));
     });
     const wsUrl = url.replace(/^http/, "ws");
-    const client = await HostClient.connect(wsUrl);
+    const client = await HostClient.connect(wsUrl, connect);
     return {
       client,
+      httpUrl: url,
       wsUrl,
       dispose: async () => {
         await client.dispose();

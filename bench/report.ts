@@ -618,6 +618,26 @@ export function markdownReport(results: BenchResults): string {
         ),
       ].join("\n"),
     ),
+    section("17. Sockets that never authenticate", s.socketFlood, (f) =>
+      [
+        `${plural(f.runs, "run")}. A host with a tokens file and \`--max-connections 64\`: a session answers echo prompts one after another over an authenticated WebSocket, ` +
+          "quiet, then while another process holds open from one address 200 silent sockets, 60 slowloris ones and 5 refused requests trickling their bodies, " +
+          "each renewed as soon as the host closes it (measured once the flood has been renewed past its first sockets); then 20 new authenticated WebSocket " +
+          `connections, 20 HTTP initialize requests and 20 \`/healthz\` requests under the same flood (answers other than 200: ${f.healthFailures}). ` +
+          `The flood's sockets closed by the host: ${fmt(f.closedPerSecond, 0)} a second.`,
+        "",
+        table(
+          ["measure", "figure", "goal"],
+          [
+            ["echo p50 quiet / flooded ms", `${fmt(f.quiet.p50)} / ${fmt(f.flooded.p50)}`, ""],
+            ["echo p99 quiet / flooded ms", `${fmt(f.quiet.p99)} / ${fmt(f.flooded.p99)}`, ""],
+            ["echo p99 flooded / quiet", fmt(f.p99Ratio), "≤ 1.5×"],
+            ["WebSocket connect p99 ms", fmt(f.webSocketConnectP99), "≤ 1000"],
+            ["HTTP request p99 ms", fmt(f.httpRequestP99), "≤ 1000"],
+          ],
+        ),
+      ].join("\n"),
+    ),
     results.incidents.length === 0
       ? ""
       : `### Incidents\n\nFaults the run worked around:\n\n${results.incidents.map((i) => `- ${i.count} × ${i.message}`).join("\n")}`,

@@ -5,6 +5,7 @@ import type { FanOutResult } from "./scenarios/fan-out.js";
 import type { ForkResult } from "./scenarios/fork.js";
 import type { FleetResult } from "./scenarios/fleet.js";
 import type { FloodResult } from "./scenarios/flood.js";
+import type { SocketFloodResult } from "./scenarios/socket-flood.js";
 import type { McpResult } from "./scenarios/mcp.js";
 import type { ListResult } from "./scenarios/list.js";
 import type { NoisyResult } from "./scenarios/noisy-neighbour.js";
@@ -45,6 +46,7 @@ export interface ScenarioResults {
   fork: Outcome<ForkResult>;
   fanOut: Outcome<FanOutResult>;
   tracing: Outcome<TracingResult>;
+  socketFlood: Outcome<SocketFloodResult>;
 }
 
 export interface BenchResults {

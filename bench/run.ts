@@ -27,6 +27,7 @@ import { restore } from "./scenarios/restore.js";
 import { rss } from "./scenarios/rss.js";
 import { scale } from "./scenarios/scale.js";
 import { sessionNew } from "./scenarios/session-new.js";
+import { socketFlood } from "./scenarios/socket-flood.js";
 import { teardown } from "./scenarios/teardown.js";
 import { throughput } from "./scenarios/throughput.js";
 import { tracing } from "./scenarios/tracing.js";
@@ -55,6 +56,7 @@ const SCENARIOS: {
   fork: { flag: "fork", run: fork },
   fanOut: { flag: "fan-out", run: fanOut },
   tracing: { flag: "tracing", run: tracing },
+  socketFlood: { flag: "socket-flood", run: socketFlood },
 };
 const NAMES = Object.values(SCENARIOS).map((s) => s.flag);
 
