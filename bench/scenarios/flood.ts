@@ -6,23 +6,18 @@ import { WebSocket } from "ws";
 import type { BenchContext } from "../context.js";
 import { repeat } from "../context.js";
 import { startListeningHost } from "../remote-host.js";
-import { figure, summarize, type Figure } from "../stats.js";
+import { floodedEchoes, floodedEchoFigures, type FloodedEchoes, type FloodedEchoFigures } from "../flooded-echoes.js";
+import { figure, type Figure } from "../stats.js";
 import type { HostClient } from "../../src/client/index.js";
 
-export interface FloodResult {
+export interface FloodResult extends FloodedEchoFigures {
   runs: number;
   requests: number;
-  quiet: { p50: Figure; p99: Figure };
-  flooded: { p50: Figure; p99: Figure; echoes: Figure };
-  /** flooded p99 ÷ quiet p99, each run's, then the median. */
-  p99Ratio: Figure;
   /** How long the flood took to be answered (s). */
   floodS: Figure;
 }
 
-interface RunMeasure {
-  quiet: { p50: number; p99: number };
-  flooded: { p50: number; p99: number; echoes: number };
+interface RunMeasure extends FloodedEchoes {
   floodS: number;
 }
 
@@ -38,18 +33,7 @@ export async function flood(ctx: BenchContext): Promise<FloodResult> {
       await host.dispose();
     }
   });
-  return {
-    runs,
-    requests,
-    quiet: { p50: figure(measured.map((m) => m.quiet.p50)), p99: figure(measured.map((m) => m.quiet.p99)) },
-    flooded: {
-      p50: figure(measured.map((m) => m.flooded.p50)),
-      p99: figure(measured.map((m) => m.flooded.p99)),
-      echoes: figure(measured.map((m) => m.flooded.echoes)),
-    },
-    p99Ratio: figure(measured.map((m) => m.flooded.p99 / m.quiet.p99)),
-    floodS: figure(measured.map((m) => m.floodS)),
-  };
+  return { runs, requests, ...floodedEchoFigures(measured), floodS: figure(measured.map((m) => m.floodS)) };
 }
 
 async function measureOnce(
@@ -90,7 +74,5 @@ async function measureOnce(
   while (answered < requests) flooded.push(await echo());
   const floodS = (performance.now() - started) / 1000;
   flooder.close();
-  const q = summarize(quiet);
-  const f = summarize(flooded);
-  return { quiet: { p50: q.p50, p99: q.p99 }, flooded: { p50: f.p50, p99: f.p99, echoes: flooded.length }, floodS };
+  return { ...floodedEchoes(quiet, flooded), floodS };
 }

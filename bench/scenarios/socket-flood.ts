@@ -12,6 +12,7 @@ import { fileURLToPath } from "node:url";
 import type { BenchContext } from "../context.js";
 import { repeat } from "../context.js";
 import { startListeningHost, type ListeningHost } from "../remote-host.js";
+import { floodedEchoes, floodedEchoFigures, type FloodedEchoes, type FloodedEchoFigures } from "../flooded-echoes.js";
 import { figure, summarize, type Figure } from "../stats.js";
 import { HostClient } from "../../src/client/index.js";
 import { hashToken, newToken } from "../../src/remote/tokens.js";
@@ -25,12 +26,8 @@ const FLOOD = [200, 60, 5] as const;
 const FLOOD_SOCKETS = FLOOD[0] + FLOOD[1] + FLOOD[2];
 const CLIENTS = 20;
 
-export interface SocketFloodResult {
+export interface SocketFloodResult extends FloodedEchoFigures {
   runs: number;
-  quiet: { p50: Figure; p99: Figure };
-  flooded: { p50: Figure; p99: Figure; echoes: Figure };
-  /** flooded p99 ÷ quiet p99, each run's, then the median. */
-  p99Ratio: Figure;
   webSocketConnectP99: Figure;
   httpRequestP99: Figure;
   /** /healthz answers other than 200, over every run. */
@@ -39,9 +36,7 @@ export interface SocketFloodResult {
   closedPerSecond: Figure;
 }
 
-interface RunMeasure {
-  quiet: { p50: number; p99: number };
-  flooded: { p50: number; p99: number; echoes: number };
+interface RunMeasure extends FloodedEchoes {
   webSocketConnectP99: number;
   httpRequestP99: number;
   healthFailures: number;
@@ -65,13 +60,7 @@ export async function socketFlood(ctx: BenchContext): Promise<SocketFloodResult>
   });
   return {
     runs,
-    quiet: { p50: figure(measured.map((m) => m.quiet.p50)), p99: figure(measured.map((m) => m.quiet.p99)) },
-    flooded: {
-      p50: figure(measured.map((m) => m.flooded.p50)),
-      p99: figure(measured.map((m) => m.flooded.p99)),
-      echoes: figure(measured.map((m) => m.flooded.echoes)),
-    },
-    p99Ratio: figure(measured.map((m) => m.flooded.p99 / m.quiet.p99)),
+    ...floodedEchoFigures(measured),
     webSocketConnectP99: figure(measured.map((m) => m.webSocketConnectP99)),
     httpRequestP99: figure(measured.map((m) => m.httpRequestP99)),
     healthFailures: measured.reduce((total, m) => total + m.healthFailures, 0),
@@ -122,11 +111,8 @@ async function measureOnce(host: ListeningHost, token: string, cwd: string, echo
       if (answer.status !== 200) throw new Error(`socket flood: an authenticated initialize got ${answer.status}`);
       if ((await httpOnce(health, "GET", {})).status !== 200) healthFailures++;
     }
-    const q = summarize(quiet);
-    const f = summarize(flooded);
     return {
-      quiet: { p50: q.p50, p99: q.p99 },
-      flooded: { p50: f.p50, p99: f.p99, echoes: flooded.length },
+      ...floodedEchoes(quiet, flooded),
       webSocketConnectP99: summarize(webSocket).p99,
       httpRequestP99: summarize(http).p99,
       healthFailures,

@@ -1,13 +1,13 @@
 // The remote listener: ACP at /acp over Streamable HTTP and WebSocket (the SDK's AcpServer and Node adapters),
 // bearer-token tenants, bounds on sockets (socket-slots.ts: at the cap an unauthenticated one makes room) and on
-// connections (per tenant too), idle timeout, and GET /healthz. A request refused before it authenticates (Node's
-// parser's 400, 408 and 431 too) is answered at its address's pace (socket-slots.ts), so renewing it as soon as it is
-// answered is no loop on the main thread.
-// Each token gets an AcpServer of its own, so a connection id is usable only with the token that opened it, and
-// revoking a token closes exactly the connections it opened. A socket has --handshake-timeout-ms to send a request (Node's header and
-// request timeouts); a refused request ends its connection (refusal.ts); each connection's requests in flight are
-// bounded (request-gate.ts), and ws hands its messages on one per turn of the event loop, so one connection's flood
-// is answered between the other connections' messages, not before them.
+// connections (per tenant too), idle timeout, and GET /healthz. Each token gets an AcpServer of its own, so a
+// connection id is usable only with the token that opened it, and revoking a token closes exactly the connections it
+// opened. A socket has --handshake-timeout-ms to send a request (Node's header and request timeouts); a refused
+// request ends its connection (refusal.ts), and one refused before it authenticates (Node's parser's 400, 408 and 431
+// too) is answered at its address's pace (socket-slots.ts), so sending it again as soon as it is answered is no loop
+// on the main thread; each connection's requests in flight are bounded (request-gate.ts), and ws hands its messages
+// on one per turn of the event loop, so one connection's flood is answered between the other connections' messages,
+// not before them.
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo, Socket } from "node:net";

@@ -9,12 +9,12 @@
 // An attacker that renews each socket as soon as it is closed turns eviction into a loop: its newcomer evicts its
 // oldest, which comes back and evicts the next, as fast as the main thread accepts (each turn an accept, a close and
 // the HTTP server's setup, on the thread that routes every session's prompts). A request refused before it
-// authenticated (401, 404) is the same loop, answered and renewed. So each address has a budget of sockets the host
-// closes at once, --max-connections a second (address-budget.ts); past it, an evicted socket that never carried an
-// authenticated request, or a refused one, lingers: its slot is free at once (the newcomer has it, the cap is
-// unchanged), but the socket is only stopped (nothing more is read from it) and closed (or answered) LINGER_MS later
-// or after, by one sweep that closes at most --max-connections of them a second, so the attacker's renewals come as
-// a drip, not in bursts. At most LINGER_CAP_FACTOR times --max-connections sockets linger at once (past that the
+// authenticated (401, 404, or Node's parser's 400, 408, 431) is the same loop, answered and renewed. So each address
+// has a budget of sockets the host closes at once, --max-connections a second (address-budget.ts); past it, an
+// evicted socket that never carried an authenticated request, or a refused one, lingers: its slot is free at once
+// (the newcomer has it, the cap is unchanged), but the socket is only stopped (nothing more is read from it) and
+// closed (or answered) LINGER_MS later or after, by one sweep that closes at most --max-connections of them a second,
+// so the attacker's renewals come as a drip, not in bursts. At most LINGER_CAP_FACTOR times --max-connections sockets linger at once (past that the
 // oldest is closed at once): file descriptors stay bounded.
 import type { Server, Socket } from "node:net";
 import { AddressBudget } from "./address-budget.js";
@@ -169,8 +169,9 @@ export class SocketSlots {
   }
 
   /**
-   * A request refused before it authenticated (401, 404): answered now while its address has budget left; past it,
-   * the socket gives up its slot, is stopped, and is answered (answer() ends it) when the sweep comes to it.
+   * A request refused before it authenticated (401, 404, the parser's 400, 408, 431): answered now while its address
+   * has budget left; past it, the socket gives up its slot, is stopped, and is answered (answer() ends it) when the
+   * sweep comes to it.
    */
   pace(socket: SlotSocket, answer: () => void): void {
     const address = socket.remoteAddress ?? "";

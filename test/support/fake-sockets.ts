@@ -19,6 +19,14 @@ export class FakeSocket extends EventEmitter implements SlotSocket {
   }
 }
 
+/** One the slot table can stop (as it stops a lingering socket): whether it was paused. */
+export class PausableSocket extends FakeSocket {
+  paused = false;
+  pause(): void {
+    this.paused = true;
+  }
+}
+
 const quiet = { warn: () => {} } as unknown as Logger;
 
 export function socketSlots(maxSockets: number, maxPerAddress = 0, maxPerTenant = maxSockets): SocketSlots {

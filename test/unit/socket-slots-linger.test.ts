@@ -2,15 +2,8 @@
 // socket is stopped and closed later by the sweep (so a flood that renews each socket as it closes waits), and no more
 // sockets linger than the bound.
 import { expect, it } from "vitest";
-import { FakeSocket, socketSlots as slots } from "../support/fake-sockets.js";
+import { PausableSocket, socketSlots as slots } from "../support/fake-sockets.js";
 import { waitFor } from "../support/tools.js";
-
-class PausableSocket extends FakeSocket {
-  paused = false;
-  pause(): void {
-    this.paused = true;
-  }
-}
 
 it("an address's evictions past the budget linger, stopped, then close; its newcomers still get the slot", async () => {
   const table = slots(2);

@@ -1,15 +1,8 @@
 // A request refused before it authenticated is answered at once while its address has budget left (--max-connections
 // a second, evictions included); past it, the socket gives up its slot, stops, and is answered later by the sweep.
 import { expect, it } from "vitest";
-import { FakeSocket, socketSlots as slots } from "../support/fake-sockets.js";
+import { PausableSocket, socketSlots as slots } from "../support/fake-sockets.js";
 import { waitFor } from "../support/tools.js";
-
-class PausableSocket extends FakeSocket {
-  paused = false;
-  pause(): void {
-    this.paused = true;
-  }
-}
 
 it("answers an address's refusals at once within its budget, later past it, and frees the slot meanwhile", async () => {
   const table = slots(2);
