@@ -53,18 +53,28 @@ export interface SpanRecord {
 /** A span a session worker records: always under a parent (its turn's, or one of its own), never a server span. */
 export type WorkerSpanRecord = SpanRecord & { parentSpanId: string; kind: "internal" | "client" };
 
+/** Two hex digits for each byte value. */
+const HEX_BYTES = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, "0"));
+
 /**
  * An id drawn as the OpenTelemetry SDK's own RandomIdGenerator draws it, from Math.random: ids must be unique, not
  * secret, and node:crypto would be loaded into a worker that may never need it otherwise (a profile found its first
- * use costing each session thread milliseconds). Never all zeroes, which W3C Trace Context reserves.
+ * use costing each session thread milliseconds). Never all zeroes, which W3C Trace Context reserves. Written byte by
+ * byte from a table: toString(16), padStart and a regex took 1.6 µs a trace id, on every turn.
  */
 function randomHex(words: number): string {
   let id = "";
-  for (let i = 0; i < words; i++)
-    id += Math.floor(Math.random() * 2 ** 32)
-      .toString(16)
-      .padStart(8, "0");
-  return /^0+$/.test(id) ? randomHex(words) : id;
+  let any = 0;
+  for (let i = 0; i < words; i++) {
+    const word = Math.floor(Math.random() * 2 ** 32);
+    any |= word;
+    id +=
+      HEX_BYTES[word >>> 24]! +
+      HEX_BYTES[(word >>> 16) & 0xff]! +
+      HEX_BYTES[(word >>> 8) & 0xff]! +
+      HEX_BYTES[word & 0xff]!;
+  }
+  return any === 0 ? randomHex(words) : id;
 }
 
 export function randomSpanId(): string {
