@@ -16,7 +16,7 @@ import { floodedEchoes, floodedEchoFigures, type FloodedEchoes, type FloodedEcho
 import { figure, summarize, type Figure } from "../stats.js";
 import { HostClient } from "../../src/client/index.js";
 import { hashToken, newToken } from "../../src/remote/tokens.js";
-import { httpOnce } from "../../test/support/http-once.js";
+import { ACP_INITIALIZE, acpHeaders, httpOnce } from "../../test/support/http-once.js";
 import { waitFor } from "../../test/support/tools.js";
 
 const FLOOD_CLI = fileURLToPath(new URL("../../test/support/socket-flood-cli.js", import.meta.url));
@@ -106,7 +106,7 @@ async function measureOnce(host: ListeningHost, token: string, cwd: string, echo
       webSocket.push(performance.now() - sent);
       await other.dispose();
       sent = performance.now();
-      const answer = await httpOnce(host.httpUrl, "POST", initializeHeaders(token), INITIALIZE);
+      const answer = await httpOnce(host.httpUrl, "POST", acpHeaders(token), ACP_INITIALIZE);
       http.push(performance.now() - sent);
       if (answer.status !== 200) throw new Error(`socket flood: an authenticated initialize got ${answer.status}`);
       if ((await httpOnce(health, "GET", {})).status !== 200) healthFailures++;
@@ -122,19 +122,4 @@ async function measureOnce(host: ListeningHost, token: string, cwd: string, echo
     attacker.stdin!.end();
     if (attacker.exitCode === null) await new Promise((resolve) => attacker.once("exit", resolve));
   }
-}
-
-const INITIALIZE = JSON.stringify({
-  jsonrpc: "2.0",
-  id: 1,
-  method: "initialize",
-  params: { protocolVersion: 1, clientCapabilities: {} },
-});
-
-function initializeHeaders(token: string): Record<string, string> {
-  return {
-    Authorization: `Bearer ${token}`,
-    "Content-Type": "application/json",
-    Accept: "application/json, text/event-stream",
-  };
 }

@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { HostClient } from "../../src/client/index.js";
 import { connectHost } from "../support/checked-host.js";
 import { tempDir } from "../support/host.js";
-import { httpOnce } from "../support/http-once.js";
+import { ACP_INITIALIZE, acpHeaders, httpOnce } from "../support/http-once.js";
 import { startRemoteHost, tokensFile, type RemoteHost } from "../support/remote-host.js";
 import { p99 } from "../support/soak.js";
 import { waitFor } from "../support/tools.js";
@@ -25,18 +25,6 @@ const FLOOD_ADDRESS = "127.0.0.2";
 const FLOOD = [200, 60, 5] as const;
 const FLOOD_SOCKETS = FLOOD[0] + FLOOD[1] + FLOOD[2];
 const FLOOD_CLI = fileURLToPath(new URL("../../dist/test/support/socket-flood-cli.js", import.meta.url));
-
-const initialize = JSON.stringify({
-  jsonrpc: "2.0",
-  id: 1,
-  method: "initialize",
-  params: { protocolVersion: 1, clientCapabilities: {} },
-});
-const acpHeaders = (token: string) => ({
-  Authorization: `Bearer ${token}`,
-  "Content-Type": "application/json",
-  Accept: "application/json, text/event-stream",
-});
 
 async function timed<T>(times: number[], work: () => Promise<T>): Promise<T> {
   const start = performance.now();
@@ -102,7 +90,9 @@ describe("a flood of sockets that never authenticate", () => {
         fullFrom = flooded.length;
         for (let i = 0; i < 20; i++) {
           clients.push(await timed(wsTimes, () => connectHost(host.wsUrl, { token })));
-          const answer = await timed(httpTimes, () => httpOnce(host.httpUrl, "POST", acpHeaders(token), initialize));
+          const answer = await timed(httpTimes, () =>
+            httpOnce(host.httpUrl, "POST", acpHeaders(token), ACP_INITIALIZE),
+          );
           expect(
             answer.status,
             host
@@ -176,7 +166,7 @@ describe("tenants' shares", () => {
       ]);
       const alpha = [];
       for (let i = 0; i < 4; i++) alpha.push(await connectHost(host.wsUrl, { token: tokens.tokens.alpha! }));
-      const refused = await httpOnce(host.httpUrl, "POST", acpHeaders(tokens.tokens.alpha!), initialize);
+      const refused = await httpOnce(host.httpUrl, "POST", acpHeaders(tokens.tokens.alpha!), ACP_INITIALIZE);
       expect(refused.status).toBe(503);
       expect(refused.headers["retry-after"]).toBeDefined();
       await expect(connectHost(host.wsUrl, { token: tokens.tokens.alpha! })).rejects.toThrow();

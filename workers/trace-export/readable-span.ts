@@ -25,9 +25,6 @@ export function readableSpan(record: SpanRecord, resource: Resource, scope: Expo
     traceFlags: TraceFlags.SAMPLED,
     traceState: record.traceState !== undefined ? new TraceState(record.traceState) : undefined,
   };
-  const events: ReadableSpan["events"] = [];
-  for (const event of record.events)
-    events.push({ name: event.name, time: millisToHrTime(event.atMs), attributes: event.attributes as Attributes });
   return {
     name: record.name,
     kind: KINDS[record.kind],
@@ -45,7 +42,11 @@ export function readableSpan(record: SpanRecord, resource: Resource, scope: Expo
         : { code: SpanStatusCode.UNSET },
     attributes: record.attributes as Attributes,
     links: [],
-    events,
+    events: record.events.map((event) => ({
+      name: event.name,
+      time: millisToHrTime(event.atMs),
+      attributes: event.attributes as Attributes,
+    })),
     ended: true,
     resource,
     instrumentationScope: scope,
