@@ -85,9 +85,12 @@ export function randomTraceId(): string {
   return randomHex(4);
 }
 
+/** This thread's start in epoch milliseconds: a getter that calls into Node each time it is read. */
+const TIME_ORIGIN = performance.timeOrigin;
+
 /** Epoch milliseconds with a fraction, on a clock every thread of the process shares. */
 export function nowMs(): number {
-  return performance.timeOrigin + performance.now();
+  return TIME_ORIGIN + performance.now();
 }
 
 /** A traced turn as the host hands it to its session: where the worker's spans hang, and whether they hold content. */

@@ -15,7 +15,7 @@ it("nests spans under the turn's span and each other, in its trace, and hands ea
   const root = traceRoot(parent, (span) => ended.push(span))!;
   const tool = root.open("execute_tool bash", "internal", { "gen_ai.tool.name": "bash" });
   const command = tool.open("sandbox.exec", "internal", {});
-  command.set({ "process.exit.code": 0 }).end();
+  command.set("process.exit.code", 0).end();
   command.end();
   tool.event("acp_host.permission.asked").end();
   expect(ended.map((span) => span.name)).toEqual(["sandbox.exec", "execute_tool bash"]);

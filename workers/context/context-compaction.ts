@@ -183,7 +183,7 @@ export class ContextCompactor {
     this.#options.journal.append(entry);
     history.splice(0, history.length, ...compacted);
     this.#measured = null;
-    span?.set({ "acp_host.compaction.tokens_after": entry.tokensAfter }).end();
+    span?.set("acp_host.compaction.tokens_after", entry.tokensAfter).end();
     events.post({
       type: "compaction",
       turnId,

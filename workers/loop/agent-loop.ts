@@ -352,7 +352,7 @@ export class AgentLoop {
 
     const finish = (result: ToolResult): ToolResult => {
       if (span) {
-        if (turn.traceContent) span.set({ "gen_ai.tool.call.result": result.output });
+        if (turn.traceContent) span.set("gen_ai.tool.call.result", result.output);
         if (result.isError) span.fail("tool_error", "the tool call failed");
         span.end();
       }
@@ -460,15 +460,15 @@ export class AgentLoop {
 /** A traced turn's span of one tool call (execute_tool), its arguments only where the host records content. */
 function toolSpan(turn: Turn, call: ToolCallRequest, toolCallId: string, kind: ToolKind): Span | null {
   if (!turn.trace) return null;
-  return turn.trace.open(`execute_tool ${call.name}`, "internal", {
+  const span = turn.trace.open(`execute_tool ${call.name}`, "internal", {
     "gen_ai.operation.name": "execute_tool",
     "gen_ai.tool.name": call.name,
     "gen_ai.tool.call.id": call.id,
     "gen_ai.tool.type": "function",
     "acp_host.tool_call.id": toolCallId,
     "acp_host.tool.kind": kind,
-    ...(turn.traceContent ? { "gen_ai.tool.call.arguments": JSON.stringify(call.input ?? null) } : {}),
   });
+  return turn.traceContent ? span.set("gen_ai.tool.call.arguments", JSON.stringify(call.input ?? null)) : span;
 }
 
 /** Waits for every call running together; the first failure (a log that cannot be written) is thrown. */

@@ -41,15 +41,7 @@ export class ModelCall {
     this.#post = post;
     this.#model = start.model;
     this.#content = content;
-    this.#span =
-      parent?.open(`chat ${start.model}`, "client", {
-        "gen_ai.operation.name": "chat",
-        "gen_ai.provider.name": start.provider,
-        "gen_ai.request.model": start.model,
-        ...server(start.baseUrl),
-        ...(start.retry > 0 ? { "acp_host.model.retry": start.retry } : {}),
-        ...(start.retryReason ? { "acp_host.model.retry_reason": start.retryReason } : {}),
-      }) ?? null;
+    this.#span = parent ? chatSpan(parent, start) : null;
   }
 
   /** The W3C traceparent of this call's span (sent to the model server), if the turn is traced. */
@@ -69,17 +61,17 @@ export class ModelCall {
     this.#post({ type: "model_call", model: this.#model, outcome: "ok", ...(tokens ? { tokens } : {}) });
     const span = this.#span;
     if (!span) return;
-    span.set({ "gen_ai.response.finish_reasons": [end.finish] });
-    if (end.usage?.promptTokens !== undefined) span.set({ "gen_ai.usage.input_tokens": end.usage.promptTokens });
-    if (end.usage?.completionTokens !== undefined)
-      span.set({ "gen_ai.usage.output_tokens": end.usage.completionTokens });
-    if (end.usage?.cachedTokens !== undefined)
-      span.set({ "gen_ai.usage.cache_read.input_tokens": end.usage.cachedTokens });
+    span.set("gen_ai.response.finish_reasons", [end.finish]);
+    const usage = end.usage;
+    if (usage?.promptTokens !== undefined) span.set("gen_ai.usage.input_tokens", usage.promptTokens);
+    if (usage?.completionTokens !== undefined) span.set("gen_ai.usage.output_tokens", usage.completionTokens);
+    if (usage?.cachedTokens !== undefined) span.set("gen_ai.usage.cache_read.input_tokens", usage.cachedTokens);
     if (end.firstChunkAtMs) span.event("gen_ai.first_chunk", undefined, end.firstChunkAtMs);
     if (this.#content)
-      span.set({
-        "gen_ai.output.messages": JSON.stringify([{ role: "assistant", parts: [{ type: "text", content: end.text }] }]),
-      });
+      span.set(
+        "gen_ai.output.messages",
+        JSON.stringify([{ role: "assistant", parts: [{ type: "text", content: end.text }] }]),
+      );
     span.end();
   }
 
@@ -112,13 +104,42 @@ export class ModelCalls {
   }
 }
 
-function server(baseUrl: string | undefined): Record<string, string | number> {
-  if (!baseUrl) return {};
+/**
+ * A call's `chat {model}` span. Its attributes are one literal, set one by one after: a session's thread runs this
+ * code too few times to optimise it, and conditional spreads in the literal cost it more than the rest of the span.
+ */
+function chatSpan(parent: SpanParent, start: ModelCallStart): Span {
+  const span = parent.open(`chat ${start.model}`, "client", {
+    "gen_ai.operation.name": "chat",
+    "gen_ai.provider.name": start.provider,
+    "gen_ai.request.model": start.model,
+  });
+  const endpoint = start.baseUrl === undefined ? null : serverOf(start.baseUrl);
+  if (endpoint !== null) span.set("server.address", endpoint.address).set("server.port", endpoint.port);
+  if (start.retry > 0) span.set("acp_host.model.retry", start.retry);
+  if (start.retryReason) span.set("acp_host.model.retry_reason", start.retryReason);
+  return span;
+}
+
+interface Endpoint {
+  address: string;
+  port: number;
+}
+
+/** A session calls one endpoint: its URL is parsed once, not at every call. */
+let lastEndpoint: { baseUrl: string; endpoint: Endpoint | null } | null = null;
+
+function serverOf(baseUrl: string): Endpoint | null {
+  if (lastEndpoint?.baseUrl !== baseUrl) lastEndpoint = { baseUrl, endpoint: parseEndpoint(baseUrl) };
+  return lastEndpoint.endpoint;
+}
+
+function parseEndpoint(baseUrl: string): Endpoint | null {
+  if (!baseUrl) return null;
   try {
     const url = new URL(baseUrl);
-    const port = url.port ? Number(url.port) : url.protocol === "https:" ? 443 : 80;
-    return { "server.address": url.hostname, "server.port": port };
+    return { address: url.hostname, port: url.port ? Number(url.port) : url.protocol === "https:" ? 443 : 80 };
   } catch {
-    return {};
+    return null;
   }
 }

@@ -101,8 +101,8 @@ export function bashTools(deps: BashDeps): Tool[] {
         return { output: "the command did not run in the foreground", isError: true };
       }
       if (span) {
-        span.set({ "acp_host.command.end": outcome.end.reason, "acp_host.command.output_bytes": outcome.totalBytes });
-        if (outcome.end.exitCode !== null) span.set({ "process.exit.code": outcome.end.exitCode });
+        span.set("acp_host.command.end", outcome.end.reason).set("acp_host.command.output_bytes", outcome.totalBytes);
+        if (outcome.end.exitCode !== null) span.set("process.exit.code", outcome.end.exitCode);
         if (outcome.end.reason !== "exited") span.fail(outcome.end.reason, describeEnd(outcome.end, { timeoutMs }));
         span.end();
       }

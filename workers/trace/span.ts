@@ -5,6 +5,7 @@ import {
   nowMs,
   randomSpanId,
   type SpanAttributes,
+  type SpanAttributeValue,
   type SpanEvent,
   type WorkerSpanRecord,
   type TraceParent,
@@ -16,6 +17,7 @@ export type SpanSink = (span: WorkerSpanRecord) => void;
 /** What spans can be opened under: a traced turn's root, or an open span. */
 export interface SpanParent {
   readonly context: TraceParent;
+  /** attributes: the span's own from now on (a literal the caller made for it; set() adds to it). */
   open(name: string, kind: WorkerSpanRecord["kind"], attributes: SpanAttributes): Span;
 }
 
@@ -57,13 +59,13 @@ export class Span extends Opener {
       kind,
       startMs: start,
       endMs: start,
-      attributes: { ...attributes },
+      attributes,
       events: [],
     };
   }
 
-  set(attributes: SpanAttributes): this {
-    Object.assign(this.#record.attributes, attributes);
+  set(key: string, value: SpanAttributeValue): this {
+    this.#record.attributes[key] = value;
     return this;
   }
 
