@@ -601,7 +601,7 @@ export function markdownReport(results: BenchResults): string {
     ),
     section("16. What tracing costs", s.tracing, (f) =>
       [
-        `${plural(f.runs, "run")}; each: ${f.sessions} sessions × ${f.turns} turns at once, host CPU per turn (from /proc, until the host is idle after them, so the exports are counted). ` +
+        `${plural(f.runs, "run")}; each: a host with tracing off and one with it on side by side, at once (the machine's drift falls on both), ${f.sessions} sessions × ${f.costTurns} turns each, all at once; host CPU per turn (from /proc, until the host is idle after them, so the exports are counted). ` +
           "on: OTEL_TRACES_EXPORTER=otlp, every span sampled, exported over OTLP/HTTP to an endpoint in the bench process; echo: the scripted model (a turn, a chat span); " +
           `model: the OpenAI-compatible provider against the test server. OTLP bytes per traced turn: echo ${f.exportedBytesPerTurn.echo.toFixed(0)}, model ${f.exportedBytesPerTurn.model.toFixed(0)}.`,
         "",
@@ -610,7 +610,7 @@ export function markdownReport(results: BenchResults): string {
           f.rows.map((row) => [row.turn, fmt(row.off), fmt(row.on), x(row.ratio), "≤ 1.1×"]),
         ),
         "",
-        `An exporter in trouble: echo turns' p99 with tracing on and the endpoint answering, down (connection refused), 5 s slow, answering 500; tracing off: ${fmt(f.offP99)} ms.`,
+        `An exporter in trouble: echo turns' p99 with tracing on and the endpoint answering, down (connection refused), 5 s slow, answering 500, each host alone, ${f.sessions} sessions × ${f.turns} turns; tracing off alone: ${fmt(f.offP99)} ms.`,
         "",
         table(
           ["endpoint", "p99 ms", "added to p99 ms", "goal"],

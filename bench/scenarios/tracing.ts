@@ -1,8 +1,9 @@
 // Scenario 16: what tracing costs the host.
 //   cost: host CPU per echo turn (the scripted model) and per model turn (the OpenAI-compatible provider against the
 //         test server in a process of its own), tracing off and on with every span sampled, exported over OTLP/HTTP to
-//         an endpoint in this process that takes each export and answers 200 (its work is not the host's). Each run
-//         waits for the batch processor's next export and until the host is idle, so the exports are counted;
+//         an endpoint in this process that takes each export and answers 200 (its work is not the host's). The host
+//         with tracing off and the one with it on run side by side, at once, so the machine's drift falls on both;
+//         each waits for the batch processor's next export and until it is idle, so the exports are counted;
 //   trouble: echo turns' p99 with the endpoint answering, down (connection refused), 5 s slow, answering 500, against
 //         tracing off: what an exporter in trouble adds to a turn.
 import { once } from "node:events";
@@ -13,8 +14,8 @@ import { repeat } from "../context.js";
 import { benchPrompt } from "../model-prompts.js";
 import { modelServer } from "../model-server-process.js";
 import { cpuTicks, waitForIdle } from "../proc.js";
-import { figures, ratio, summarize, type Figure } from "../stats.js";
-import { sleep, startHost, withSystem } from "../systems.js";
+import { figures, median, summarize, type Figure } from "../stats.js";
+import { sleep, startHost } from "../systems.js";
 
 const TICK_MS = 10;
 const MODEL = "bench-model";
@@ -27,7 +28,7 @@ export interface TracingRow {
   /** Host CPU per turn, ms. */
   off: Figure;
   on: Figure;
-  /** on/off of the medians. */
+  /** The median of the runs' on/off. */
   ratio: number;
 }
 
@@ -43,6 +44,8 @@ export interface TroubleRow {
 export interface TracingResult {
   runs: number;
   sessions: number;
+  /** Turns a session: for the cost rows, and for each trouble run. */
+  costTurns: number;
   turns: number;
   rows: TracingRow[];
   /** OTLP bytes the endpoint received per traced turn (warm-up turns included), in the last run. */
@@ -101,64 +104,107 @@ const traced = (endpoint: string) => ({
   OTEL_BSP_SCHEDULE_DELAY: String(EXPORT_EVERY_MS),
 });
 
-/** SESSIONS sessions, `turns` turns each, all sessions at once: host CPU ms per turn and the turns' latencies. */
-function run(ctx: BenchContext, turns: number, args: string[], env: NodeJS.ProcessEnv | undefined) {
-  return withSystem(startHost(args, "allow", env), async ({ client, pid }) => {
+interface Measured {
+  /** Host CPU per turn, ms. */
+  cpuMs: number;
+  p99: number;
+}
+
+/**
+ * One host for each of `envs`, all at once: SESSIONS sessions each, `turns` turns a session, every session of every
+ * host at once; each host's CPU per turn and its turns' p99. Hosts measured together share the machine's drift: run
+ * one after another, hosts of the same build differed by up to 30 % here, and a 1.1× bound drowned in it.
+ */
+async function measureTogether(
+  ctx: BenchContext,
+  turns: number,
+  args: string[],
+  envs: Array<NodeJS.ProcessEnv | undefined>,
+): Promise<Measured[]> {
+  const systems = await Promise.all(envs.map((env) => startHost(args, "allow", env)));
+  try {
     const ids = await Promise.all(
-      Array.from({ length: SESSIONS }, async () => {
-        const { sessionId } = await client.newSession(ctx.cwd);
-        await client.prompt(sessionId, "warm up");
-        return sessionId;
-      }),
+      systems.map(({ client }) =>
+        Promise.all(
+          Array.from({ length: SESSIONS }, async () => {
+            const { sessionId } = await client.newSession(ctx.cwd);
+            await client.prompt(sessionId, "warm up");
+            return sessionId;
+          }),
+        ),
+      ),
     );
-    await waitForIdle(pid);
-    const ticks = cpuTicks(pid);
-    const latencies: number[] = [];
-    await Promise.all(
-      ids.map(async (id) => {
-        for (let i = 0; i < turns; i++) {
-          const sent = performance.now();
-          await client.prompt(id, benchPrompt(i));
-          latencies.push(performance.now() - sent);
-        }
+    await Promise.all(systems.map(({ pid }) => waitForIdle(pid)));
+    const ticks = systems.map(({ pid }) => cpuTicks(pid));
+    const latencies = await Promise.all(
+      systems.map(async ({ client }, host) => {
+        const taken: number[] = [];
+        await Promise.all(
+          ids[host]!.map(async (id) => {
+            for (let i = 0; i < turns; i++) {
+              const sent = performance.now();
+              await client.prompt(id, benchPrompt(i));
+              taken.push(performance.now() - sent);
+            }
+          }),
+        );
+        return taken;
       }),
     );
     // The last spans wait for the processor's next export: off and on wait alike.
     await sleep(EXPORT_EVERY_MS * 1.5);
-    await waitForIdle(pid);
-    return { cpuMs: ((cpuTicks(pid) - ticks) * TICK_MS) / (SESSIONS * turns), p99: summarize(latencies).p99 };
-  });
+    await Promise.all(systems.map(({ pid }) => waitForIdle(pid)));
+    return systems.map(({ pid }, host) => ({
+      cpuMs: ((cpuTicks(pid) - ticks[host]!) * TICK_MS) / (SESSIONS * turns),
+      p99: summarize(latencies[host]!).p99,
+    }));
+  } finally {
+    await Promise.all(systems.map((system) => system.dispose(10_000)));
+  }
+}
+
+/** The median of each run's on/off: the two were measured together, so each run's pair is what compares. */
+function pairedRatio(on: Figure, off: Figure): number {
+  return median(on.runs.map((value, run) => value / off.runs[run]!));
+}
+
+/** Tracing off and on measured together: [off, on]. */
+async function offAndOn(ctx: BenchContext, turns: number, args: string[], endpoint: string): Promise<Measured[]> {
+  return measureTogether(ctx, turns, args, [undefined, traced(endpoint)]);
 }
 
 export async function tracing(ctx: BenchContext): Promise<TracingResult> {
   const runs = ctx.quick ? 1 : 3;
   const turns = ctx.quick ? 20 : 50;
+  // A host's CPU per turn moves with how its threads' work batches, which moves with the machine's load: over 50
+  // turns a session, pairs run at once still differed by 1.2-1.8×; over 300 they agreed within ±5 %.
+  const costTurns = ctx.quick ? 20 : 300;
   const sink = await otlpSink();
   const server = await modelServer({ chunkChars: 9 });
   let exported = { echo: 0, model: 0 };
   try {
     const model = ["--model-provider", "openai-compatible", "--base-url", server.url, "--model", MODEL];
-    const measured = await repeat(ctx, `tracing: ${SESSIONS} sessions × ${turns} turns`, runs, async () => {
+    const measured = await repeat(ctx, `tracing: ${SESSIONS} sessions × ${costTurns} turns`, runs, async () => {
       sink.behave("answering");
-      const echoOff = await run(ctx, turns, [], undefined);
       const before = sink.bytes();
-      const echoOn = await run(ctx, turns, [], traced(sink.endpoint));
+      const [echoOff, echoOn] = await offAndOn(ctx, costTurns, [], sink.endpoint);
       const echoBytes = sink.bytes() - before;
-      const modelOff = await run(ctx, turns, model, undefined);
-      const modelOn = await run(ctx, turns, model, traced(sink.endpoint));
-      const tracedTurns = SESSIONS * (turns + 1);
+      const [modelOff, modelOn] = await offAndOn(ctx, costTurns, model, sink.endpoint);
+      const tracedTurns = SESSIONS * (costTurns + 1);
       exported = { echo: echoBytes / tracedTurns, model: (sink.bytes() - before - echoBytes) / tracedTurns };
-      const trouble: Partial<Record<Endpoint, number>> = { answering: echoOn.p99 };
-      for (const how of ["down", "slow", "failing"] as const) {
+      // Latencies with the endpoint in trouble, each host alone, against tracing off alone.
+      const [alone] = await measureTogether(ctx, turns, [], [undefined]);
+      const trouble: Partial<Record<Endpoint, number>> = {};
+      for (const how of ["answering", "down", "slow", "failing"] as const) {
         sink.behave(how);
-        trouble[how] = (await run(ctx, turns, [], traced(sink.endpoint))).p99;
+        trouble[how] = (await measureTogether(ctx, turns, [], [traced(sink.endpoint)]))[0]!.p99;
       }
       return {
-        echoOff: echoOff.cpuMs,
-        echoOn: echoOn.cpuMs,
-        modelOff: modelOff.cpuMs,
-        modelOn: modelOn.cpuMs,
-        offP99: echoOff.p99,
+        echoOff: echoOff!.cpuMs,
+        echoOn: echoOn!.cpuMs,
+        modelOff: modelOff!.cpuMs,
+        modelOn: modelOn!.cpuMs,
+        offP99: alone!.p99,
         answering: trouble.answering!,
         down: trouble.down!,
         slow: trouble.slow!,
@@ -179,10 +225,11 @@ export async function tracing(ctx: BenchContext): Promise<TracingResult> {
     return {
       runs,
       sessions: SESSIONS,
+      costTurns,
       turns,
       rows: [
-        { turn: "echo", off: fig.echoOff, on: fig.echoOn, ratio: ratio(fig.echoOn, fig.echoOff) },
-        { turn: "model", off: fig.modelOff, on: fig.modelOn, ratio: ratio(fig.modelOn, fig.modelOff) },
+        { turn: "echo", off: fig.echoOff, on: fig.echoOn, ratio: pairedRatio(fig.echoOn, fig.echoOff) },
+        { turn: "model", off: fig.modelOff, on: fig.modelOn, ratio: pairedRatio(fig.modelOn, fig.modelOff) },
       ],
       exportedBytesPerTurn: exported,
       offP99: fig.offP99,
