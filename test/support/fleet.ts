@@ -68,7 +68,8 @@ export class FleetHost {
         }
       };
       child.stderr!.on("data", onData);
-      child.once("exit", (code) =>
+      // "close", not "exit": by then its stderr is all read, and the error quotes all of it.
+      child.once("close", (code) =>
         reject(new Error(`host ${this.hostId} exited (${code}) before listening: ${this.#log}`)),
       );
     });
@@ -145,8 +146,23 @@ export class Proxy {
 
 /** Starts `count` hosts on one store, each with the given flags; host ids h1, h2, … */
 export async function startHosts(count: number, storeUrl: string, args: string[] = []): Promise<FleetHost[]> {
-  const hosts: FleetHost[] = [];
-  for (let i = 1; i <= count; i++) hosts.push(new FleetHost(`h${i}`, await freePort(), ["--store", storeUrl, ...args]));
-  await Promise.all(hosts.map((host) => host.start()));
-  return hosts;
+  return Promise.all(
+    Array.from({ length: count }, (_, i) => startOnFreePort(`h${i + 1}`, ["--store", storeUrl, ...args])),
+  );
+}
+
+/**
+ * A host on a port nobody listened on a moment before. Another test's server can take that port before the host
+ * listens (seen once in CI: EADDRINUSE): the host is then started again on another.
+ */
+async function startOnFreePort(hostId: string, args: string[]): Promise<FleetHost> {
+  for (let attempt = 1; ; attempt++) {
+    const host = new FleetHost(hostId, await freePort(), args);
+    try {
+      await host.start();
+      return host;
+    } catch (error) {
+      if (attempt >= 5 || !host.stderr().includes("EADDRINUSE")) throw error;
+    }
+  }
 }
