@@ -113,7 +113,7 @@ interface Measured {
 /**
  * One host for each of `envs`, all at once: SESSIONS sessions each, `turns` turns a session, every session of every
  * host at once; each host's CPU per turn and its turns' p99. Hosts measured together share the machine's drift: run
- * one after another, hosts of the same build differed by up to 30 % here, and a 1.1× bound drowned in it.
+ * one after another, hosts of the same build differed by up to 1.76× here, and a 1.1× bound drowned in it.
  */
 async function measureTogether(
   ctx: BenchContext,
