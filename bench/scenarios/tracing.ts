@@ -44,8 +44,9 @@ export interface TroubleRow {
 export interface TracingResult {
   runs: number;
   sessions: number;
-  /** Turns a session: for the cost rows, and for each trouble run. */
+  /** Turns a session for the cost rows. */
   costTurns: number;
+  /** Turns a session for each trouble run. */
   turns: number;
   rows: TracingRow[];
   /** OTLP bytes the endpoint received per traced turn (warm-up turns included), in the last run. */
