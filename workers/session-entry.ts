@@ -2,7 +2,6 @@
 // session, serves that session over the two transferred ports, and never returns. The main thread ends it by
 // aborting the task, which terminates the thread.
 import { getPriority, setPriority } from "node:os";
-import { getHeapStatistics } from "node:v8";
 import { threadId, type MessagePort } from "node:worker_threads";
 import * as Comlink from "comlink";
 import {
@@ -150,7 +149,8 @@ export default function runSession(task: SessionTask): Promise<never> {
       }
     },
     async stats() {
-      return { activeMs: performance.eventLoopUtilization().active, heapUsedBytes: getHeapStatistics().used_heap_size };
+      // process.memoryUsage() reads this isolate's heap like node:v8 does, and node:v8 is not loaded (~1.8 ms a thread).
+      return { activeMs: performance.eventLoopUtilization().active, heapUsedBytes: process.memoryUsage().heapUsed };
     },
     async regrant(grant) {
       const session = await bound;

@@ -192,21 +192,28 @@ export function asHostMessage(data: unknown): HostMessage | null {
   return null;
 }
 
-export const PermissionOutcome = z.discriminatedUnion("outcome", [
-  z.object({ outcome: z.literal("selected"), optionId: z.enum(["allow_once", "allow_always", "reject_once"]) }),
-  z.object({ outcome: z.literal("cancelled") }),
-]);
+// The three below are built on their first parse: many sessions never ask a permission, spawn a child or replay.
+export const PermissionOutcome = z.lazy(() =>
+  z.discriminatedUnion("outcome", [
+    z.object({ outcome: z.literal("selected"), optionId: z.enum(["allow_once", "allow_always", "reject_once"]) }),
+    z.object({ outcome: z.literal("cancelled") }),
+  ]),
+);
 export type PermissionOutcome = z.infer<typeof PermissionOutcome>;
 
 /** What a child session's turn came to, for the parent's spawn_agent call. */
-export const ChildOutcome = z.discriminatedUnion("ok", [
-  z.object({ ok: z.literal(true), sessionId: z.string(), stopReason: StopReason, message: z.string() }),
-  z.object({ ok: z.literal(false), sessionId: z.nullable(z.string()), error: z.string() }),
-]);
+export const ChildOutcome = z.lazy(() =>
+  z.discriminatedUnion("ok", [
+    z.object({ ok: z.literal(true), sessionId: z.string(), stopReason: StopReason, message: z.string() }),
+    z.object({ ok: z.literal(false), sessionId: z.nullable(z.string()), error: z.string() }),
+  ]),
+);
 export type ChildOutcome = z.infer<typeof ChildOutcome>;
 
 /** The records before `seq` that session/load shows, fetched by the host for a "records" session's worker. */
-export const ReplayedRecords = z.object({ seq: z.int().check(z.nonnegative()), records: z.array(z.string()) });
+export const ReplayedRecords = z.lazy(() =>
+  z.object({ seq: z.int().check(z.nonnegative()), records: z.array(z.string()) }),
+);
 export type ReplayedRecords = z.infer<typeof ReplayedRecords>;
 
 /** What hide() takes: an absolute path (as the main thread keeps a session's cwd). */

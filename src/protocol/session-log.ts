@@ -50,85 +50,90 @@ export const LogHeader = z.object({
 });
 export type LogHeader = z.infer<typeof LogHeader>;
 
-const TurnId = z.string().check(z.minLength(1));
-const ToolCallId = z.string().check(z.minLength(1));
-const Count = z.int().check(z.nonnegative());
-const ToolCallRequest = z.object({ id: z.string(), name: z.string(), input: z.unknown() });
-
-/** One line after the header. The agent loop writes an entry before it posts the event that shows it. */
-export const LogEntry = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("turn_start"), turnId: TurnId, at: z.string() }),
-  z.object({ type: z.literal("user_message"), turnId: TurnId, text: z.string() }),
-  z.object({
-    type: z.literal("assistant_message"),
-    turnId: TurnId,
-    blocks: z.array(z.string()),
-    toolCalls: z.array(ToolCallRequest),
-    /** The model's reasoning, shown as agent_thought_chunk. */
-    thought: z.optional(z.string()),
-  }),
-  /**
-   * The conversation was compacted: the model's history is `summary`, then its last `kept` messages (as rebuilt from
-   * the entries before this one). `turns` older turns were summarised; `tokensBefore`/`tokensAfter` are estimates.
-   * `level`: "normal", or "hard" (the request was still too long: every turn before the one in flight was summarised);
-   * `replacedTokens`: the estimate of the messages the summary replaced (it takes at most half of that). Both are
-   * absent in logs written before they were recorded, whose summaries were not held to half of what they replaced.
-   */
-  z.object({
-    type: z.literal("compaction"),
-    turnId: TurnId,
-    kept: Count,
-    summary: z.string(),
-    turns: Count,
-    tokensBefore: Count,
-    tokensAfter: Count,
-    level: z.optional(z.enum(["normal", "hard"])),
-    replacedTokens: z.optional(Count),
-    /** Names it to a client that follows compactions by id (compaction_update); absent in older logs. */
-    compactionId: z.optional(z.string().check(z.minLength(1))),
-  }),
-  z.object({
-    type: z.literal("tool_call"),
-    turnId: TurnId,
-    toolCallId: ToolCallId,
-    callId: z.string(),
-    name: z.string(),
-    title: z.string(),
-    kind: ToolKind,
-    input: z.unknown(),
-  }),
-  z.object({
-    type: z.literal("tool_result"),
-    turnId: TurnId,
-    toolCallId: ToolCallId,
-    callId: z.string(),
-    name: z.string(),
-    result: z.string(),
-    isError: z.boolean(),
-  }),
-  /** A model response's token counts (summary requests' too): the session's cost inputs survive a restore. */
-  z.object({
-    type: z.literal("usage"),
-    turnId: TurnId,
-    tokens: z.object({ prompt: Count, completion: Count, cached: Count }),
-  }),
-  z.object({ type: z.literal("permission"), turnId: TurnId, toolCallId: ToolCallId, outcome: z.string() }),
-  z.object({ type: z.literal("mode"), mode: SessionModeId }),
-  /** The session's system prompt from here on (a client gave a new one with load, resume or fork). */
-  z.object({ type: z.literal("system_prompt"), systemPrompt: SystemPromptSetting }),
-  /** The agent's plan as update_plan last set it (the whole plan: each replaces the one before). */
-  z.object({ type: z.literal("plan"), turnId: TurnId, entries: z.array(PlanEntry) }),
-  z.object({ type: z.literal("model"), model: ModelConfig }),
-  /** The MCP servers the session runs with from here on (session/new, load, resume): no env or header values. */
-  z.object({ type: z.literal("mcp_servers"), servers: z.array(McpServerRecord) }),
-  z.object({
-    type: z.literal("turn_end"),
-    turnId: TurnId,
-    /** "interrupted": closed by load-repair, the process ended mid-turn. */
-    stopReason: z.union([StopReason, z.enum(["error", "interrupted"])]),
-    error: z.optional(z.string()),
-  }),
-]);
+/**
+ * One line after the header. The agent loop writes an entry before it posts the event that shows it. Built on its
+ * first parse: the main thread reads entries with it (a fork's cut); a session worker checks them by hand
+ * (workers/log/log-entry-check.ts) and never builds it.
+ */
+export const LogEntry = z.lazy(() => {
+  const TurnId = z.string().check(z.minLength(1));
+  const ToolCallId = z.string().check(z.minLength(1));
+  const Count = z.int().check(z.nonnegative());
+  const ToolCallRequest = z.object({ id: z.string(), name: z.string(), input: z.unknown() });
+  return z.discriminatedUnion("type", [
+    z.object({ type: z.literal("turn_start"), turnId: TurnId, at: z.string() }),
+    z.object({ type: z.literal("user_message"), turnId: TurnId, text: z.string() }),
+    z.object({
+      type: z.literal("assistant_message"),
+      turnId: TurnId,
+      blocks: z.array(z.string()),
+      toolCalls: z.array(ToolCallRequest),
+      /** The model's reasoning, shown as agent_thought_chunk. */
+      thought: z.optional(z.string()),
+    }),
+    /**
+     * The conversation was compacted: the model's history is `summary`, then its last `kept` messages (as rebuilt from
+     * the entries before this one). `turns` older turns were summarised; `tokensBefore`/`tokensAfter` are estimates.
+     * `level`: "normal", or "hard" (the request was still too long: every turn before the one in flight was summarised);
+     * `replacedTokens`: the estimate of the messages the summary replaced (it takes at most half of that). Both are
+     * absent in logs written before they were recorded, whose summaries were not held to half of what they replaced.
+     */
+    z.object({
+      type: z.literal("compaction"),
+      turnId: TurnId,
+      kept: Count,
+      summary: z.string(),
+      turns: Count,
+      tokensBefore: Count,
+      tokensAfter: Count,
+      level: z.optional(z.enum(["normal", "hard"])),
+      replacedTokens: z.optional(Count),
+      /** Names it to a client that follows compactions by id (compaction_update); absent in older logs. */
+      compactionId: z.optional(z.string().check(z.minLength(1))),
+    }),
+    z.object({
+      type: z.literal("tool_call"),
+      turnId: TurnId,
+      toolCallId: ToolCallId,
+      callId: z.string(),
+      name: z.string(),
+      title: z.string(),
+      kind: ToolKind,
+      input: z.unknown(),
+    }),
+    z.object({
+      type: z.literal("tool_result"),
+      turnId: TurnId,
+      toolCallId: ToolCallId,
+      callId: z.string(),
+      name: z.string(),
+      result: z.string(),
+      isError: z.boolean(),
+    }),
+    /** A model response's token counts (summary requests' too): the session's cost inputs survive a restore. */
+    z.object({
+      type: z.literal("usage"),
+      turnId: TurnId,
+      tokens: z.object({ prompt: Count, completion: Count, cached: Count }),
+    }),
+    z.object({ type: z.literal("permission"), turnId: TurnId, toolCallId: ToolCallId, outcome: z.string() }),
+    z.object({ type: z.literal("mode"), mode: SessionModeId }),
+    /** The session's system prompt from here on (a client gave a new one with load, resume or fork). */
+    z.object({ type: z.literal("system_prompt"), systemPrompt: SystemPromptSetting }),
+    /** The agent's plan as update_plan last set it (the whole plan: each replaces the one before). */
+    z.object({ type: z.literal("plan"), turnId: TurnId, entries: z.array(PlanEntry) }),
+    z.object({ type: z.literal("model"), model: ModelConfig }),
+    /** The MCP servers the session runs with from here on (session/new, load, resume): no env or header values. */
+    z.object({ type: z.literal("mcp_servers"), servers: z.array(McpServerRecord) }),
+    z.object({
+      type: z.literal("turn_end"),
+      turnId: TurnId,
+      /** "interrupted": closed by load-repair, the process ended mid-turn. */
+      stopReason: z.union([StopReason, z.enum(["error", "interrupted"])]),
+      error: z.optional(z.string()),
+    }),
+  ]);
+});
 export type LogEntry = z.infer<typeof LogEntry>;
 
 export const SIDECAR_FORMAT = "acp-session-host/session-sidecar";

@@ -23,6 +23,12 @@ describe("the session worker bundle", () => {
     expect(bundle("model-gateway.js")).toMatch(/\bvar OpenAI = class\b/);
   });
 
+  it("leaves the gateway's asks to the gateway's bundle: a session worker sends them and never parses one", () => {
+    expect(worker).not.toMatch(/\bvar (GatewayAsk|GatewayControl) =/);
+    expect(worker).toMatch(/\bvar GatewayReply = /);
+    expect(bundle("model-gateway.js")).toMatch(/\bvar GatewayAsk = /);
+  });
+
   it("leaves the MCP client to a bundle of its own, required only by sessions with MCP servers", () => {
     expect(worker).not.toContain("StreamableHTTPClientTransport");
     expect(worker).not.toMatch(/\bvar Client = class\b/);

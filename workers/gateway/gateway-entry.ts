@@ -1,13 +1,14 @@
-// The model gateway's thread (src/protocol/model-gateway.ts): every OpenAI-compatible request of every session of the
-// host, made from one isolate where the HTTP client stays compiled and warm and its connections stay open. The main
-// thread tells it the models and hands it one port per session worker; each request on a port is answered on that port
-// only, once. Nothing a session worker sends is trusted: a malformed message is dropped and logged, and a request for
-// a model this host was not configured with fails.
+// The model gateway's thread (src/protocol/model-gateway.ts, gateway-asks.ts): every OpenAI-compatible request of
+// every session of the host, made from one isolate where the HTTP client stays compiled and warm and its connections
+// stay open. The main thread tells it the models and hands it one port per session worker; each request on a port is
+// answered on that port only, once. Nothing a session worker sends is trusted: a malformed message is dropped and
+// logged, and a request for a model this host was not configured with fails.
 import { parentPort, type MessagePort } from "node:worker_threads";
 import type { ChatCompletionFunctionTool, ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import { compile, config as zodConfig } from "zod/mini";
 import en from "zod/v4/locales/en.js";
-import { GatewayAsk, GatewayControl, type GatewayReply } from "../../src/protocol/model-gateway.js";
+import { GatewayAsk, GatewayControl } from "../../src/protocol/gateway-asks.js";
+import type { GatewayReply } from "../../src/protocol/model-gateway.js";
 import { AttemptFailed, ModelClient, type GatewayLog } from "./model-client.js";
 import { nowMs } from "../../src/protocol/trace.js";
 

@@ -2,12 +2,8 @@
 // their deltas and their one answer come back on the same port, checked. A cancel stops the wait at once and tells the
 // gateway; a gateway that went away fails what waited on it, and the host hands the worker a new port.
 import type { MessagePort } from "node:worker_threads";
-import {
-  GatewayReply,
-  type AssembledResponse,
-  type GatewayAsk,
-  type GatewayFailure,
-} from "../../src/protocol/model-gateway.js";
+import type { GatewayAsk } from "../../src/protocol/gateway-asks.js";
+import { GatewayReply, type AssembledResponse, type GatewayFailure } from "../../src/protocol/model-gateway.js";
 
 /** The gateway said the attempt failed (or could not be reached): what went wrong, and whether to try again. */
 export class GatewayFailed extends Error {

@@ -5,28 +5,34 @@ import { setTimeout as sleep } from "node:timers/promises";
 import * as z from "zod/mini";
 import { PromptRejected, type ChatMessage, type Model, type ModelRequest, type ModelResponse } from "./model.js";
 
-const Step = z.union([
-  z.strictObject({ say: z.string() }),
-  z.strictObject({ tool: z.string().check(z.minLength(1)), input: z._default(z.record(z.string(), z.unknown()), {}) }),
-  /** Several tool calls in one answer (the loop runs those it may run together, spawn_agent's, at once). */
-  z.strictObject({
-    tools: z
-      .array(
-        z.strictObject({
-          tool: z.string().check(z.minLength(1)),
-          input: z._default(z.record(z.string(), z.unknown()), {}),
-        }),
-      )
-      .check(z.minLength(1)),
-  }),
-  z.strictObject({ sleep_ms: z.int().check(z.nonnegative()) }),
-  z.strictObject({ spin_ms: z.int().check(z.nonnegative()) }),
-  z.strictObject({ freeze_after_ms: z.int().check(z.nonnegative()) }),
-  z.strictObject({ alloc_mb: z.int().check(z.positive()) }),
-  z.strictObject({ crash: z.string() }),
-]);
+// Built on the first /script prompt: an echo never needs it.
+const Step = z.lazy(() =>
+  z.union([
+    z.strictObject({ say: z.string() }),
+    z.strictObject({
+      tool: z.string().check(z.minLength(1)),
+      input: z._default(z.record(z.string(), z.unknown()), {}),
+    }),
+    /** Several tool calls in one answer (the loop runs those it may run together, spawn_agent's, at once). */
+    z.strictObject({
+      tools: z
+        .array(
+          z.strictObject({
+            tool: z.string().check(z.minLength(1)),
+            input: z._default(z.record(z.string(), z.unknown()), {}),
+          }),
+        )
+        .check(z.minLength(1)),
+    }),
+    z.strictObject({ sleep_ms: z.int().check(z.nonnegative()) }),
+    z.strictObject({ spin_ms: z.int().check(z.nonnegative()) }),
+    z.strictObject({ freeze_after_ms: z.int().check(z.nonnegative()) }),
+    z.strictObject({ alloc_mb: z.int().check(z.positive()) }),
+    z.strictObject({ crash: z.string() }),
+  ]),
+);
 type Step = z.infer<typeof Step>;
-const Script = z.array(Step).check(z.minLength(1));
+const Script = z.lazy(() => z.array(Step).check(z.minLength(1)));
 
 const SCRIPT_PREFIX = "/script ";
 const FAULT_STEPS = ["spin_ms", "freeze_after_ms", "alloc_mb", "crash"] as const;

@@ -17,26 +17,30 @@ export interface BashDeps {
   outputCapBytes: number;
 }
 
-const BashInput = z.object({
-  command: z.string().check(z.minLength(1), z.describe("The bash command line to run, in the session's workspace")),
-  timeout_ms: z.optional(
-    z
-      .int()
-      .check(
-        z.positive(),
-        z.maximum(MAX_TIMEOUT_MS),
-        z.describe(`Foreground only: kill the command after this many milliseconds (default ${DEFAULT_TIMEOUT_MS})`),
-      ),
-  ),
-  run_in_background: z.optional(
-    z.boolean().check(z.describe("Start the command and return a task id at once; read it with bash_output")),
-  ),
-});
+const BashInput = z.lazy(() =>
+  z.object({
+    command: z.string().check(z.minLength(1), z.describe("The bash command line to run, in the session's workspace")),
+    timeout_ms: z.optional(
+      z
+        .int()
+        .check(
+          z.positive(),
+          z.maximum(MAX_TIMEOUT_MS),
+          z.describe(`Foreground only: kill the command after this many milliseconds (default ${DEFAULT_TIMEOUT_MS})`),
+        ),
+    ),
+    run_in_background: z.optional(
+      z.boolean().check(z.describe("Start the command and return a task id at once; read it with bash_output")),
+    ),
+  }),
+);
 type BashInput = z.infer<typeof BashInput>;
 
-const TaskInput = z.object({
-  task_id: z.string().check(z.minLength(1), z.describe("The id bash returned for a background command")),
-});
+const TaskInput = z.lazy(() =>
+  z.object({
+    task_id: z.string().check(z.minLength(1), z.describe("The id bash returned for a background command")),
+  }),
+);
 type TaskInput = z.infer<typeof TaskInput>;
 
 export function bashTools(deps: BashDeps): Tool[] {

@@ -5,13 +5,17 @@ import { writePolicy } from "./policy.js";
 import type { Tool } from "./tool.js";
 import type { Workspace } from "./workspace.js";
 
-const Input = z.object({
-  path: z
-    .string()
-    .check(z.minLength(1), z.describe("File path, relative to the workspace root (or absolute inside it)")),
-  old_string: z.string().check(z.describe("Text to replace; must occur exactly once in the file, whitespace included")),
-  new_string: z.string().check(z.describe("Replacement text")),
-});
+const Input = z.lazy(() =>
+  z.object({
+    path: z
+      .string()
+      .check(z.minLength(1), z.describe("File path, relative to the workspace root (or absolute inside it)")),
+    old_string: z
+      .string()
+      .check(z.describe("Text to replace; must occur exactly once in the file, whitespace included")),
+    new_string: z.string().check(z.describe("Replacement text")),
+  }),
+);
 type Input = z.infer<typeof Input>;
 
 export function editFileTool(workspace: Workspace): Tool<Input> {

@@ -8,11 +8,13 @@ import type { Workspace } from "./workspace.js";
 
 const MAX_ENTRIES = 1000;
 
-const Input = z.object({
-  path: z
-    .string()
-    .check(z.minLength(1), z.describe('Directory path, relative to the workspace root ("." for the root)')),
-});
+const Input = z.lazy(() =>
+  z.object({
+    path: z
+      .string()
+      .check(z.minLength(1), z.describe('Directory path, relative to the workspace root ("." for the root)')),
+  }),
+);
 type Input = z.infer<typeof Input>;
 
 export function listDirTool(workspace: Workspace, outputCapBytes: number): Tool<Input> {

@@ -9,13 +9,15 @@ import type { Workspace } from "./workspace.js";
 /** Larger files are read up to here; the rest needs offset/limit past it (or bash). */
 const MAX_READ_BYTES = 16 * 1024 * 1024;
 
-const Input = z.object({
-  path: z
-    .string()
-    .check(z.minLength(1), z.describe("File path, relative to the workspace root (or absolute inside it)")),
-  offset: z.optional(z.int().check(z.minimum(1), z.describe("First line to return (1-based)"))),
-  limit: z.optional(z.int().check(z.minimum(1), z.describe("How many lines to return"))),
-});
+const Input = z.lazy(() =>
+  z.object({
+    path: z
+      .string()
+      .check(z.minLength(1), z.describe("File path, relative to the workspace root (or absolute inside it)")),
+    offset: z.optional(z.int().check(z.minimum(1), z.describe("First line to return (1-based)"))),
+    limit: z.optional(z.int().check(z.minimum(1), z.describe("How many lines to return"))),
+  }),
+);
 type Input = z.infer<typeof Input>;
 
 export function readFileTool(workspace: Workspace, outputCapBytes: number): Tool<Input> {

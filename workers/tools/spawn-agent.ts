@@ -10,14 +10,16 @@ import { readPolicy } from "./policy.js";
 import type { Tool } from "./tool.js";
 
 // Every request carries the tools' schemas: the descriptions say what a model needs, briefly.
-const Input = z.object({
-  prompt: z.string().check(z.minLength(1)),
-  mode: z.optional(SessionModeId.check(z.describe("default: yours; never wider"))),
-  session: z.optional(z.string().check(z.describe("an earlier child's id, to prompt it again"))),
-  cwd: z.optional(z.string().check(z.describe("default: yours; or a directory inside it"))),
-  title: z.optional(z.string()),
-  description: z.optional(z.string()),
-});
+const Input = z.lazy(() =>
+  z.object({
+    prompt: z.string().check(z.minLength(1)),
+    mode: z.optional(SessionModeId.check(z.describe("default: yours; never wider"))),
+    session: z.optional(z.string().check(z.describe("an earlier child's id, to prompt it again"))),
+    cwd: z.optional(z.string().check(z.describe("default: yours; or a directory inside it"))),
+    title: z.optional(z.string()),
+    description: z.optional(z.string()),
+  }),
+);
 type Input = z.infer<typeof Input>;
 
 export function spawnAgentTool(children: ChildRequests): Tool<Input> {

@@ -42,6 +42,7 @@ export interface Tool<Input = unknown> {
   readonly name: string;
   readonly description: string;
   readonly kind: ToolKind;
+  /** A z.lazy: built on the tool's first call or its first offer to a model, which a session may never make. */
   readonly input: z.ZodMiniType<Input>;
   /** The JSON Schema offered to the model when it is not made from `input` (an MCP server's own schema). */
   readonly parameters?: Record<string, unknown>;

@@ -5,7 +5,7 @@ import { PlanEntry } from "../../src/protocol/plan.js";
 import { readPolicy } from "./policy.js";
 import type { Tool } from "./tool.js";
 
-const Input = z.object({ entries: z.array(PlanEntry) });
+const Input = z.lazy(() => z.object({ entries: z.array(PlanEntry) }));
 type Input = z.infer<typeof Input>;
 
 export function updatePlanTool(): Tool<Input> {

@@ -6,12 +6,14 @@ import { writePolicy } from "./policy.js";
 import type { Tool } from "./tool.js";
 import type { Workspace } from "./workspace.js";
 
-const Input = z.object({
-  path: z
-    .string()
-    .check(z.minLength(1), z.describe("File path, relative to the workspace root (or absolute inside it)")),
-  content: z.string().check(z.describe("The whole new content of the file")),
-});
+const Input = z.lazy(() =>
+  z.object({
+    path: z
+      .string()
+      .check(z.minLength(1), z.describe("File path, relative to the workspace root (or absolute inside it)")),
+    content: z.string().check(z.describe("The whole new content of the file")),
+  }),
+);
 type Input = z.infer<typeof Input>;
 
 export function writeFileTool(workspace: Workspace): Tool<Input> {

@@ -155,15 +155,20 @@ function isMessage(value: unknown): boolean {
   }
 }
 
-// The settings reader (src/store/dir/fork-log.ts, src/store/postgres/): a line it cannot split is parsed whole.
-const Head = z.object({ replayLines: z.int().check(z.nonnegative()), replayBytes: z.int().check(z.nonnegative()) });
-const Tail = z.object({
-  mode: SessionModeId,
-  model: ModelConfig,
-  turns: z.int().check(z.nonnegative()),
-  title: z.nullable(z.string()),
-  systemPrompt: z.optional(z.nullable(SystemPromptSetting)),
-});
+// The settings reader (src/store/dir/fork-log.ts, src/store/postgres/): a line it cannot split is parsed whole. Its
+// schemas are built on first use: a session worker, which holds this module too, never reads settings this way.
+const Head = z.lazy(() =>
+  z.object({ replayLines: z.int().check(z.nonnegative()), replayBytes: z.int().check(z.nonnegative()) }),
+);
+const Tail = z.lazy(() =>
+  z.object({
+    mode: SessionModeId,
+    model: ModelConfig,
+    turns: z.int().check(z.nonnegative()),
+    title: z.nullable(z.string()),
+    systemPrompt: z.optional(z.nullable(SystemPromptSetting)),
+  }),
+);
 
 export interface SnapshotSettings {
   replayLines: number;

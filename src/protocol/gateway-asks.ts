@@ -1,0 +1,34 @@
+// Main thread → gateway and session worker → gateway (src/protocol/model-gateway.ts has the contract): parsed by the
+// gateway's thread only. A module of its own, so a session worker's bundle does not hold these schemas: it only sends
+// them.
+import * as z from "zod/mini";
+import { RequestId } from "./model-gateway.js";
+import { ModelConfig } from "./port.js";
+
+/** Main thread → gateway, on the gateway's own port (its worker's parentPort). */
+export const GatewayControl = z.discriminatedUnion("type", [
+  /** The models requests may name (the host's --model and --models). */
+  z.object({ type: z.literal("models"), models: z.array(ModelConfig) }),
+  /** A session worker's channel: its requests arrive on `port`. `label` names it in the gateway's log lines. */
+  z.object({ type: z.literal("connect"), label: z.string() }),
+]);
+export type GatewayControl = z.infer<typeof GatewayControl>;
+
+/** Session worker → gateway. */
+export const GatewayAsk = z.discriminatedUnion("type", [
+  z.object({
+    type: z.literal("request"),
+    id: RequestId,
+    /** A model the gateway was told of, by name. */
+    model: z.string().check(z.minLength(1)),
+    /** The chat-completions messages and tools (the gateway adds model, stream and usage options). */
+    messages: z.array(z.record(z.string(), z.unknown())).check(z.minLength(1)),
+    tools: z.optional(z.array(z.record(z.string(), z.unknown()))),
+    /** Send text and reasoning deltas as they arrive (the session shows them: --stream-chunks). */
+    forward: z.boolean(),
+    /** The W3C traceparent of the request's span (a traced turn): sent to the model server as a header. */
+    traceparent: z.optional(z.string().check(z.regex(/^00-[0-9a-f]{32}-[0-9a-f]{16}-0[01]$/))),
+  }),
+  z.object({ type: z.literal("cancel"), id: RequestId }),
+]);
+export type GatewayAsk = z.infer<typeof GatewayAsk>;
