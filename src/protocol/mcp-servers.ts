@@ -4,33 +4,39 @@ import * as z from "zod/mini";
 
 const ServerName = z.string().check(z.minLength(1), z.maxLength(64));
 
-export const McpServerConfig = z.discriminatedUnion("type", [
-  z.object({
-    type: z.literal("stdio"),
-    name: ServerName,
-    command: z.string().check(z.minLength(1)),
-    args: z.array(z.string()),
-    env: z.record(z.string(), z.string()),
-  }),
-  z.object({
-    type: z.literal("http"),
-    name: ServerName,
-    url: z.string().check(z.minLength(1)),
-    headers: z.record(z.string(), z.string()),
-  }),
-]);
+// Both built on their first parse: most sessions have no MCP server (docs/performance.md, "What a session thread
+// builds").
+export const McpServerConfig = z.lazy(() =>
+  z.discriminatedUnion("type", [
+    z.object({
+      type: z.literal("stdio"),
+      name: ServerName,
+      command: z.string().check(z.minLength(1)),
+      args: z.array(z.string()),
+      env: z.record(z.string(), z.string()),
+    }),
+    z.object({
+      type: z.literal("http"),
+      name: ServerName,
+      url: z.string().check(z.minLength(1)),
+      headers: z.record(z.string(), z.string()),
+    }),
+  ]),
+);
 export type McpServerConfig = z.infer<typeof McpServerConfig>;
 
-export const McpServerRecord = z.discriminatedUnion("type", [
-  z.object({
-    type: z.literal("stdio"),
-    name: ServerName,
-    command: z.string(),
-    args: z.array(z.string()),
-    envNames: z.array(z.string()),
-  }),
-  z.object({ type: z.literal("http"), name: ServerName, url: z.string(), headerNames: z.array(z.string()) }),
-]);
+export const McpServerRecord = z.lazy(() =>
+  z.discriminatedUnion("type", [
+    z.object({
+      type: z.literal("stdio"),
+      name: ServerName,
+      command: z.string(),
+      args: z.array(z.string()),
+      envNames: z.array(z.string()),
+    }),
+    z.object({ type: z.literal("http"), name: ServerName, url: z.string(), headerNames: z.array(z.string()) }),
+  ]),
+);
 export type McpServerRecord = z.infer<typeof McpServerRecord>;
 
 export function recordOf(server: McpServerConfig): McpServerRecord {
