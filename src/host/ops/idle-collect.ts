@@ -14,6 +14,12 @@ export interface IdleCollector {
   busy(): void;
   /** No prompt is in flight any more: collect after the quiet delay unless one starts first. */
   idle(): void;
+  /**
+   * The host is ending: nothing more is collected. Teardown answers every prompt at once, and a collection a second
+   * later took the main thread for a third of a 200-session teardown (docs/performance.md, "Teardown without a
+   * collection").
+   */
+  stop(): void;
   /** True once the quiet delay has passed with no prompt (and the heap was collected if it had grown). */
   readonly settled: boolean;
   /** Collections run so far. */
@@ -26,6 +32,7 @@ export function idleCollector(
   heapBytes: () => number = reservedHeapBytes,
 ): IdleCollector {
   let timer: NodeJS.Timeout | null = null;
+  let stopped = false;
   let settled = true;
   let count = 0;
   let afterLast = 0;
@@ -52,8 +59,13 @@ export function idleCollector(
     },
     idle() {
       cancel();
+      if (stopped) return;
       timer = setTimeout(() => void check(generation), quietMs);
       timer.unref();
+    },
+    stop() {
+      stopped = true;
+      cancel();
     },
     get settled() {
       return settled;

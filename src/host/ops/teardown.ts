@@ -37,6 +37,7 @@ export function createTeardown(host: HostContext, phases: TeardownPhases): (reas
     running ??= (async () => {
       const started = performance.now();
       host.admission.stopAccepting();
+      host.idleCollector.stop();
       host.log.info(
         { reason, sessions: host.sessions.size, answersInFlight: host.answersInFlight.size },
         "teardown started",
