@@ -4,11 +4,11 @@ import * as z from "zod/mini";
 /** A worker's id of one request, echoed by every reply to it. */
 export const CallId = z.string().check(z.minLength(1), z.maxLength(64));
 
-// Built on their first parse, the session's first command: a session that runs none never builds them (a session's
-// thread builds every schema it holds for itself: docs/performance.md, "What a session thread builds").
-export const EndReason = z.lazy(() => z.enum(["exited", "killed", "timeout", "sandbox_failed", "spawn_failed"]));
+export const EndReason = z.enum(["exited", "killed", "timeout", "sandbox_failed", "spawn_failed"]);
 export type EndReason = z.infer<typeof EndReason>;
 
+// Built on their first parse, the session's first command: a session that runs none never builds them (a session's
+// thread builds every schema it holds for itself: docs/performance.md, "What a session thread builds").
 export const TaskEnd = z.lazy(() =>
   z.object({
     reason: EndReason,
