@@ -1,4 +1,4 @@
-// The worker's end of the events port: events are queued and posted as one batch per microtask turn; the main
+// The worker's end of the events port: events are queued and posted as one batch per turn of the event loop; the main
 // thread's prompts and cancels arrive on the same port. What is posted for the client counts against the session's
 // output window (src/protocol/output-window.ts): past it, the producers wait for room (room) before their next event.
 import type { MessagePort } from "node:worker_threads";
@@ -25,7 +25,8 @@ export class EventSink {
 
   post(event: WorkerEvent): void {
     this.#window?.spend(outputBytes(event));
-    if (this.#queue.length === 0) queueMicrotask(() => this.flush());
+    // Once per turn of the event loop, not per microtask: a turn that never waits on I/O (an echo) is one message.
+    if (this.#queue.length === 0) setImmediate(() => this.flush());
     this.#queue.push(event);
   }
 

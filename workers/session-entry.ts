@@ -107,6 +107,26 @@ function modelOptions(
 /** Events per posted batch while replaying, so a long history does not become one huge message. */
 const REPLAY_BATCH = 256;
 
+/**
+ * Each command's reply leaves after the events the command caused (a mode's log record, a repair): the reply goes
+ * on the commands port, which would otherwise overtake the events still queued for this turn of the event loop.
+ */
+function repliesAfterEvents(api: SessionWorkerApi, events: EventSink): SessionWorkerApi {
+  const commands = Object.entries(api) as [string, (...args: unknown[]) => Promise<unknown>][];
+  return Object.fromEntries(
+    commands.map(([name, command]) => [
+      name,
+      async (...args: unknown[]) => {
+        try {
+          return await command(...args);
+        } finally {
+          events.flush();
+        }
+      },
+    ]),
+  ) as unknown as SessionWorkerApi;
+}
+
 export default function runSession(task: SessionTask): Promise<never> {
   const window = task.outputWindow instanceof SharedArrayBuffer ? new OutputWindow(task.outputWindow) : null;
   const events = new EventSink(task.events as MessagePort, window);
@@ -214,7 +234,7 @@ export default function runSession(task: SessionTask): Promise<never> {
       events.flush();
     },
   };
-  Comlink.expose(api, task.commands as Comlink.Endpoint);
+  Comlink.expose(repliesAfterEvents(api, events), task.commands as Comlink.Endpoint);
   // The hot path: prompts and cancels arrive as plain messages on the events port, after open() has answered.
   events.onMessage((data) => {
     const message = asHostMessage(data);

@@ -116,7 +116,7 @@ export class FileJournal implements Journal {
       },
     );
     journal.#tailBytes = restored.validLength - replay.start - replay.bytes;
-    for (const entry of restored.repairs) journal.append(entry);
+    journal.append(...restored.repairs);
     if (restored.droppedBytes > 0 || restored.repairs.length > 0) fsyncSync(fd);
     journal.#writeSidecar(previousUpdate(files.sidecarPath, sessionId) ?? modified);
     journal.#scheduleCompaction();
@@ -160,10 +160,12 @@ export class FileJournal implements Journal {
     return this.#base;
   }
 
-  append(entry: JournalEntry): void {
+  append(...entries: JournalEntry[]): void {
     // After close nothing this worker does reaches the client any more, and the log may have a new writer.
-    if (this.#fd === null) return;
-    const bytes = Buffer.from(`${JSON.stringify(entry)}\n`);
+    if (this.#fd === null || entries.length === 0) return;
+    let lines = "";
+    for (const entry of entries) lines += `${JSON.stringify(entry)}\n`;
+    const bytes = Buffer.from(lines);
     try {
       for (let offset = 0; offset < bytes.length;) offset += writeSync(this.#fd, bytes, offset, bytes.length - offset);
     } catch (error) {
@@ -176,8 +178,10 @@ export class FileJournal implements Journal {
       throw new LogWriteError("append", error);
     }
     this.#tailBytes += bytes.length;
-    this.#entries.push(entry);
-    this.#count(entry);
+    for (const entry of entries) {
+      this.#entries.push(entry);
+      this.#count(entry);
+    }
   }
 
   endTurn(): void {

@@ -46,7 +46,7 @@ export class RecordJournal implements Journal {
       return entry;
     });
     const journal = new RecordJournal(header, base, log, entries, events);
-    for (const entry of journal.repairs) journal.append(entry);
+    journal.append(...journal.repairs);
     return journal;
   }
 
@@ -78,14 +78,16 @@ export class RecordJournal implements Journal {
     return this.#entries;
   }
 
-  append(entry: LogEntry): void {
+  append(...entries: LogEntry[]): void {
     // After close nothing this worker does reaches the store: the session may have another writer by now.
     if (this.#closed) return;
-    const line = JSON.stringify(entry);
-    this.#events.postRecord(this.#nextSeq++, line, isReplayed(entry));
-    this.#tailBytes += line.length + 1;
-    this.#entries.push(entry);
-    this.#summary = foldSummary(this.#summary, entry);
+    for (const entry of entries) {
+      const line = JSON.stringify(entry);
+      this.#events.postRecord(this.#nextSeq++, line, isReplayed(entry));
+      this.#tailBytes += line.length + 1;
+      this.#entries.push(entry);
+      this.#summary = foldSummary(this.#summary, entry);
+    }
   }
 
   endTurn(): void {

@@ -8,8 +8,8 @@ import type { LogEntry } from "../../src/protocol/session-log.js";
 export type JournalEntry = LogEntry;
 
 export interface Journal {
-  /** Appends one entry; returns once the write call has returned. */
-  append(entry: JournalEntry): void;
+  /** Appends entries in one write (those a step records together); returns once the write call has returned. */
+  append(...entries: JournalEntry[]): void;
   /** Makes the turn durable (fsync) and refreshes the listing summary. */
   endTurn(): void;
   /** The entries recorded since the base, oldest first (after load-repair). */
@@ -53,9 +53,11 @@ export class MemoryJournal implements Journal {
     this.#base = base;
     this.#summary = base;
   }
-  append(entry: JournalEntry): void {
-    this.#entries.push(entry);
-    this.#summary = foldSummary(this.#summary, entry);
+  append(...entries: JournalEntry[]): void {
+    for (const entry of entries) {
+      this.#entries.push(entry);
+      this.#summary = foldSummary(this.#summary, entry);
+    }
   }
   get title(): string | null {
     return this.#summary.title;

@@ -185,8 +185,10 @@ export class AgentLoop {
     const turnId = turn.id;
     const signal = turn.abort.signal;
     const untitled = journal.title === null;
-    journal.append({ type: "turn_start", turnId, at: new Date().toISOString() });
-    journal.append({ type: "user_message", turnId, text });
+    journal.append(
+      { type: "turn_start", turnId, at: new Date().toISOString() },
+      { type: "user_message", turnId, text },
+    );
     if (untitled && journal.title !== null) events.post({ type: "title", turnId, title: journal.title });
     this.#history.push({ role: "user", text });
     let ending: { stopReason: StopReason } | { reason: ErrorReason; message: string };

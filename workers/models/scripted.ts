@@ -1,7 +1,7 @@
 // The embedded scripted model: deterministic and offline, for tests, the demo and benchmarks.
 // A plain prompt is echoed ("You said: …"); "/script [steps]" runs the steps in order (see docs/models.md).
 // It is stateless: where a script stands is read from the conversation, so a restored session resumes it.
-import { setTimeout as sleep } from "node:timers/promises";
+import { setImmediate as setImmediatePromise, setTimeout as sleep } from "node:timers/promises";
 import * as z from "zod/mini";
 import { PromptRejected, type ChatMessage, type Model, type ModelRequest, type ModelResponse } from "./model.js";
 
@@ -133,6 +133,8 @@ export class ScriptedModel implements Model {
         await request.commit(blocks);
         blocks = [];
       }
+      // A step that holds the thread lets the event loop turn first: the worker's events go out once per turn.
+      if ("spin_ms" in step || "alloc_mb" in step) await setImmediatePromise();
       if ("sleep_ms" in step) await sleep(step.sleep_ms, undefined, { signal });
       else if ("spin_ms" in step) spin(step.spin_ms);
       else if ("freeze_after_ms" in step) {

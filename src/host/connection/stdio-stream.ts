@@ -1,7 +1,7 @@
 // The ACP stream on stdio, with two things the SDK's connection does not give: stdin's end is reported to the host
 // instead of closing the connection (stdout stays open, so every prompt still in flight can be answered), and
 // the host can wait until every frame handed to stdout has been written.
-import { Readable, Writable } from "node:stream";
+import { Readable, type Writable } from "node:stream";
 import { ndJsonStream, type AnyMessage, type Stream } from "@agentclientprotocol/sdk/unstable";
 
 export interface StdioStream {
@@ -17,7 +17,7 @@ export function stdioStream(
   output: NodeJS.WritableStream = process.stdout,
 ): StdioStream {
   const inner = ndJsonStream(
-    Writable.toWeb(output as Writable) as WritableStream<Uint8Array>,
+    framesPerTick(output as Writable),
     Readable.toWeb(input as Readable) as ReadableStream<Uint8Array>,
   );
   let ended: () => void = () => {};
@@ -63,4 +63,39 @@ function serializable(message: AnyMessage): AnyMessage {
       error: { ...message.error, data: { omitted: "the request could not be echoed (nested too deeply)" } },
     };
   }
+}
+
+/**
+ * stdout as the SDK's byte sink, the frames of one turn of the event loop going out in one write: each frame on its
+ * own cost a system call and a wake of the client.
+ */
+function framesPerTick(output: Writable): WritableStream<Uint8Array> {
+  let corked = false;
+  const uncork = () => {
+    corked = false;
+    output.uncork();
+  };
+  return new WritableStream<Uint8Array>({
+    start(controller) {
+      output.once("error", (error) => controller.error(error));
+    },
+    write(frame) {
+      if (!corked) {
+        corked = true;
+        output.cork();
+        setImmediate(uncork);
+      }
+      if (output.write(frame)) return;
+      return new Promise<void>((resolve, reject) => {
+        const settle = (error?: Error) => {
+          output.off("drain", settle);
+          output.off("error", settle);
+          if (error) reject(error);
+          else resolve();
+        };
+        output.once("drain", settle);
+        output.once("error", settle);
+      });
+    },
+  });
 }
