@@ -25,7 +25,7 @@ export class EventSink {
 
   post(event: WorkerEvent): void {
     this.#window?.spend(outputBytes(event));
-    // Once per turn of the event loop, not per microtask: a turn that never waits on I/O (an echo) is one message.
+    // Once per turn of the event loop, not per microtask: steps of a turn that wait on no I/O go as one message.
     if (this.#queue.length === 0) setImmediate(() => this.flush());
     this.#queue.push(event);
   }

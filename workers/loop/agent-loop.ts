@@ -207,6 +207,8 @@ export class AgentLoop {
       const reason: unknown = ending.stopReason === "cancelled" ? signal.reason : undefined;
       const why = reason instanceof Error && reason.name !== "AbortError" ? { error: reason.message } : {};
       journal.append({ type: "turn_end", turnId, stopReason: ending.stopReason, ...why });
+      // What the turn showed goes out before the fsync holds this thread: the main thread hands it on meanwhile.
+      events.flush();
       journal.endTurn();
       events.post({ type: "turn_end", turnId, stopReason: ending.stopReason, lastMessage: turn.lastMessage });
     } else {
