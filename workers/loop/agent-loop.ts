@@ -207,15 +207,15 @@ export class AgentLoop {
       const reason: unknown = ending.stopReason === "cancelled" ? signal.reason : undefined;
       const why = reason instanceof Error && reason.name !== "AbortError" ? { error: reason.message } : {};
       journal.append({ type: "turn_end", turnId, stopReason: ending.stopReason, ...why });
-      // What the turn showed goes out before the fsync holds this thread: the main thread hands it on meanwhile.
-      events.flush();
-      journal.endTurn();
-      events.post({ type: "turn_end", turnId, stopReason: ending.stopReason, lastMessage: turn.lastMessage });
     } else {
       journal.append({ type: "turn_end", turnId, stopReason: "error", error: ending.message });
-      journal.endTurn();
-      events.post({ type: "turn_error", turnId, reason: ending.reason, message: ending.message });
     }
+    // What the turn showed goes out before the fsync holds this thread: the main thread hands it on meanwhile.
+    events.flush();
+    journal.endTurn();
+    if ("stopReason" in ending)
+      events.post({ type: "turn_end", turnId, stopReason: ending.stopReason, lastMessage: turn.lastMessage });
+    else events.post({ type: "turn_error", turnId, reason: ending.reason, message: ending.message });
   }
 
   async #loop(turn: Turn): Promise<StopReason> {

@@ -80,21 +80,22 @@ function framesPerTick(output: Writable): WritableStream<Uint8Array> {
       output.once("error", (error) => controller.error(error));
     },
     write(frame) {
+      if (output.destroyed) throw new Error("stdout is closed");
       if (!corked) {
         corked = true;
         output.cork();
         setImmediate(uncork);
       }
+      // Resolved at once, not on the write's callback: the SDK sends its next frame only once this one resolves.
       if (output.write(frame)) return;
       return new Promise<void>((resolve, reject) => {
         const settle = (error?: Error) => {
-          output.off("drain", settle);
-          output.off("error", settle);
+          output.off("drain", settle).off("error", settle).off("close", closed);
           if (error) reject(error);
           else resolve();
         };
-        output.once("drain", settle);
-        output.once("error", settle);
+        const closed = () => settle(new Error("stdout closed before its frames were written"));
+        output.on("drain", settle).on("error", settle).on("close", closed);
       });
     },
   });
