@@ -50,6 +50,7 @@ export async function serve(config: HostOptions, version: string): Promise<void>
 
   let listener: RemoteListener | null = null;
   let drained = (): Promise<void> => Promise.resolve();
+  let flushOutput = (): void => {};
   const teardown = createTeardown(host, {
     drained: () => drained(),
     endCommands: async () => {
@@ -62,7 +63,11 @@ export async function serve(config: HostOptions, version: string): Promise<void>
     },
   });
   const end = (reason: string) => {
-    void teardown(reason).finally(() => process.exit(0));
+    void teardown(reason).finally(() => {
+      // A frame written in this last turn of the event loop (a late answer) still leaves before the exit.
+      flushOutput();
+      process.exit(0);
+    });
   };
   process.once("SIGTERM", () => end("SIGTERM"));
   process.once("SIGINT", () => end("SIGINT"));
@@ -81,6 +86,7 @@ export async function serve(config: HostOptions, version: string): Promise<void>
   }
   const stdio = stdioStream();
   drained = stdio.drained;
+  flushOutput = stdio.flushNow;
   const connection = connectPeer(host, new Peer("stdio", null), stats, stdio.stream);
   void stdio.inputEnded.then(() => end("stdin closed"));
   // The connection closes on its own only when stdout breaks: nobody is left to answer.

@@ -10,16 +10,16 @@ export interface StdioStream {
   inputEnded: Promise<void>;
   /** Resolves once every frame written so far has left this process (or stdout failed). */
   drained(): Promise<void>;
+  /** Writes what waits for the end of this turn of the event loop now: the process is about to exit. */
+  flushNow(): void;
 }
 
 export function stdioStream(
   input: NodeJS.ReadableStream = process.stdin,
   output: NodeJS.WritableStream = process.stdout,
 ): StdioStream {
-  const inner = ndJsonStream(
-    framesPerTick(output as Writable),
-    Readable.toWeb(input as Readable) as ReadableStream<Uint8Array>,
-  );
+  const frames = framesPerTick(output as Writable);
+  const inner = ndJsonStream(frames.sink, Readable.toWeb(input as Readable) as ReadableStream<Uint8Array>);
   let ended: () => void = () => {};
   const inputEnded = new Promise<void>((resolve) => (ended = resolve));
   const reader = inner.readable.getReader();
@@ -44,7 +44,7 @@ export function stdioStream(
     await lastWrite;
     await new Promise<void>((resolve) => output.write("", () => resolve()));
   };
-  return { stream: { readable, writable }, inputEnded, drained };
+  return { stream: { readable, writable }, inputEnded, drained, flushNow: frames.uncork };
 }
 
 /**
@@ -69,13 +69,14 @@ function serializable(message: AnyMessage): AnyMessage {
  * stdout as the SDK's byte sink, the frames of one turn of the event loop going out in one write: each frame on its
  * own cost a system call and a wake of the client.
  */
-function framesPerTick(output: Writable): WritableStream<Uint8Array> {
+function framesPerTick(output: Writable): { sink: WritableStream<Uint8Array>; uncork: () => void } {
   let corked = false;
   const uncork = () => {
+    if (!corked) return;
     corked = false;
     output.uncork();
   };
-  return new WritableStream<Uint8Array>({
+  const sink = new WritableStream<Uint8Array>({
     start(controller) {
       output.once("error", (error) => controller.error(error));
     },
@@ -99,4 +100,5 @@ function framesPerTick(output: Writable): WritableStream<Uint8Array> {
       });
     },
   });
+  return { sink, uncork };
 }
