@@ -220,7 +220,6 @@ export default function runSession(task: SessionTask): Promise<never> {
         }
       }
       events.post({ type: "turn_end", turnId: REPLAY_TURN_ID, stopReason: "end_turn" });
-      events.flush();
       return { turns: session.journal.turns };
     },
     async dispose() {
@@ -231,7 +230,6 @@ export default function runSession(task: SessionTask): Promise<never> {
       await session.loop.stop();
       await session.tools.close();
       session.journal.close();
-      events.flush();
     },
   };
   Comlink.expose(repliesAfterEvents(api, events), task.commands as Comlink.Endpoint);

@@ -1,6 +1,7 @@
-// The ACP stream on stdio, with two things the SDK's connection does not give: stdin's end is reported to the host
-// instead of closing the connection (stdout stays open, so every prompt still in flight can be answered), and
-// the host can wait until every frame handed to stdout has been written.
+// The ACP stream on stdio, with three things the SDK's connection does not give: stdin's end is reported to the host
+// instead of closing the connection (stdout stays open, so every prompt still in flight can be answered), the host
+// can wait until every frame handed to stdout has been written, and the frames of one turn of the event loop go out
+// in one write.
 import { Readable, type Writable } from "node:stream";
 import { ndJsonStream, type AnyMessage, type Stream } from "@agentclientprotocol/sdk/unstable";
 
