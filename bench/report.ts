@@ -480,6 +480,23 @@ export function markdownReport(results: BenchResults): string {
             fmt(row.loadMs),
           ]),
         ),
+        "",
+        `First answer after resume: session/resume and one prompt, each in a host started for it, of a long session against a ` +
+          `one-turn session's (${fmt(r.firstAnswer.oneTurnMs)} ms), in rounds. Summarised: usage each turn, the context summarised every so many turns, as on a real model; ` +
+          "never: a scripted session's log. A log is compacted only when that makes it smaller.",
+        "",
+        table(
+          ["turns", "context summarised", "log", "log MiB", "ms", "goal ms (1.5× one turn + 50)", "met"],
+          r.firstAnswer.rows.map((row) => [
+            String(row.turns),
+            row.summarisedEvery === null ? "never" : `every ${row.summarisedEvery} turns`,
+            row.compacted ? "compacted" : "as appended",
+            (row.logBytes / 2 ** 20).toFixed(1),
+            fmt(row.ms),
+            r.firstAnswer.goalMs.toFixed(1),
+            row.ms.median <= r.firstAnswer.goalMs ? "yes" : "no",
+          ]),
+        ),
       ].join("\n"),
     ),
     section("11. session/list over many stored sessions", s.list, (l) =>

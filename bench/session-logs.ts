@@ -56,19 +56,61 @@ function turn(n: number, at: string): LogEntry[] {
   ];
 }
 
+export interface LongSessionShape {
+  /**
+   * As a session on a real model: each turn ends with the response's usage, and every this many turns the context
+   * was summarised (a compaction entry keeping the last turn's messages), so the conversation a restore folds stays
+   * short however long the log grows.
+   */
+  summarisedEvery?: number;
+}
+
 /** The entries of `turns` finished turns. */
-export function sessionLogEntries(turns: number, at = new Date().toISOString()): LogEntry[] {
+export function sessionLogEntries(
+  turns: number,
+  at = new Date().toISOString(),
+  shape: LongSessionShape = {},
+): LogEntry[] {
   const entries: LogEntry[] = [];
-  for (let n = 0; n < turns; n++) entries.push(...turn(n, at));
+  const every = shape.summarisedEvery;
+  for (let n = 0; n < turns; n++) {
+    const made = turn(n, at);
+    if (every === undefined) {
+      entries.push(...made);
+      continue;
+    }
+    const end = made.pop()!;
+    const turnId = end.type === "turn_end" ? end.turnId : randomUUID();
+    made.push({ type: "usage", turnId, tokens: { prompt: 1200 + 40 * (n % every), completion: 60, cached: 1100 } });
+    if (n % every === every - 1)
+      made.push({
+        type: "compaction",
+        turnId,
+        kept: 2,
+        summary: `Turns ${n + 1 - every} to ${n}: the user asked what parts of the build do and had parts built; each build passed.`,
+        turns: every,
+        tokensBefore: 1200 + 40 * every,
+        tokensAfter: 300,
+        level: "normal",
+        replacedTokens: 40 * every,
+      });
+    entries.push(...made, end);
+  }
   return entries;
 }
 
 /** Writes a log of `turns` finished turns; returns its size in bytes. */
-export function writeSessionLog(path: string, sessionId: string, cwd: string, turns: number): number {
+export function writeSessionLog(
+  path: string,
+  sessionId: string,
+  cwd: string,
+  turns: number,
+  shape: LongSessionShape = {},
+): number {
   const at = new Date().toISOString();
   const lines = [
     JSON.stringify(logHeader(sessionId, cwd, at)),
-    ...sessionLogEntries(turns, at).map((entry) => JSON.stringify(entry)),
+    ...sessionLogEntries(turns, at, shape).map((entry) => JSON.stringify(entry)),
   ];
   const text = `${lines.join("\n")}\n`;
   writeFileSync(path, text);

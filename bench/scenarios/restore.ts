@@ -2,7 +2,8 @@
 // "restore" is what a session worker does before it answers open, measured in this process with the worker's own
 // code: read and check the log, fold it into the conversation, tools allowed and token sums. "resume" is the same
 // through a host (session/resume of a stored session: lock, header, a standby worker, the restore); "load" adds
-// the replay of every message to the client.
+// the replay of every message to the client. "first answer" is what a client waits for to use a long session again:
+// session/resume and its first prompt in a host started for it, against the same for a session of one turn.
 import { randomUUID } from "node:crypto";
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -30,11 +31,31 @@ export interface RestoreRow {
   loadMs: Figure;
 }
 
+/** session/resume and the first prompt after it, each in a fresh host, for one long session. */
+export interface FirstAnswerRow {
+  turns: number;
+  /** Its context summarised every this many turns; null: never (a scripted session's log). */
+  summarisedEvery: number | null;
+  /** Whether the log was compacted (it is only when that makes it smaller). */
+  compacted: boolean;
+  logBytes: number;
+  ms: Figure;
+}
+
+export interface FirstAnswerAfterResume {
+  rows: FirstAnswerRow[];
+  /** The same for a session of one turn, in the same rounds. */
+  oneTurnMs: Figure;
+  /** The goal for each row: within 1.5 times the one-turn session's, plus 50 ms. */
+  goalMs: number;
+}
+
 export interface RestoreResult {
   runs: number;
   /** Restores per run (their median is the run's figure); resumes and loads per run. */
   samples: { restore: number; resume: number; load: number };
   rows: RestoreRow[];
+  firstAnswer: FirstAnswerAfterResume;
 }
 
 export async function restore(ctx: BenchContext): Promise<RestoreResult> {
@@ -49,16 +70,9 @@ export async function restore(ctx: BenchContext): Promise<RestoreResult> {
         const id = randomUUID();
         const paths = sessionPaths(stateDir, id);
         writeSessionLog(paths.log, id, ctx.cwd, turns);
-        const files = (path: string): LogFiles => ({
-          path,
-          sidecarPath: `${path}.meta`,
-          compactingPath: `${path}.compact`,
-          compactBytes: NEVER,
-          log: () => {},
-        });
         let compacted = false;
         if (compact) {
-          const journal = FileJournal.open(files(paths.log), id);
+          const journal = FileJournal.open(logFiles(paths.log), id);
           compacted = journal.compact();
           journal.close();
         }
@@ -69,7 +83,7 @@ export async function restore(ctx: BenchContext): Promise<RestoreResult> {
           const copy = join(stateDir, "copy.jsonl");
           copyFileSync(paths.log, copy);
           const restores: number[] = [];
-          for (let i = 0; i < samples.restore; i++) restores.push(timeRestore(files(copy), id));
+          for (let i = 0; i < samples.restore; i++) restores.push(timeRestore(logFiles(copy), id));
           const host = await withSystem(
             startHost(["--state-dir", stateDir, "--warm-workers", "2", "--log-compact-bytes", String(NEVER)]),
             async ({ client, pid }) => {
@@ -106,7 +120,69 @@ export async function restore(ctx: BenchContext): Promise<RestoreResult> {
       }
     }
   }
-  return { runs, samples, rows };
+  return { runs, samples, rows, firstAnswer: await firstAnswerAfterResume(ctx) };
+}
+
+const LONG_TURNS = 2_000;
+const SUMMARISED_EVERY = 100;
+
+/**
+ * A 2,000-turn session as a real model's session leaves it (usage each turn, its context summarised every 100 turns,
+ * the log compacted) and as a scripted one does (never summarised, so its log is never smaller compacted), against a
+ * one-turn session: session/resume then a prompt, each in a host started for it, in rounds, so all meet the same
+ * machine.
+ */
+async function firstAnswerAfterResume(ctx: BenchContext): Promise<FirstAnswerAfterResume> {
+  const rounds = ctx.quick ? 3 : 7;
+  const stateDir = mkdtempSync(join(tmpdir(), "ash-bench-first-answer-"));
+  try {
+    mkdirSync(sessionsDir(stateDir), { recursive: true });
+    const write = (turns: number, summarisedEvery: number | null) => {
+      const id = randomUUID();
+      const { log } = sessionPaths(stateDir, id);
+      writeSessionLog(log, id, ctx.cwd, turns, summarisedEvery === null ? {} : { summarisedEvery });
+      const journal = FileJournal.open(logFiles(log), id);
+      const compacted = journal.compact();
+      journal.close();
+      return { id, turns, summarisedEvery, compacted, logBytes: statSync(log).size, timed: [] as number[] };
+    };
+    const oneTurn = write(1, null);
+    const long = [write(LONG_TURNS, SUMMARISED_EVERY), write(LONG_TURNS, null)];
+    for (let round = 0; round < rounds; round++) {
+      for (const session of [oneTurn, ...long]) {
+        session.timed.push(
+          await withSystem(startHost(["--state-dir", stateDir]), async ({ client, pid }) => {
+            await waitForIdle(pid);
+            const sent = performance.now();
+            await client.resume(session.id, ctx.cwd);
+            await client.prompt(session.id, "and now?");
+            const elapsed = performance.now() - sent;
+            await client.close(session.id);
+            return elapsed;
+          }),
+        );
+      }
+    }
+    const oneTurnMs = figure(oneTurn.timed);
+    const rows = long.map(({ turns, summarisedEvery, compacted, logBytes, timed }) => ({
+      turns,
+      summarisedEvery,
+      compacted,
+      logBytes,
+      ms: figure(timed),
+    }));
+    ctx.log(
+      `first answer after resume: ${rows.map((row) => `${row.ms.median.toFixed(1)} ms`).join(", ")} (${LONG_TURNS} turns), one turn ${oneTurnMs.median.toFixed(1)} ms`,
+    );
+    return { rows, oneTurnMs, goalMs: 1.5 * oneTurnMs.median + 50 };
+  } finally {
+    rmSync(stateDir, { recursive: true, force: true });
+  }
+}
+
+/** A log's files as a worker opens them, never compacted on its own. */
+function logFiles(path: string): LogFiles {
+  return { path, sidecarPath: `${path}.meta`, compactingPath: `${path}.compact`, compactBytes: NEVER, log: () => {} };
 }
 
 /** A worker's restore: open the log (load-repair), then fold it as the agent loop does. */

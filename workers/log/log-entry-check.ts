@@ -14,6 +14,8 @@ const isString = (value: unknown): value is string => typeof value === "string";
 const isId = (value: unknown): boolean => typeof value === "string" && value.length > 0;
 const isCount = (value: unknown): boolean => Number.isSafeInteger(value) && (value as number) >= 0;
 const isOptionalString = (value: unknown): boolean => value === undefined || typeof value === "string";
+/** A set, not the enum's parse: a long log has a tool call every few lines, and a fresh thread would build its parser. */
+const TOOL_KINDS: ReadonlySet<unknown> = new Set(ToolKind.options);
 
 /** `input` may be any JSON, but is there. */
 function isToolCallRequest(value: unknown): boolean {
@@ -53,7 +55,7 @@ const CHECKS: Record<LogEntry["type"], (entry: Json) => boolean> = {
     isString(e.callId) &&
     isString(e.name) &&
     isString(e.title) &&
-    ToolKind.safeParse(e.kind).success &&
+    TOOL_KINDS.has(e.kind) &&
     Object.hasOwn(e, "input"),
   tool_result: (e) =>
     isId(e.turnId) &&
