@@ -32,7 +32,9 @@ export class StartScheduler {
   #schedule(): void {
     if (this.#scheduled || this.#creating > 0 || this.#queue.length === 0) return;
     this.#scheduled = true;
-    setImmediate(this.#next);
+    // The next loop turn, not this one's end: stdout writes the answers of a loop turn at its end (stdio-stream.ts),
+    // and a start queued beside them would run first and hold them back.
+    setImmediate(() => setImmediate(this.#next));
   }
 
   readonly #next = (): void => {
