@@ -79,8 +79,8 @@ export function sessionLogEntries(
       entries.push(...made);
       continue;
     }
-    const end = made.pop()!;
-    const turnId = end.type === "turn_end" ? end.turnId : randomUUID();
+    const end = made.pop() as Extract<LogEntry, { type: "turn_end" }>;
+    const turnId = end.turnId;
     made.push({ type: "usage", turnId, tokens: { prompt: 1200 + 40 * (n % every), completion: 60, cached: 1100 } });
     if (n % every === every - 1)
       made.push({

@@ -67,9 +67,9 @@ export function restoreLogFrom(read: ReadAt, size: number, sessionId: string): R
   }
 
   const data = read(tailStart, size - tailStart);
-  // Decoded once, not line by line (ten thousand small decodes were most of a long log's restore). A newline byte is
-  // never part of a UTF-8 sequence, so the text's newlines are the bytes' in the same order: the bytes give offsets
-  // in the file, the text gives the lines.
+  // Decoded once, not line by line (a call into the decoder for each of a long log's ten thousand lines). A newline
+  // byte is never part of a UTF-8 sequence, so the text's newlines are the bytes' in the same order: the bytes give
+  // offsets in the file, the text gives the lines.
   const text = data.toString("utf8");
   const entries: LogEntry[] = [];
   let valid = 0;
