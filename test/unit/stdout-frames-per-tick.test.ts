@@ -18,7 +18,8 @@ it("writes one turn's frames in one write", async () => {
     writev: (chunks, done) => record(chunks.map(({ chunk }) => String(chunk)).join(""), done),
     write: (chunk, _encoding, done) => record(String(chunk), done),
   });
-  const writer = stdioStream(new PassThrough(), output).stream.writable.getWriter();
+  // A clock that stands still: the frames are never held long enough to leave before the turn ends.
+  const writer = stdioStream(new PassThrough(), output, () => 0).stream.writable.getWriter();
   const frame = (id: number): AnyMessage => ({ jsonrpc: "2.0", id, result: null });
   let next = written();
   void writer.write(frame(1));

@@ -15,11 +15,17 @@ export interface StdioStream {
   flushNow(): void;
 }
 
+/** Milliseconds, from any origin: how long stdout has held a frame. */
+export type Clock = () => number;
+
+const monotonic: Clock = () => performance.now();
+
 export function stdioStream(
   input: NodeJS.ReadableStream = process.stdin,
   output: NodeJS.WritableStream = process.stdout,
+  clock: Clock = monotonic,
 ): StdioStream {
-  const frames = framesPerTick(output as Writable);
+  const frames = framesPerTick(output as Writable, clock);
   const inner = ndJsonStream(frames.sink, Readable.toWeb(input as Readable) as ReadableStream<Uint8Array>);
   let ended: () => void = () => {};
   const inputEnded = new Promise<void>((resolve) => (ended = resolve));
@@ -67,11 +73,21 @@ function serializable(message: AnyMessage): AnyMessage {
 }
 
 /**
+ * How long a frame may wait for the end of its turn of the event loop. A turn can be long: a burst's callbacks run
+ * back to back in one (a hundred session/new completing together), and the first answers would wait for the last.
+ */
+const MAX_HOLD_MS = 1;
+
+/**
  * stdout as the SDK's byte sink, the frames of one turn of the event loop going out in one write: each frame on its
  * own cost a system call and a wake of the client.
  */
-function framesPerTick(output: Writable): { sink: WritableStream<Uint8Array>; uncork: () => void } {
+export function framesPerTick(
+  output: Writable,
+  clock: Clock = monotonic,
+): { sink: WritableStream<Uint8Array>; uncork: () => void } {
   let corked = false;
+  let corkedAtMs = 0;
   const uncork = () => {
     if (!corked) return;
     corked = false;
@@ -85,11 +101,14 @@ function framesPerTick(output: Writable): { sink: WritableStream<Uint8Array>; un
       if (output.destroyed) throw new Error("stdout is closed");
       if (!corked) {
         corked = true;
+        corkedAtMs = clock();
         output.cork();
         setImmediate(uncork);
       }
+      const room = output.write(frame);
+      if (clock() - corkedAtMs > MAX_HOLD_MS) uncork();
       // Resolved at once, not on the write's callback: the SDK sends its next frame only once this one resolves.
-      if (output.write(frame)) return;
+      if (room) return;
       return new Promise<void>((resolve, reject) => {
         const settle = (error?: Error) => {
           output.off("drain", settle).off("error", settle).off("close", closed);
