@@ -38,6 +38,17 @@ export const ControlRequest = z.discriminatedUnion("op", [
     /** Where the session's full command output goes; null: the spawner's own per-session directory. */
     outputDir: z.nullable(z.string().check(z.minLength(1))),
   }),
+  /**
+   * Makes a session's workspace known before any worker of it connects: from the answer on, every other session's
+   * sandbox masks it (the host answers session/new only after that).
+   */
+  z.object({
+    op: z.literal("workspace"),
+    id: RequestId,
+    sessionId: SessionId,
+    cwd: z.string().check(z.minLength(1)),
+    outputDir: z.nullable(z.string().check(z.minLength(1))),
+  }),
   /** Ends every command of the session (background tasks included) and forgets it. */
   z.object({ op: z.literal("end_session"), id: RequestId, sessionId: SessionId }),
   /** Ends every command of every session, answers, and exits. */
@@ -52,5 +63,7 @@ export type SandboxStatus = z.infer<typeof SandboxStatus>;
 export const ControlMessage = z.discriminatedUnion("type", [
   z.object({ type: z.literal("ready"), socketPath: z.string(), outputRoot: z.string(), sandbox: SandboxStatus }),
   z.object({ type: z.literal("ended"), id: RequestId, killed: z.int().check(z.nonnegative()) }),
+  /** A request that ends nothing (workspace) holds from here on. */
+  z.object({ type: z.literal("done"), id: RequestId }),
 ]);
 export type ControlMessage = z.infer<typeof ControlMessage>;

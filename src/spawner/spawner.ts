@@ -60,15 +60,19 @@ export class Spawner implements ConnectionOwner {
 
   grant(request: Extract<ControlRequest, { op: "grant" }>): void {
     if (this.#closing) return;
-    if (!this.#sessions.has(request.sessionId)) {
-      const cwd = realPathOf(request.cwd);
-      const outputDir = request.outputDir ?? join(this.#outputRoot, request.sessionId);
-      if (![...this.#sessions.values()].some((known) => known.cwd === cwd)) this.#maskGeneration++;
-      this.#sessions.set(request.sessionId, new SpawnerSession(request.sessionId, cwd, outputDir));
-    }
+    this.workspace(request);
     this.#tokens.set(request.token, request.sessionId);
     for (const wake of this.#grantWaiters.get(request.token) ?? []) wake();
     this.#grantWaiters.delete(request.token);
+  }
+
+  /** Knows the session and its workspace: a workspace new to it is masked from every other session's next command. */
+  workspace(request: { sessionId: string; cwd: string; outputDir: string | null }): void {
+    if (this.#closing || this.#sessions.has(request.sessionId)) return;
+    const cwd = realPathOf(request.cwd);
+    const outputDir = request.outputDir ?? join(this.#outputRoot, request.sessionId);
+    if (![...this.#sessions.values()].some((known) => known.cwd === cwd)) this.#maskGeneration++;
+    this.#sessions.set(request.sessionId, new SpawnerSession(request.sessionId, cwd, outputDir));
   }
 
   /** The session a one-time token was granted for; the token is spent. */

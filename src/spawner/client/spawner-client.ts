@@ -79,7 +79,7 @@ export class SpawnerClient {
           if (message.type === "ready") {
             clearTimeout(timer);
             resolve(message);
-          } else if (client) client.#settle(message.id, message.killed);
+          } else if (client) client.#settle(message.id, message.type === "ended" ? message.killed : 0);
         },
         (error) => log.error({ err: error.message }, "spawner control channel unreadable"),
       );
@@ -115,6 +115,15 @@ export class SpawnerClient {
     if (!this.#alive || this.#stopping) return null;
     this.#send({ op: "grant", sessionId, token, cwd, outputDir });
     return { socketPath: this.socketPath, token };
+  }
+
+  /** Resolves once the spawner knows the session's workspace (every other session's sandbox masks it from then on). */
+  async workspace(sessionId: string, cwd: string, outputDir: string | null = null): Promise<void> {
+    if (!this.#alive || this.#stopping) return;
+    const id = this.#nextId++;
+    const known = new Promise<number>((resolve) => this.#pending.set(id, resolve));
+    this.#send({ op: "workspace", id, sessionId, cwd, outputDir });
+    await known;
   }
 
   /**

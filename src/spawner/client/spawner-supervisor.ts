@@ -60,6 +60,10 @@ export class SpawnerSupervisor {
     return this.#current?.grant(sessionId, cwd, outputDir, token) ?? null;
   }
 
+  workspace(sessionId: string, cwd: string, outputDir: string | null = null): Promise<void> {
+    return this.#current?.workspace(sessionId, cwd, outputDir) ?? Promise.resolve();
+  }
+
   endSession(sessionId: string): Promise<number> {
     return this.#current?.endSession(sessionId) ?? Promise.resolve(0);
   }
