@@ -144,7 +144,7 @@ export class HostContext {
     spawner?.onRestart(() => {
       for (const session of this.sessions.values()) {
         // The new spawner knows no workspace: sessions without a live worker are not granted again, but are masked.
-        void spawner.workspace(session.id, session.settings.cwd, this.store.outputDir(session.id));
+        spawner.workspace(session.id, session.settings.cwd, this.store.outputDir(session.id));
         void session.regrant();
       }
     });
@@ -171,13 +171,13 @@ export class HostContext {
   /**
    * A session joined the table: the spawner learns its workspace, so every other session's next command runs in a
    * sandbox that masks it (the spawner retires those that would not), and each session whose workspace holds the
-   * newcomer's gets it hidden from its worker's file tools. Both hold before the client hears of the session: its
-   * worker, which would otherwise tell the spawner, starts only after the answer.
+   * newcomer's gets it hidden from its worker's file tools. Both before the client hears of the session: its worker,
+   * whose grant would tell the spawner too, starts only after the answer.
    */
   async hideWorkspaceOf(joined: SessionRecord): Promise<void> {
     const cwd = joined.settings.cwd;
+    this.spawner?.workspace(joined.id, cwd, this.store.outputDir(joined.id));
     const told: Array<Promise<void>> = [];
-    if (this.spawner) told.push(this.spawner.workspace(joined.id, cwd, this.store.outputDir(joined.id)));
     for (const session of this.sessions.values()) {
       if (session !== joined && session.settings.cwd !== cwd && isInside(session.settings.cwd, cwd))
         told.push(session.hide(cwd));

@@ -39,12 +39,12 @@ export const ControlRequest = z.discriminatedUnion("op", [
     outputDir: z.nullable(z.string().check(z.minLength(1))),
   }),
   /**
-   * Makes a session's workspace known before any worker of it connects: from the answer on, every other session's
-   * sandbox masks it (the host answers session/new only after that).
+   * Makes a session's workspace known before any worker of it connects: every other session's next command runs in a
+   * sandbox that masks it. Sent before session/new answers: the control pipe is read before any command the answer
+   * leads to can arrive on a worker's socket (it became readable first).
    */
   z.object({
     op: z.literal("workspace"),
-    id: RequestId,
     sessionId: SessionId,
     cwd: z.string().check(z.minLength(1)),
     outputDir: z.nullable(z.string().check(z.minLength(1))),
@@ -63,7 +63,5 @@ export type SandboxStatus = z.infer<typeof SandboxStatus>;
 export const ControlMessage = z.discriminatedUnion("type", [
   z.object({ type: z.literal("ready"), socketPath: z.string(), outputRoot: z.string(), sandbox: SandboxStatus }),
   z.object({ type: z.literal("ended"), id: RequestId, killed: z.int().check(z.nonnegative()) }),
-  /** A request that ends nothing (workspace) holds from here on. */
-  z.object({ type: z.literal("done"), id: RequestId }),
 ]);
 export type ControlMessage = z.infer<typeof ControlMessage>;

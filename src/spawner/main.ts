@@ -67,7 +67,6 @@ async function main(): Promise<void> {
           return;
         case "workspace":
           spawner.workspace(request);
-          send({ type: "done", id: request.id });
           return;
         case "end_session":
           void spawner.endSession(request.sessionId).then((killed) => send({ type: "ended", id: request.id, killed }));

@@ -79,7 +79,7 @@ export class SpawnerClient {
           if (message.type === "ready") {
             clearTimeout(timer);
             resolve(message);
-          } else if (client) client.#settle(message.id, message.type === "ended" ? message.killed : 0);
+          } else if (client) client.#settle(message.id, message.killed);
         },
         (error) => log.error({ err: error.message }, "spawner control channel unreadable"),
       );
@@ -117,13 +117,9 @@ export class SpawnerClient {
     return { socketPath: this.socketPath, token };
   }
 
-  /** Resolves once the spawner knows the session's workspace (every other session's sandbox masks it from then on). */
-  async workspace(sessionId: string, cwd: string, outputDir: string | null = null): Promise<void> {
-    if (!this.#alive || this.#stopping) return;
-    const id = this.#nextId++;
-    const known = new Promise<number>((resolve) => this.#pending.set(id, resolve));
-    this.#send({ op: "workspace", id, sessionId, cwd, outputDir });
-    await known;
+  /** Tells the spawner the session's workspace: every other session's next command runs in a sandbox that masks it. */
+  workspace(sessionId: string, cwd: string, outputDir: string | null = null): void {
+    if (this.#alive && !this.#stopping) this.#send({ op: "workspace", sessionId, cwd, outputDir });
   }
 
   /**

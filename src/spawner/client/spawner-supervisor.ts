@@ -60,8 +60,8 @@ export class SpawnerSupervisor {
     return this.#current?.grant(sessionId, cwd, outputDir, token) ?? null;
   }
 
-  workspace(sessionId: string, cwd: string, outputDir: string | null = null): Promise<void> {
-    return this.#current?.workspace(sessionId, cwd, outputDir) ?? Promise.resolve();
+  workspace(sessionId: string, cwd: string, outputDir: string | null = null): void {
+    this.#current?.workspace(sessionId, cwd, outputDir);
   }
 
   endSession(sessionId: string): Promise<number> {
