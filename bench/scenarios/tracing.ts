@@ -5,7 +5,9 @@
 //         with tracing off and the one with it on run side by side, at once, so the machine's drift falls on both;
 //         each waits for the batch processor's next export and until it is idle, so the exports are counted;
 //   trouble: echo turns' p99 with the endpoint answering, down (connection refused), 5 s slow, answering 500, against
-//         tracing off: what an exporter in trouble adds to a turn.
+//         a host with tracing off beside it, at once, two sessions each: what an exporter in trouble adds to a turn.
+//         Each host alone, one after another, the p99 of a host with tracing off moved 37-134 ms between consecutive
+//         runs of one build.
 import { once } from "node:events";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -22,6 +24,11 @@ const MODEL = "bench-model";
 /** The batch processor's delay: an export a second at most (the SDK's default is 5 s, longer than a run). */
 const EXPORT_EVERY_MS = 1000;
 const SESSIONS = 10;
+/**
+ * Sessions a host for the trouble pairs: two hosts of 10 sessions each keep both cores busy, and their p99 is the CPU
+ * queue's: pairs of one build differed by up to ±10 ms. Two sessions each leave the cores room.
+ */
+const TROUBLE_SESSIONS = 2;
 
 export interface TracingRow {
   turn: "echo" | "model";
@@ -32,12 +39,15 @@ export interface TracingRow {
   ratio: number;
 }
 
-export type Endpoint = "answering" | "down" | "slow" | "failing";
+const ENDPOINTS = ["answering", "down", "slow", "failing"] as const;
+export type Endpoint = (typeof ENDPOINTS)[number];
 
 export interface TroubleRow {
   endpoint: Endpoint;
-  p99: Figure;
-  /** p99 with tracing on and the endpoint so, less p99 with tracing off (medians), ms. */
+  /** p99 of the host with tracing off, and of the one beside it with tracing on and the endpoint so, ms. */
+  off: Figure;
+  on: Figure;
+  /** The median of the runs' on - off, ms. */
   addedP99: number;
 }
 
@@ -46,12 +56,12 @@ export interface TracingResult {
   sessions: number;
   /** Turns a session for the cost rows. */
   costTurns: number;
-  /** Turns a session for each trouble run. */
+  /** Sessions a host and turns a session for each trouble pair. */
+  troubleSessions: number;
   turns: number;
   rows: TracingRow[];
   /** OTLP bytes the endpoint received per traced turn (warm-up turns included), in the last run. */
   exportedBytesPerTurn: { echo: number; model: number };
-  offP99: Figure;
   trouble: TroubleRow[];
 }
 
@@ -112,12 +122,13 @@ interface Measured {
 }
 
 /**
- * One host for each of `envs`, all at once: SESSIONS sessions each, `turns` turns a session, every session of every
+ * One host for each of `envs`, all at once: `sessions` sessions each, `turns` turns a session, every session of every
  * host at once; each host's CPU per turn and its turns' p99. Hosts measured together share the machine's drift: run
  * one after another, hosts of the same build differed by up to 1.76× here, and a 1.1× bound drowned in it.
  */
 async function measureTogether(
   ctx: BenchContext,
+  sessions: number,
   turns: number,
   args: string[],
   envs: Array<NodeJS.ProcessEnv | undefined>,
@@ -127,7 +138,7 @@ async function measureTogether(
     const ids = await Promise.all(
       systems.map(({ client }) =>
         Promise.all(
-          Array.from({ length: SESSIONS }, async () => {
+          Array.from({ length: sessions }, async () => {
             const { sessionId } = await client.newSession(ctx.cwd);
             await client.prompt(sessionId, "warm up");
             return sessionId;
@@ -156,7 +167,7 @@ async function measureTogether(
     await sleep(EXPORT_EVERY_MS * 1.5);
     await Promise.all(systems.map(({ pid }) => waitForIdle(pid)));
     return systems.map(({ pid }, host) => ({
-      cpuMs: ((cpuTicks(pid) - ticks[host]!) * TICK_MS) / (SESSIONS * turns),
+      cpuMs: ((cpuTicks(pid) - ticks[host]!) * TICK_MS) / (sessions * turns),
       p99: summarize(latencies[host]!).p99,
     }));
   } finally {
@@ -170,13 +181,20 @@ function pairedRatio(on: Figure, off: Figure): number {
 }
 
 /** Tracing off and on measured together: [off, on]. */
-async function offAndOn(ctx: BenchContext, turns: number, args: string[], endpoint: string): Promise<Measured[]> {
-  return measureTogether(ctx, turns, args, [undefined, traced(endpoint)]);
+async function offAndOn(
+  ctx: BenchContext,
+  sessions: number,
+  turns: number,
+  args: string[],
+  endpoint: string,
+): Promise<Measured[]> {
+  return measureTogether(ctx, sessions, turns, args, [undefined, traced(endpoint)]);
 }
 
 export async function tracing(ctx: BenchContext): Promise<TracingResult> {
   const runs = ctx.quick ? 1 : 3;
-  const turns = ctx.quick ? 20 : 50;
+  // 1,000 turns a host in a trouble pair: a p99 of 500 is its 5th slowest turn.
+  const turns = ctx.quick ? 20 : 500;
   // A host's CPU per turn moves with how its threads' work batches, which moves with the machine's load: over 50
   // turns a session, pairs run at once still differed by 1.2-1.8×; over 300 they agreed within ±5 %.
   const costTurns = ctx.quick ? 20 : 300;
@@ -188,28 +206,25 @@ export async function tracing(ctx: BenchContext): Promise<TracingResult> {
     const measured = await repeat(ctx, `tracing: ${SESSIONS} sessions × ${costTurns} turns`, runs, async () => {
       sink.behave("answering");
       const before = sink.bytes();
-      const [echoOff, echoOn] = await offAndOn(ctx, costTurns, [], sink.endpoint);
+      const [echoOff, echoOn] = await offAndOn(ctx, SESSIONS, costTurns, [], sink.endpoint);
       const echoBytes = sink.bytes() - before;
-      const [modelOff, modelOn] = await offAndOn(ctx, costTurns, model, sink.endpoint);
+      const [modelOff, modelOn] = await offAndOn(ctx, SESSIONS, costTurns, model, sink.endpoint);
       const tracedTurns = SESSIONS * (costTurns + 1);
       exported = { echo: echoBytes / tracedTurns, model: (sink.bytes() - before - echoBytes) / tracedTurns };
-      // Latencies with the endpoint in trouble, each host alone, against tracing off alone.
-      const [alone] = await measureTogether(ctx, turns, [], [undefined]);
-      const trouble: Partial<Record<Endpoint, number>> = {};
-      for (const how of ["answering", "down", "slow", "failing"] as const) {
+      // Latencies with the endpoint in trouble, against tracing off beside it.
+      const trouble: Partial<Record<`${Endpoint}${"Off" | "On"}`, number>> = {};
+      for (const how of ENDPOINTS) {
         sink.behave(how);
-        trouble[how] = (await measureTogether(ctx, turns, [], [traced(sink.endpoint)]))[0]!.p99;
+        const [off, on] = await offAndOn(ctx, TROUBLE_SESSIONS, turns, [], sink.endpoint);
+        trouble[`${how}Off`] = off!.p99;
+        trouble[`${how}On`] = on!.p99;
       }
       return {
         echoOff: echoOff!.cpuMs,
         echoOn: echoOn!.cpuMs,
         modelOff: modelOff!.cpuMs,
         modelOn: modelOn!.cpuMs,
-        offP99: alone!.p99,
-        answering: trouble.answering!,
-        down: trouble.down!,
-        slow: trouble.slow!,
-        failing: trouble.failing!,
+        ...(trouble as Record<`${Endpoint}${"Off" | "On"}`, number>),
       };
     });
     const fig = figures(measured, [
@@ -217,15 +232,12 @@ export async function tracing(ctx: BenchContext): Promise<TracingResult> {
       "echoOn",
       "modelOff",
       "modelOn",
-      "offP99",
-      "answering",
-      "down",
-      "slow",
-      "failing",
-    ] as const);
+      ...ENDPOINTS.flatMap((how) => [`${how}Off`, `${how}On`] as const),
+    ]);
     return {
       runs,
       sessions: SESSIONS,
+      troubleSessions: TROUBLE_SESSIONS,
       costTurns,
       turns,
       rows: [
@@ -233,12 +245,11 @@ export async function tracing(ctx: BenchContext): Promise<TracingResult> {
         { turn: "model", off: fig.modelOff, on: fig.modelOn, ratio: pairedRatio(fig.modelOn, fig.modelOff) },
       ],
       exportedBytesPerTurn: exported,
-      offP99: fig.offP99,
-      trouble: (["answering", "down", "slow", "failing"] as const).map((endpoint) => ({
-        endpoint,
-        p99: fig[endpoint],
-        addedP99: fig[endpoint].median - fig.offP99.median,
-      })),
+      trouble: ENDPOINTS.map((endpoint) => {
+        const off = fig[`${endpoint}Off`];
+        const on = fig[`${endpoint}On`];
+        return { endpoint, off, on, addedP99: median(on.runs.map((value, run) => value - off.runs[run]!)) };
+      }),
     };
   } finally {
     await server.close();
