@@ -193,7 +193,7 @@ async function offAndOn(
 
 export async function tracing(ctx: BenchContext): Promise<TracingResult> {
   const runs = ctx.quick ? 1 : 3;
-  // 1,000 turns a host in a trouble pair: a p99 of 500 is its 5th slowest turn.
+  // Turns a session in a trouble pair: a host's p99 is then its 10th slowest of 2 × 500 turns.
   const turns = ctx.quick ? 20 : 500;
   // A host's CPU per turn moves with how its threads' work batches, which moves with the machine's load: over 50
   // turns a session, pairs run at once still differed by 1.2-1.8×; over 300 they agreed within ±5 %.
