@@ -71,6 +71,14 @@ export async function serve(config: HostOptions, version: string): Promise<void>
   };
   process.once("SIGTERM", () => end("SIGTERM"));
   process.once("SIGINT", () => end("SIGINT"));
+  // A fault nothing caught still ends the host the one way: its sandboxes must not outlive it.
+  process.on("uncaughtException", (error) => {
+    log.fatal({ err: error }, "host failed: ending");
+    void teardown("uncaught fault").finally(() => {
+      flushOutput();
+      process.exit(1);
+    });
+  });
 
   if (remote) {
     try {

@@ -6,6 +6,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import type { Readable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { EndReason, TaskEnd } from "../protocol/spawner-replies.js";
+import { initPidOf, killSandbox } from "./bwrap-init.js";
 import { whenGroupGone } from "./group-watch.js";
 import type { Launch } from "./sandbox.js";
 import { KILL_GRACE_MS, type Task, type TaskOptions } from "./task.js";
@@ -40,6 +41,8 @@ export class DirectTask implements Task {
   end: TaskEnd | null = null;
   #child: ChildProcess | null = null;
   #pgid: number | null = null;
+  /** A sandboxed launch's namespace init, once bwrap has said which process it is. */
+  #initPid: number | null = null;
   #groupGone = false;
   #killing: "killed" | "timeout" | null = null;
   #timers: NodeJS.Timeout[] = [];
@@ -148,7 +151,10 @@ export class DirectTask implements Task {
     const statusPipe = child.stdio[3] as Readable | null | undefined;
     if (statusPipe) {
       statusPipe.setEncoding("utf8");
-      statusPipe.on("data", (chunk: string) => (status += chunk));
+      statusPipe.on("data", (chunk: string) => {
+        status += chunk;
+        this.#initPid ??= initPidOf(status);
+      });
       // Its last word ({"exit-code": n}) may be read after the exit event: wait for it with the output.
       pipes.push(new Promise<void>((resolve) => statusPipe.once("close", () => resolve())));
     }
@@ -213,6 +219,11 @@ export class DirectTask implements Task {
 
   #signalGroup(signal: NodeJS.Signals): void {
     if (this.#pgid === null || this.#groupGone) return;
+    const child = this.#child;
+    const bwrapRunning = child !== null && child.exitCode === null && child.signalCode === null;
+    // A sandbox ends by its init's SIGKILL, never a gentler signal (bwrap-init.ts): a program that exits on SIGTERM
+    // lets the init exit on its own, and bwrap then exits without reaping it.
+    if (this.#initPid !== null && bwrapRunning) return killSandbox({ pid: this.#pgid, exited: false }, this.#initPid);
     try {
       process.kill(-this.#pgid, signal);
     } catch {

@@ -36,7 +36,7 @@ export interface SandboxPlan {
 export function bwrapArgs(
   plan: SandboxPlan,
   argv: readonly string[],
-  extra: { binds?: readonly string[]; statusFd?: boolean } = {},
+  extra: { binds?: readonly string[]; statusFd?: boolean; asPid1?: boolean } = {},
 ): string[] {
   const args = [
     "--die-with-parent",
@@ -56,6 +56,7 @@ export function bwrapArgs(
   if (plan.kind === "read-only") for (const mask of plan.masks) args.push("--remount-ro", mask);
   args.push("--chdir", plan.workspace);
   if (extra.statusFd ?? true) args.push("--json-status-fd", "3");
+  if (extra.asPid1) args.push("--as-pid-1");
   args.push("--", ...argv);
   return args;
 }
@@ -123,7 +124,8 @@ export function probeSandbox(bwrapPath: string | null, workspace: string): Promi
   const plan: SandboxPlan = { kind: "read-only", privateTmp: false, workspace, network: false, masks: [] };
   return new Promise((resolve) => {
     let output = "";
-    const child = spawn(bwrapPath, bwrapArgs(plan, ["true"]), {
+    // No reaper init for one `true`: bwrap reaps the program itself, and nothing is left to pid 1 (bwrap-init.ts).
+    const child = spawn(bwrapPath, bwrapArgs(plan, ["true"], { asPid1: true }), {
       stdio: ["ignore", "ignore", "pipe", "pipe"],
       env: commandEnv(process.env),
     });

@@ -1,18 +1,19 @@
 // One long-lived bubblewrap sandbox of a session: its namespaces and mounts are made once, and the exec helper inside
 // starts each command. It holds one policy (kind, network, masks); a command that needs another policy gets a new
 // sandbox, and this one ends when its last command does. Everything in it dies with it: the helper is the only
-// child of bwrap's pid-namespace init, and killing bwrap's process group ends the namespace.
+// child of bwrap's pid-namespace init, and killing that init ends the namespace (bwrap-init.ts).
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
+import type { Readable } from "node:stream";
+import { initPidOf, killSandbox } from "./bwrap-init.js";
 import { execHelperArgv, frameRun } from "./exec-helper.js";
-import { whenGroupGone } from "./group-watch.js";
 import type { SpawnerLog } from "./log.js";
 import { bwrapArgs, commandEnv, type SandboxPlan } from "./sandbox.js";
 
 /** A sandbox with no command running for this long is ended; the next command starts a fresh one. */
 const IDLE_END_MS = 60_000;
-/** How long end() waits for the namespace's processes to be gone after bwrap has exited. */
+/** How long end() waits for the namespace's processes to be gone, once its init was killed. */
 const NAMESPACE_GONE_MS = 3000;
 /** A report line longer than this is not the helper's: whatever wrote it ends the sandbox. */
 const MAX_REPORT_CHARS = 256;
@@ -37,6 +38,7 @@ export class SessionSandbox {
   readonly #sessionId: string;
   readonly #watchers = new Map<string, CommandWatcher>();
   #child: ChildProcess | null = null;
+  #initPid: number | null = null;
   #up = false;
   #ended = false;
   #retired = false;
@@ -95,26 +97,27 @@ export class SessionSandbox {
   }
 
   /**
-   * Ends the sandbox and everything in it; resolves when every process in it is gone, or, with untilEmpty false
-   * (the spawner is ending: nobody is told the commands ended), once bwrap has exited and its namespace is being
-   * emptied by the kernel.
+   * Ends the sandbox and everything in it; resolves once bwrap has exited, which it does only after reaping its
+   * namespace's init, and the init exits only once the kernel has emptied the namespace.
    */
-  async end(untilEmpty = true): Promise<void> {
+  async end(): Promise<void> {
     if (!this.#ended) this.#finish("the session's sandbox was ended");
     const child = this.#child;
     if (!child?.pid) return;
-    if (child.exitCode === null && child.signalCode === null)
-      await new Promise<void>((resolve) => child.once("exit", () => resolve()));
-    if (!untilEmpty) return;
-    // bwrap's exit does not wait for its pid namespace. Its init, in bwrap's group, finishes exiting only once the
-    // kernel has ended every process in the namespace (the commands, in groups of their own, among them).
-    if (!(await whenGroupGone(child.pid, NAMESPACE_GONE_MS)))
-      this.#log("warn", "sandbox's processes still there after its end", { sessionId: this.#sessionId });
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+    // A bwrap that does not exit once its init was killed (it never wrote the init's pid, or is stuck): its group.
+    const timer = setTimeout(() => {
+      this.#log("warn", "sandbox still there after its end: killing its group", { sessionId: this.#sessionId });
+      killSandbox({ pid: child.pid!, exited: child.exitCode !== null || child.signalCode !== null }, null);
+    }, NAMESPACE_GONE_MS);
+    await exited;
+    clearTimeout(timer);
   }
 
   /** Synchronous last resort (the spawner is dying). */
   killNow(): void {
-    this.#killGroup();
+    this.#kill();
   }
 
   async #start(bwrapPath: string): Promise<string | null> {
@@ -128,11 +131,11 @@ export class SessionSandbox {
     const argv = execHelperArgv(this.execDir);
     let child: ChildProcess;
     try {
-      child = spawn(bwrapPath, bwrapArgs(this.plan, argv, { binds: [this.execDir], statusFd: false }), {
+      child = spawn(bwrapPath, bwrapArgs(this.plan, argv, { binds: [this.execDir], statusFd: true }), {
         cwd: this.plan.workspace,
         env: commandEnv(process.env),
-        detached: true, // a process group of its own: one kill reaches bwrap, its init and the helper
-        stdio: ["pipe", "pipe", "pipe"],
+        detached: true, // a process group of its own, and of no terminal
+        stdio: ["pipe", "pipe", "pipe", "pipe"],
       });
     } catch (error) {
       const detail = `the sandbox could not start: ${bwrapPath}: ${(error as Error).message}`;
@@ -141,6 +144,16 @@ export class SessionSandbox {
     }
     this.#child = child;
     child.stdin!.on("error", () => {});
+    let status = "";
+    const statusPipe = child.stdio[3] as Readable;
+    statusPipe.setEncoding("utf8");
+    statusPipe.on("data", (text: string) => {
+      if (this.#initPid !== null) return;
+      status += text;
+      this.#initPid = initPidOf(status);
+      // The init may have been asked to end before bwrap said which process it is.
+      if (this.#initPid !== null && this.#ended) this.#kill();
+    });
     child.stderr!.setEncoding("utf8").on("data", (text: string) => {
       if (this.#stderr.length < DETAIL_CHARS) this.#stderr += text.slice(0, DETAIL_CHARS - this.#stderr.length);
     });
@@ -194,7 +207,7 @@ export class SessionSandbox {
     if (this.#ended) return;
     this.#ended = true;
     this.#clearIdle();
-    this.#killGroup();
+    this.#kill();
     const lost = [...this.#watchers.values()];
     this.#watchers.clear();
     for (const watcher of lost) watcher.onLost(detail, this.#up);
@@ -205,16 +218,10 @@ export class SessionSandbox {
       });
   }
 
-  #killGroup(): void {
+  #kill(): void {
     const child = this.#child;
-    // Once bwrap has exited its pid may be anyone's: never signal it then.
-    if (!child?.pid || child.exitCode !== null || child.signalCode !== null) return;
-    const pid = child.pid;
-    try {
-      process.kill(-pid, "SIGKILL");
-    } catch {
-      // ESRCH: already gone
-    }
+    if (!child?.pid) return;
+    killSandbox({ pid: child.pid, exited: child.exitCode !== null || child.signalCode !== null }, this.#initPid);
   }
 
   #idleSoon(): void {

@@ -227,11 +227,8 @@ export class Spawner implements ConnectionOwner {
     return task;
   }
 
-  /**
-   * Ends every command of a session and forgets it; resolves with how many were still running, once their processes
-   * are gone (with untilGone false, the spawner is ending: once they are killed).
-   */
-  async endSession(sessionId: string, untilGone = true): Promise<number> {
+  /** Ends every command of a session and forgets it; resolves with how many were still running, once their processes are gone. */
+  async endSession(sessionId: string): Promise<number> {
     for (const [token, owner] of this.#tokens) if (owner === sessionId) this.#tokens.delete(token);
     for (const [token, owner] of this.#spent) if (owner === sessionId) this.#spent.delete(token);
     const session = this.#sessions.get(sessionId);
@@ -245,15 +242,13 @@ export class Spawner implements ConnectionOwner {
     }
     session.background.clear();
     const running = tasks.filter((task) => !task.end);
-    const sandboxes = session.sandboxes();
     const killing = Promise.all([
       ...running.map((task) => task.kill("killed")),
-      ...sandboxes.map((sandbox) => sandbox.end(false)),
+      ...session.sandboxes().map((sandbox) => sandbox.end()),
     ]);
     this.#endings.add(killing);
     await killing.finally(() => this.#endings.delete(killing));
     if (running.length > 0) this.#log("info", "session commands ended", { sessionId, killed: running.length });
-    if (untilGone) await Promise.all(sandboxes.map((sandbox) => sandbox.end()));
     return running.length;
   }
 
@@ -263,13 +258,14 @@ export class Spawner implements ConnectionOwner {
     return this.#shutdown;
   }
 
+  /** Resolves once every process the spawner started is gone: the host exits only after that. */
   async #endAll(): Promise<void> {
     this.#closing = true;
     for (const connection of this.#connections) connection.close();
-    // Every sandbox's namespace is killed with its init; the spawner does not stay to watch the kernel empty them.
-    await Promise.all([...this.#sessions.keys()].map((id) => this.endSession(id, false)));
+    await Promise.all([...this.#sessions.keys()].map((id) => this.endSession(id)));
     await Promise.allSettled(this.#endings);
     await Promise.all([...this.#tasks].map((task) => task.kill("killed")));
+    await Promise.all([...this.#sandboxes].map((sandbox) => sandbox.end()));
   }
 
   /** Synchronous last resort when the spawner itself is failing. */
