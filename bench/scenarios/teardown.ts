@@ -1,11 +1,10 @@
 // Scenario 6: teardown of 200 busy sessions, every one mid-turn (half in a bash `sleep 30` when the bash tool exists,
 // the rest sleeping in the model), ended the two ways an orchestrator ends a host: SIGTERM, and closing its stdin
-// (what HostClient.dispose does). Timed to the host's exit; then, what is left running of what ran under it.
-import { once } from "node:events";
+// (what HostClient.dispose does). Timed to the host's exit; what is left of what ran under it, at that moment.
 import { bashScript, probeBash } from "../bash.js";
 import type { BenchContext } from "../context.js";
 import { repeat } from "../context.js";
-import { descendants, isAlive } from "../proc.js";
+import { descendantIdentities, descendants, stillThere } from "../proc.js";
 import { figure, type Figure } from "../stats.js";
 import { openSessions, sleep, startHost } from "../systems.js";
 
@@ -18,7 +17,7 @@ export interface TeardownRow {
   teardownMs: Figure;
   /** Processes under the host just before teardown (bash commands, their sandboxes, the spawner). */
   processesBefore: Figure;
-  /** Of those, still alive once the host has exited. */
+  /** Of those, still in the process table (zombies too) when the host's exit is seen. */
   processesLeft: Figure;
   /** Pending prompts answered "cancelled" before the host exited (the others saw the connection close). */
   cancelledAnswers: Figure;
@@ -65,18 +64,19 @@ export async function teardown(ctx: BenchContext): Promise<TeardownResult> {
             .catch(() => {}),
         );
         await waitUntilBusy(client, SESSIONS, inBash, pid);
-        const before = descendants(pid);
-        const exited = once(child, "exit") as Promise<[number | null, NodeJS.Signals | null]>;
+        const before = descendantIdentities(pid);
+        const exited = new Promise<[number | null, string[]]>((resolve) =>
+          child.once("exit", (code) => resolve([code, stillThere(before)])),
+        );
         const started = performance.now();
         if (ending === "SIGTERM") child.kill("SIGTERM");
         else child.stdin!.end();
         const killer = setTimeout(() => child.kill("SIGKILL"), 60_000);
-        const [code] = await exited;
+        const [code, left] = await exited;
         const teardownMs = performance.now() - started;
         clearTimeout(killer);
         await Promise.all(pending);
-        await sleep(200); // let the kernel reap what was killed
-        return { teardownMs, before: before.length, left: before.filter(isAlive).length, cancelled, code };
+        return { teardownMs, before: before.length, left: left.length, cancelled, code };
       } finally {
         await host.dispose(10_000);
       }

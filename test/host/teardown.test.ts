@@ -1,20 +1,24 @@
 import { once } from "node:events";
 import { describe, expect, it } from "vitest";
+import type { HostClient, PromptResult } from "../../src/client/index.js";
 import { OUTCOME_UNKNOWN } from "../../workers/log/log-repair.js";
 import { exists, logEntries, paths } from "../support/durable.js";
-import { descendants, isAlive, startHost, tempDir, type TestHost } from "../support/host.js";
+import { descendantIdentities, endHost, startHost, tempDir } from "../support/host.js";
 import { bash, processesRunning, script, waitFor } from "../support/tools.js";
 
-type Ending = "SIGTERM" | "stdin closed";
-
-function end(host: TestHost, ending: Ending): Promise<[number | null, string | null]> {
-  const exited = once(host.child, "exit") as Promise<[number | null, string | null]>;
-  if (ending === "SIGTERM") process.kill(host.pid, "SIGTERM");
-  else host.child.stdin!.end();
-  return exited;
-}
-
 const sleepy = script({ say: "working" }, { sleep_ms: 60_000 });
+
+/** Prompts each session with sleepy; resolves once every one has said it is working (its turn is under way). */
+async function working(client: HostClient, ids: string[]): Promise<Promise<PromptResult>[]> {
+  const started: Promise<void>[] = [];
+  const turns = ids.map((id) => {
+    let saidIt: () => void = () => {};
+    started.push(new Promise<void>((resolve) => (saidIt = resolve)));
+    return client.prompt(id, sleepy, { onUpdate: () => saidIt() });
+  });
+  await Promise.all(started);
+  return turns;
+}
 
 describe("teardown", () => {
   it.each(["SIGTERM", "SIGINT"] as const)(
@@ -24,16 +28,13 @@ describe("teardown", () => {
       const ids = (await Promise.all([0, 1, 2, 3].map(() => host.client.newSession(tempDir())))).map(
         (s) => s.sessionId,
       );
-      const turns = ids.map((id) => host.client.prompt(id, `/script [{"say":"working"},{"sleep_ms":60000}]`));
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      const exited = once(host.child, "exit") as Promise<[number | null, string | null]>;
-      process.kill(host.pid, signal);
+      const turns = await working(host.client, ids);
+      const before = descendantIdentities(host.pid);
+      const { code, left } = await endHost(host, signal, before);
       const results = await Promise.all(turns);
       for (const result of results) expect(result.stopReason).toBe("cancelled");
-      const [code] = await exited;
       expect(code).toBe(0);
-      expect(isAlive(host.pid)).toBe(false);
-      expect(descendants(host.pid)).toEqual([]);
+      expect(left).toEqual([]);
       expect(host.stderr()).toContain("teardown finished");
     },
   );
@@ -43,7 +44,6 @@ describe("teardown", () => {
     const { sessionId } = await host.client.newSession(tempDir());
     expect((await host.client.prompt(sessionId, "hi")).text).toBe("You said: hi");
     expect(await host.dispose()).toBe(0);
-    expect(isAlive(host.pid)).toBe(false);
     expect(host.stderr()).toMatch(/"reason":"stdin closed".*"teardown finished"/s);
   });
 
@@ -61,14 +61,8 @@ describe("teardown", () => {
   it("on stdin EOF answers every prompt in flight as cancelled before it exits", async () => {
     const host = await startHost();
     const ids = (await Promise.all([0, 1, 2, 3].map(() => host.client.newSession(tempDir())))).map((s) => s.sessionId);
-    const started: Promise<void>[] = [];
-    const turns = ids.map((id) => {
-      let saidIt: () => void = () => {};
-      started.push(new Promise<void>((resolve) => (saidIt = resolve)));
-      return host.client.prompt(id, sleepy, { onUpdate: () => saidIt() });
-    });
-    await Promise.all(started);
-    const [code] = await end(host, "stdin closed");
+    const turns = await working(host.client, ids);
+    const { code } = await endHost(host, "stdin closed");
     const results = await Promise.all(turns);
     for (const result of results) expect(result.stopReason).toBe("cancelled");
     expect(code).toBe(0);
@@ -88,16 +82,13 @@ describe("teardown", () => {
       ) as [string, string];
       for (const id of [inModel, inBash])
         expect((await first.client.prompt(id, "before")).text).toBe("You said: before");
-      let saidIt: () => void = () => {};
-      const said = new Promise<void>((resolve) => (saidIt = resolve));
       const turns = [
-        first.client.prompt(inModel, sleepy, { onUpdate: () => saidIt() }),
+        ...(await working(first.client, [inModel])),
         first.client.prompt(inBash, script(bash("sleep 30"))),
       ];
-      await said;
       await waitFor("the command to start", () => processesRunning(first.pid, "sleep 30").length > 0);
 
-      const [code] = await end(first, "SIGTERM");
+      const { code } = await endHost(first, "SIGTERM");
       expect(code).toBe(0);
       for (const result of await Promise.all(turns)) expect(result.stopReason).toBe("cancelled");
       for (const id of [inModel, inBash]) expect(exists(paths(stateDir, id).lock)).toBe(false);
@@ -152,14 +143,18 @@ describe("teardown", () => {
       // Hibernated: answered once, then idle past --hibernate-after-ms.
       const hibernated = await newSessions(6);
       await Promise.all(hibernated.map((id) => host.client.prompt(id, "hello")));
-      await new Promise((resolve) => setTimeout(resolve, 800));
+      await waitFor("the idle sessions to hibernate", () =>
+        hibernated.every((id) => new RegExp(`"sessionId":"${id}"[^\n]*"session hibernated`).test(host.stderr())),
+      );
 
       // Busy: in bash and in the model; more than the live-worker budget, so some wait for a slot.
       const inBash = await newSessions(4);
       const inModel = await newSessions(8);
+      let modelWorking: () => void = () => {};
+      const aModelTurnWorks = new Promise<void>((resolve) => (modelWorking = resolve));
       const turns = [
         ...inBash.map((id) => host.client.prompt(id, script(bash("sleep 30")))),
-        ...inModel.map((id) => host.client.prompt(id, sleepy)),
+        ...inModel.map((id) => host.client.prompt(id, sleepy, { onUpdate: () => modelWorking() })),
         // Waking: hibernated sessions prompted now, restored from their logs while the host ends.
         ...hibernated.map((id) => host.client.prompt(id, sleepy)),
       ];
@@ -168,12 +163,13 @@ describe("teardown", () => {
         () => "replayed",
         (error: { code?: number }) => error.code,
       );
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      const processes = descendants(host.pid).length;
-      expect(processes).toBeGreaterThan(0);
+      await aModelTurnWorks;
+      await waitFor("a command to run", () => processesRunning(host.pid, "sleep 30").length > 0);
+      const before = descendantIdentities(host.pid);
 
-      const [code, signal] = await end(host, ending);
+      const { code, signal, left } = await endHost(host, ending, before);
       expect([code, signal]).toEqual([0, null]);
+      expect(left).toEqual([]);
       const answers = await Promise.allSettled(turns);
       for (const answer of answers) {
         expect(answer.status).toBe("fulfilled");
@@ -181,7 +177,6 @@ describe("teardown", () => {
       }
       // The load in flight is answered too (replayed, or refused because the host is ending), never left hanging.
       expect(["replayed", -32603]).toContain(await loading);
-      expect(descendants(host.pid)).toEqual([]);
       expect(host.stderr()).toContain("teardown finished");
     },
   );

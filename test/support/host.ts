@@ -12,7 +12,9 @@ import { checkedStream } from "./checked-host.js";
 import { CLI } from "./cli-path.js";
 import { tempDir } from "./temp-dirs.js";
 
-export { descendants, isAlive, threadCount } from "./proc.js";
+import { stillThere } from "./proc.js";
+
+export { descendantIdentities, descendants, isAlive, threadCount } from "./proc.js";
 export { tempDir } from "./temp-dirs.js";
 
 export interface TestHost {
@@ -112,4 +114,24 @@ export function hostsPerTest(): TestHost[] {
     }
   });
   return hosts;
+}
+
+/** How a test ends a host: "uncaught fault" needs a host preloaded with test/fixtures/fault-on-signal.mjs. */
+export type HostEnding = "SIGTERM" | "SIGINT" | "stdin closed" | "uncaught fault";
+
+export interface HostEnd {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** Of the processes listed before the end (descendantIdentities), those still in the process table at the exit. */
+  left: string[];
+}
+
+/** Ends the host; `listed` is checked in the exit event's own callback, before anything else can run. */
+export function endHost(host: TestHost, ending: HostEnding, listed: readonly string[] = []): Promise<HostEnd> {
+  const ended = new Promise<HostEnd>((resolve) =>
+    host.child.once("exit", (code, signal) => resolve({ code, signal, left: stillThere(listed) })),
+  );
+  if (ending === "stdin closed") host.child.stdin!.end();
+  else process.kill(host.pid, ending === "uncaught fault" ? "SIGUSR2" : ending);
+  return ended;
 }

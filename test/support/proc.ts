@@ -39,3 +39,28 @@ export function isAlive(pid: number): boolean {
     return false;
   }
 }
+
+/**
+ * A process's identity: its pid and its start time, so a pid reused later is not taken for it; null once it has left
+ * the process table. A zombie counts: one that the host's processes left to pid 1 stays there until pid 1 reaps it.
+ */
+export function identity(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return `${pid}:${stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]}`;
+  } catch {
+    return null;
+  }
+}
+
+/** The identities of root's descendants now: a list to check, when root's exit is seen, with stillThere. */
+export function descendantIdentities(root: number): string[] {
+  return descendants(root)
+    .map(identity)
+    .filter((id): id is string => id !== null);
+}
+
+/** Of the processes listed earlier (descendantIdentities), those still in the process table. */
+export function stillThere(listed: readonly string[]): string[] {
+  return listed.filter((id) => identity(Number(id.split(":")[0])) === id);
+}
