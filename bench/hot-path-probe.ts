@@ -82,7 +82,7 @@ async function workerTurn(samples: number): Promise<number> {
       channel.port2.on("message", onBatch);
     });
     const t0 = performance.now();
-    loop.prompt(turnId, `hello ${i}`);
+    loop.prompt({ type: "prompt", turnId, text: `hello ${i}` });
     await ended;
     if (i >= 50) times.push(performance.now() - t0);
   }

@@ -148,8 +148,17 @@ export type HostMessage =
   /**
    * trace: the turn's invoke_agent span, when the turn is traced (sampled): the worker's spans hang under it.
    * traceContent: its spans may hold model output and tool arguments and results (--trace-content).
+   * lastMessage: the turn_end carries the text of the turn's last message (a child's turn: its parent's spawn_agent
+   * returns it); other turns' answers leave it in the worker.
    */
-  | { type: "prompt"; turnId: string; text: string; trace?: TraceParent; traceContent?: boolean }
+  | {
+      type: "prompt";
+      turnId: string;
+      text: string;
+      trace?: TraceParent;
+      traceContent?: boolean;
+      lastMessage?: boolean;
+    }
   | { type: "cancel"; turnId: string; reason?: string }
   | { type: "permission"; requestId: string; outcome: PermissionOutcome }
   /** The answer to a child_request: the child's final message, or why there is none. */
@@ -180,14 +189,10 @@ export function asHostMessage(data: unknown): HostMessage | null {
   }
   if (message.type === "prompt" && typeof message.text === "string" && message.text.length > 0) {
     const trace = message.trace === undefined ? null : asTraceParent(message.trace);
-    if (!trace) return { type: "prompt", turnId: message.turnId, text: message.text };
-    return {
-      type: "prompt",
-      turnId: message.turnId,
-      text: message.text,
-      trace,
-      traceContent: message.traceContent === true,
-    };
+    const prompt: HostMessage = { type: "prompt", turnId: message.turnId, text: message.text };
+    if (message.lastMessage === true) prompt.lastMessage = true;
+    if (!trace) return prompt;
+    return { ...prompt, trace, traceContent: message.traceContent === true };
   }
   return null;
 }

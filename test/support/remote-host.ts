@@ -26,7 +26,8 @@ export const transports = [
   { name: "Streamable HTTP", url: (host: RemoteHost) => host.httpUrl },
 ] as const;
 
-export async function startRemoteHost(hostArgs: string[] = []): Promise<RemoteHost> {
+/** env: the host's environment (default: this process's). */
+export async function startRemoteHost(hostArgs: string[] = [], env?: NodeJS.ProcessEnv): Promise<RemoteHost> {
   const stateDir = hostArgs.includes("--state-dir") ? "" : tempDir("ash-state-");
   const args = [
     CLI,
@@ -38,7 +39,7 @@ export async function startRemoteHost(hostArgs: string[] = []): Promise<RemoteHo
     ...(stateDir ? ["--state-dir", stateDir] : []),
     ...hostArgs,
   ];
-  const child = spawn(process.execPath, args, { stdio: ["ignore", "ignore", "pipe"] });
+  const child = spawn(process.execPath, args, { stdio: ["ignore", "ignore", "pipe"], ...(env ? { env } : {}) });
   let log = "";
   child.stderr!.setEncoding("utf8");
   const url = await new Promise<string>((resolve, reject) => {

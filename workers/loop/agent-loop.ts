@@ -2,7 +2,7 @@
 // answers without tool calls, the turn is cancelled, or it runs out of model requests.
 import { foldLog } from "../../src/protocol/log/session-state.js";
 import type { PlanEntry } from "../../src/protocol/plan.js";
-import type { PermissionOutcome, SessionModeId, StopReason, ToolKind } from "../../src/protocol/port.js";
+import type { HostMessage, PermissionOutcome, SessionModeId, StopReason, ToolKind } from "../../src/protocol/port.js";
 import { ChunkRelay } from "./chunk-relay.js";
 import { ContextCompactor } from "../context/context-compaction.js";
 import type { EventSink } from "../event-sink.js";
@@ -21,7 +21,6 @@ import { tokenCounts, UsageTotals } from "../log/usage-totals.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { ToolResult } from "../tools/tool.js";
 import { PROMPT_IN_FLIGHT_MESSAGE, type ErrorReason } from "../../src/protocol/errors.js";
-import type { TraceParent } from "../../src/protocol/trace.js";
 import { ModelCalls } from "../models/model-calls.js";
 import { traceRoot, type Span, type SpanParent } from "../trace/span.js";
 
@@ -41,6 +40,8 @@ export interface AgentLoopOptions {
   streamChunks: boolean;
 }
 
+type PromptMessage = Extract<HostMessage, { type: "prompt" }>;
+
 interface Turn {
   id: string;
   abort: AbortController;
@@ -48,6 +49,8 @@ interface Turn {
   toolCalls: number;
   /** The text of the last assistant message committed in this turn (a child's answer to its parent). */
   lastMessage: string;
+  /** turn_end carries lastMessage (a child's turn). */
+  answersLastMessage: boolean;
   /** The turn's spans hang under this (the host's invoke_agent span); null: the turn is not traced. */
   trace: SpanParent | null;
   /** Its spans may hold tool arguments, results and model output (--trace-content). */
@@ -108,7 +111,7 @@ export class AgentLoop {
   }
 
   /** Starts a turn; a prompt it cannot take ends at once with a turn_error that says why. */
-  prompt(turnId: string, text: string, trace: TraceParent | null = null, traceContent = false): void {
+  prompt({ turnId, text, trace, traceContent = false, lastMessage = false }: PromptMessage): void {
     const refuse = (reason: ErrorReason, message: string) =>
       this.#options.events.post({ type: "turn_error", turnId, reason, message });
     if (this.#logFailure) return this.#endsForLog(turnId, this.#logFailure);
@@ -121,12 +124,13 @@ export class AgentLoop {
     }
     const events = this.#options.events;
     const post = events.post.bind(events);
-    const root = traceRoot(trace, (span) => post({ type: "spans", spans: [span] }));
+    const root = traceRoot(trace ?? null, (span) => post({ type: "spans", spans: [span] }));
     const turn: Turn = {
       id: turnId,
       abort: new AbortController(),
       toolCalls: 0,
       lastMessage: "",
+      answersLastMessage: lastMessage,
       trace: root,
       traceContent,
       calls: new ModelCalls(post, root, traceContent),
@@ -213,9 +217,11 @@ export class AgentLoop {
     // What the turn showed goes out before the fsync holds this thread: the main thread hands it on meanwhile.
     events.flush();
     journal.endTurn();
-    if ("stopReason" in ending)
+    if (!("stopReason" in ending))
+      events.post({ type: "turn_error", turnId, reason: ending.reason, message: ending.message });
+    else if (turn.answersLastMessage)
       events.post({ type: "turn_end", turnId, stopReason: ending.stopReason, lastMessage: turn.lastMessage });
-    else events.post({ type: "turn_error", turnId, reason: ending.reason, message: ending.message });
+    else events.post({ type: "turn_end", turnId, stopReason: ending.stopReason });
   }
 
   async #loop(turn: Turn): Promise<StopReason> {

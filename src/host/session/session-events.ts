@@ -63,9 +63,14 @@ export class SessionEvents {
     return this.#tokens;
   }
 
-  /** The text of the last answered turn's final assistant message (a child's answer to its parent's spawn_agent). */
-  get lastMessage(): string {
-    return this.#lastMessage;
+  /**
+   * The text of the last answered turn's final assistant message, when its prompt asked for it (a child's answer to
+   * its parent's spawn_agent); held only until it is taken, since it may be large.
+   */
+  takeLastMessage(): string {
+    const text = this.#lastMessage;
+    this.#lastMessage = "";
+    return text;
   }
 
   /** Events from the session's current worker, in the order it posted them. */

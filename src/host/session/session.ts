@@ -6,7 +6,7 @@
 // idle session), so a session outlives any one worker.
 import type { PromptResponse, RequestError, SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import * as Comlink from "comlink";
-import type { ModelConfig, ReplayedRecords, SessionModeId } from "../../protocol/port.js";
+import type { HostMessage, ModelConfig, ReplayedRecords, SessionModeId } from "../../protocol/port.js";
 import { ReplayAck } from "../../protocol/worker-events.js";
 import type { LogHeader } from "../../protocol/session-log.js";
 import type { SystemPromptSetting } from "../../protocol/system-prompt.js";
@@ -343,8 +343,11 @@ export class SessionRecord implements SlotHolder {
     );
   }
 
-  /** trace: the turn's span, when it is traced: the worker's spans hang under it. */
-  async prompt(text: string, trace: TurnTrace | null = null): Promise<PromptResponse> {
+  /**
+   * trace: the turn's span, when it is traced: the worker's spans hang under it. lastMessage: the turn's end brings
+   * the text of its last message (takeLastMessage).
+   */
+  async prompt(text: string, trace: TurnTrace | null = null, lastMessage = false): Promise<PromptResponse> {
     if (this.#state.closed) throw sessionClosed();
     if (this.#turns.current) throw promptInFlight();
     if (this.#replay)
@@ -374,11 +377,11 @@ export class SessionRecord implements SlotHolder {
       return answer;
     }
     // The worker answers with the turn's events: turn_end, or turn_error (a refusal among them).
-    lease.post(
-      trace
-        ? { type: "prompt", turnId: turn.id, text, trace: trace.parent, traceContent: trace.content }
-        : { type: "prompt", turnId: turn.id, text },
-    );
+    const message: HostMessage = trace
+      ? { type: "prompt", turnId: turn.id, text, trace: trace.parent, traceContent: trace.content }
+      : { type: "prompt", turnId: turn.id, text };
+    if (lastMessage) message.lastMessage = true;
+    lease.post(message);
     return answer;
   }
 
@@ -387,8 +390,8 @@ export class SessionRecord implements SlotHolder {
     text: string,
     trace: TurnTrace | null = null,
   ): Promise<{ response: PromptResponse; lastMessage: string }> {
-    const response = await this.prompt(text, trace);
-    return { response, lastMessage: this.#events.lastMessage };
+    const response = await this.prompt(text, trace, true);
+    return { response, lastMessage: this.#events.takeLastMessage() };
   }
 
   /**
