@@ -71,9 +71,13 @@ export class WorkerPool {
   #mostAlive = 0;
   /** Two starts per core load at once (start-gate.ts says why). */
   readonly #starts = new StartGate(availableParallelism() * 2);
+  readonly #maxLiveWorkers: number;
+  /** Leases announced ahead (expect()) and not yet taken: their threads are started while their sessions wait. */
+  #expected = 0;
 
   constructor(options: WorkerPoolOptions) {
     this.#target = new StandbyTarget(options.warmWorkers, options.maxWarmWorkers ?? options.warmWorkers);
+    this.#maxLiveWorkers = options.maxLiveWorkers;
     const maxThreads = options.maxLiveWorkers + this.#target.max;
     tuneIsolates();
     this.#piscina = new Piscina<SessionTask, never>({
@@ -111,6 +115,22 @@ export class WorkerPool {
   /** The most session worker threads that were alive at once since the pool was made. */
   get mostLiveThreads(): number {
     return this.#mostAlive;
+  }
+
+  /**
+   * A lease that will be asked for soon, while the CPU is idle meanwhile (a session waiting for a dead host's lease to
+   * run out): its thread starts now, as a standby one, so the lease later only binds it. The returned function says
+   * the lease was taken, or will not be.
+   */
+  expect(): () => void {
+    this.#expected++;
+    this.#replenish();
+    let told = false;
+    return () => {
+      if (told) return;
+      told = true;
+      this.#expected--;
+    };
   }
 
   /** A worker for one session: a standby one when there is one, else a new task. gateway: its port to the model gateway. */
@@ -208,17 +228,22 @@ export class WorkerPool {
   #replenishIfSpare(): void {
     this.#replenishing = null;
     const now = performance.now();
-    this.#deferredTarget ??= this.#target.target(now);
+    this.#deferredTarget ??= this.#wanted(now);
     if (this.#cpu.sinceLast() > REPLENISH_BUSY_SHARE && now - this.#replenishWaitingSince < REPLENISH_MAX_DEFER_MS) {
       this.#replenishAfterQuiet();
       return;
     }
-    const target = Math.max(this.#deferredTarget, this.#target.target(now));
+    const target = Math.max(this.#deferredTarget, this.#wanted(now));
     this.#deferredTarget = null;
     this.#replenish(target);
   }
 
-  #replenish(target = this.#target.target(performance.now())): void {
+  /** The standby count wanted now: the burst's (StandbyTarget), or the leases expected, within --max-live-workers. */
+  #wanted(now: number): number {
+    return Math.max(this.#target.target(now), Math.min(this.#expected, this.#maxLiveWorkers));
+  }
+
+  #replenish(target = this.#wanted(performance.now())): void {
     while (!this.#closed && this.#standby.length < target) {
       const lease = this.#spawn();
       this.#standby.push(lease);
@@ -231,7 +256,7 @@ export class WorkerPool {
 
   /** Ends the standby workers a burst left beyond the target, newest first (the oldest are surely started). */
   #shrink(): void {
-    const target = this.#target.target(performance.now());
+    const target = this.#wanted(performance.now());
     for (const lease of this.#standby.splice(target)) void lease.terminate();
   }
 }

@@ -103,8 +103,11 @@ export interface SessionStore {
   setArchived(sessionId: string, archived: boolean): Promise<void>;
   /** The answer for a session id this store does not have (and, to a tenant, for another tenant's session). */
   unknownSession(sessionId: string): RequestError;
-  /** Takes the session for this host: refused while another live host has it. */
-  lock(sessionId: string): Promise<void>;
+  /**
+   * Takes the session for this host: refused while another live host has it. onWait is told, once, when the take
+   * waits for the lease of a holder that does not answer (a dead host's) to run out.
+   */
+  lock(sessionId: string, onWait?: () => void): Promise<void>;
   /** Lets the session go (another host may take it at once). */
   unlock(sessionId: string): Promise<void>;
   /** Deletes a stored session for good; false when there was none. */

@@ -189,4 +189,27 @@ describe("fleet: session ownership", () => {
     await bob.delete(sessionId);
     expect((await alice.prompt(sessionId, "still there")).text).toBe("You said: still there");
   });
+
+  it("a dead owner's sessions: the taking host starts their threads while their leases run out, then restores them all", async () => {
+    const {
+      hosts: [h1, h2],
+    } = await fleet(2, ["--warm-workers", "1"]);
+    const a = await connect(h1!);
+    const b = await connect(h2!);
+    const cwd = tempDir();
+    const ids = await Promise.all(Array.from({ length: 12 }, async () => (await a.newSession(cwd)).sessionId));
+    for (const id of ids) await a.prompt(id, "on h1");
+    const standbyBefore = (await b.stats()).threads.standby;
+    expect(standbyBefore).toBeLessThan(ids.length);
+    await h1!.stop("SIGKILL");
+    let answered = 0;
+    const resumed = Promise.all(ids.map((id) => b.resume(id, cwd).then(() => answered++)));
+    // Every resume waits for its lease; meanwhile h2 has started a thread for each.
+    await waitFor("h2 to start a thread for each session waiting", async () =>
+      (await b.stats()).threads.standby >= ids.length ? true : answered > 0 ? "too late" : false,
+    ).then((seen) => expect(seen).toBe(true));
+    expect(answered).toBe(0);
+    await resumed;
+    for (const id of ids) expect((await b.prompt(id, "on h2")).text).toBe("You said: on h2");
+  });
 });

@@ -93,7 +93,14 @@ async function open(
   const cwd = await stat(header.cwd).catch(() => null);
   if (!cwd?.isDirectory()) throw invalidParams("cwd", `the session's cwd is no longer a directory: ${header.cwd}`);
   host.sessions.assertCapacity();
-  await host.store.lock(id);
+  // Waiting for a dead host's lease, its thread starts meanwhile: a fleet's failover restores its sessions then.
+  const expected = { taken: (): void => {} };
+  try {
+    await host.store.lock(id, () => (expected.taken = host.pool.expect()));
+  } catch (error) {
+    expected.taken();
+    throw error;
+  }
   const model = host.models.get(header.model.model) ?? host.defaultModel;
   const title = await host.store.title(id).catch(() => null);
   const settings = { cwd: header.cwd, mode: header.mode, model, mcpServers, ...(systemPrompt ? { systemPrompt } : {}) };
@@ -110,6 +117,8 @@ async function open(
   } catch (error) {
     await session.close(0);
     throw error;
+  } finally {
+    expected.taken();
   }
   // The record joins the table only now: a request racing the load finds no half-open session.
   host.sessions.add(session);

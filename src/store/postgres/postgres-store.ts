@@ -402,7 +402,7 @@ export class PostgresStore implements SessionStore {
    * Takes the session's lease (bumping its epoch, which fences out any earlier holder). A live host that holds it is
    * asked to let it go (it refuses while a prompt is in flight there); a dead one's lease is waited out.
    */
-  async lock(sessionId: string): Promise<void> {
+  async lock(sessionId: string, onWait?: () => void): Promise<void> {
     if (this.#held.has(sessionId) || this.#taking.has(sessionId)) {
       throw hostError("SESSION_BUSY", `session ${sessionId} is being opened by another request in this host`, {
         sessionId,
@@ -433,7 +433,11 @@ export class PostgresStore implements SessionStore {
           throw hostError("HELD_ELSEWHERE", answer.reason, { sessionId, host: taken.owner });
         // Released (take it now), or no answer: the holder may be dead, and its lease is looked at again once it has
         // run out (the wait for an answer counts towards it: a dead holder costs its lease, not its lease twice).
-        if (answer.kind === "timeout") await sleep(Math.max(0, Math.min(expires, deadline) - performance.now()));
+        if (answer.kind === "timeout") {
+          onWait?.();
+          onWait = undefined;
+          await sleep(Math.max(0, Math.min(expires, deadline) - performance.now()));
+        }
       }
     } finally {
       this.#taking.delete(sessionId);
