@@ -1,14 +1,17 @@
-// Whether the host takes new work: not once teardown has begun, and no new session while it is over its memory budget
-// with no idle session left to hibernate (worker-slots.ts decides that).
+// Whether the host takes new work: not once teardown has begun, and no session opened while the table is full or
+// the host is over its memory budget with no idle session left to hibernate (worker-slots.ts decides that).
 import { shuttingDown } from "../request-errors.js";
+import type { SessionTable } from "./session/session-table.js";
 import type { WorkerSlots } from "./session/worker-slots.js";
 
 export class Admission {
   readonly #slots: WorkerSlots;
+  readonly #sessions: Pick<SessionTable, "assertCapacity">;
   #accepting = true;
 
-  constructor(slots: WorkerSlots) {
+  constructor(slots: WorkerSlots, sessions: Pick<SessionTable, "assertCapacity">) {
     this.#slots = slots;
+    this.#sessions = sessions;
   }
 
   get accepting(): boolean {
@@ -23,8 +26,13 @@ export class Admission {
     if (!this.#accepting) throw shuttingDown();
   }
 
-  /** session/new is refused while the host is over its memory budget and no idle session is left to hibernate. */
-  assertMemory(): Promise<void> {
-    return this.#slots.fitMemory(0);
+  /**
+   * Whether a session may open now: refused once teardown has begun, at --max-sessions, and while the host is over its
+   * memory budget with no idle session left to hibernate.
+   */
+  async admit(): Promise<void> {
+    this.assertAccepting();
+    this.#sessions.assertCapacity();
+    await this.#slots.fitMemory(0);
   }
 }

@@ -114,7 +114,7 @@ export class HostContext {
       exceeded: (rss) => atMemoryLimit(rss, limitBytes),
     };
     this.slots = new WorkerSlots(config.maxLiveWorkers, this.memory);
-    this.admission = new Admission(this.slots);
+    this.admission = new Admission(this.slots, this.sessions);
     this.limits = { maxDepth: config.maxDelegationDepth, maxChildren: config.maxChildren };
     store.onLoss(({ sessionId, reason }) => {
       const session = this.sessions.find(sessionId);

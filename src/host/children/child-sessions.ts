@@ -10,30 +10,24 @@ import type { RequestError, SessionUpdate } from "@agentclientprotocol/sdk/unsta
 import { isInside } from "../../protocol/paths.js";
 import { SessionModeId, type ChildOutcome } from "../../protocol/port.js";
 import { titleFrom } from "../../protocol/session-log.js";
-import type { SessionStore } from "../../store/session-store.js";
 import type { Peer } from "../connection/peer.js";
 import type { Logger } from "../../logger.js";
 import type { Admission } from "../admission.js";
 import type { LifecycleHooks } from "../session/lifecycle-hooks.js";
-import type { ChildRequest, Delegation, SessionDeps } from "../session/session-deps.js";
-import { lineageOf, SessionRecord } from "../session/session.js";
-import type { SessionTable } from "../session/session-table.js";
+import { openSession, type OpeningHost } from "../session/open-session.js";
+import type { ChildRequest, Delegation } from "../session/session-deps.js";
+import { lineageOf, type SessionRecord } from "../session/session.js";
 import { narrowest, wider } from "./mode-width.js";
 import type { HostTracing } from "../traces/host-tracing.js";
 import { traced } from "../traces/traced-answer.js";
 import { tracedSession } from "../traces/traced-session.js";
 
 /** What of the host this needs. */
-export interface DelegationHost {
-  readonly sessions: SessionTable;
-  readonly store: SessionStore;
-  readonly version: string;
+export interface DelegationHost extends OpeningHost {
   readonly log: Logger;
-  readonly sessionDeps: SessionDeps;
   readonly limits: { maxDepth: number; maxChildren: number };
-  readonly admission: Pick<Admission, "assertAccepting" | "assertMemory">;
+  readonly admission: Pick<Admission, "assertAccepting" | "admit">;
   readonly tracing: HostTracing | null;
-  hideWorkspaceOf(session: SessionRecord): Promise<void>;
 }
 
 /** A request this host will not carry out, said to the parent's model as the tool's result. */
@@ -121,23 +115,14 @@ export class ChildSessions implements Delegation {
     }
     const mode = this.#modeFor(parent, request.mode, null);
     const cwd = await this.#cwdFor(parent, request.cwd);
-    host.sessions.assertCapacity();
-    await host.admission.assertMemory();
-    const model = parent.settings.model;
-    const settings = { cwd, mode, model, mcpServers: [] };
-    const id = await host.store.create(
-      { ...settings, parent: { sessionId: parent.id, depth } },
-      host.version,
-      parent.tenant,
-    );
-    const child = new SessionRecord(id, settings, host.sessionDeps, {
+    const child = await openSession(host, {
+      kind: "child",
+      settings: { cwd, mode, model: parent.settings.model, mcpServers: [] },
       tenant: parent.tenant,
       lineage: { parentId: parent.id, depth, modeCeiling: mode },
       follow: () => followedPeer(parent),
     });
-    host.sessions.add(child);
-    await host.hideWorkspaceOf(child);
-    host.log.info({ sessionId: id, parentId: parent.id, depth, mode, cwd }, "child session created");
+    host.log.info({ sessionId: child.id, parentId: parent.id, depth, mode, cwd }, "child session created");
     return { child, mode };
   }
 
@@ -155,33 +140,20 @@ export class ChildSessions implements Delegation {
         throw error;
       });
       if (header.parent?.sessionId !== parent.id || (header.tenant ?? null) !== parent.tenant) throw notAChild();
-      host.sessions.assertCapacity();
-      await host.admission.assertMemory();
-      await host.store.lock(childId);
-      const title = await host.store.title(childId).catch(() => null);
-      const settings = {
-        cwd: header.cwd,
-        mode: header.mode,
-        model: host.sessionDeps.resolveModel(header.model),
-        mcpServers: [],
-      };
-      const reopened = new SessionRecord(childId, settings, host.sessionDeps, {
-        stored: true,
+      // Resumed, its worker first: its mode is its log's (a client may have narrowed it), not its header's.
+      child = await openSession(host, {
+        kind: "resume",
+        id: childId,
+        settings: {
+          cwd: header.cwd,
+          mode: header.mode,
+          model: host.sessionDeps.resolveModel(header.model),
+          mcpServers: [],
+        },
         tenant: parent.tenant,
         lineage: lineageOf(header),
-        title,
         follow: () => followedPeer(parent),
       });
-      try {
-        // Its worker first: its mode is its log's (a client may have narrowed it), not its header's.
-        await reopened.restore();
-      } catch (error) {
-        await reopened.close(0);
-        throw error;
-      }
-      host.sessions.add(reopened);
-      await host.hideWorkspaceOf(reopened);
-      child = reopened;
     }
     // Never wider than the parent's mode now, nor than the mode the child was made with (set once it is announced).
     return { child, mode: this.#modeFor(parent, request.mode, child) };

@@ -28,7 +28,8 @@ import { attachedSession, findVisible } from "./session-access.js";
 import { promptText } from "./prompt-content.js";
 import { traced } from "../traces/traced-answer.js";
 import { tracedSession } from "../traces/traced-session.js";
-import { SessionRecord } from "../session/session.js";
+import { openSession } from "../session/open-session.js";
+import type { SessionRecord } from "../session/session.js";
 
 const MODE_NAMES: Record<SessionModeId, { name: string; description: string }> = {
   ask: { name: "Ask", description: "Workspace-write sandbox; asks before every command and file write" },
@@ -54,8 +55,6 @@ export function createAgentApp(host: HostContext, peer: Peer, stats: HostStatsMo
     const mcpServers = mcpServersFrom(params.mcpServers);
     const systemPrompt = systemPromptFrom(params.systemPrompt);
     await assertDirectory(params.cwd);
-    host.sessions.assertCapacity();
-    await host.admission.assertMemory();
     const mode = host.config.defaultMode;
     const settings = {
       cwd: params.cwd,
@@ -64,14 +63,8 @@ export function createAgentApp(host: HostContext, peer: Peer, stats: HostStatsMo
       mcpServers,
       ...(systemPrompt ? { systemPrompt } : {}),
     };
-    // The log (its header) exists and is locked to this process before the client learns the id.
-    const id = await host.store.create(settings, host.version, peer.tenant);
-    const session = new SessionRecord(id, settings, host.sessionDeps, { tenant: peer.tenant });
-    session.attach(peer);
-    host.sessions.add(session);
-    await host.hideWorkspaceOf(session);
-    // After the answer is on its way: session/new never waits for a worker thread to be made.
-    host.starts.startSoon(session);
+    const session = await openSession(host, { kind: "new", settings, tenant: peer.tenant, peer });
+    const id = session.id;
     host.log.info({ sessionId: id, cwd: params.cwd, connection: peer.label, tenant: peer.tenant }, "session created");
     return {
       sessionId: id,

@@ -10,7 +10,8 @@ import { OpenSessionParams } from "./session-params.js";
 import type { HostContext } from "../host-context.js";
 import type { Peer } from "../connection/peer.js";
 import { assertAttachable, findVisible } from "./session-access.js";
-import { lineageOf, SessionRecord } from "../session/session.js";
+import { openSession } from "../session/open-session.js";
+import { lineageOf, type SessionRecord } from "../session/session.js";
 import { systemPromptFrom } from "./system-prompt-param.js";
 import type { ArchiveFilter } from "../../store/session-store.js";
 
@@ -92,37 +93,15 @@ async function open(
   assertSameCwd(header.cwd, params.cwd);
   const cwd = await stat(header.cwd).catch(() => null);
   if (!cwd?.isDirectory()) throw invalidParams("cwd", `the session's cwd is no longer a directory: ${header.cwd}`);
-  host.sessions.assertCapacity();
-  // Waiting for a dead host's lease, its thread starts meanwhile: a fleet's failover restores its sessions then.
-  const expected = { taken: (): void => {} };
-  try {
-    await host.store.lock(id, () => (expected.taken = host.pool.expect()));
-  } catch (error) {
-    expected.taken();
-    throw error;
-  }
   const model = host.models.get(header.model.model) ?? host.defaultModel;
-  const title = await host.store.title(id).catch(() => null);
-  const settings = { cwd: header.cwd, mode: header.mode, model, mcpServers, ...(systemPrompt ? { systemPrompt } : {}) };
-  const session = new SessionRecord(id, settings, host.sessionDeps, {
-    stored: true,
+  const session = await openSession(host, {
+    kind: options.replay ? "load" : "resume",
+    id,
+    settings: { cwd: header.cwd, mode: header.mode, model, mcpServers, ...(systemPrompt ? { systemPrompt } : {}) },
     tenant: header.tenant ?? null,
     lineage: lineageOf(header),
-    title,
+    peer,
   });
-  session.attach(peer);
-  try {
-    if (options.replay) await session.replayHistory();
-    else await session.restore();
-  } catch (error) {
-    await session.close(0);
-    throw error;
-  } finally {
-    expected.taken();
-  }
-  // The record joins the table only now: a request racing the load finds no half-open session.
-  host.sessions.add(session);
-  await host.hideWorkspaceOf(session);
   host.log.info({ sessionId: id, replayed: options.replay }, options.replay ? "session loaded" : "session resumed");
   return session;
 }

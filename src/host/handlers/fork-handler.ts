@@ -5,7 +5,9 @@
 import type { AgentApp, ForkSessionResponse, LoadSessionResponse } from "@agentclientprotocol/sdk/unstable";
 import type { HostContext } from "../host-context.js";
 import type { Peer } from "../connection/peer.js";
-import { SessionRecord } from "../session/session.js";
+import { openSession } from "../session/open-session.js";
+import type { SessionRecord } from "../session/session.js";
+import type { ForkedSession } from "../../store/session-store.js";
 import { mcpServersFrom } from "./mcp-servers-param.js";
 import { assertDirectory, assertNoExtras } from "./request-checks.js";
 import { findVisible } from "./session-access.js";
@@ -38,23 +40,23 @@ async function fork(
   const live = findVisible(host.sessions, peer, sourceId);
   const tenant = live ? live.tenant : ((await host.store.readHeader(sourceId)).tenant ?? null);
   if (!peer.sees(tenant)) throw host.store.unknownSession(sourceId);
-  host.sessions.assertCapacity();
-  await host.admission.assertMemory();
-  const forked = await host.store.fork({
-    sourceId,
-    cwd: params.cwd,
-    tenant,
-    hostVersion: host.version,
-    ...(systemPrompt ? { systemPrompt } : {}),
+  let forked!: ForkedSession;
+  const session = await openSession(host, {
+    kind: "fork",
+    request: {
+      sourceId,
+      cwd: params.cwd,
+      tenant,
+      hostVersion: host.version,
+      ...(systemPrompt ? { systemPrompt } : {}),
+    },
+    settings: (made) => {
+      forked = made;
+      const model = host.models.get(made.model.model) ?? host.defaultModel;
+      return { cwd: params.cwd, mode: made.mode, model, mcpServers, ...(systemPrompt ? { systemPrompt } : {}) };
+    },
+    peer,
   });
-  const model = host.models.get(forked.model.model) ?? host.defaultModel;
-  const settings = { cwd: params.cwd, mode: forked.mode, model, mcpServers, ...(systemPrompt ? { systemPrompt } : {}) };
-  const session = new SessionRecord(forked.sessionId, settings, host.sessionDeps, { tenant, title: forked.title });
-  session.attach(peer);
-  host.sessions.add(session);
-  await host.hideWorkspaceOf(session);
-  // As after session/new: its worker starts behind the answer.
-  host.starts.startSoon(session);
   host.log.info(
     { sessionId: forked.sessionId, forkOf: forked.forkOf, bytes: forked.bytesWritten, connection: peer.label },
     "session forked",
