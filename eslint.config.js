@@ -1,17 +1,55 @@
-// Lint: a small rule set (no unused code, no floating promises, type imports marked as such) and the thread boundary:
-// code a session worker runs (workers/) and code the host process runs (src/) meet only in src/protocol/, the port's
-// contract. Import cycles are checked by dpdm (npm run lint).
+// Lint: a small rule set (no unused code, no floating promises, type imports marked as such), the thread boundary
+// (code a session worker runs, workers/, and code the host process runs, src/, meet only in src/protocol/, the port's
+// contract), the spawner's own boundary, and no measured time quoted in a comment of src/ or workers/ (a figure
+// belongs in the bench, its reason in words). Import cycles are checked by dpdm (scripts/lint.mjs).
 import tseslint from "typescript-eslint";
 
-const workerSide = [
+/** What only the host process runs: its folders and its top-level files. */
+const hostOnly = [
   "**/src/host/**",
   "**/src/store/**",
   "**/src/pool/**",
   "**/src/remote/**",
   "**/src/client/**",
   "**/src/run/**",
-  "**/src/spawner/**",
+  "**/src/cli.js",
+  "**/src/flags.js",
+  "**/src/host-options.js",
+  "**/src/logger.js",
+  "**/src/request-errors.js",
 ];
+const workerSide = [...hostOnly, "**/src/spawner/**"];
+
+/** A time with a fraction or a range, or said per unit ("3 ms a thread", "5 ms for 4 KB"), or with a measuring word. */
+const TIME = String.raw`\d+(?:\.\d+)?\s?(?:ns|µs|us|ms|s|seconds?|milliseconds?|minutes?)\b`;
+const MEASURED = [
+  new RegExp(String.raw`~\s?${TIME}|\d+\.\d+\s?(?:ns|µs|us|ms|s)\b|\d+(?:\.\d+)?\s?[-–]\s?${TIME}`),
+  new RegExp(String.raw`${TIME}\s+(?:a|an|per)\s|${TIME}\s+for\s+\d`),
+  new RegExp(String.raw`\b(?:took|cost|costs|costing|measured|median|p50|p99)\b[^.;]*${TIME}`),
+];
+const house = {
+  rules: {
+    "no-measured-time": {
+      meta: {
+        type: "suggestion",
+        messages: {
+          figure:
+            "a comment quotes a measured time: the figure belongs in the bench (npm run bench), the reason in words",
+        },
+      },
+      create(context) {
+        return {
+          Program() {
+            for (const comment of context.sourceCode.getAllComments()) {
+              if (MEASURED.some((pattern) => pattern.test(comment.value)))
+                context.report({ loc: comment.loc, messageId: "figure" });
+            }
+          },
+        };
+      },
+    },
+  },
+};
 
 export default tseslint.config(
   { ignores: ["dist/**", "node_modules/**", "bench/results/**"] },
@@ -30,6 +68,11 @@ export default tseslint.config(
         { fixStyle: "inline-type-imports", disallowTypeAnnotations: false },
       ],
     },
+  },
+  {
+    files: ["src/**/*.ts", "workers/**/*.ts"],
+    plugins: { house },
+    rules: { "house/no-measured-time": "error" },
   },
   {
     files: ["workers/**/*.ts"],
@@ -73,15 +116,7 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: [
-                "**/workers/**",
-                "**/host/**",
-                "**/store/**",
-                "**/pool/**",
-                "**/remote/**",
-                "**/client/**",
-                "./client/**",
-              ],
+              group: ["**/workers/**", ...hostOnly, "**/host/**", "./client/**"],
               message: "the spawner process imports only its own files and src/protocol/",
             },
           ],

@@ -169,7 +169,8 @@ export default function runSession(task: SessionTask): Promise<never> {
       }
     },
     async stats() {
-      // process.memoryUsage() reads this isolate's heap like node:v8 does, and node:v8 is not loaded (~1.8 ms a thread).
+      // process.memoryUsage() reads this isolate's heap like node:v8 does, and node:v8, costly to load in every thread,
+      // is not loaded.
       return { activeMs: performance.eventLoopUtilization().active, heapUsedBytes: process.memoryUsage().heapUsed };
     },
     async regrant(grant) {

@@ -1,7 +1,7 @@
 // On standby, before any lease: what a lease makes the thread parse first, its init and its log's header, is parsed
 // once with samples. zod builds a schema's parser on its first use, and in a thread that serves one session that first
-// use was the lease's own, between session/new and the first answer: the init's 2-4 ms and the header's 0.7 ms of the
-// thread's CPU (docs/performance.md, 2026-12-06), now spent while it waits.
+// use was the lease's own, between session/new and the first answer (the init's and the header's parsers), now built
+// while it waits.
 import { WorkerInit } from "../src/protocol/port.js";
 import { restoreLogFrom } from "./log/log-repair.js";
 import { scriptedLogHeader, scriptedSessionInit } from "./scripted-init.js";

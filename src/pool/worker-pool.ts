@@ -45,7 +45,7 @@ const REPLENISH_MAX_WAIT_MS = 1000;
 const REPLENISH_BUSY_SHARE = 0.5;
 /** ...for at most this long after it was first asked for: a host busy without pause still gets its standby threads. */
 const REPLENISH_MAX_DEFER_MS = 3000;
-/** A start that has not answered by then releases its place in the start gate (a start takes about 0.1 s). */
+/** A start that has not answered by then releases its place in the start gate (far longer than a start takes). */
 const SLOW_START_MS = 5000;
 
 /** The session worker as one bundle (npm run build): a thread loads one file, not a module graph. */

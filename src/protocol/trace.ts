@@ -60,7 +60,7 @@ const HEX_BYTES = Array.from({ length: 256 }, (_, byte) => byte.toString(16).pad
  * An id drawn as the OpenTelemetry SDK's own RandomIdGenerator draws it, from Math.random: ids must be unique, not
  * secret, and node:crypto would be loaded into a worker that may never need it otherwise (a profile found its first
  * use costing each session thread milliseconds). Never all zeroes, which W3C Trace Context reserves. Written byte by
- * byte from a table: toString(16), padStart and a regex took 1.6 µs a trace id, on every turn.
+ * byte from a table: toString(16), padStart and a regex cost several times more, on every turn.
  */
 function randomHex(words: number): string {
   let id = "";

@@ -6,7 +6,7 @@
 // asks). Orders on stdin (see frameRun):
 //   run ID N        then N bytes: the command, octal-escaped as printf %b reads it (see encodeCommand); it runs in
 //                   bash, stdout and stderr into ID.out, stdin from /dev/null, in a process group of its own. Read
-//                   with -N, which reads in bulk (a line is read one byte per read(2) from a socket: 5 ms for 4 KB)
+//                   with -N, which reads in bulk (a line is read one byte per read(2) from a socket: slow for a long command)
 //   kill PGID SIG   signal the process group of a running command, one line
 // Reports on stdout, one per line (short lines: a pipe write of under PIPE_BUF bytes is atomic, so reports never
 // interleave):

@@ -111,7 +111,7 @@ export function commandEnv(source: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   env.PATH ??= "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
   env.TERM = "dumb";
   // A bash whose stdin is a socket (node's pipes are socketpairs) and whose SHLVL is under 2 reads ~/.bashrc, the
-  // host user's: not in a sandbox, and not at 80 ms a start.
+  // host user's: not in a sandbox, and not on every command's start.
   env.SHLVL = "1";
   env.PAGER = "cat";
   env.GIT_PAGER = "cat";

@@ -50,8 +50,8 @@ const processor = new BatchSpanProcessor(new ReportingExporter(new OTLPTraceExpo
 
 /**
  * The exporter loads node:http(s) with import() and compiles its serializer on its first export: paid here, when the
- * host starts, instead of beside the first turns: 22-31 ms of this thread's CPU for a first export of 20 spans without
- * this, 13-14 ms with it; 5.5-8 ms for the second, 3.5-4.7 ms with it.
+ * host starts, instead of beside the first turns, whose first and second exports it makes cheaper (the tracing
+ * scenario of npm run bench).
  */
 async function warmUp(): Promise<void> {
   await Promise.all([import("node:http"), import("node:https")]);

@@ -13,8 +13,8 @@ const KINDS: Record<SpanRecord["kind"], SpanKind> = {
 };
 
 /**
- * Built as one literal, absent parts as undefined (the exporter reads them so): a conditional spread in a literal cost
- * 3.5 µs a span here, against 0.1 µs without.
+ * Built as one literal, absent parts as undefined (the exporter reads them so): a conditional spread in a literal
+ * makes V8 build the object slowly, on every span.
  */
 export function readableSpan(record: SpanRecord, resource: Resource, scope: ExportScope): ReadableSpan {
   const startTime = millisToHrTime(record.startMs);
