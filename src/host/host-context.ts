@@ -1,4 +1,6 @@
-// What the handlers share: configuration, the session table, the worker pool, admission and start scheduling.
+// The host's parts, built once and read-only after: configuration, the session table, the worker pool, the store,
+// admission and start scheduling. Each consumer asks for the part it needs by an interface of its own (HandlerHost,
+// OpsHost, ListenerHost, DelegationHost, OpeningHost), which this satisfies.
 import type { HostTracing } from "./traces/host-tracing.js";
 import { TenantUsage } from "./ops/tenant-usage.js";
 import { dirname } from "node:path";
@@ -21,7 +23,7 @@ import { SessionTable } from "./session/session-table.js";
 import type { SpawnerSupervisor } from "../spawner/client/spawner-supervisor.js";
 import { WorkerSlots, type MemoryBudget } from "./session/worker-slots.js";
 import { ChildSessions } from "./children/child-sessions.js";
-import { LifecycleHooks } from "./session/lifecycle-hooks.js";
+import type { LifecycleHooks } from "./session/lifecycle-hooks.js";
 
 /** What a session's worker may have on its way to the client before it waits (src/protocol/output-window.ts). */
 const OUTPUT_WINDOW_BYTES = 1024 * 1024;
@@ -46,6 +48,21 @@ function rssEvery(ms: number): (fresh?: boolean) => number {
 
 /** How long no prompt must be in flight before the main thread's heap is collected (idle-collect.ts). */
 const IDLE_COLLECT_AFTER_MS = 1000;
+
+/** What the host is built from: started before it (the pool, the store, the spawner, tracing). */
+export interface HostParts {
+  config: HostOptions;
+  log: Logger;
+  pool: WorkerPool;
+  version: string;
+  store: SessionStore;
+  spawner: SpawnerSupervisor | null;
+  bwrapPath: string | null;
+  /** The registry sessions tell what happens to them (tracing listens there from its start). */
+  hooks: LifecycleHooks;
+  /** The host's traces, when the OTEL_* variables turn them on. */
+  tracing: HostTracing | null;
+}
 
 export class HostContext {
   readonly config: HostOptions;
@@ -82,19 +99,12 @@ export class HostContext {
   readonly starts = new StartScheduler();
   /** Model requests and tokens by tenant and model (`_host/status`). */
   readonly usage: TenantUsage;
-  /** The host's traces, when the OTEL_* variables turn them on (set once at start, before any connection). */
-  tracing: HostTracing | null = null;
+  /** The host's traces, when the OTEL_* variables turn them on. */
+  readonly tracing: HostTracing | null;
 
-  constructor(
-    config: HostOptions,
-    log: Logger,
-    pool: WorkerPool,
-    version: string,
-    store: SessionStore,
-    spawner: SpawnerSupervisor | null = null,
-    bwrapPath: string | null = null,
-  ) {
+  constructor({ config, log, pool, version, store, spawner, bwrapPath, hooks, tracing }: HostParts) {
     this.config = config;
+    this.tracing = tracing;
     this.spawner = spawner;
     this.bwrapPath = bwrapPath;
     this.log = log;
@@ -148,7 +158,6 @@ export class HostContext {
         void session.regrant();
       }
     });
-    const hooks = new LifecycleHooks(log);
     this.usage = new TenantUsage(hooks);
     this.sessionDeps = {
       pool,

@@ -8,6 +8,7 @@ import { remoteOptions } from "../remote/remote-options.js";
 import type { HostOptions } from "../host-options.js";
 import { connectPeer } from "./connection/connect-peer.js";
 import { HostContext } from "./host-context.js";
+import { LifecycleHooks } from "./session/lifecycle-hooks.js";
 import { HostStatsMonitor } from "./ops/host-stats-monitor.js";
 import { createLogger, type Logger } from "../logger.js";
 import { HostMetrics, serveMetrics } from "./ops/metrics.js";
@@ -42,8 +43,9 @@ export async function serve(config: HostOptions, version: string): Promise<void>
     onStrayError: (error) => log.warn({ err: error }, "a session worker failed after the host had ended it"),
   });
   const spawner = await spawnerStarting;
-  const host = new HostContext(config, log, pool, version, store, spawner, bwrapPath);
-  host.tracing = await startTracing({ version, content: config.traceContent, log, hooks: host.sessionDeps.hooks });
+  const hooks = new LifecycleHooks(log);
+  const tracing = await startTracing({ version, content: config.traceContent, log, hooks });
+  const host = new HostContext({ config, log, pool, version, store, spawner, bwrapPath, hooks, tracing });
   const stats = new HostStatsMonitor(host);
   const metrics = config.metricsListen ? await startMetrics(host, config.metricsListen) : null;
   const stopWatchdog = startWorkerWatchdog(host.sessions, config.workerStallMs);

@@ -1,7 +1,7 @@
 // GET /healthz: no auth, no session ids; enough for a load balancer or an orchestrator's readiness probe. 200 while
 // the host accepts new work and reaches its store; 503 from the first moment of a teardown ("stopping") and while the
 // store cannot be reached ("store-unreachable"), so a proxy sends new connections elsewhere.
-import type { HostContext } from "../host/host-context.js";
+import type { ListenerHost } from "./listener-host.js";
 
 export interface Health {
   status: "ok" | "stopping" | "store-unreachable";
@@ -11,7 +11,7 @@ export interface Health {
   liveWorkers: number;
 }
 
-export function health(host: HostContext): { httpStatus: number; body: Health } {
+export function health(host: ListenerHost): { httpStatus: number; body: Health } {
   const status = !host.admission.accepting ? "stopping" : !host.store.reachable ? "store-unreachable" : "ok";
   return {
     httpStatus: status === "ok" ? 200 : 503,

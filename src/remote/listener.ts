@@ -17,7 +17,7 @@ import { createNodeHttpHandler, createNodeWebSocketUpgradeHandler } from "@agent
 import { AcpServer } from "@agentclientprotocol/sdk/experimental/server";
 import { WebSocketServer, type WebSocket } from "ws";
 import { connectPeer } from "../host/connection/connect-peer.js";
-import type { HostContext } from "../host/host-context.js";
+import type { ListenerHost } from "./listener-host.js";
 import type { HostStatsMonitor } from "../host/ops/host-stats-monitor.js";
 import { Peer } from "../host/connection/peer.js";
 import { ConfigError } from "../flags.js";
@@ -76,7 +76,7 @@ interface Door {
 }
 
 export class RemoteListener {
-  readonly #host: HostContext;
+  readonly #host: ListenerHost;
   readonly #stats: HostStatsMonitor;
   readonly #options: RemoteOptions;
   readonly #server: Server;
@@ -93,7 +93,12 @@ export class RemoteListener {
   #connectionsOpened = 0;
   #idleSweep: NodeJS.Timeout | null = null;
 
-  private constructor(host: HostContext, stats: HostStatsMonitor, options: RemoteOptions, tokens: TokenEntry[] | null) {
+  private constructor(
+    host: ListenerHost,
+    stats: HostStatsMonitor,
+    options: RemoteOptions,
+    tokens: TokenEntry[] | null,
+  ) {
     this.#host = host;
     this.#stats = stats;
     this.#options = options;
@@ -140,7 +145,7 @@ export class RemoteListener {
 
   /** tokens: the tokens file as read at start (null without one). */
   static async start(
-    host: HostContext,
+    host: ListenerHost,
     stats: HostStatsMonitor,
     options: RemoteOptions,
     tokens: TokenEntry[] | null,

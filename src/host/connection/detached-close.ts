@@ -2,10 +2,23 @@
 // over; one that nobody takes over within --detached-close-ms is closed: it leaves the session table and its lock,
 // and its log stays for a later session/resume or session/load. Without this, a server whose clients come and go
 // would hold every session it ever served.
-import type { HostContext } from "../host-context.js";
+import type { HostOptions } from "../../host-options.js";
+import type { Logger } from "../../logger.js";
+import type { Admission } from "../admission.js";
 import type { SessionRecord } from "../session/session.js";
+import type { SessionTable } from "../session/session-table.js";
 
-export function closeIfStillDetached(host: HostContext, session: SessionRecord): void {
+/** What of the host closing a detached session uses. */
+export interface DetachedCloseHost {
+  readonly config: Pick<HostOptions, "detachedCloseMs" | "cancelGraceMs">;
+  readonly log: Pick<Logger, "info">;
+  readonly admission: Pick<Admission, "accepting">;
+  readonly sessions: Pick<SessionTable, "find" | "delete">;
+}
+
+export type DetachedSession = Pick<SessionRecord, "id" | "attachment" | "whenIdle" | "close">;
+
+export function closeIfStillDetached(host: DetachedCloseHost, session: DetachedSession): void {
   const ms = host.config.detachedCloseMs;
   if (ms === 0) return;
   const timer = setTimeout(async () => {

@@ -20,7 +20,7 @@ import { withForks } from "./fork-handler.js";
 import { withSessionInfo } from "./session-info-handlers.js";
 import { systemPromptFrom } from "./system-prompt-param.js";
 import { wider } from "../children/mode-width.js";
-import type { HostContext } from "../host-context.js";
+import type { HandlerHost } from "./handler-host.js";
 import type { HostStatsMonitor } from "../ops/host-stats-monitor.js";
 import { MODEL_OPTION_ID } from "../models.js";
 import type { Peer } from "../connection/peer.js";
@@ -39,7 +39,7 @@ const MODE_NAMES: Record<SessionModeId, { name: string; description: string }> =
 };
 
 /** The app serving one connection (peer); every connection of the host shares its session table. */
-export function createAgentApp(host: HostContext, peer: Peer, stats: HostStatsMonitor): AgentApp {
+export function createAgentApp(host: HandlerHost, peer: Peer, stats: HostStatsMonitor): AgentApp {
   const availableModes = (): SessionModeState["availableModes"] =>
     SessionModeId.options
       .filter((id) => id !== "full-access" || host.config.allowFullAccess)

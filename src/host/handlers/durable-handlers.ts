@@ -7,7 +7,7 @@ import { hostError, invalidParams } from "../../request-errors.js";
 import { assertAbsolute, assertNoExtras } from "./request-checks.js";
 import { mcpServersFrom } from "./mcp-servers-param.js";
 import { OpenSessionParams } from "./session-params.js";
-import type { HostContext } from "../host-context.js";
+import type { HandlerHost } from "./handler-host.js";
 import type { Peer } from "../connection/peer.js";
 import { assertAttachable, findVisible } from "./session-access.js";
 import { openSession } from "../session/open-session.js";
@@ -20,7 +20,7 @@ const ARCHIVE_FILTERS: readonly string[] = ["exclude", "include", "only"] satisf
 /** describe: the response of session/load and resume for a session (its modes and config options). */
 export function withDurableSessions(
   app: AgentApp,
-  host: HostContext,
+  host: HandlerHost,
   peer: Peer,
   describe: (session: SessionRecord) => LoadSessionResponse,
 ): AgentApp {
@@ -66,7 +66,7 @@ export function withDurableSessions(
  * twice; one open in another host process is refused by its lock.
  */
 async function open(
-  host: HostContext,
+  host: HandlerHost,
   peer: Peer,
   params: OpenSessionParams,
   options: { replay: boolean },
@@ -110,7 +110,7 @@ async function open(
  * load/resume from another connection takes a live session over, unless that connection is open and has a prompt in
  * flight; its updates go to the new connection from then on.
  */
-async function takeOver(host: HostContext, session: SessionRecord, peer: Peer): Promise<void> {
+async function takeOver(host: HandlerHost, session: SessionRecord, peer: Peer): Promise<void> {
   const holder = session.attachment;
   if (holder === peer) return;
   if (session.busy) {
@@ -132,7 +132,7 @@ async function takeOver(host: HostContext, session: SessionRecord, peer: Peer): 
 }
 
 /** Whether the peer may delete this id: a live session it sees, or a stored one of its tenant (or of none it can see). */
-async function ownsStored(host: HostContext, peer: Peer, sessionId: string): Promise<boolean> {
+async function ownsStored(host: HandlerHost, peer: Peer, sessionId: string): Promise<boolean> {
   if (peer.tenant === null) return true;
   const live = host.sessions.find(sessionId);
   if (live) return peer.sees(live.tenant);
@@ -144,7 +144,7 @@ async function ownsStored(host: HostContext, peer: Peer, sessionId: string): Pro
 }
 
 /** session/close (and archive, delete): a live session this peer may see leaves the table, its children with it. */
-export async function close(host: HostContext, peer: Peer, sessionId: string): Promise<void> {
+export async function close(host: HandlerHost, peer: Peer, sessionId: string): Promise<void> {
   const session = findVisible(host.sessions, peer, sessionId);
   if (!session) return;
   if (session.attachment && !session.attachment.closed) assertAttachable(session, peer);

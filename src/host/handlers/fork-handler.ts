@@ -3,7 +3,7 @@
 // its log (src/store/…) and it is left as it was. The fork takes its source's mode, model and system prompt at the
 // fork point (a system prompt given now replaces it), the request's cwd and MCP servers, and is attached here.
 import type { AgentApp, ForkSessionResponse, LoadSessionResponse } from "@agentclientprotocol/sdk/unstable";
-import type { HostContext } from "../host-context.js";
+import type { HandlerHost } from "./handler-host.js";
 import type { Peer } from "../connection/peer.js";
 import { openSession } from "../session/open-session.js";
 import type { SessionRecord } from "../session/session.js";
@@ -17,7 +17,7 @@ import { LIST_META_KEY } from "../../store/listing.js";
 
 export function withForks(
   app: AgentApp,
-  host: HostContext,
+  host: HandlerHost,
   peer: Peer,
   describe: (session: SessionRecord) => LoadSessionResponse,
 ): AgentApp {
@@ -25,7 +25,7 @@ export function withForks(
 }
 
 async function fork(
-  host: HostContext,
+  host: HandlerHost,
   peer: Peer,
   params: ForkSessionParams,
   describe: (session: SessionRecord) => LoadSessionResponse,

@@ -2,7 +2,7 @@
 // (session/set_title) and whether it is archived (session/archive, session/unarchive). A session another tenant owns is
 // answered as one that does not exist (-32002), as an unknown one is.
 import type { AgentApp } from "@agentclientprotocol/sdk/unstable";
-import type { HostContext } from "../host-context.js";
+import type { HandlerHost } from "./handler-host.js";
 import type { Peer } from "../connection/peer.js";
 import { invalidParams } from "../../request-errors.js";
 import type { SessionRecord } from "../session/session.js";
@@ -12,7 +12,7 @@ import { findVisible } from "./session-access.js";
 /** A title is stored on one line, at most this long. */
 const MAX_TITLE_CHARS = 256;
 
-export function withSessionInfo(app: AgentApp, host: HostContext, peer: Peer): AgentApp {
+export function withSessionInfo(app: AgentApp, host: HandlerHost, peer: Peer): AgentApp {
   return (
     app
       // No side effect at all: nothing is loaded, started, attached, locked or listed anew; the store is only read.
@@ -49,14 +49,14 @@ export function withSessionInfo(app: AgentApp, host: HostContext, peer: Peer): A
 }
 
 /** The session open here, if it is; else null once the store has it (for this peer's tenant): -32002 otherwise. */
-async function visibleOrStored(host: HostContext, peer: Peer, sessionId: string): Promise<SessionRecord | null> {
+async function visibleOrStored(host: HandlerHost, peer: Peer, sessionId: string): Promise<SessionRecord | null> {
   const live = findVisible(host.sessions, peer, sessionId);
   if (live) return live;
   await assertStored(host, peer, sessionId);
   return null;
 }
 
-async function assertStored(host: HostContext, peer: Peer, sessionId: string): Promise<void> {
+async function assertStored(host: HandlerHost, peer: Peer, sessionId: string): Promise<void> {
   const header = await host.store.readHeader(sessionId);
   if (!peer.sees(header.tenant ?? null)) throw host.store.unknownSession(sessionId);
 }

@@ -2,17 +2,17 @@
 import { readdir } from "node:fs/promises";
 import { monitorEventLoopDelay, type IntervalHistogram } from "node:perf_hooks";
 import type { HostStats, HostStatsParams } from "../../protocol/host-stats.js";
-import type { HostContext } from "../host-context.js";
+import type { OpsHost } from "./ops-host.js";
 
 const RESOLUTION_MS = 10;
 const started = performance.now();
 
 export class HostStatsMonitor {
-  readonly #host: HostContext;
+  readonly #host: OpsHost;
   readonly #delay: IntervalHistogram;
   #since = performance.now();
 
-  constructor(host: HostContext) {
+  constructor(host: OpsHost) {
     this.#host = host;
     this.#delay = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
     this.#delay.enable();

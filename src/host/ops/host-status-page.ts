@@ -2,12 +2,12 @@
 // the previous page). A tenant sees only its own sessions.
 import type { HostStatus, HostStatusParams } from "../../protocol/host-status.js";
 import { invalidParams } from "../../request-errors.js";
-import type { HostContext } from "../host-context.js";
+import type { OpsHost } from "./ops-host.js";
 import type { HostStatsMonitor } from "./host-stats-monitor.js";
 import type { Peer } from "../connection/peer.js";
 
 export async function hostStatus(
-  host: HostContext,
+  host: Pick<OpsHost, "sessions" | "usage">,
   peer: Peer,
   stats: HostStatsMonitor,
   params: HostStatusParams,

@@ -5,7 +5,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import { urlHost, type ListenAddress } from "../../remote/listen-address.js";
-import type { HostContext } from "../host-context.js";
+import type { OpsHost } from "./ops-host.js";
 import { StateDirSize } from "../../store/dir/state-dir-size.js";
 
 const PREFIX = "acp_session_host_";
@@ -18,7 +18,7 @@ export class HostMetrics {
   readonly #toolSeconds: Histogram<"kind">;
   readonly #workerExits: Counter<"cause">;
 
-  constructor(host: HostContext) {
+  constructor(host: OpsHost) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry, prefix: PREFIX, eventLoopMonitoringPrecision: 10 });
     const sessionCounts = () => {

@@ -1,7 +1,7 @@
 // The one way the host ends (stdin closed, SIGTERM, SIGINT, a broken stdout): refuse new work, answer every prompt
 // in flight as cancelled, end every worker, end every command, flush logs. Named phases, each with a deadline,
 // so no state a session can be in (waking, waiting for a slot, mid-restore, mid-replay) holds the exit.
-import type { HostContext } from "../host-context.js";
+import type { OpsHost } from "./ops-host.js";
 
 export interface TeardownPhases {
   /** Resolves once every frame handed to the client's connection has been written. */
@@ -31,7 +31,7 @@ const TRACE_FLUSH_MS = 2500;
 
 type PhaseName = (typeof STAGES)[number][number]["name"];
 
-export function createTeardown(host: HostContext, phases: TeardownPhases): (reason: string) => Promise<void> {
+export function createTeardown(host: OpsHost, phases: TeardownPhases): (reason: string) => Promise<void> {
   let running: Promise<void> | null = null;
   return (reason) => {
     running ??= (async () => {
@@ -95,7 +95,7 @@ export function createTeardown(host: HostContext, phases: TeardownPhases): (reas
  * A host on a store shared by a fleet lets its turns in flight end (up to --drain-ms) before it closes its sessions:
  * their clients get their answers, and the hosts that take the sessions over find them idle.
  */
-async function drain(host: HostContext): Promise<void> {
+async function drain(host: OpsHost): Promise<void> {
   const t0 = performance.now();
   const busy = [...host.sessions.values()].filter((session) => session.busy);
   const outcome = await withDeadline(Promise.all(busy.map((session) => session.whenIdle())), host.config.drainMs);
