@@ -9,6 +9,13 @@ export function hostError(reason: ErrorReason, message: string, data: Record<str
   return new RequestError(codeOf(reason), message, { reason, ...data });
 }
 
+/** Whether error is one of the catalogue's with this reason (data.reason), whatever its code. */
+export function hasReason(error: unknown, reason: ErrorReason): boolean {
+  if (!(error instanceof RequestError)) return false;
+  const data = error.data as { reason?: unknown } | undefined;
+  return data?.reason === reason;
+}
+
 /** A parameter the client sent is wrong. */
 export function invalidParams(field: string, message: string, data: Record<string, unknown> = {}): RequestError {
   return hostError("INVALID_PARAMS", message, { field, ...data });

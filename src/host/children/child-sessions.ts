@@ -6,8 +6,9 @@
 // child is a session like any other: in the table, counted against every limit, listed, loadable, forkable.
 import { realpath, stat } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
-import type { RequestError, SessionUpdate } from "@agentclientprotocol/sdk/unstable";
+import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import { isInside } from "../../protocol/paths.js";
+import { hasReason } from "../../request-errors.js";
 import { SessionModeId, type ChildOutcome } from "../../protocol/port.js";
 import { titleFrom } from "../../protocol/session-log.js";
 import type { Peer } from "../connection/peer.js";
@@ -136,7 +137,7 @@ export class ChildSessions implements Delegation {
     } else {
       host.admission.assertAccepting();
       const header = await host.store.readHeader(childId).catch((error: unknown) => {
-        if ((error as RequestError).code === -32002) throw notAChild();
+        if (hasReason(error, "SESSION_NOT_FOUND")) throw notAChild();
         throw error;
       });
       if (header.parent?.sessionId !== parent.id || (header.tenant ?? null) !== parent.tenant) throw notAChild();
