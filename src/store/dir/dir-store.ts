@@ -1,13 +1,13 @@
 // The state dir as the main thread sees it (the default store, src/store/session-store.ts): it creates a session's log
-// (the header line), reads headers for session/load and sidecars for session/list, holds the per-session lock files,
+// (the header line), reads headers for session/load and sidecars for session/list, holds the per-session lock files
+// (lock-file.ts),
 // the attributes a client sets (title, archived: session-attributes.ts), forks (fork-log.ts) and deletes. It never
 // appends to a log: that is the session worker's (workers/log/journal-file.ts).
 import { randomUUID } from "node:crypto";
-import { mkdirSync, readFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { access, open, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { ListSessionsResponse, RequestError } from "@agentclientprotocol/sdk/unstable";
-import { z } from "zod";
 import type { WorkerLog, SettingsFrom } from "../../protocol/port.js";
 import {
   deletedDir,
@@ -40,6 +40,7 @@ import type {
 } from "../session-store.js";
 import type { Logger } from "../../logger.js";
 import { writeForkLog } from "./fork-log.js";
+import { LockFiles } from "./lock-file.js";
 import {
   ATTRIBUTES_SUFFIX,
   attributesPath,
@@ -52,11 +53,6 @@ import {
 
 /** A header longer than this is not one of ours. */
 const HEADER_MAX_BYTES = 64 * 1024;
-/** A lock file that does not parse yet may be one another host is writing this instant. */
-const UNREADABLE_LOCK_STALE_MS = 2000;
-
-const LockOwner = z.object({ pid: z.number().int().positive(), started: z.string().nullable() });
-type LockOwner = z.infer<typeof LockOwner>;
 
 export interface DirStoreOptions {
   /** A session's log is compacted once its entries since the last compaction take this many bytes. */
@@ -68,7 +64,7 @@ export class DirStore implements SessionStore {
   readonly label: string;
   readonly #options: DirStoreOptions;
   readonly #log: Logger;
-  readonly #me: LockOwner = { pid: process.pid, started: processStartAtBoot(process.pid) };
+  readonly #locks: LockFiles;
   readonly #creations: CreationSync;
   readonly #index: SessionIndex;
   /** Sessions with an attributes file, as the directory's names last said (and as this host wrote them since). */
@@ -81,6 +77,7 @@ export class DirStore implements SessionStore {
     this.label = `state dir ${stateDir}`;
     this.#options = options;
     this.#log = log;
+    this.#locks = new LockFiles(log);
     this.#creations = new CreationSync(sessionsDir(stateDir), log);
     this.#index = new SessionIndex(
       {
@@ -326,47 +323,14 @@ export class DirStore implements SessionStore {
     return notFound(sessionId, `unknown session: ${sessionId} (no log in ${this.stateDir})`);
   }
 
-  /**
-   * Takes this process's lock on a session, so no other host process opens it while this one has it. A lock
-   * whose owner is gone (its pid dead, or reused by a process that started at another time) is stale and taken.
-   */
-  async lock(sessionId: string): Promise<void> {
-    const path = this.paths(sessionId).lock;
-    for (let attempt = 0; attempt < 3; attempt++) {
-      try {
-        await writeFile(path, JSON.stringify(this.#me), { flag: "wx" });
-        return;
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "EEXIST") {
-          throw hostError("STORE_FAILED", `cannot lock session ${sessionId}: ${(error as Error).message}`, {
-            sessionId,
-          });
-        }
-      }
-      const owner = await readOwner(path);
-      if (owner === "fresh") throw busy(sessionId, "another host process is opening it right now");
-      if (owner && (await ownerAlive(owner, this.#me))) {
-        if (owner.pid === this.#me.pid)
-          throw hostError("SESSION_BUSY", `session ${sessionId} is being opened by another request in this host`, {
-            sessionId,
-          });
-        throw busy(
-          sessionId,
-          `it is open in another acp-session-host process (pid ${owner.pid}); close it there first`,
-        );
-      }
-      this.#log.info({ sessionId, owner }, "stale session lock taken over: its owner is gone");
-      await rm(path, { force: true });
-    }
-    throw busy(sessionId, "its lock keeps changing hands");
+  /** Takes this process's lock on a session (lock-file.ts), so no other host process opens it while this one has it. */
+  lock(sessionId: string): Promise<void> {
+    return this.#locks.take(sessionId, this.paths(sessionId).lock);
   }
 
   /** Drops this process's lock on a session (and only this process's). */
-  async unlock(sessionId: string): Promise<void> {
-    const path = this.paths(sessionId).lock;
-    const owner = await readOwner(path);
-    if (owner && owner !== "fresh" && owner.pid === this.#me.pid && owner.started === this.#me.started)
-      await rm(path, { force: true });
+  unlock(sessionId: string): Promise<void> {
+    return this.#locks.release(this.paths(sessionId).lock);
   }
 
   /** Resolves once every session log created so far is on disk (teardown). */
@@ -534,58 +498,8 @@ async function exists(path: string): Promise<boolean> {
   );
 }
 
-async function readOwner(path: string): Promise<LockOwner | "fresh" | null> {
-  let text: string;
-  try {
-    text = await readFile(path, "utf8");
-  } catch {
-    return null;
-  }
-  try {
-    return LockOwner.parse(JSON.parse(text));
-  } catch {
-    // An empty or torn lock: being written right now, or left by a crash between create and write.
-    try {
-      const age = Date.now() - (await stat(path)).mtimeMs;
-      return age < UNREADABLE_LOCK_STALE_MS ? "fresh" : null;
-    } catch {
-      return null;
-    }
-  }
-}
-
-async function ownerAlive(owner: LockOwner, me: LockOwner): Promise<boolean> {
-  if (owner.pid === me.pid) return owner.started === me.started;
-  try {
-    process.kill(owner.pid, 0);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ESRCH") return false;
-  }
-  // The pid is taken; by the owner only if that process started when the owner did.
-  const started = startField(await readFile(`/proc/${owner.pid}/stat`, "utf8").catch(() => null));
-  return owner.started === null || started === null || started === owner.started;
-}
-
-/** This process's start time, read once when the store is made (the host is booting, nothing waits on it). */
-function processStartAtBoot(pid: number): string | null {
-  try {
-    return startField(readFileSync(`/proc/${pid}/stat`, "utf8"));
-  } catch {
-    return null;
-  }
-}
-
-/** The start time field of a /proc/<pid>/stat line (clock ticks since boot), or null where there is none. */
-function startField(stat: string | null): string | null {
-  return stat === null ? null : (stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19] ?? null);
-}
-
 function unusable(sessionId: string, path: string, why: string): RequestError {
   return hostError("LOG_UNUSABLE", `session log ${path} cannot be used: ${why}`, { sessionId, path, why });
-}
-
-function busy(sessionId: string, why: string): RequestError {
-  return hostError("LOCKED_ELSEWHERE", `session ${sessionId} cannot be opened: ${why}`, { sessionId });
 }
 
 /** A worker rewrites its session's sidecar in place: a read that caught it mid-write is read again once. */
