@@ -68,9 +68,19 @@ export const HostFlags = z
     "list-page-size": int(1).default(100).describe("sessions per session/list page"),
     "warm-workers": int(0).default(4).describe("started worker threads kept ready for session/new, at least"),
     "max-warm-workers": int(0)
-      .default(16)
+      .default(256)
       .describe(
-        "started worker threads kept ready at most: while session/new comes faster than threads start, as many as the last second took",
+        "started worker threads kept ready at most: as many as the largest burst of session/new of the last hour took (fading after five minutes), within --warm-budget-mb",
+      ),
+    "burst-memory-ms": int(1000)
+      .default(300_000)
+      .describe(
+        "how long the standby pool keeps the threads of the largest burst of session/new whole; then half of them every twice this, none after twelve times this",
+      ),
+    "warm-budget-mb": int(0)
+      .optional()
+      .describe(
+        "memory the started, unbound worker threads may take (MiB; default a quarter of --max-rss-mb): no thread is started ahead past it",
       ),
     "session-heap-mb": int(16).default(512).describe("old-generation heap limit of each session worker (MiB)"),
     "worker-nice": int(0)

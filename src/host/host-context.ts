@@ -11,7 +11,7 @@ import { letGo } from "./takeover.js";
 import { isInside } from "../protocol/paths.js";
 import type { ModelConfig, WorkerInit, SettingsFrom } from "../protocol/port.js";
 import { ModelGateway } from "../pool/gateway-thread.js";
-import type { WorkerPool } from "../pool/worker-pool.js";
+import { WORKER_RSS_ESTIMATE_BYTES, type WorkerPool } from "../pool/worker-pool.js";
 import { hostIdOf, type HostOptions } from "../host-options.js";
 import type { Logger } from "../logger.js";
 import type { SessionDeps, SessionSettings } from "./session/session-deps.js";
@@ -28,8 +28,6 @@ import type { LifecycleHooks } from "./session/lifecycle-hooks.js";
 /** What a session's worker may have on its way to the client before it waits (src/protocol/output-window.ts). */
 const OUTPUT_WINDOW_BYTES = 1024 * 1024;
 
-/** What a live, idle session worker adds to the host's RSS, with a margin (the bench's worker-start scenario). */
-const WORKER_RSS_ESTIMATE_BYTES = 12 * 2 ** 20;
 /** Reading the RSS is a /proc read: a burst of leases shares one reading per this many ms. */
 const RSS_READ_EVERY_MS = 100;
 

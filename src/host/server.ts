@@ -37,6 +37,9 @@ export async function serve(config: HostOptions, version: string): Promise<void>
       config.warmWorkers === 0
         ? 0
         : Math.min(config.maxLiveWorkers, Math.max(config.warmWorkers, config.maxWarmWorkers)),
+    burstMemoryMs: config.burstMemoryMs,
+    // A started thread counts against --max-rss-mb: the standby pool keeps to its share of it.
+    warmBudgetBytes: (config.warmBudgetMb ?? Math.floor(config.maxRssMb / 4)) * 2 ** 20,
     maxLiveWorkers: config.maxLiveWorkers,
     sessionHeapMb: config.sessionHeapMb,
     ...(config.workerEntry ? { entry: config.workerEntry } : {}),

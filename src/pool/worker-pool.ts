@@ -18,8 +18,12 @@ import { WorkerLease } from "./worker-lease.js";
 export interface WorkerPoolOptions {
   /** Standby workers kept at all times. */
   warmWorkers: number;
-  /** Standby workers kept at most, during a burst of new sessions (default: warmWorkers). */
+  /** Standby workers kept at most, after a burst of new sessions (default: warmWorkers). */
   maxWarmWorkers?: number;
+  /** How long the largest burst of leases is remembered whole (standby-target.ts); default HOLD_MS. */
+  burstMemoryMs?: number;
+  /** What the standby workers may add to the process's RSS (WORKER_RSS_ESTIMATE_BYTES each); default: no bound. */
+  warmBudgetBytes?: number;
   maxLiveWorkers: number;
   sessionHeapMb: number;
   /** The worker module (default: the host's own session worker). */
@@ -47,6 +51,9 @@ const REPLENISH_BUSY_SHARE = 0.5;
 const REPLENISH_MAX_DEFER_MS = 3000;
 /** A start that has not answered by then releases its place in the start gate (far longer than a start takes). */
 const SLOW_START_MS = 5000;
+
+/** What a live, idle session worker adds to the host's RSS, with a margin (the bench's worker-start scenario). */
+export const WORKER_RSS_ESTIMATE_BYTES = 12 * 2 ** 20;
 
 /** The session worker as one bundle (npm run build): a thread loads one file, not a module graph. */
 const SESSION_ENTRY = new URL("../../workers/bundle/session-loader.js", import.meta.url).href;
@@ -76,7 +83,15 @@ export class WorkerPool {
   #expected = 0;
 
   constructor(options: WorkerPoolOptions) {
-    this.#target = new StandbyTarget(options.warmWorkers, options.maxWarmWorkers ?? options.warmWorkers);
+    const budgetThreads =
+      options.warmBudgetBytes === undefined
+        ? Number.POSITIVE_INFINITY
+        : Math.floor(options.warmBudgetBytes / WORKER_RSS_ESTIMATE_BYTES);
+    this.#target = new StandbyTarget(
+      options.warmWorkers,
+      Math.min(options.maxWarmWorkers ?? options.warmWorkers, Math.max(options.warmWorkers, budgetThreads)),
+      options.burstMemoryMs,
+    );
     this.#maxLiveWorkers = options.maxLiveWorkers;
     const maxThreads = options.maxLiveWorkers + this.#target.max;
     tuneIsolates();
@@ -105,6 +120,16 @@ export class WorkerPool {
   /** Started workers waiting for a session. */
   get standby(): number {
     return this.#standby.length;
+  }
+
+  /** Whether the standby pool holds what the last bursts needed (readiness: /readyz). */
+  get ready(): boolean {
+    return this.#standby.length >= this.#wanted(performance.now());
+  }
+
+  /** The standby count the pool works towards now. */
+  get wantedStandby(): number {
+    return this.#wanted(performance.now());
   }
 
   /** Session worker threads alive now: made and not yet exited (standby ones included). */

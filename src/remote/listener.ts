@@ -21,7 +21,7 @@ import type { ListenerHost } from "./listener-host.js";
 import type { HostStatsMonitor } from "../host/ops/host-stats-monitor.js";
 import { Peer } from "../host/connection/peer.js";
 import { ConfigError } from "../flags.js";
-import { health } from "./health.js";
+import { health, readiness } from "./health.js";
 import { closeIfRefused, isClosing, refuseClientError, refuseRequest, refuseUpgrade } from "./refusal.js";
 import { RepeatedWarnings } from "./repeated-warnings.js";
 import { RequestGate } from "./request-gate.js";
@@ -34,6 +34,7 @@ import type { TokenEntry } from "./tokens.js";
 
 export const ACP_PATH = "/acp";
 export const HEALTH_PATH = "/healthz";
+export const READY_PATH = "/readyz";
 /** The SDK's header that names an existing Streamable HTTP connection; a POST without it opens one. */
 const CONNECTION_ID_HEADER = "acp-connection-id";
 
@@ -216,8 +217,8 @@ export class RemoteListener {
     // A request sent after a refused one on the same connection, while it closes, is not served.
     if (isClosing(req.socket)) return;
     const path = pathOf(req);
-    if (path === HEALTH_PATH && req.method === "GET") {
-      const { httpStatus, body } = health(this.#host);
+    if ((path === HEALTH_PATH || path === READY_PATH) && req.method === "GET") {
+      const { httpStatus, body } = path === HEALTH_PATH ? health(this.#host) : readiness(this.#host);
       res.writeHead(httpStatus, { "Content-Type": "application/json" }).end(JSON.stringify(body));
       return;
     }

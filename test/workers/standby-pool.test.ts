@@ -1,5 +1,6 @@
-// The standby pool adapts: a burst of session/new grows the started-but-unbound workers beyond --warm-workers (up
-// to --max-warm-workers); once the burst is over they shrink back.
+// The standby pool learns the bursts: a burst of session/new grows the started-but-unbound workers beyond
+// --warm-workers (up to --max-warm-workers), the pool refills to the burst's size after it (the next burst finds its
+// threads started), and once no burst came for --burst-memory-ms they shrink back.
 import { afterAll, describe, expect, it } from "vitest";
 import { startHost, tempDir, type TestHost } from "../support/host.js";
 import { waitFor } from "../support/tools.js";
@@ -10,8 +11,8 @@ describe("standby workers", () => {
     await host?.dispose();
   });
 
-  it("grow during a burst of session/new and shrink back to --warm-workers after it", async () => {
-    host = await startHost(["--warm-workers", "1", "--max-warm-workers", "6"]);
+  it("grow during a burst of session/new, refill to its size after it, and shrink back to --warm-workers", async () => {
+    host = await startHost(["--warm-workers", "1", "--max-warm-workers", "6", "--burst-memory-ms", "1000"]);
     await waitFor("the first standby worker", async () => (await host.client.stats()).threads.standby === 1);
     const cwd = tempDir();
     let most = 0;
@@ -27,6 +28,10 @@ describe("standby workers", () => {
       clearInterval(sampler);
     }
     expect(most).toBeLessThanOrEqual(6);
+    await waitFor(
+      "the pool refilled to the burst's size",
+      async () => (await host.client.stats()).threads.standby === 6,
+    );
     await waitFor("standby back to the minimum", async () => (await host.client.stats()).threads.standby === 1);
   });
 });
