@@ -205,6 +205,8 @@ export class RemoteListener {
       this.#server.close(() => resolve());
       this.#server.closeAllConnections();
     });
+    // The repeats counted since their last line are said before the host exits.
+    this.#warnings.flush();
   }
 
   #onRequest(req: IncomingMessage, res: ServerResponse): void {
