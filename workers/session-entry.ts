@@ -241,7 +241,13 @@ export default function runSession(task: SessionTask): Promise<never> {
     if (message.type === "ping") return events.post({ type: "pong", id: message.id });
     void bound.then((session) => {
       if (message.type === "prompt")
-        session.loop.prompt(message.turnId, message.text, message.trace ?? null, message.traceContent === true);
+        session.loop.prompt(
+          message.turnId,
+          message.text,
+          message.trace ?? null,
+          message.traceContent === true,
+          message.cancelled ?? null,
+        );
       else if (message.type === "cancel") session.loop.cancel(message.turnId, message.reason);
       else if (message.type === "permission") session.loop.resolvePermission(message.requestId, message.outcome);
       else if (message.type === "child_result") children.settle(message.requestId, message.outcome);

@@ -149,7 +149,18 @@ export type HostMessage =
    * trace: the turn's invoke_agent span, when the turn is traced (sampled): the worker's spans hang under it.
    * traceContent: its spans may hold model output and tool arguments and results (--trace-content).
    */
-  | { type: "prompt"; turnId: string; text: string; trace?: TraceParent; traceContent?: boolean }
+  /**
+   * cancelled: the host cancelled the turn before the worker had it (while the worker started): the turn starts
+   * cancelled, so it is in the log (its prompt and its cancelled end) like any other; reason as a cancel's.
+   */
+  | {
+      type: "prompt";
+      turnId: string;
+      text: string;
+      trace?: TraceParent;
+      traceContent?: boolean;
+      cancelled?: { reason?: string };
+    }
   | { type: "cancel"; turnId: string; reason?: string }
   | { type: "permission"; requestId: string; outcome: PermissionOutcome }
   /** The answer to a child_request: the child's final message, or why there is none. */
@@ -180,16 +191,25 @@ export function asHostMessage(data: unknown): HostMessage | null {
   }
   if (message.type === "prompt" && typeof message.text === "string" && message.text.length > 0) {
     const trace = message.trace === undefined ? null : asTraceParent(message.trace);
-    if (!trace) return { type: "prompt", turnId: message.turnId, text: message.text };
-    return {
-      type: "prompt",
-      turnId: message.turnId,
-      text: message.text,
-      trace,
-      traceContent: message.traceContent === true,
-    };
+    const cancelled = asCancelled(message.cancelled);
+    const prompt: HostMessage = trace
+      ? {
+          type: "prompt",
+          turnId: message.turnId,
+          text: message.text,
+          trace,
+          traceContent: message.traceContent === true,
+        }
+      : { type: "prompt", turnId: message.turnId, text: message.text };
+    return cancelled ? { ...prompt, cancelled } : prompt;
   }
   return null;
+}
+
+function asCancelled(value: unknown): { reason?: string } | null {
+  if (typeof value !== "object" || value === null) return null;
+  const reason = (value as Record<string, unknown>).reason;
+  return typeof reason === "string" ? { reason } : {};
 }
 
 // The three below are built on their first parse: many sessions never ask a permission, spawn a child or replay.
