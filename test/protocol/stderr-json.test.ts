@@ -2,10 +2,15 @@
 // client-caused errors (a malformed notification, a response to no request) go through the host's logger, one line
 // per connection and kind, then a count, over stdio and over --listen (WebSocket and Streamable HTTP).
 import { once } from "node:events";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
 import { startRawHost } from "../support/raw-host.js";
+import { tempDir } from "../support/host.js";
 import { startRemoteHost, transports } from "../support/remote-host.js";
+import { openStalledClient } from "../support/stalled-client.js";
+import { script, tool, waitFor } from "../support/tools.js";
 
 const FLOOD = 1000;
 
@@ -20,6 +25,7 @@ const SYNC = { jsonrpc: "2.0", id: "sync", method: "session/list", params: {} } 
 
 interface Line {
   msg?: string;
+  detail?: string;
   connection?: string;
   repeats?: number;
 }
@@ -145,5 +151,48 @@ describe("stderr is the host's JSON", () => {
     const strays = lines.filter((line) => line.msg?.startsWith("response to no request"));
     expect(strays.reduce((sum, line) => sum + (line.repeats ?? 1), 0)).toBe(FLOOD);
     expect(lines.length).toBeLessThan(50);
+  });
+
+  it("over --listen: a reader that stalls is closed with a JSON line naming its connection", async () => {
+    const stallMs = 300;
+    const host = await startRemoteHost([
+      "--log-level",
+      "info",
+      ...["--max-buffered-bytes", String(256 * 1024), "--max-message-bytes", String(64 * 1024)],
+      ...["--max-output-stall-ms", String(stallMs)],
+      ...["--default-mode", "auto"],
+    ]);
+    try {
+      const cwd = tempDir();
+      writeFileSync(join(cwd, "big.txt"), "x".repeat(256 * 1024));
+      const slow = await openStalledClient(host.wsUrl);
+      await slow.call(0, "initialize", { protocolVersion: 1, clientCapabilities: {} });
+      const { sessionId } = (await slow.call(1, "session/new", { cwd, mcpServers: [] })) as { sessionId: string };
+      slow.stopReading();
+      // Megabytes of answer for a client that reads none of it: more than the socket buffers and the host's bound.
+      const says = Array.from({ length: 16 }, () => ({ say: "{{result}}" }));
+      slow.send({
+        jsonrpc: "2.0",
+        id: 2,
+        method: "session/prompt",
+        params: {
+          sessionId,
+          prompt: [{ type: "text", text: script(tool("read_file", { path: "big.txt" }), ...says) }],
+        },
+      });
+      await waitFor("the stalled connection closed", () =>
+        /"connection":"c1","tenant":null,"detached":1,"msg":"connection closed"/.test(host.stderr()),
+      );
+    } finally {
+      expect(await host.stop()).toBe(0);
+    }
+    const lines = jsonLines(host.stderr());
+    const stalled = lines.filter((line) => line.msg === "ACP SDK: Closing ACP connection");
+    expect(stalled).toEqual([
+      expect.objectContaining({
+        connection: "c1",
+        detail: expect.stringContaining(`output stalled for maxOutputStallMs (${stallMs})`),
+      }),
+    ]);
   });
 });

@@ -3,13 +3,16 @@
 // carries the host's JSON, and it takes no logger. Its console lines go through the host's logger instead, kept from
 // flooding it like the listener's warnings: the first of a kind from a connection as it comes, then a count every
 // period, and what is still counted when the process exits. The connection is the one being served when the line is
-// written (each connection is served inside its own async context), else the SDK connection the line names.
+// written: each connection is served inside an async context of its own, and a remote one's is the context of the
+// request or upgrade that opened it (the SDK's timers for it, a stalled reader's among them, are made there); else the
+// SDK connection the line names.
 import { AsyncLocalStorage } from "node:async_hooks";
 import { format } from "node:util";
 import type { Logger } from "../../logger.js";
 import { RepeatedWarnings } from "../../remote/repeated-warnings.js";
 
-const serving = new AsyncLocalStorage<string>();
+/** label: the host's name for the connection (stdio, c1, …); unset while the request that opens one is read. */
+const serving = new AsyncLocalStorage<{ label: string | undefined }>();
 
 /** What one console line may carry into the log: the SDK logs only identifying metadata, but a line stays a line. */
 const MAX_DETAIL_CHARS = 500;
@@ -21,7 +24,33 @@ const METHODS = ["error", "warn", "log", "info", "debug", "trace"] as const;
 
 /** Runs fn, which opens a connection: the SDK's console lines while that connection is served are said to be its. */
 export function servingConnection<T>(label: string, fn: () => T): T {
-  return serving.run(label, fn);
+  const opening = serving.getStore();
+  if (opening && opening.label === undefined) opening.label = label;
+  return serving.run({ label }, fn);
+}
+
+/**
+ * Runs fn, a remote request or upgrade the SDK may open a connection in: what it makes for it is that connection's.
+ * Returns the label of the connection it opened, once it has (servingConnection sets it).
+ */
+export function mayOpenConnection(fn: () => void): { readonly label: string | undefined } {
+  const opening = { label: undefined };
+  serving.run(opening, fn);
+  return opening;
+}
+
+/** The SDK's own ids of remote connections, and the host's labels for them. */
+const sdkLabels = new Map<string, string>();
+
+/**
+ * A line that names the SDK's connection sdkId (one written where no connection is being served, as a stalled reader's
+ * close) is said to be connection label's; returns how to forget the name (the connection closed).
+ */
+export function nameSdkConnection(sdkId: string, label: string): () => void {
+  sdkLabels.set(sdkId, label);
+  return () => {
+    if (sdkLabels.get(sdkId) === label) sdkLabels.delete(sdkId);
+  };
 }
 
 /** Sends every console line of this process to log; returns how to put the console back. */
@@ -31,7 +60,7 @@ export function routeConsole(log: Logger, periodMs?: number): () => void {
   const write = (...args: unknown[]): void => {
     const first = typeof args[0] === "string" ? args[0] : "";
     const named = SDK_CONNECTION.exec(first)?.[1];
-    const connection = serving.getStore() ?? named;
+    const connection = serving.getStore()?.label ?? (named === undefined ? undefined : (sdkLabels.get(named) ?? named));
     const kind = kindOf(first);
     const detail = format(...args).slice(0, MAX_DETAIL_CHARS);
     warnings.warn(connection, kind, named ? { sdkConnection: named, detail } : { detail }, `ACP SDK: ${kind}`);
