@@ -1,6 +1,7 @@
 // A turn's end is durable before it is answered: the worker appends the turn_end to the session's log, fdatasyncs the
 // log, and only then does the host write the answer to stdout. A kill shows only that the write happened (the page
-// cache outlives a process); the order is seen here, in the host's system calls under strace.
+// cache outlives a process); the order is seen here, in the host's system calls under strace, and a sync that fails
+// (injected by strace) leaves the turn unanswered as ended.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -84,5 +85,26 @@ describe("the order of a turn's end", () => {
     expect(answered, "the answer written to stdout").toBeDefined();
     expect(appended!.index).toBeLessThan(synced!.index);
     expect(synced!.index).toBeLessThan(answered!.index);
+  });
+
+  it("a turn whose log cannot be synced is not answered end_turn", { timeout: 60_000 }, async () => {
+    // Every fdatasync of the host fails (strace injects EIO): the turn's end is written but never made durable.
+    const client = await HostClient.spawn({
+      command: STRACE,
+      args: [
+        ...["-f", "-qq", "-o", "/dev/null", "-e", "trace=fdatasync", "-e", "inject=fdatasync:error=EIO"],
+        ...[process.execPath, CLI, "serve", "--state-dir", tempDir("ash-state-"), "--log-level", "warn"],
+      ],
+    });
+    try {
+      const { sessionId } = await client.newSession(tempDir());
+      const answer = await client.prompt(sessionId, "not durable").then(
+        (result) => ({ stopReason: result.stopReason }),
+        (error: { code?: number; data?: { reason?: string } }) => ({ code: error.code, reason: error.data?.reason }),
+      );
+      expect(answer).toEqual({ code: -32603, reason: "LOG_WRITE_FAILED" });
+    } finally {
+      await client.dispose();
+    }
   });
 });
