@@ -7,9 +7,13 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { HostClient } from "../../src/client/index.js";
 import { tempDir } from "../support/host.js";
+import { postgresPerFile } from "../support/postgres.js";
 
 const CLI = new URL("../../dist/src/cli.js", import.meta.url).pathname;
 const STRACE = "/usr/bin/strace";
+
+// A cluster that syncs its commits: a commit answered is on disk.
+const cluster = postgresPerFile({ durable: true });
 
 interface Call {
   index: number;
@@ -107,4 +111,49 @@ describe("the order of a turn's end", () => {
       await client.dispose();
     }
   });
+
+  it(
+    "on PostgreSQL: the statement holding turn_end committed, then the answer written",
+    { timeout: 60_000 },
+    async () => {
+      const url = await cluster.database();
+      const trace = join(tempDir(), "strace.txt");
+      const client = await HostClient.spawn({
+        command: STRACE,
+        args: [
+          ...["-f", "-qq", "-y", "-s", "4096", "-o", trace],
+          ...["-e", "trace=write,writev,read,sendto,recvfrom", "-e", "signal=none"],
+          ...[process.execPath, CLI, "serve", "--store", url, "--log-level", "warn"],
+        ],
+      });
+      try {
+        const { sessionId } = await client.newSession(tempDir());
+        expect((await client.prompt(sessionId, "in order")).stopReason).toBe("end_turn");
+      } finally {
+        await client.dispose();
+      }
+      const seen = calls(readFileSync(trace, "utf8"));
+      const fdOf = (call: Call) => /^\w+\((\d+)</.exec(call.line)?.[1];
+      // The statement that appends the turn's end (its records are the statement's parameters).
+      const sent = seen.find(
+        (call) => /^(write|writev|sendto)\(\d+<socket/.test(call.line) && call.line.includes("turn_end"),
+      );
+      expect(sent, "the turn_end sent to PostgreSQL").toBeDefined();
+      // Its answer read on that connection: ReadyForQuery, idle (Z, length 5, I): the statement has committed.
+      const committed = seen.find(
+        (call) =>
+          call.index > sent!.index &&
+          fdOf(call) === fdOf(sent!) &&
+          /^(read|recvfrom)\(/.test(call.line) &&
+          call.line.includes(String.raw`Z\0\0\0\5I`),
+      );
+      expect(committed, "the server's answer to that statement").toBeDefined();
+      const answered = seen.find(
+        (call) => /^(write|writev)\(1</.test(call.line) && /stopReason\\?":\\?"end_turn/.test(call.line),
+      );
+      expect(answered, "the answer written to stdout").toBeDefined();
+      expect(sent!.index).toBeLessThan(committed!.index);
+      expect(committed!.index).toBeLessThan(answered!.index);
+    },
+  );
 });
