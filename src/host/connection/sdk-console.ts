@@ -3,9 +3,9 @@
 // carries the host's JSON, and it takes no logger. Its console lines go through the host's logger instead, kept from
 // flooding it like the listener's warnings: the first of a kind from a connection as it comes, then a count every
 // period, and what is still counted when the process exits. The connection is the one being served when the line is
-// written: each connection is served inside an async context of its own, and a remote one's is the context of the
-// request or upgrade that opened it (the SDK's timers for it, a stalled reader's among them, are made there); else the
-// SDK connection the line names.
+// written (each connection is served inside an async context of its own, a remote one's from the request or upgrade
+// that opened it); a line written outside them (a stalled reader's close comes from the output's side) names the SDK's
+// own id for the connection, which the listener maps to the host's label.
 import { AsyncLocalStorage } from "node:async_hooks";
 import { format } from "node:util";
 import type { Logger } from "../../logger.js";
