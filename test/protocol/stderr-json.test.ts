@@ -1,6 +1,7 @@
 // Every line the host writes to stderr is its own JSON, whatever a client sends: the SDK's console lines for
-// client-caused errors (a malformed notification, a response to no request) go through the host's logger, one line
-// per connection and kind, then a count, over stdio and over --listen (WebSocket and Streamable HTTP).
+// client-caused errors (a malformed notification, a response to no request, a reader that stalls) go through the
+// host's logger, one line per connection and kind, then a count, over stdio and over --listen (WebSocket and
+// Streamable HTTP).
 import { once } from "node:events";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
