@@ -11,6 +11,7 @@ import { HostContext } from "./host-context.js";
 import { LifecycleHooks } from "./session/lifecycle-hooks.js";
 import { HostStatsMonitor } from "./ops/host-stats-monitor.js";
 import { createLogger, type Logger } from "../logger.js";
+import { routeConsole } from "./connection/sdk-console.js";
 import { HostMetrics, serveMetrics } from "./ops/metrics.js";
 import { findBwrap } from "../spawner/client/find-bwrap.js";
 import { Peer } from "./connection/peer.js";
@@ -23,6 +24,8 @@ import { startTracing } from "./traces/start-tracing.js";
 
 export async function serve(config: HostOptions, version: string): Promise<void> {
   const log = createLogger(config.logLevel);
+  // stderr carries the host's JSON only: the SDK's console lines are logged like the host's own warnings.
+  routeConsole(log);
   const remote = await remoteOptions(config);
   // The store first: a store that cannot be used ends the host before anything else has started (one line, exit 2).
   const store = await openStore(config, log);

@@ -150,6 +150,8 @@ export type HostMessage =
    * traceContent: its spans may hold model output and tool arguments and results (--trace-content).
    * lastMessage: the turn_end carries the text of the turn's last message (a child's turn: its parent's spawn_agent
    * returns it); other turns' answers leave it in the worker.
+   * cancelled: the host cancelled the turn before the worker had it (while the worker started): the turn starts
+   * cancelled, so it is in the log (its prompt and its cancelled end) like any other; reason as a cancel's.
    */
   | {
       type: "prompt";
@@ -158,6 +160,7 @@ export type HostMessage =
       trace?: TraceParent;
       traceContent?: boolean;
       lastMessage?: boolean;
+      cancelled?: { reason?: string };
     }
   | { type: "cancel"; turnId: string; reason?: string }
   | { type: "permission"; requestId: string; outcome: PermissionOutcome }
@@ -191,10 +194,18 @@ export function asHostMessage(data: unknown): HostMessage | null {
     const trace = message.trace === undefined ? null : asTraceParent(message.trace);
     const prompt: HostMessage = { type: "prompt", turnId: message.turnId, text: message.text };
     if (message.lastMessage === true) prompt.lastMessage = true;
+    const cancelled = asCancelled(message.cancelled);
+    if (cancelled) prompt.cancelled = cancelled;
     if (!trace) return prompt;
     return { ...prompt, trace, traceContent: message.traceContent === true };
   }
   return null;
+}
+
+function asCancelled(value: unknown): { reason?: string } | null {
+  if (typeof value !== "object" || value === null) return null;
+  const reason = (value as Record<string, unknown>).reason;
+  return typeof reason === "string" ? { reason } : {};
 }
 
 // The three below are built on their first parse: many sessions never ask a permission, spawn a child or replay.

@@ -17,6 +17,7 @@ import { createNodeHttpHandler, createNodeWebSocketUpgradeHandler } from "@agent
 import { AcpServer } from "@agentclientprotocol/sdk/experimental/server";
 import { WebSocketServer, type WebSocket } from "ws";
 import { connectPeer } from "../host/connection/connect-peer.js";
+import { mayOpenConnection, nameSdkConnection } from "../host/connection/sdk-console.js";
 import type { ListenerHost } from "./listener-host.js";
 import type { HostStatsMonitor } from "../host/ops/host-stats-monitor.js";
 import { Peer } from "../host/connection/peer.js";
@@ -67,6 +68,8 @@ interface Upgrade {
   remote: string | undefined;
   /** Set once the connection exists: the WebSocket is paused through it. */
   gate: RequestGate | null;
+  /** Set once the connection exists: the host's label for it. */
+  label: string | null;
 }
 
 interface Door {
@@ -92,6 +95,8 @@ export class RemoteListener {
   /** Each upgrade's connection, until its WebSocket is accepted. */
   readonly #upgrades = new WeakMap<IncomingMessage, Upgrade>();
   #connectionsOpened = 0;
+  /** By connection label: how to forget the SDK's id for it. */
+  readonly #sdkNames = new Map<string, () => void>();
   #idleSweep: NodeJS.Timeout | null = null;
 
   private constructor(
@@ -135,6 +140,15 @@ export class RemoteListener {
       maxPayload: options.maxMessageBytes,
       allowSynchronousEvents: false,
     });
+    // The SDK adds the id of the connection it opened to a WebSocket's upgrade answer (a listener of its own, after
+    // this one): read once they all have run.
+    this.#webSockets.on("headers", (headers: string[], req: IncomingMessage) =>
+      queueMicrotask(() => {
+        const label = this.#upgrades.get(req)?.label;
+        const line = headers.find((header) => header.toLowerCase().startsWith(`${CONNECTION_ID_HEADER}:`));
+        if (label && line) this.#nameSdkConnection(line.slice(line.indexOf(":") + 1).trim(), label);
+      }),
+    );
     this.#server.on("request", (req, res) => this.#onRequest(req, res));
     this.#server.on("upgrade", (req, socket, head) => this.#onUpgrade(req, socket, head));
     this.#server.on("clientError", (error: NodeJS.ErrnoException, socket: Socket) => {
@@ -211,6 +225,8 @@ export class RemoteListener {
       this.#server.close(() => resolve());
       this.#server.closeAllConnections();
     });
+    // The repeats counted since their last line are said before the host exits.
+    this.#warnings.flush();
   }
 
   #onRequest(req: IncomingMessage, res: ServerResponse): void {
@@ -245,7 +261,13 @@ export class RemoteListener {
     res.once("close", release);
     // A body without a declared length that grows past the bound is refused by the SDK (413): that ends it too.
     closeIfRefused(req, res);
-    this.#door(caller).http(req, res);
+    const served = mayOpenConnection(() => this.#door(caller).http(req, res));
+    // The SDK names the connection it opened in its answer: its console lines may name it so.
+    if (opening)
+      res.once("finish", () => {
+        const sdkId = res.getHeader(CONNECTION_ID_HEADER);
+        if (typeof sdkId === "string" && served.label !== undefined) this.#nameSdkConnection(sdkId, served.label);
+      });
   }
 
   #onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
@@ -260,11 +282,11 @@ export class RemoteListener {
       this.#tenantRefusal(req, caller);
       return refuseUpgrade(socket, 503, { "Retry-After": "1" });
     }
-    const upgrade: Upgrade = { remote: req.socket.remoteAddress, gate: null };
+    const upgrade: Upgrade = { remote: req.socket.remoteAddress, gate: null, label: null };
     this.#upgrades.set(req, upgrade);
     this.#upgrading = upgrade;
     try {
-      this.#door(caller).upgrade(req, socket, head);
+      mayOpenConnection(() => this.#door(caller).upgrade(req, socket, head));
     } finally {
       this.#upgrading = null;
     }
@@ -348,15 +370,28 @@ export class RemoteListener {
           "response to no request of the host's dropped",
         ),
     });
-    if (upgrade) upgrade.gate = gate;
+    if (upgrade) {
+      upgrade.gate = gate;
+      upgrade.label = peer.label;
+    }
     const connection = connectPeer(this.#host, peer, this.#stats, gate.stream);
     this.#peers.add(peer);
-    void connection.closed.then(() => this.#peers.delete(peer));
+    void connection.closed.then(() => {
+      this.#peers.delete(peer);
+      this.#sdkNames.get(peer.label)?.();
+      this.#sdkNames.delete(peer.label);
+    });
     this.#host.log.info(
       { connection: peer.label, tenant: peer.tenant, operator: peer.operator, remote: upgrade?.remote },
       "connection opened",
     );
     return connection;
+  }
+
+  #nameSdkConnection(sdkId: string, label: string): void {
+    // A connection already closed is not named: nothing would forget it.
+    if (![...this.#peers].some((peer) => peer.label === label)) return;
+    this.#sdkNames.set(label, nameSdkConnection(sdkId, label));
   }
 
   #closeIdle(): void {

@@ -1,6 +1,7 @@
 // Warnings a client can cause at will (refused requests, binary frames, stray responses, refused sockets), kept from
 // flooding the log: the first of a kind from an address is logged as it comes; the repeats are counted and said in
-// one line per address and kind every period, as long as they go on.
+// one line per address and kind every period, as long as they go on. The address can be any key (keyField names it in
+// the lines: a connection, for the SDK's console lines).
 import type { Logger } from "../logger.js";
 
 const PERIOD_MS = 10_000;
@@ -17,10 +18,12 @@ export class RepeatedWarnings {
   /** By address and kind: the repeats since the last line (an entry lives for the period after its last line). */
   readonly #repeats = new Map<string, Repeats>();
   #timer: NodeJS.Timeout | null = null;
+  readonly #keyField: string;
 
-  constructor(log: Logger, periodMs = PERIOD_MS) {
+  constructor(log: Logger, periodMs = PERIOD_MS, keyField = "remote") {
     this.#log = log;
     this.#periodMs = periodMs;
+    this.#keyField = keyField;
   }
 
   /** kind: what happened (a few words, the same for every repeat); fields: this occurrence's details. */
@@ -33,8 +36,13 @@ export class RepeatedWarnings {
       return;
     }
     this.#repeats.set(key, { count: 0, fields, msg });
-    this.#log.warn({ remote, ...fields }, msg);
+    this.#log.warn({ [this.#keyField]: remote, ...fields }, msg);
     this.#timer ??= setInterval(() => this.#report(), this.#periodMs).unref();
+  }
+
+  /** Says the repeats counted so far now (the process is about to exit). */
+  flush(): void {
+    this.#report();
   }
 
   #report(): void {
@@ -45,7 +53,7 @@ export class RepeatedWarnings {
       }
       const remote = key.slice(0, key.indexOf(" "));
       this.#log.warn(
-        { remote, ...repeats.fields, repeats: repeats.count, periodMs: this.#periodMs },
+        { [this.#keyField]: remote, ...repeats.fields, repeats: repeats.count, periodMs: this.#periodMs },
         `${repeats.msg} (repeated)`,
       );
       repeats.count = 0;

@@ -12,7 +12,8 @@ import { startRemoteHost } from "../support/remote-host.js";
 import { script, waitFor } from "../support/tools.js";
 import { connectHost } from "../support/checked-host.js";
 
-const cluster = postgresPerFile();
+// These tests claim committed turns survive: the cluster syncs what it commits.
+const cluster = postgresPerFile({ durable: true });
 
 const texts = (updates: Awaited<ReturnType<HostClient["load"]>>) =>
   updates.flatMap((update) =>
@@ -22,6 +23,7 @@ const texts = (updates: Awaited<ReturnType<HostClient["load"]>>) =>
 describe("PostgreSQL store", () => {
   it("a session's turns survive its host: another host process lists it, loads it (replaying every turn) and prompts it", async () => {
     const url = await cluster.database();
+    expect(await query(url, "SHOW fsync")).toEqual([{ fsync: "on" }]);
     const cwd = tempDir();
     const first = await startHost(["--store", url]);
     const { sessionId } = await first.client.newSession(cwd);
@@ -111,7 +113,7 @@ describe("PostgreSQL store", () => {
   });
 
   it("the database restarted mid-run: a turn that cannot commit fails -32603 naming the store, /healthz says 503, and the host recovers by itself", async () => {
-    const own = await TestPostgres.start();
+    const own = await TestPostgres.start({ durable: true });
     try {
       const url = await own.database();
       const cwd = tempDir();

@@ -182,7 +182,8 @@ describe("openai-compatible provider", () => {
     const turn = host.client.prompt(sessionId, "take your time");
     await server.waitForRequests(before + 1);
     const request = server.requests[before]!;
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Mid-stream: the server has written some of the answer's chunks.
+    await request.chunksWritten(3);
     await host.client.cancel(sessionId);
     const result = await turn;
     expect(result.stopReason).toBe("cancelled");

@@ -12,8 +12,21 @@ import { bash, script, tool } from "../support/tools.js";
 
 /** Holds every permission request open until the test ends: only a cancel can settle it. */
 const heldOpen: Array<(response: RequestPermissionResponse) => void> = [];
-const holdPermission = (_request: RequestPermissionRequest) =>
-  new Promise<RequestPermissionResponse>((resolve) => heldOpen.push(resolve));
+/** Told of the next permission request the client receives. */
+let asked: ((request: RequestPermissionRequest) => void) | null = null;
+const holdPermission = (request: RequestPermissionRequest) =>
+  new Promise<RequestPermissionResponse>((resolve) => {
+    heldOpen.push(resolve);
+    asked?.(request);
+  });
+/** Resolves when the client receives its next permission request (call before the prompt that asks it). */
+const nextPermission = () =>
+  new Promise<RequestPermissionRequest>((resolve) => {
+    asked = (request) => {
+      asked = null;
+      resolve(request);
+    };
+  });
 
 /** Sends a prompt; resolves `reached` on the first update that satisfies `when`. */
 function promptUntil(host: TestHost, sessionId: string, text: string, when: (update: SessionUpdate) => boolean) {
@@ -77,7 +90,8 @@ describe("openai-compatible: cancel, then the next prompt", () => {
     server.enqueue({ text: "slow ".repeat(200), tokensPerSecond: 10, chunkChars: 5 });
     const turn = host.client.prompt(sessionId, "stream slowly");
     await server.waitForRequests(before + 1);
-    await new Promise((resolve) => setTimeout(resolve, 350));
+    // The host has read some of the answer: the stream is under way.
+    await server.requests[before]!.chunksWritten(3);
     await cancelThenNext(host, sessionId, turn, next(sessionId), "next answer");
     expect(await server.requests[before]!.ended).toBe("client-closed");
   });
@@ -104,14 +118,9 @@ describe("openai-compatible: cancel, then the next prompt", () => {
   it("(e) during a permission request", async () => {
     const sessionId = await newSession();
     server.enqueue({ toolCalls: [{ name: "write_file", arguments: { path: "a.txt", content: "x" } }] });
-    const { turn, reached } = promptUntil(
-      host,
-      sessionId,
-      "write a file",
-      (update) => update.sessionUpdate === "tool_call",
-    );
-    await reached;
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    const permission = nextPermission();
+    const turn = host.client.prompt(sessionId, "write a file");
+    expect((await permission).sessionId).toBe(sessionId);
     await cancelThenNext(host, sessionId, turn, next(sessionId), "next answer");
   });
 });
@@ -154,14 +163,9 @@ describe("scripted: cancel, then the next prompt", () => {
 
   it("during a permission request", async () => {
     const { sessionId } = await host.client.newSession(tempDir());
-    const { turn, reached } = promptUntil(
-      host,
-      sessionId,
-      script(tool("write_file", { path: "a.txt", content: "x" })),
-      (update) => update.sessionUpdate === "tool_call",
-    );
-    await reached;
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    const permission = nextPermission();
+    const turn = host.client.prompt(sessionId, script(tool("write_file", { path: "a.txt", content: "x" })));
+    expect((await permission).sessionId).toBe(sessionId);
     await cancelThenNext(host, sessionId, turn, next(sessionId), "You said: next");
   });
 });

@@ -1,5 +1,6 @@
 // The spawner process and its channels, driven by the real main-thread client and the real worker connection:
 // grants, one-time tokens, session binding, and what happens to commands when a connection or a session ends.
+import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createConnection } from "node:net";
 import { dirname } from "node:path";
@@ -7,6 +8,7 @@ import { once } from "node:events";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { SpawnerClient } from "../../src/spawner/client/spawner-client.js";
+import { readJsonLines } from "../../src/protocol/ndjson-lines.js";
 import { SpawnerConnection } from "../../workers/tools/spawner-connection.js";
 import { isAlive, tempDir } from "../support/host.js";
 import { firstProcess, waitFor, waitGone } from "../support/tools.js";
@@ -113,6 +115,13 @@ describe("spawner", () => {
   }, 20_000);
 });
 
+/** Whether every connection the spawner accepted on socketPath has been read to its end (ss: its Recv-Q is 0). */
+function nothingUnread(socketPath: string): boolean {
+  const output = execFileSync("ss", ["-xHn", "src", socketPath], { encoding: "utf8" }).trim();
+  const rows = output === "" ? [] : output.split("\n");
+  return rows.length > 0 && rows.every((row) => row.split(/\s+/)[2] === "0");
+}
+
 describe("spawner lifetime", () => {
   it("a hello that arrives before its grant waits for it", async () => {
     const spawner = await SpawnerClient.start(
@@ -126,13 +135,29 @@ describe("spawner lifetime", () => {
       log,
     );
     const token = "t".repeat(40);
-    const early = new SpawnerConnection({ socketPath: spawner.socketPath, token });
-    const outcome = early.run(run("pwd"));
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // The hello sent by hand: the test knows when it has been written, and sees when the spawner has read it.
+    const early = createConnection(spawner.socketPath);
+    await once(early, "connect");
+    const replies: unknown[] = [];
+    readJsonLines(
+      early,
+      (value) => replies.push(value),
+      () => {},
+    );
+    await new Promise((resolve) => early.write(`${JSON.stringify({ op: "hello", token })}\n`, resolve));
+    // (A reply would mean it did not wait: seen below.)
+    await waitFor("the spawner to read the hello", () => replies.length > 0 || nothingUnread(spawner.socketPath));
+    // Read, and neither welcomed nor denied: it waits for its grant.
+    expect(replies).toEqual([]);
     const cwd = tempDir();
     expect(spawner.grant("session-early", cwd, null, token)).toEqual({ socketPath: spawner.socketPath, token });
-    expect(await outcome).toMatchObject({ kind: "exited", end: { reason: "exited", exitCode: 0 } });
-    early.close();
+    early.write(`${JSON.stringify({ op: "run", id: "1", ...run("pwd") })}\n`);
+    await waitFor("the command's end (or a denial)", () =>
+      replies.some((reply) => ["exited", "denied"].includes(String((reply as { type?: unknown }).type))),
+    );
+    expect(replies[0]).toEqual({ type: "welcome" });
+    expect(replies.at(-1)).toMatchObject({ type: "exited", id: "1", end: { reason: "exited", exitCode: 0 } });
+    early.destroy();
     await spawner.shutdown();
   });
 

@@ -27,19 +27,30 @@ function asServerUser(): { uid: number; gid: number } | null {
   return { uid: id("-u"), gid: id("-g") };
 }
 
+export interface ClusterOptions {
+  /**
+   * fsync=on (and an initdb that syncs): for the tests that claim a committed turn survives. Off by default: a cluster
+   * whose commits only reach the page cache is faster, and a process kill (which these tests use) does not lose them.
+   */
+  durable?: boolean;
+}
+
 export class TestPostgres {
   readonly dir: string;
+  readonly durable: boolean;
   readonly #user: { uid: number; gid: number } | null;
   #server: ChildProcess | null = null;
   #databases = 0;
 
-  private constructor(dir: string, user: { uid: number; gid: number } | null) {
+  private constructor(dir: string, user: { uid: number; gid: number } | null, durable: boolean) {
     this.dir = dir;
     this.#user = user;
+    this.durable = durable;
   }
 
   /** A fresh cluster, started. */
-  static async start(): Promise<TestPostgres> {
+  static async start(options: ClusterOptions = {}): Promise<TestPostgres> {
+    const durable = options.durable === true;
     const dir = mkdtempSync(join(tmpdir(), "ash-pg-"));
     const user = asServerUser();
     if (user) {
@@ -48,14 +59,24 @@ export class TestPostgres {
     }
     const init = spawnSync(
       serverBin("initdb"),
-      ["-D", join(dir, "data"), "-U", "ash", "--auth=trust", "--no-sync", "-E", "UTF8", "--locale=C"],
+      [
+        "-D",
+        join(dir, "data"),
+        "-U",
+        "ash",
+        "--auth=trust",
+        ...(durable ? [] : ["--no-sync"]),
+        "-E",
+        "UTF8",
+        "--locale=C",
+      ],
       {
         encoding: "utf8",
         ...(user ? { uid: user.uid, gid: user.gid } : {}),
       },
     );
     if (init.status !== 0) throw new Error(`initdb failed: ${init.stderr}`);
-    const cluster = new TestPostgres(dir, user);
+    const cluster = new TestPostgres(dir, user, durable);
     await cluster.startServer();
     return cluster;
   }
@@ -89,7 +110,7 @@ export class TestPostgres {
         "-c",
         "listen_addresses=",
         "-c",
-        "fsync=off",
+        `fsync=${this.durable ? "on" : "off"}`,
         "-c",
         "max_connections=200",
       ],
@@ -150,10 +171,10 @@ export async function query<Row extends pg.QueryResultRow = Record<string, unkno
  * A throwaway cluster for the test file that calls this (at its top level): started before its tests, stopped after
  * them and after the file's own afterAll hooks registered later (which may still stop hosts that use it).
  */
-export function postgresPerFile(): { database(): Promise<string> } {
+export function postgresPerFile(options: ClusterOptions = {}): { database(): Promise<string> } {
   let cluster: TestPostgres | undefined;
   beforeAll(async () => {
-    cluster = await TestPostgres.start();
+    cluster = await TestPostgres.start(options);
   }, 60_000);
   afterAll(async () => {
     await cluster?.stop();

@@ -110,8 +110,11 @@ export class AgentLoop {
     this.#model = model;
   }
 
-  /** Starts a turn; a prompt it cannot take ends at once with a turn_error that says why. */
-  prompt({ turnId, text, trace, traceContent = false, lastMessage = false }: PromptMessage): void {
+  /**
+   * Starts a turn; a prompt it cannot take ends at once with a turn_error that says why. cancelled: the host cancelled
+   * it before this worker had it: it starts cancelled (its prompt and its cancelled end are journaled).
+   */
+  prompt({ turnId, text, trace, traceContent = false, lastMessage = false, cancelled }: PromptMessage): void {
     const refuse = (reason: ErrorReason, message: string) =>
       this.#options.events.post({ type: "turn_error", turnId, reason, message });
     if (this.#logFailure) return this.#endsForLog(turnId, this.#logFailure);
@@ -136,6 +139,7 @@ export class AgentLoop {
       calls: new ModelCalls(post, root, traceContent),
     };
     this.#turn = turn;
+    if (cancelled) turn.abort.abort(cancelled.reason === undefined ? undefined : new Error(cancelled.reason));
     this.#running = this.#run(turn, text);
   }
 

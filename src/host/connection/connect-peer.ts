@@ -4,12 +4,13 @@
 import type { AgentConnection, Stream } from "@agentclientprotocol/sdk/unstable";
 import { createAgentApp } from "../handlers/acp-handlers.js";
 import { closeIfStillDetached } from "./detached-close.js";
+import { servingConnection } from "./sdk-console.js";
 import type { HandlerHost } from "../handlers/handler-host.js";
 import type { HostStatsMonitor } from "../ops/host-stats-monitor.js";
 import type { Peer } from "./peer.js";
 
 export function connectPeer(host: HandlerHost, peer: Peer, stats: HostStatsMonitor, stream: Stream): AgentConnection {
-  const connection = createAgentApp(host, peer, stats).connect(stream);
+  const connection = servingConnection(peer.label, () => createAgentApp(host, peer, stats).connect(stream));
   peer.bind(connection);
   void connection.closed.then(() => {
     let detached = 0;

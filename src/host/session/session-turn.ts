@@ -6,6 +6,8 @@ import type { PromptResponse } from "@agentclientprotocol/sdk/unstable";
 export interface Turn {
   readonly id: string;
   cancelRequested: boolean;
+  /** Why the host cancelled it (recorded in its log); undefined for the client's session/cancel. */
+  cancelReason?: string;
   graceTimer: NodeJS.Timeout | null;
   timeoutTimer: NodeJS.Timeout | null;
   readonly startedAt: number;

@@ -372,16 +372,19 @@ export class SessionRecord implements SlotHolder {
       return answer;
     }
     if (!this.#turns.holds(turn.id)) return answer;
-    if (turn.cancelRequested) {
-      this.#settle(turn, { stopReason: "cancelled" });
-      return answer;
-    }
+    // Cancelled while its worker started: the worker still has it, cancelled from its start, so its prompt and its
+    // cancelled end are in the log like any other cancelled turn's.
+    const cancelled = turn.cancelRequested
+      ? { cancelled: turn.cancelReason === undefined ? {} : { reason: turn.cancelReason } }
+      : {};
     // The worker answers with the turn's events: turn_end, or turn_error (a refusal among them).
     const message: HostMessage = trace
-      ? { type: "prompt", turnId: turn.id, text, trace: trace.parent, traceContent: trace.content }
-      : { type: "prompt", turnId: turn.id, text };
+      ? { type: "prompt", turnId: turn.id, text, trace: trace.parent, traceContent: trace.content, ...cancelled }
+      : { type: "prompt", turnId: turn.id, text, ...cancelled };
     if (lastMessage) message.lastMessage = true;
     lease.post(message);
+    // Its cancel grace runs from now, as for a cancel of a running turn.
+    if (turn.cancelRequested) this.#sendCancel(turn, lease);
     return answer;
   }
 
@@ -402,14 +405,22 @@ export class SessionRecord implements SlotHolder {
     const turn = this.#turns.current;
     if (!turn || turn.cancelRequested) return;
     turn.cancelRequested = true;
+    if (reason !== undefined) turn.cancelReason = reason;
     this.#permissions.abortAll();
     // Its children's turns are cancelled at once, not after its own turn has wound down.
     this.#deps.hooks.emit("turnCancelling", { sessionId: this.id });
-    const lease = this.#worker.current;
-    if (!lease) return;
+    // A worker still opening has not been given the turn: the prompt cancels it once it has.
+    const lease = this.#worker.live;
+    if (lease) this.#sendCancel(turn, lease);
+  }
+
+  /** Tells the worker to cancel the turn; it is terminated if the turn has not ended within the grace period. */
+  #sendCancel(turn: Turn, lease: WorkerLease): void {
+    const reason = turn.cancelReason;
     lease.post(
       reason === undefined ? { type: "cancel", turnId: turn.id } : { type: "cancel", turnId: turn.id, reason },
     );
+    if (turn.graceTimer) clearTimeout(turn.graceTimer);
     turn.graceTimer = setTimeout(() => {
       if (!this.#turns.holds(turn.id)) return;
       this.#log.warn(
