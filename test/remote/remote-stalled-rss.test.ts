@@ -48,12 +48,21 @@ async function run(reading: boolean): Promise<Run> {
   try {
     const { sessionId: echo } = await ops.newSession(tempDir());
     for (let i = 0; i < 20; i++) await ops.prompt(echo, "ping");
+    let warmThreads: number | null = null;
     const atRest = async () => {
       const hibernated = (id: string) =>
         new RegExp(`"sessionId":"${id}"[^\\n]*"session hibernated`).test(host.stderr());
       await waitFor("the sessions to hibernate", () => hibernated(echo) && (answered === null || hibernated(client)));
-      await waitFor("the host at rest", async () => (await ops.stats()).memory.atRest);
-      return { rss: rssOf(pid), heap: (await ops.stats()).memory.heapUsedBytes };
+      // Their threads gone (a hibernated session's worker ends after the log line), the standby pool as it was.
+      await waitFor("the host at rest", async () => {
+        const { memory, threads } = await ops.stats();
+        return (
+          memory.atRest && threads.workers === threads.standby && (warmThreads ?? threads.workers) === threads.workers
+        );
+      });
+      const { memory, threads } = await ops.stats();
+      warmThreads ??= threads.workers;
+      return { rss: rssOf(pid), heap: memory.heapUsedBytes };
     };
     let answered: Promise<unknown> | null = null;
     let client = "";
