@@ -7,6 +7,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
+import { OpenAiTestServer } from "../support/openai-server.js";
 import { startRawHost } from "../support/raw-host.js";
 import { tempDir } from "../support/host.js";
 import { startRemoteHost, transports } from "../support/remote-host.js";
@@ -195,5 +196,35 @@ describe("stderr is the host's JSON", () => {
         detail: expect.stringContaining(`output stalled for maxOutputStallMs (${stallMs})`),
       }),
     ]);
+  });
+
+  it("a model server's chunk that is not JSON: what the model thread's client says of it is the host's JSON too", async () => {
+    const server = await OpenAiTestServer.start();
+    const host = await startRawHost(["--log-level", "info", ...server.hostArgs(), "--model-retries", "0"]);
+    try {
+      server.enqueue({ text: "never read", malformedChunk: "{this is not json" });
+      host.send(JSON.stringify(INITIALIZE));
+      await host.next((message) => message.id === 0);
+      host.send(
+        JSON.stringify({ jsonrpc: "2.0", id: 1, method: "session/new", params: { cwd: tempDir(), mcpServers: [] } }),
+      );
+      const created = (await host.next((message) => message.id === 1)) as { result: { sessionId: string } };
+      host.send(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: 2,
+          method: "session/prompt",
+          params: { sessionId: created.result.sessionId, prompt: [{ type: "text", text: "hi" }] },
+        }),
+      );
+      await host.next((message) => message.id === 2);
+    } finally {
+      expect(await host.close()).toBe(0);
+      await server.close();
+    }
+    const lines = jsonLines(host.stderr()) as Array<Line & { component?: string }>;
+    expect(lines.find((line) => line.msg?.includes("Could not parse message into JSON"))).toMatchObject({
+      component: "model-gateway",
+    });
   });
 });

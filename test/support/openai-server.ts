@@ -47,6 +47,8 @@ export interface Reply {
   firstTokenMs?: number;
   tokensPerSecond?: number;
   chunkChars?: number;
+  /** Written as the stream's first event's data, as is (a server that sends what is not JSON). */
+  malformedChunk?: string;
   /**
    * The server goes on through its chunks at its pace after the client has closed the connection (writing nothing),
    * as a model server that does not notice a closed connection goes on generating. Stopped by close().
@@ -303,6 +305,7 @@ export class OpenAiTestServer {
         body.stream_options?.include_usage === true,
         markDropped,
         reply.streamsAfterClose === true,
+        reply.malformedChunk,
       );
     } else {
       await sleep(pacing.firstTokenMs + tokenDelay(pacing) * Math.max(0, completion.chunks.length - 1));
@@ -318,9 +321,11 @@ export class OpenAiTestServer {
     includeUsage: boolean,
     markDropped: () => void,
     afterClose: boolean,
+    malformed?: string,
   ): Promise<void> {
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
     res.flushHeaders();
+    if (malformed !== undefined) res.write(`data: ${malformed}\n\n`);
     const chunks = [...completion.chunks];
     if (includeUsage && completion.usageChunk) chunks.push(completion.usageChunk);
     for (const [i, chunk] of chunks.entries()) {
