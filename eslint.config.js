@@ -14,7 +14,7 @@ const workerSide = [
 ];
 
 export default tseslint.config(
-  { ignores: ["dist/**", "node_modules/**", "bench/results/**"] },
+  { ignores: ["dist/**", "node_modules/**", "bench/results/**", "scripts/pack-test-consumer.ts"] },
   {
     files: ["src/**/*.ts", "workers/**/*.ts", "bench/**/*.ts", "scripts/**/*.ts", "test/**/*.ts"],
     extends: [tseslint.configs.base],
