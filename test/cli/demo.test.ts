@@ -2,8 +2,11 @@
 // their sandboxes, a refused read of a neighbour's workspace, a worker crash restored from its log, a cancel, a
 // read-only session), each checked by the demo itself; it exits non-zero when one did not do what it should.
 import { spawnSync } from "node:child_process";
+import { symlinkSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { CLI } from "../support/cli-path.js";
+import { tempDir } from "../support/host.js";
 
 interface DemoReport {
   sessions: Array<{ name: string; kind: string; stopReasons: string[]; toolCalls: number; problem: string | null }>;
@@ -24,5 +27,23 @@ describe("npm run demo", () => {
     for (const project of byKind("project")) expect(project).toMatchObject({ stopReasons: ["end_turn"], toolCalls: 9 });
     expect(byKind("crash")[0]!.stopReasons).toEqual(["error", "end_turn"]);
     expect(byKind("cancel")[0]!.stopReasons).toEqual(["cancelled", "end_turn"]);
+  });
+
+  it("without bubblewrap, stops before starting a session and says what is missing and what installs it", () => {
+    // A PATH with node on it and nothing else: no bwrap.
+    const bin = tempDir();
+    symlinkSync(process.execPath, join(bin, "node"));
+    const result = spawnSync(process.execPath, [CLI, "demo"], {
+      encoding: "utf8",
+      timeout: 60_000,
+      env: { ...process.env, PATH: bin },
+    });
+    expect(result.status, result.stderr).toBe(1);
+    expect(result.stderr).toContain("bubblewrap's sandbox");
+    expect(result.stderr).toContain("bwrap not found; install: apt-get install -y bubblewrap");
+    expect(result.stderr).toContain("No session was started.");
+    // Neither the live view nor the table: no session ran.
+    expect(result.stdout).toBe("");
+    expect(result.stderr).not.toContain("project-calc");
   });
 });
