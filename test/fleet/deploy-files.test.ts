@@ -18,13 +18,20 @@ import { waitFor } from "../support/tools.js";
 const cluster = postgresPerFile();
 
 interface Container {
-  command: string[];
+  image: string;
+  command?: string[];
   args: string[];
   env: Array<{ name: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } }>;
   ports: Array<{ name: string; containerPort: number }>;
   readinessProbe: { httpGet: { path: string; port: string } };
   lifecycle: { preStop: { exec: { command: string[] } } };
   volumeMounts: Array<{ name: string; mountPath: string }>;
+  securityContext: {
+    procMount?: string;
+    privileged?: boolean;
+    capabilities?: { add?: string[]; drop?: string[] };
+    allowPrivilegeEscalation?: boolean;
+  };
 }
 
 const read = (path: string) => readFileSync(join(REPO_ROOT, "deploy", path), "utf8");
@@ -77,6 +84,24 @@ describe("deploy/kubernetes", () => {
     expect(pod.terminationGracePeriodSeconds * 1000).toBeGreaterThan(preStopS * 1000 + drainMs);
   });
 
+  it("runs the image the Containerfile builds, as its user, with what bubblewrap needs and no privilege", () => {
+    const containerfile = readFileSync(join(REPO_ROOT, "Containerfile"), "utf8");
+    const version = (JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { version: string }).version;
+    expect(container.image).toBe(`acp-session-host:${version}`);
+    expect(containerfile).toMatch(/^ENTRYPOINT \["acp-session-host"\]$/m);
+    const uid = Number(/useradd --uid (\d+)/.exec(containerfile)![1]);
+    expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: uid });
+    // deploy/container.md: an unmasked /proc (in a user namespace of the pod's own), no capability, no privilege.
+    expect(pod.hostUsers).toBe(false);
+    expect(container.securityContext).toMatchObject({
+      procMount: "Unmasked",
+      capabilities: { drop: ["ALL"] },
+      allowPrivilegeEscalation: false,
+    });
+    expect(container.securityContext.privileged).toBeUndefined();
+    expect(container.securityContext.capabilities?.add).toBeUndefined();
+  });
+
   it("reads the database URL and the tokens file from the Secret's keys", () => {
     expect(secret.kind).toBe("Secret");
     const keys = Object.keys(secret.stringData);
@@ -114,8 +139,10 @@ describe("deploy/kubernetes", () => {
         .replace(/^--state-dir=.*/, `--state-dir=${join(dir, "state")}`)
         .replace(/^--metrics-listen=.*/, "--metrics-listen=127.0.0.1:0"),
     );
-    expect(container.command.slice(-2)).toEqual(["dist/src/cli.js", "serve"]);
-    await runsAndEnds(flags, port);
+    // The image's entry point is acp-session-host (Containerfile): the Deployment gives it only arguments.
+    expect(container.command).toBeUndefined();
+    expect(flags[0]).toBe("serve");
+    await runsAndEnds(flags.slice(1), port);
   });
 });
 
