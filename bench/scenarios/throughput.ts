@@ -54,9 +54,9 @@ export async function throughput(ctx: BenchContext): Promise<ThroughputResult> {
   // K per S keeps the sample count per run high enough for a p99 without making S = 100 take minutes.
   const plan = ctx.quick
     ? [
-        { sessions: 1, prompts: 100 },
-        { sessions: 10, prompts: 20 },
-        { sessions: 100, prompts: 5 },
+        { sessions: 1, prompts: 40 },
+        { sessions: 10, prompts: 8 },
+        { sessions: 50, prompts: 2 },
       ]
     : [
         { sessions: 1, prompts: 300 },
