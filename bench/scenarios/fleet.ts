@@ -55,8 +55,8 @@ export async function fleet(ctx: BenchContext): Promise<FleetResult | Skipped> {
 }
 
 async function throughput(ctx: BenchContext, cluster: TestPostgres, runs: number): Promise<FleetResult["throughput"]> {
-  const sessions = ctx.quick ? 20 : 100;
-  const prompts = ctx.quick ? 3 : 20;
+  const sessions = ctx.quick ? 10 : 100;
+  const prompts = ctx.quick ? 2 : 20;
   const args = ["--max-live-workers", String(sessions + 8)];
   const measured = await repeat(
     ctx,
@@ -153,7 +153,7 @@ async function failover(ctx: BenchContext, cluster: TestPostgres, runs: number):
 }
 
 async function takeover(ctx: BenchContext, cluster: TestPostgres, runs: number): Promise<FleetResult["takeover"]> {
-  const samples = ctx.quick ? 8 : 50;
+  const samples = ctx.quick ? 4 : 50;
   const measured = await repeat(ctx, `fleet: ${samples} takeovers between live hosts`, runs, async () => {
     const url = await cluster.database();
     const fleet = await hosts(2, url, leaseOf(ctx));
@@ -212,8 +212,8 @@ async function listPages(ctx: BenchContext, cluster: TestPostgres, runs: number)
 
 async function appends(ctx: BenchContext, cluster: TestPostgres, runs: number): Promise<FleetResult["appends"]> {
   const hostCount = 3;
-  const perHost = ctx.quick ? 10 : 100;
-  const prompts = ctx.quick ? 3 : 20;
+  const perHost = ctx.quick ? 5 : 100;
+  const prompts = ctx.quick ? 2 : 20;
   const measured = await repeat(ctx, `fleet: appends from ${hostCount} hosts × ${perHost} sessions`, runs, async () => {
     const url = await cluster.database();
     const fleet = await hosts(hostCount, url, leaseOf(ctx));

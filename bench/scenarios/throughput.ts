@@ -55,8 +55,7 @@ export async function throughput(ctx: BenchContext): Promise<ThroughputResult> {
   const plan = ctx.quick
     ? [
         { sessions: 1, prompts: 20 },
-        { sessions: 10, prompts: 4 },
-        { sessions: 30, prompts: 2 },
+        { sessions: 20, prompts: 2 },
       ]
     : [
         { sessions: 1, prompts: 300 },
