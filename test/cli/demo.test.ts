@@ -6,6 +6,7 @@ import { symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { CLI } from "../support/cli-path.js";
+import { freePort } from "../support/free-port.js";
 import { tempDir } from "../support/host.js";
 
 interface DemoReport {
@@ -46,4 +47,24 @@ describe("npm run demo", () => {
     expect(result.stdout).toBe("");
     expect(result.stderr).not.toContain("project-calc");
   });
+
+  it("a session that fails is shown with the host's own reason, and the neighbour with its neighbour's", async () => {
+    // A model endpoint where nothing listens: every prompt fails in the host's model gateway, after its retries.
+    const port = await freePort();
+    const result = spawnSync(
+      process.execPath,
+      [CLI, "demo", "--sessions", "5", "--base-url", `http://127.0.0.1:${port}/v1`, "--model", "absent"],
+      { encoding: "utf8", timeout: 110_000, env: { ...process.env, OPENAI_API_KEY: "not-used" } },
+    );
+    expect(result.status, result.stderr).toBe(1);
+    const said = result.stderr.slice(result.stderr.indexOf("what the host logged about the sessions that failed:"));
+    expect(said).toContain("what the host logged about the sessions that failed:");
+    // The host's log line about the session, with its reason, under the session's own failure.
+    expect(said).toMatch(
+      /project-calc: a prompt failed: model "absent" at .*\n\s+host: model request failed; retrying: /,
+    );
+    // Not "NOTES.md never appeared" a minute later: the project it waited for, and why that failed.
+    expect(said).toContain("neighbour: the session failed: its neighbour project-calc failed before writing NOTES.md");
+    expect(said).not.toContain("never appeared");
+  }, 120_000);
 });

@@ -115,11 +115,13 @@ export async function demoCommand(argv: readonly string[]): Promise<number> {
     }));
     const view = config.json ? null : new LiveView(process.stderr);
     const ticker = setInterval(() => view?.update(lines), 100);
-    const results = await Promise.all(
-      tasks.map((task, index) =>
-        runTask(client, task, root, tasks, scripted, lines[index]!, () => view?.update(lines)),
-      ),
-    );
+    const running: Array<Promise<SessionResult>> = [];
+    for (const [index, task] of tasks.entries()) {
+      // The neighbour task reads the first project's notes: it is told when that project failed instead.
+      const first = running[tasks.findIndex((other) => other.kind === "project")] ?? null;
+      running.push(runTask(client, task, root, tasks, scripted, lines[index]!, () => view?.update(lines), first));
+    }
+    const results = await Promise.all(running);
     clearInterval(ticker);
     view?.update(lines, true);
     const wallMs = performance.now() - started;
@@ -154,6 +156,7 @@ async function runTask(
   scripted: boolean,
   line: SessionLine,
   redraw: () => void,
+  firstProject: Promise<SessionResult> | null,
 ): Promise<SessionResult> {
   const own = join(root, task.name);
   // Its neighbour: the next project's workspace (whose notes the neighbour task tries to read).
@@ -172,7 +175,12 @@ async function runTask(
     // The neighbour's notes exist before they are read: what stops the read is the sandbox, not their absence.
     if (task.kind === "neighbour") {
       line.activity = "waiting for the neighbour's notes";
-      await waitForFile(join(neighbour, "NOTES.md"));
+      let failed: string | null = null;
+      void firstProject?.then((project) => {
+        if (project.problem !== null && !existsSync(join(neighbour, "NOTES.md")))
+          failed = `its neighbour ${project.task.name} failed before writing NOTES.md: ${project.problem}`;
+      });
+      await waitForFile(join(neighbour, "NOTES.md"), () => failed);
     }
     const { sessionId } = await client.newSession(own, task.mode ? { mode: task.mode } : {});
     result.sessionId = sessionId;
@@ -249,8 +257,11 @@ function firstLines(text: string): string {
   return lines.slice(0, 3).join(" / ") + (lines.length > 3 ? " / …" : "");
 }
 
-async function waitForFile(path: string): Promise<void> {
+/** Until `path` exists; throws what `failed` says once it says something (the file will not come). */
+async function waitForFile(path: string, failed: () => string | null): Promise<void> {
   for (let waited = 0; !existsSync(path); waited += 50) {
+    const why = failed();
+    if (why !== null) throw new Error(why);
     if (waited > 60_000) throw new Error(`${path} never appeared`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }

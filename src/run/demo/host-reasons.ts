@@ -47,7 +47,7 @@ function parse(line: string): Reason | null {
   const fields = entry as Record<string, unknown>;
   if (typeof fields.level !== "number" || fields.level < WARN) return null;
   const err = fields.err as { message?: unknown } | undefined;
-  const why = [fields.detail, fields.reason, fields.cause, err?.message].find(
+  const why = [fields.detail, fields.reason, fields.cause, fields.error, err?.message].find(
     (value): value is string => typeof value === "string" && value.length > 0,
   );
   const text = `${String(fields.msg ?? "")}${why ? `: ${why}` : ""}`;
