@@ -52,7 +52,7 @@ const house = {
 };
 
 export default tseslint.config(
-  { ignores: ["dist/**", "node_modules/**", "bench/results/**"] },
+  { ignores: ["dist/**", "node_modules/**", "bench/results/**", "scripts/pack-test-consumer.ts"] },
   {
     files: ["src/**/*.ts", "workers/**/*.ts", "bench/**/*.ts", "scripts/**/*.ts", "test/**/*.ts"],
     extends: [tseslint.configs.base],

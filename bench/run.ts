@@ -62,7 +62,9 @@ const NAMES = Object.values(SCENARIOS).map((s) => s.flag);
 
 const flag = z.union([z.boolean(), z.enum(["true", "false"])]).transform((v) => v === true || v === "true");
 const BenchFlags = z.object({
-  quick: flag.default(false).describe("fewer runs and smaller sizes: about two minutes instead of about ten"),
+  quick: flag
+    .default(false)
+    .describe("fewer runs and smaller sizes of every scenario: within two minutes on two cores"),
   only: z
     .string()
     .optional()

@@ -27,9 +27,9 @@ export interface BashSpawnResult {
 
 export async function bashSpawn(ctx: BenchContext): Promise<BashSpawnResult | Skipped> {
   // Quick mode is a smoke run: fewer live sessions (the report names the count).
-  const LIVE = ctx.quick ? 50 : 200;
+  const LIVE = ctx.quick ? 20 : 200;
   const runs = ctx.quick ? 1 : 2;
-  const samples = ctx.quick ? 20 : 40;
+  const samples = ctx.quick ? 10 : 40;
   let skipped: string | null = null;
   const results = await repeat(ctx, `bash spawn with ${LIVE} live sessions`, runs, async () =>
     withSystem(

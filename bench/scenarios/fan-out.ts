@@ -32,7 +32,7 @@ const parentScript = () =>
 
 export async function fanOut(ctx: BenchContext): Promise<FanOutResult> {
   const runs = ctx.quick ? 1 : 3;
-  const samples = ctx.quick ? 3 : 9;
+  const samples = ctx.quick ? 1 : 9;
   const measured = await repeat(
     ctx,
     `fan-out: a parent to ${CHILDREN} children against ${CHILDREN} sessions from the client`,

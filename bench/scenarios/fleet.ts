@@ -29,6 +29,8 @@ export interface FleetResult {
 }
 
 const LEASE_MS = 10_000;
+/** A quick run's lease: a failover waits for it to expire. */
+const QUICK_LEASE_MS = 3_000;
 
 export async function fleet(ctx: BenchContext): Promise<FleetResult | Skipped> {
   let cluster: TestPostgres;
@@ -53,8 +55,8 @@ export async function fleet(ctx: BenchContext): Promise<FleetResult | Skipped> {
 }
 
 async function throughput(ctx: BenchContext, cluster: TestPostgres, runs: number): Promise<FleetResult["throughput"]> {
-  const sessions = ctx.quick ? 50 : 100;
-  const prompts = ctx.quick ? 5 : 20;
+  const sessions = ctx.quick ? 10 : 100;
+  const prompts = ctx.quick ? 2 : 20;
   const args = ["--max-live-workers", String(sessions + 8)];
   const measured = await repeat(
     ctx,
@@ -95,7 +97,7 @@ async function throughput(ctx: BenchContext, cluster: TestPostgres, runs: number
 }
 
 /** Hosts on one store; the caller stops them. */
-async function hosts(count: number, url: string): Promise<FleetHost[]> {
+async function hosts(count: number, url: string, leaseMs: number): Promise<FleetHost[]> {
   const started: FleetHost[] = [];
   for (let i = 1; i <= count; i++)
     started.push(
@@ -103,7 +105,7 @@ async function hosts(count: number, url: string): Promise<FleetHost[]> {
         "--store",
         url,
         "--lease-ms",
-        String(LEASE_MS),
+        String(leaseMs),
         "--hibernate-after-ms",
         "0",
       ]),
@@ -117,11 +119,15 @@ async function stopAll(fleet: FleetHost[], clients: HostClient[]): Promise<void>
   await Promise.all(fleet.map((host) => host.stop("SIGTERM").catch(() => {})));
 }
 
+function leaseOf(ctx: BenchContext): number {
+  return ctx.quick ? QUICK_LEASE_MS : LEASE_MS;
+}
+
 async function failover(ctx: BenchContext, cluster: TestPostgres, runs: number): Promise<FleetResult["failover"]> {
-  const sessions = ctx.quick ? 30 : 100;
+  const sessions = ctx.quick ? 10 : 100;
   const measured = await repeat(ctx, `fleet: kill -9 of a host holding ${sessions} sessions`, runs, async () => {
     const url = await cluster.database();
-    const fleet = await hosts(2, url);
+    const fleet = await hosts(2, url, leaseOf(ctx));
     const [victim, survivor] = fleet as [FleetHost, FleetHost];
     const clients: HostClient[] = [];
     try {
@@ -143,14 +149,14 @@ async function failover(ctx: BenchContext, cluster: TestPostgres, runs: number):
       await stopAll(fleet, clients);
     }
   });
-  return { sessions, leaseMs: LEASE_MS, ms: figure(measured) };
+  return { sessions, leaseMs: leaseOf(ctx), ms: figure(measured) };
 }
 
 async function takeover(ctx: BenchContext, cluster: TestPostgres, runs: number): Promise<FleetResult["takeover"]> {
-  const samples = ctx.quick ? 20 : 50;
+  const samples = ctx.quick ? 4 : 50;
   const measured = await repeat(ctx, `fleet: ${samples} takeovers between live hosts`, runs, async () => {
     const url = await cluster.database();
-    const fleet = await hosts(2, url);
+    const fleet = await hosts(2, url, leaseOf(ctx));
     const clients: HostClient[] = [];
     try {
       const first = await HostClient.connect(fleet[0]!.url);
@@ -174,7 +180,7 @@ async function takeover(ctx: BenchContext, cluster: TestPostgres, runs: number):
 }
 
 async function listPages(ctx: BenchContext, cluster: TestPostgres, runs: number): Promise<FleetResult["list"]> {
-  const sessions = ctx.quick ? 20_000 : 100_000;
+  const sessions = ctx.quick ? 5_000 : 100_000;
   const pageSize = 100;
   const url = await cluster.database();
   // The schema is the host's: let one host make it, then fill it in bulk as a long-lived fleet would have.
@@ -206,11 +212,11 @@ async function listPages(ctx: BenchContext, cluster: TestPostgres, runs: number)
 
 async function appends(ctx: BenchContext, cluster: TestPostgres, runs: number): Promise<FleetResult["appends"]> {
   const hostCount = 3;
-  const perHost = ctx.quick ? 30 : 100;
-  const prompts = ctx.quick ? 5 : 20;
+  const perHost = ctx.quick ? 5 : 100;
+  const prompts = ctx.quick ? 2 : 20;
   const measured = await repeat(ctx, `fleet: appends from ${hostCount} hosts × ${perHost} sessions`, runs, async () => {
     const url = await cluster.database();
-    const fleet = await hosts(hostCount, url);
+    const fleet = await hosts(hostCount, url, leaseOf(ctx));
     const clients: HostClient[] = [];
     try {
       for (const host of fleet) clients.push(await HostClient.connect(host.url));

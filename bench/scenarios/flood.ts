@@ -22,9 +22,9 @@ interface RunMeasure extends FloodedEchoes {
 }
 
 export async function flood(ctx: BenchContext): Promise<FloodResult> {
-  const requests = 50_000;
+  const requests = ctx.quick ? 10_000 : 50_000;
   const runs = ctx.quick ? 1 : 3;
-  const quietEchoes = ctx.quick ? 100 : 300;
+  const quietEchoes = ctx.quick ? 50 : 300;
   const measured = await repeat(ctx, `flood of ${requests}`, runs, async () => {
     const host = await startListeningHost(["--log-level", "info"]);
     try {

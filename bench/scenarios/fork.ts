@@ -41,9 +41,10 @@ export interface ForkResult {
 
 export async function fork(ctx: BenchContext): Promise<ForkResult> {
   const runs = ctx.quick ? 1 : 3;
-  const samples = ctx.quick ? 3 : 9;
+  const samples = ctx.quick ? 2 : 9;
+  const sizes = ctx.quick ? [1_000] : [1_000, 10_000];
   const rows: ForkRow[] = [];
-  for (const turns of [1_000, 10_000]) {
+  for (const turns of sizes) {
     for (const compacted of [false, true]) rows.push(await onStateDir(ctx, turns, compacted, runs, samples));
   }
   let postgresSkipped: string | null = null;
@@ -55,7 +56,7 @@ export async function fork(ctx: BenchContext): Promise<ForkResult> {
   }
   if (cluster) {
     try {
-      for (const turns of [1_000, 10_000]) {
+      for (const turns of sizes) {
         for (const compacted of [false, true])
           rows.push(await onPostgres(ctx, cluster, turns, compacted, runs, samples));
       }

@@ -32,8 +32,8 @@ const PAGE_SIZE = 100;
 
 export async function list(ctx: BenchContext): Promise<ListResult> {
   const runs = ctx.quick ? 1 : 3;
-  const sessions = ctx.quick ? 20_000 : 100_000;
-  const pagesWalked = ctx.quick ? 20 : 50;
+  const sessions = ctx.quick ? 2_000 : 100_000;
+  const pagesWalked = ctx.quick ? 10 : 50;
   const stateDir = mkdtempSync(join(tmpdir(), "ash-bench-list-"));
   try {
     const written = performance.now();

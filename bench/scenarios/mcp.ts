@@ -38,7 +38,7 @@ export interface McpResult {
 
 export async function mcp(ctx: BenchContext): Promise<McpResult> {
   const runs = ctx.quick ? 1 : 3;
-  const samples = ctx.quick ? 4 : 16;
+  const samples = ctx.quick ? 2 : 16;
   const results = await repeat(ctx, "mcp", runs, () =>
     withSystem(startHost(["--default-mode", "auto"]), async ({ client, pid }) => {
       const statuses: McpStatusNotification[] = [];

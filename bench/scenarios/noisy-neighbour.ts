@@ -9,10 +9,17 @@ import { waitForIdle } from "../proc.js";
 import { figure, summarize, type Figure } from "../stats.js";
 import { openSessions, sleep, startHost, withSystem } from "../systems.js";
 
-const VICTIMS = 48;
-const SPIN_MS = 5000;
 const PACE_MS = 200;
-const PRINT_BYTES = 50 * 1024 * 1024;
+
+/** The full run's sizes, and the quick run's: fewer victims, shorter windows, less printed. */
+interface Sizes {
+  victims: number;
+  /** How long each window lasts, and the spinner spins. */
+  windowMs: number;
+  printBytes: number;
+}
+const FULL: Sizes = { victims: 48, windowMs: 5000, printBytes: 50 * 1024 * 1024 };
+const QUICK: Sizes = { victims: 16, windowMs: 1000, printBytes: 10 * 1024 * 1024 };
 
 interface Window {
   p50: number;
@@ -40,29 +47,31 @@ export interface NoisyResult {
 
 export async function noisyNeighbour(ctx: BenchContext): Promise<NoisyResult> {
   const runs = ctx.quick ? 1 : 3;
+  const sizes = ctx.quick ? QUICK : FULL;
   let printerSkipped: string | null = null;
   const results = await repeat(ctx, "noisy neighbour", runs, () =>
     withSystem(startHost(["--allow-fault-injection", "--default-mode", "auto"]), async ({ client, pid }) => {
-      const ids = await openSessions(client, VICTIMS + 2, ctx.cwd);
-      const victims = ids.slice(0, VICTIMS);
-      const [spinner, printer] = ids.slice(VICTIMS) as [string, string];
+      const ids = await openSessions(client, sizes.victims + 2, ctx.cwd);
+      const victims = ids.slice(0, sizes.victims);
+      const [spinner, printer] = ids.slice(sizes.victims) as [string, string];
       printerSkipped = await probeBash(client, printer);
       await waitForIdle(pid);
 
       await client.stats({ resetEventLoopDelay: true });
-      const quiet = await window(client, victims);
+      const quiet = await window(client, victims, sizes.windowMs);
 
       const spin = () => {
         const started = performance.now();
         return client
-          .prompt(spinner, `/script [{"say":"spinning"},{"spin_ms":${SPIN_MS}}]`)
+          .prompt(spinner, `/script [{"say":"spinning"},{"spin_ms":${sizes.windowMs}}]`)
           .then((r) => ({ ms: performance.now() - started, stop: r.stopReason }));
       };
-      const printing = () => (printerSkipped === null ? print(client, printer) : Promise.resolve(null));
+      const printing = () =>
+        printerSkipped === null ? print(client, printer, sizes.printBytes) : Promise.resolve(null);
       // Each noise alone, then both: which of them costs the quiet sessions what.
-      const spinOnly = (await noisyWindow(client, victims, spin)).window;
-      const printOnly = (await noisyWindow(client, victims, printing)).window;
-      const both = await noisyWindow(client, victims, () => Promise.all([spin(), printing()]));
+      const spinOnly = (await noisyWindow(client, victims, sizes.windowMs, spin)).window;
+      const printOnly = (await noisyWindow(client, victims, sizes.windowMs, printing)).window;
+      const both = await noisyWindow(client, victims, sizes.windowMs, () => Promise.all([spin(), printing()]));
       const [spun, printed] = both.made;
       return { quiet, noisy: both.window, spinOnly, printOnly, spin: spun, printed };
     }),
@@ -80,9 +89,9 @@ export async function noisyNeighbour(ctx: BenchContext): Promise<NoisyResult> {
   const printed = results.map((r) => r.printed).filter((p) => p !== null);
   return {
     runs,
-    victims: VICTIMS,
+    victims: sizes.victims,
     paceMs: PACE_MS,
-    windowMs: SPIN_MS,
+    windowMs: sizes.windowMs,
     quiet: windows("quiet"),
     spinOnly: windows("spinOnly"),
     printOnly: windows("printOnly"),
@@ -104,18 +113,19 @@ export async function noisyNeighbour(ctx: BenchContext): Promise<NoisyResult> {
 async function noisyWindow<T>(
   client: HostClient,
   victims: string[],
+  windowMs: number,
   noise: () => Promise<T>,
 ): Promise<{ window: Window; made: T }> {
   await client.stats({ resetEventLoopDelay: true });
   const making = noise();
-  const measured = await window(client, victims);
+  const measured = await window(client, victims, windowMs);
   return { window: measured, made: await making };
 }
 
-/** Every victim prompts, then waits PACE_MS, until SPIN_MS have passed; the host's lag is read at the end. */
-async function window(client: HostClient, victims: string[]): Promise<Window> {
+/** Every victim prompts, then waits PACE_MS, until windowMs have passed; the host's lag is read at the end. */
+async function window(client: HostClient, victims: string[], windowMs: number): Promise<Window> {
   const latencies: number[] = [];
-  const until = performance.now() + SPIN_MS;
+  const until = performance.now() + windowMs;
   await Promise.all(
     victims.map(async (id, i) => {
       await sleep((PACE_MS * i) / victims.length); // spread the sessions over the pace interval
@@ -138,10 +148,14 @@ async function window(client: HostClient, victims: string[]): Promise<Window> {
   };
 }
 
-async function print(client: HostClient, sessionId: string): Promise<{ ms: number; bytes: number; status: string }> {
+async function print(
+  client: HostClient,
+  sessionId: string,
+  printBytes: number,
+): Promise<{ ms: number; bytes: number; status: string }> {
   const started = performance.now();
   let bytes = 0;
-  const result = await client.prompt(sessionId, bashScript(`yes | head -c ${PRINT_BYTES}`), {
+  const result = await client.prompt(sessionId, bashScript(`yes | head -c ${printBytes}`), {
     onUpdate: (update) => {
       if (update.sessionUpdate !== "tool_call_update") return;
       for (const item of update.content ?? [])

@@ -118,8 +118,8 @@ async function direct(url: string, sessions: number, requests: number, chars = 0
 }
 
 async function cost(ctx: BenchContext, runs: number): Promise<CostResult> {
-  const sessions = ctx.quick ? 20 : 50;
-  const turns = ctx.quick ? 10 : 20;
+  const sessions = ctx.quick ? 3 : 50;
+  const turns = ctx.quick ? 3 : 20;
   // "at once": the whole answer (4 text chunks) as fast as the server writes it.
   const server = await modelServer({ chunkChars: 9 });
   try {
@@ -169,8 +169,8 @@ async function cost(ctx: BenchContext, runs: number): Promise<CostResult> {
 async function path(ctx: BenchContext, runs: number): Promise<PathRow[]> {
   const plan = ctx.quick
     ? [
-        { sessions: 1, prompts: 10 },
-        { sessions: 50, prompts: 3 },
+        { sessions: 1, prompts: 3 },
+        { sessions: 10, prompts: 2 },
       ]
     : [
         { sessions: 1, prompts: 40 },
@@ -235,15 +235,15 @@ async function path(ctx: BenchContext, runs: number): Promise<PathRow[]> {
 async function seed(ctx: BenchContext, runs: number): Promise<OpenAiResult["seed"]> {
   const plan = ctx.quick
     ? [
-        { sessions: 10, prompts: 5 },
-        { sessions: 50, prompts: 5 },
+        { sessions: 5, prompts: 2 },
+        { sessions: 10, prompts: 2 },
       ]
     : [
         { sessions: 10, prompts: 20 },
         { sessions: 50, prompts: 20 },
         { sessions: 200, prompts: 5 },
       ];
-  const floorThreads = ctx.quick ? 50 : 200;
+  const floorThreads = ctx.quick ? 10 : 200;
   const server = await modelServer({ chunkChars: 9 });
   try {
     const rows: SeedRow[] = [];
@@ -304,10 +304,10 @@ async function seed(ctx: BenchContext, runs: number): Promise<OpenAiResult["seed
 }
 
 async function slow(ctx: BenchContext, runs: number): Promise<OpenAiResult["slow"]> {
-  const sessions = ctx.quick ? 50 : 200;
-  const turns = 2;
-  // 1 s to the first byte, then 50 chunks a second: an answer of 20 chunks takes about 1.4 s.
-  const server = await modelServer({ firstTokenMs: 1000, tokensPerSecond: 50, chunkChars: 4 });
+  const sessions = ctx.quick ? 10 : 200;
+  const turns = ctx.quick ? 1 : 2;
+  // 1 s to the first byte (0.4 s in a quick run), then 50 chunks a second: an answer of 20 chunks takes 0.4 s more.
+  const server = await modelServer({ firstTokenMs: ctx.quick ? 400 : 1000, tokensPerSecond: 50, chunkChars: 4 });
   const chars = 80;
   try {
     const measured = await repeat(ctx, `slow model, ${sessions} sessions`, runs, async () => {

@@ -33,8 +33,8 @@ interface RunMeasure {
 }
 
 export async function remote(ctx: BenchContext): Promise<RemoteResult> {
-  const sessions = 100;
-  const prompts = ctx.quick ? 5 : 20;
+  const sessions = ctx.quick ? 30 : 100;
+  const prompts = ctx.quick ? 3 : 20;
   const runs = ctx.quick ? 1 : 3;
   // Both at info: the listening host logs its URL at info.
   const hostArgs = ["--max-live-workers", String(sessions + 8), "--log-level", "info"];

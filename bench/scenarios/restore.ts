@@ -60,9 +60,9 @@ export interface RestoreResult {
 
 export async function restore(ctx: BenchContext): Promise<RestoreResult> {
   const runs = ctx.quick ? 1 : 3;
-  const samples = { restore: ctx.quick ? 5 : 15, resume: ctx.quick ? 3 : 8, load: ctx.quick ? 1 : 3 };
+  const samples = { restore: ctx.quick ? 3 : 15, resume: ctx.quick ? 2 : 8, load: ctx.quick ? 1 : 3 };
   const rows: RestoreRow[] = [];
-  for (const turns of [1_000, 10_000]) {
+  for (const turns of ctx.quick ? [1_000] : [1_000, 10_000]) {
     for (const compact of [false, true]) {
       const stateDir = mkdtempSync(join(tmpdir(), "ash-bench-restore-"));
       try {
@@ -133,7 +133,7 @@ const SUMMARISED_EVERY = 100;
  * machine.
  */
 async function firstAnswerAfterResume(ctx: BenchContext): Promise<FirstAnswerAfterResume> {
-  const rounds = ctx.quick ? 3 : 7;
+  const rounds = ctx.quick ? 1 : 7;
   const stateDir = mkdtempSync(join(tmpdir(), "ash-bench-first-answer-"));
   try {
     mkdirSync(sessionsDir(stateDir), { recursive: true });

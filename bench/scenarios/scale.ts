@@ -92,8 +92,8 @@ async function floorRun(sessions: number, turns: number): Promise<{ wallMs: numb
 export async function scale(ctx: BenchContext): Promise<ScaleResult> {
   const plan = ctx.quick
     ? [
-        { sessions: 50, turns: 3 },
-        { sessions: 200, turns: 3 },
+        { sessions: 20, turns: 2 },
+        { sessions: 50, turns: 1 },
       ]
     : [
         { sessions: 50, turns: 3 },

@@ -31,8 +31,8 @@ export interface SessionNewResult {
 
 export async function sessionNew(ctx: BenchContext): Promise<SessionNewResult> {
   const runs = ctx.quick ? 1 : 3;
-  const samples = ctx.quick ? 8 : 16;
-  const burstSize = ctx.quick ? 50 : 100; // quick mode is a smoke run
+  const samples = ctx.quick ? 4 : 16;
+  const burstSize = ctx.quick ? 20 : 100; // quick mode is a smoke run
   const warm = await repeat(ctx, "session/new warm", runs, () => sequential(ctx, samples, samples));
   const cold = await repeat(ctx, "session/new cold", runs, () => sequential(ctx, 0, samples));
   const burst = await repeat(ctx, `session/new burst of ${burstSize}`, runs, () =>

@@ -45,7 +45,7 @@ interface RunMeasure extends FloodedEchoes {
 
 export async function socketFlood(ctx: BenchContext): Promise<SocketFloodResult> {
   const runs = ctx.quick ? 1 : 3;
-  const echoes = ctx.quick ? 200 : 600;
+  const echoes = ctx.quick ? 100 : 600;
   const token = newToken();
   const tokensFile = join(ctx.cwd, "socket-flood-tokens");
   writeFileSync(tokensFile, `bench ${hashToken(token)}\n`);

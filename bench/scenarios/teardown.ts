@@ -33,7 +33,7 @@ export interface TeardownResult {
 }
 
 export async function teardown(ctx: BenchContext): Promise<TeardownResult> {
-  const SESSIONS = ctx.quick ? 50 : 200; // quick mode is a smoke run
+  const SESSIONS = ctx.quick ? 20 : 200; // quick mode is a smoke run
   // Each run opens 200 sessions (minutes of CPU on a small machine): SIGTERM, the orchestrator's usual end, gets two.
   const plan: Array<[Ending, number]> = ctx.quick
     ? [

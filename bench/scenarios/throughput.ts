@@ -54,9 +54,8 @@ export async function throughput(ctx: BenchContext): Promise<ThroughputResult> {
   // K per S keeps the sample count per run high enough for a p99 without making S = 100 take minutes.
   const plan = ctx.quick
     ? [
-        { sessions: 1, prompts: 100 },
-        { sessions: 10, prompts: 20 },
-        { sessions: 100, prompts: 5 },
+        { sessions: 1, prompts: 20 },
+        { sessions: 20, prompts: 2 },
       ]
     : [
         { sessions: 1, prompts: 300 },
@@ -96,7 +95,7 @@ export async function throughput(ctx: BenchContext): Promise<ThroughputResult> {
       },
     });
   }
-  const { stdout } = await promisify(execFile)(process.execPath, [HOT_PATH_PROBE, ctx.quick ? "200" : "1000"]);
+  const { stdout } = await promisify(execFile)(process.execPath, [HOT_PATH_PROBE, ctx.quick ? "100" : "1000"]);
   return { runs, rows, breakdown: JSON.parse(stdout) as HotPathReport };
 }
 

@@ -194,26 +194,29 @@ async function offAndOn(
 export async function tracing(ctx: BenchContext): Promise<TracingResult> {
   const runs = ctx.quick ? 1 : 3;
   // Turns a session in a trouble pair: a host's p99 is then its 10th slowest of 2 × 500 turns.
-  const turns = ctx.quick ? 20 : 500;
+  const turns = ctx.quick ? 5 : 500;
   // A host's CPU per turn moves with how its threads' work batches, which moves with the machine's load: over 50
   // turns a session, pairs run at once still differed by 1.2-1.8×; over 300 they agreed within ±5 %.
-  const costTurns = ctx.quick ? 20 : 300;
+  const costTurns = ctx.quick ? 5 : 300;
+  const sessions = ctx.quick ? 4 : SESSIONS;
+  // A quick run tries the endpoint down; the full run also answering, slow and failing.
+  const endpoints: readonly Endpoint[] = ctx.quick ? ["down"] : ENDPOINTS;
   const sink = await otlpSink();
   const server = await modelServer({ chunkChars: 9 });
   let exported = { echo: 0, model: 0 };
   try {
     const model = ["--model-provider", "openai-compatible", "--base-url", server.url, "--model", MODEL];
-    const measured = await repeat(ctx, `tracing: ${SESSIONS} sessions × ${costTurns} turns`, runs, async () => {
+    const measured = await repeat(ctx, `tracing: ${sessions} sessions × ${costTurns} turns`, runs, async () => {
       sink.behave("answering");
       const before = sink.bytes();
-      const [echoOff, echoOn] = await offAndOn(ctx, SESSIONS, costTurns, [], sink.endpoint);
+      const [echoOff, echoOn] = await offAndOn(ctx, sessions, costTurns, [], sink.endpoint);
       const echoBytes = sink.bytes() - before;
-      const [modelOff, modelOn] = await offAndOn(ctx, SESSIONS, costTurns, model, sink.endpoint);
-      const tracedTurns = SESSIONS * (costTurns + 1);
+      const [modelOff, modelOn] = await offAndOn(ctx, sessions, costTurns, model, sink.endpoint);
+      const tracedTurns = sessions * (costTurns + 1);
       exported = { echo: echoBytes / tracedTurns, model: (sink.bytes() - before - echoBytes) / tracedTurns };
       // Latencies with the endpoint in trouble, against tracing off beside it.
       const trouble: Partial<Record<`${Endpoint}${"Off" | "On"}`, number>> = {};
-      for (const how of ENDPOINTS) {
+      for (const how of endpoints) {
         sink.behave(how);
         const [off, on] = await offAndOn(ctx, TROUBLE_SESSIONS, turns, [], sink.endpoint);
         trouble[`${how}Off`] = off!.p99;
@@ -232,11 +235,11 @@ export async function tracing(ctx: BenchContext): Promise<TracingResult> {
       "echoOn",
       "modelOff",
       "modelOn",
-      ...ENDPOINTS.flatMap((how) => [`${how}Off`, `${how}On`] as const),
+      ...endpoints.flatMap((how) => [`${how}Off`, `${how}On`] as const),
     ]);
     return {
       runs,
-      sessions: SESSIONS,
+      sessions,
       troubleSessions: TROUBLE_SESSIONS,
       costTurns,
       turns,
@@ -245,7 +248,7 @@ export async function tracing(ctx: BenchContext): Promise<TracingResult> {
         { turn: "model", off: fig.modelOff, on: fig.modelOn, ratio: pairedRatio(fig.modelOn, fig.modelOff) },
       ],
       exportedBytesPerTurn: exported,
-      trouble: ENDPOINTS.map((endpoint) => {
+      trouble: endpoints.map((endpoint) => {
         const off = fig[`${endpoint}Off`];
         const on = fig[`${endpoint}On`];
         return { endpoint, off, on, addedP99: median(on.runs.map((value, run) => value - off.runs[run]!)) };

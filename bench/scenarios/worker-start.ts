@@ -36,9 +36,9 @@ async function probe(variant: Variant, starts: number, live: number): Promise<Pr
 }
 
 export async function workerStart(ctx: BenchContext): Promise<WorkerStartResult> {
-  const runs = ctx.quick ? 2 : 5;
-  const starts = ctx.quick ? 20 : 40;
-  const live = ctx.quick ? 20 : 50;
+  const runs = ctx.quick ? 1 : 5;
+  const starts = ctx.quick ? 10 : 40;
+  const live = ctx.quick ? 10 : 50;
   const reports: Record<Variant, ProbeReport[]> = { bare: [], session: [] };
   await repeat(ctx, "worker-start", runs, async (rep) => {
     for (const variant of rep % 2 === 0 ? VARIANTS : [...VARIANTS].reverse())

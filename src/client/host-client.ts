@@ -20,6 +20,7 @@ import { createHttpStream } from "@agentclientprotocol/sdk/experimental/http-cli
 import { createWebSocketStream } from "@agentclientprotocol/sdk/experimental/ws-client";
 import { WebSocket } from "ws";
 import { once } from "node:events";
+import { createInterface } from "node:readline";
 import { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import {
@@ -88,8 +89,11 @@ export interface SpawnOptions extends Understands {
   args?: string[];
   /** The host's environment. Default: this process's. */
   env?: NodeJS.ProcessEnv;
-  /** Where the host's stderr (JSON logs) goes. Default: "ignore". With "pipe", read `client.child.stderr`. */
-  stderr?: "inherit" | "pipe" | "ignore";
+  /**
+   * Where the host's stderr (JSON logs) goes. Default: "ignore". With "pipe", read `client.child.stderr`. A function
+   * is called with each line from the host's start on, so what a host that exits before answering said is not lost.
+   */
+  stderr?: "inherit" | "pipe" | "ignore" | ((line: string) => void);
   /** Default: "deny". */
   permission?: PermissionPolicy;
 }
@@ -275,7 +279,12 @@ export class HostClient {
     // glibc gives each thread that allocates an arena of its own (up to 8 per core) and keeps what is freed in it: a
     // host that makes and ends worker threads grows by them (docs/performance.md, "Measured choices in the code").
     const env = { MALLOC_ARENA_MAX: "2", ...(options.env ?? process.env) };
-    const child = spawn(command, args, { stdio: ["pipe", "pipe", options.stderr ?? "ignore"], env });
+    const stderr = options.stderr ?? "ignore";
+    const child = spawn(command, args, {
+      stdio: ["pipe", "pipe", typeof stderr === "function" ? "pipe" : stderr],
+      env,
+    });
+    if (typeof stderr === "function") createInterface({ input: child.stderr!, crlfDelay: Infinity }).on("line", stderr);
     await once(child, "spawn");
     const stream = ndJsonStream(
       Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>,

@@ -80,6 +80,24 @@ describe("session/list", () => {
     expect((await allPages()).sessions).toHaveLength(7);
   });
 
+  it("lists turns 0 for every fresh session, whether or not its worker has opened its log yet", async () => {
+    const cwd = tempDir();
+    // Listed at once: session/new answers before a worker (none is warm here) opens the log and writes its sidecar.
+    const fresh = await Promise.all(Array.from({ length: 3 }, () => h.client.newSession(cwd)));
+    // One no worker of this host will open: made by another process, a header and nothing else.
+    const untouched = randomUUID();
+    writeLog(state, untouched, [header(untouched, cwd)]);
+    const turnsOf = (sessions: SessionInfo[]) =>
+      Object.fromEntries(
+        sessions.map((s) => [s.sessionId, (s._meta?.["acp-session-host"] as { turns?: number }).turns]),
+      );
+    const everyFresh = Object.fromEntries([...fresh.map((s) => s.sessionId), untouched].map((id) => [id, 0]));
+    expect(turnsOf((await allPages(cwd)).sessions)).toEqual(everyFresh);
+    await h.client.prompt(fresh[0]!.sessionId, "one turn");
+    expect(turnsOf((await allPages(cwd)).sessions)).toEqual({ ...everyFresh, [fresh[0]!.sessionId]: 1 });
+    await Promise.all(fresh.map((s) => h.client.close(s.sessionId)));
+  });
+
   it("refuses a cursor it did not give out and a relative cwd", async () => {
     await expect(h.client.list({ cursor: "not-a-cursor" })).rejects.toMatchObject({
       code: -32602,

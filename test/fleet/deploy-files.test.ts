@@ -18,13 +18,21 @@ import { waitFor } from "../support/tools.js";
 const cluster = postgresPerFile();
 
 interface Container {
-  command: string[];
+  image: string;
+  command?: string[];
   args: string[];
   env: Array<{ name: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } }>;
   ports: Array<{ name: string; containerPort: number }>;
   readinessProbe: { httpGet: { path: string; port: string } };
+  livenessProbe: { httpGet: { path: string; port: string } };
   lifecycle: { preStop: { exec: { command: string[] } } };
   volumeMounts: Array<{ name: string; mountPath: string }>;
+  securityContext: {
+    procMount?: string;
+    privileged?: boolean;
+    capabilities?: { add?: string[]; drop?: string[] };
+    allowPrivilegeEscalation?: boolean;
+  };
 }
 
 const read = (path: string) => readFileSync(join(REPO_ROOT, "deploy", path), "utf8");
@@ -37,8 +45,8 @@ async function runsAndEnds(flags: string[], port: number): Promise<void> {
   child.stderr!.setEncoding("utf8");
   child.stderr!.on("data", (chunk: string) => (log += chunk));
   const exited = once(child, "exit") as Promise<[number | null]>;
-  const health = () =>
-    fetch(`http://127.0.0.1:${port}/healthz`).then(
+  const health = (path = "/healthz") =>
+    fetch(`http://127.0.0.1:${port}${path}`).then(
       async (response) => ({
         status: response.status,
         body: (await response.json()) as { status: string; hostId: string },
@@ -52,6 +60,8 @@ async function runsAndEnds(flags: string[], port: number): Promise<void> {
       30_000,
     );
     expect(healthy?.body.status).toBe("ok");
+    // Ready once its standby pool is started (the readiness probe's path).
+    await waitFor(`the host to answer /readyz (${log})`, async () => (await health("/readyz"))?.status === 200, 30_000);
     child.kill("SIGTERM");
     const [code] = await exited;
     expect(code, log).toBe(0);
@@ -67,14 +77,33 @@ describe("deploy/kubernetes", () => {
   const pod = deployment.spec.template.spec;
   const container = pod.containers[0] as Container;
 
-  it("probes /healthz on the port the host listens on; gives the drain its time before SIGKILL", () => {
+  it("probes /readyz and /healthz on the port the host listens on; gives the drain its time before SIGKILL", () => {
     const listen = container.args.find((arg) => arg.startsWith("--listen="))!;
     const port = container.ports.find((candidate) => candidate.name === container.readinessProbe.httpGet.port)!;
-    expect(container.readinessProbe.httpGet.path).toBe("/healthz");
+    expect(container.readinessProbe.httpGet.path).toBe("/readyz");
+    expect(container.livenessProbe.httpGet).toEqual({ path: "/healthz", port: container.readinessProbe.httpGet.port });
     expect(listen.endsWith(`:${port.containerPort}`)).toBe(true);
     const drainMs = Number(container.args.find((arg) => arg.startsWith("--drain-ms="))!.split("=")[1]);
     const preStopS = Number(container.lifecycle.preStop.exec.command.at(-1));
     expect(pod.terminationGracePeriodSeconds * 1000).toBeGreaterThan(preStopS * 1000 + drainMs);
+  });
+
+  it("runs the image the Containerfile builds, as its user, with what bubblewrap needs and no privilege", () => {
+    const containerfile = readFileSync(join(REPO_ROOT, "Containerfile"), "utf8");
+    const version = (JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { version: string }).version;
+    expect(container.image).toBe(`acp-session-host:${version}`);
+    expect(containerfile).toMatch(/^ENTRYPOINT \["acp-session-host"\]$/m);
+    const uid = Number(/useradd --uid (\d+)/.exec(containerfile)![1]);
+    expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: uid });
+    // deploy/container.md: an unmasked /proc (in a user namespace of the pod's own), no capability, no privilege.
+    expect(pod.hostUsers).toBe(false);
+    expect(container.securityContext).toMatchObject({
+      procMount: "Unmasked",
+      capabilities: { drop: ["ALL"] },
+      allowPrivilegeEscalation: false,
+    });
+    expect(container.securityContext.privileged).toBeUndefined();
+    expect(container.securityContext.capabilities?.add).toBeUndefined();
   });
 
   it("reads the database URL and the tokens file from the Secret's keys", () => {
@@ -114,8 +143,10 @@ describe("deploy/kubernetes", () => {
         .replace(/^--state-dir=.*/, `--state-dir=${join(dir, "state")}`)
         .replace(/^--metrics-listen=.*/, "--metrics-listen=127.0.0.1:0"),
     );
-    expect(container.command.slice(-2)).toEqual(["dist/src/cli.js", "serve"]);
-    await runsAndEnds(flags, port);
+    // The image's entry point is acp-session-host (Containerfile): the Deployment gives it only arguments.
+    expect(container.command).toBeUndefined();
+    expect(flags[0]).toBe("serve");
+    await runsAndEnds(flags.slice(1), port);
   });
 });
 

@@ -4,7 +4,8 @@
 // crashes mid-task and the next prompt restores it from its log; one is cancelled and then goes on; one is read-only.
 // On the embedded scripted model by default (no network); with --base-url and --model, the same tasks in words to a
 // real model. Ends with a table per session and the host's own figures, and exits non-zero when a session did not do
-// what it should, so the demo is also a test.
+// what it should, so the demo is also a test; a failed session is shown with what the host said of it (its log's
+// warnings and errors, the failed tool calls' output). Without a sandbox it stops before any session starts.
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,6 +15,8 @@ import { HostClient, type ToolCallSummary } from "../../client/index.js";
 import { ConfigError, flagsHelp, parseFlags, type Options } from "../../flags.js";
 import { checkCalls, checkTask, demoTasks, taskPrompts, type DemoTask } from "./demo-tasks.js";
 import { LiveView, type SessionLine } from "./demo-view.js";
+import { HostReasons } from "./host-reasons.js";
+import { sandboxProblem } from "../machine-checks.js";
 
 const flag = z.union([z.boolean(), z.enum(["true", "false"])]).transform((value) => value === true || value === "true");
 
@@ -50,6 +53,8 @@ function header(): string {
 
 interface SessionResult {
   task: DemoTask;
+  /** Null until session/new answered. */
+  sessionId: string | null;
   stopReasons: Array<StopReason | "error">;
   toolCalls: ToolCallSummary[];
   wallMs: number;
@@ -62,6 +67,16 @@ export async function demoCommand(argv: readonly string[]): Promise<number> {
   if ((config.baseUrl === undefined) !== (config.model === undefined))
     throw new ConfigError("--base-url and --model go together");
   const scripted = config.baseUrl === undefined;
+  // Every task runs commands in the sandbox: without one, stop before any session starts, saying what to install.
+  const missing = sandboxProblem();
+  if (missing) {
+    process.stderr.write(
+      `acp-session-host demo: the sessions run their commands in bubblewrap's sandbox, which this machine cannot make:\n` +
+        `  ${missing.text}\n` +
+        `No session was started.\n`,
+    );
+    return 1;
+  }
   const root = mkdtempSync(join(tmpdir(), "ash-demo-"));
   const stateDir = join(root, ".state");
   const tasks = demoTasks(config.sessions);
@@ -78,10 +93,17 @@ export async function demoCommand(argv: readonly string[]): Promise<number> {
       : ["--model-provider", "openai-compatible", "--base-url", config.baseUrl!, "--model", config.model!]),
     ...(config.apiKeyEnv ? ["--api-key-env", config.apiKeyEnv] : []),
   ];
+  const reasons = new HostReasons();
   const client = await HostClient.spawn({
     hostArgs,
-    stderr: config.hostLogs ? "inherit" : "ignore",
+    stderr: (line) => {
+      reasons.line(line);
+      if (config.hostLogs) process.stderr.write(`${line}\n`);
+    },
     permission: "allow",
+  }).catch((error: unknown) => {
+    rmSync(root, { recursive: true, force: true });
+    throw new Error(`the host did not start (${(error as Error).message}); it said:\n  ${reasons.tail().join("\n  ")}`);
   });
   try {
     const started = performance.now();
@@ -93,11 +115,13 @@ export async function demoCommand(argv: readonly string[]): Promise<number> {
     }));
     const view = config.json ? null : new LiveView(process.stderr);
     const ticker = setInterval(() => view?.update(lines), 100);
-    const results = await Promise.all(
-      tasks.map((task, index) =>
-        runTask(client, task, root, tasks, scripted, lines[index]!, () => view?.update(lines)),
-      ),
-    );
+    const running: Array<Promise<SessionResult>> = [];
+    for (const [index, task] of tasks.entries()) {
+      // The neighbour task reads the first project's notes: it is told when that project failed instead.
+      const first = running[tasks.findIndex((other) => other.kind === "project")] ?? null;
+      running.push(runTask(client, task, root, tasks, scripted, lines[index]!, () => view?.update(lines), first));
+    }
+    const results = await Promise.all(running);
     clearInterval(ticker);
     view?.update(lines, true);
     const wallMs = performance.now() - started;
@@ -116,6 +140,7 @@ export async function demoCommand(argv: readonly string[]): Promise<number> {
         `${JSON.stringify({ sessions: results.map(({ task, ...rest }) => ({ name: task.name, kind: task.kind, ...rest, toolCalls: rest.toolCalls.length })), host, failed }, null, 2)}\n`,
       );
     else process.stdout.write(`${table(results, host, scripted)}\n`);
+    if (failed > 0) process.stderr.write(hostSaid(results, reasons));
     return failed > 0 ? 1 : 0;
   } finally {
     await client.dispose();
@@ -131,19 +156,34 @@ async function runTask(
   scripted: boolean,
   line: SessionLine,
   redraw: () => void,
+  firstProject: Promise<SessionResult> | null,
 ): Promise<SessionResult> {
   const own = join(root, task.name);
   // Its neighbour: the next project's workspace (whose notes the neighbour task tries to read).
   const neighbour = join(root, tasks.find((other) => other.kind === "project")?.name ?? task.name);
-  const result: SessionResult = { task, stopReasons: [], toolCalls: [], wallMs: 0, turnMs: [], problem: null };
+  const result: SessionResult = {
+    task,
+    sessionId: null,
+    stopReasons: [],
+    toolCalls: [],
+    wallMs: 0,
+    turnMs: [],
+    problem: null,
+  };
   const started = performance.now();
   try {
     // The neighbour's notes exist before they are read: what stops the read is the sandbox, not their absence.
     if (task.kind === "neighbour") {
       line.activity = "waiting for the neighbour's notes";
-      await waitForFile(join(neighbour, "NOTES.md"));
+      let failed: string | null = null;
+      void firstProject?.then((project) => {
+        if (project.problem !== null && !existsSync(join(neighbour, "NOTES.md")))
+          failed = `its neighbour ${project.task.name} failed before writing NOTES.md: ${project.problem}`;
+      });
+      await waitForFile(join(neighbour, "NOTES.md"), () => failed);
     }
     const { sessionId } = await client.newSession(own, task.mode ? { mode: task.mode } : {});
+    result.sessionId = sessionId;
     line.state = "working";
     line.activity = "thinking";
     for (const prompt of taskPrompts(task, { own, neighbour }, scripted)) {
@@ -189,8 +229,39 @@ async function runTask(
   return result;
 }
 
-async function waitForFile(path: string): Promise<void> {
+/** Each failed session with what the host logged about it (and about itself): the cause, not only the symptom. */
+function hostSaid(results: SessionResult[], reasons: HostReasons): string {
+  const lines = ["", "what the host logged about the sessions that failed:"];
+  for (const result of results.filter((result) => result.problem !== null)) {
+    const said = reasons.about(result.sessionId);
+    // The host's answer to each tool call that failed: what a command in the sandbox said, or why it did not run.
+    const calls = result.toolCalls
+      .filter((call) => call.status === "failed")
+      .map((call) => `${call.title}: ${firstLines(call.output || outputOf(call.rawOutput))}`);
+    lines.push(`  ${result.task.name}: ${result.problem}`);
+    if (said.length === 0 && calls.length === 0)
+      lines.push("    the host logged no warning or error about it, and no tool call of it failed");
+    for (const text of said.slice(0, 5)) lines.push(`    host: ${text}`);
+    for (const text of calls.slice(0, 3)) lines.push(`    failed tool call: ${text}`);
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+function outputOf(raw: unknown): string {
+  const output = (raw as { output?: unknown } | null)?.output;
+  return typeof output === "string" ? output : JSON.stringify(raw ?? null);
+}
+
+function firstLines(text: string): string {
+  const lines = text.trim().split("\n");
+  return lines.slice(0, 3).join(" / ") + (lines.length > 3 ? " / …" : "");
+}
+
+/** Until `path` exists; throws what `failed` says once it says something (the file will not come). */
+async function waitForFile(path: string, failed: () => string | null): Promise<void> {
   for (let waited = 0; !existsSync(path); waited += 50) {
+    const why = failed();
+    if (why !== null) throw new Error(why);
     if (waited > 60_000) throw new Error(`${path} never appeared`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }

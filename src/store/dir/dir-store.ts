@@ -457,7 +457,12 @@ export class DirStore implements SessionStore {
       // missing or unreadable: fall back to the header
     }
     try {
-      const header = parseHeaderLine(await readFirstLine(paths.log), id);
+      const { line, alone } = await readHeaderLine(paths.log);
+      const header = parseHeaderLine(line, id);
+      // No sidecar yet: session/new answers before its worker opens the log and writes one. A log that is only its
+      // header is a session with no turn, listed as one: otherwise a fresh session's turns would depend on whether
+      // a page came before or after its worker started.
+      const turns = alone ? 0 : undefined;
       return listed({
         tenant: header.tenant ?? null,
         cwdKey: resolve(header.cwd),
@@ -466,7 +471,7 @@ export class DirStore implements SessionStore {
           cwd: header.cwd,
           title: null,
           updatedAt: header.createdAt,
-          _meta: listedMeta({ createdAt: header.createdAt, parent: header.parent, forkOf: header.forkOf }),
+          _meta: listedMeta({ turns, createdAt: header.createdAt, parent: header.parent, forkOf: header.forkOf }),
         },
       });
     } catch (error) {
@@ -478,6 +483,11 @@ export class DirStore implements SessionStore {
 }
 
 async function readFirstLine(path: string): Promise<string> {
+  return (await readHeaderLine(path)).line;
+}
+
+/** The log's first line, and whether the file ends with it (a session no turn, nor its worker, has written to). */
+async function readHeaderLine(path: string): Promise<{ line: string; alone: boolean }> {
   const file = await open(path, "r");
   try {
     const buffer = Buffer.alloc(HEADER_MAX_BYTES);
@@ -485,7 +495,7 @@ async function readFirstLine(path: string): Promise<string> {
     const newline = buffer.subarray(0, bytesRead).indexOf(0x0a);
     if (newline < 0)
       throw new LogError(bytesRead === 0 ? "the file is empty (no header)" : "its header line is torn or too long");
-    return buffer.toString("utf8", 0, newline);
+    return { line: buffer.toString("utf8", 0, newline), alone: bytesRead === newline + 1 && bytesRead < buffer.length };
   } finally {
     await file.close();
   }
