@@ -5,6 +5,7 @@
 import { spawnSync } from "node:child_process";
 import { accessSync, constants, existsSync, readdirSync } from "node:fs";
 import { delimiter, join } from "node:path";
+import { bwrapArgs } from "../spawner/sandbox.js";
 
 export interface MissingPart {
   text: string;
@@ -44,17 +45,9 @@ export function notOnPath(name: string, pkg: string): MissingPart | null {
 export function sandboxProblem(): MissingPart | null {
   const path = onPath("bwrap");
   if (!path) return notOnPath("bwrap", "bubblewrap");
-  const args = [
-    "--die-with-parent",
-    "--unshare-pid",
-    "--unshare-ipc",
-    "--unshare-uts",
-    "--unshare-cgroup-try",
-    "--cap-drop",
-    "ALL",
-    "--unshare-net",
-  ];
-  const probe = spawnSync(path, [...args, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "true"], {
+  // The read-only plan's arguments as the spawner builds them, its strictest: no network, no capabilities.
+  const plan = { kind: "read-only", privateTmp: false, workspace: "/", network: false, masks: [] } as const;
+  const probe = spawnSync(path, bwrapArgs(plan, ["true"], { statusFd: false, asPid1: true }), {
     encoding: "utf8",
     timeout: 10_000,
   });

@@ -12,7 +12,7 @@ import { startRawHost } from "../support/raw-host.js";
 import { tempDir } from "../support/host.js";
 import { startRemoteHost, transports } from "../support/remote-host.js";
 import { openStalledClient } from "../support/stalled-client.js";
-import { script, tool, waitFor } from "../support/tools.js";
+import { waitFor, fileSaidTimes } from "../support/tools.js";
 
 const FLOOD = 1000;
 
@@ -172,16 +172,7 @@ describe("stderr is the host's JSON", () => {
       const { sessionId } = (await slow.call(1, "session/new", { cwd, mcpServers: [] })) as { sessionId: string };
       slow.stopReading();
       // Megabytes of answer for a client that reads none of it: more than the socket buffers and the host's bound.
-      const says = Array.from({ length: 16 }, () => ({ say: "{{result}}" }));
-      slow.send({
-        jsonrpc: "2.0",
-        id: 2,
-        method: "session/prompt",
-        params: {
-          sessionId,
-          prompt: [{ type: "text", text: script(tool("read_file", { path: "big.txt" }), ...says) }],
-        },
-      });
+      slow.sendPrompt(2, sessionId, fileSaidTimes("big.txt", 16));
       await waitFor("the stalled connection closed", () =>
         /"connection":"c1","tenant":null,"detached":1,"msg":"connection closed"/.test(host.stderr()),
       );

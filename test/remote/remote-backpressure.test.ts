@@ -8,7 +8,7 @@ import { type HostClient } from "../../src/client/index.js";
 import { tempDir } from "../support/host.js";
 import { startRemoteHost, tokensFile } from "../support/remote-host.js";
 import { openStalledClient } from "../support/stalled-client.js";
-import { script, tool, waitFor } from "../support/tools.js";
+import { waitFor, fileSaidTimes } from "../support/tools.js";
 import { connectHost } from "../support/checked-host.js";
 
 const MiB = 2 ** 20;
@@ -55,16 +55,7 @@ it(
       await slow.call(0, "initialize", { protocolVersion: 1, clientCapabilities: {} });
       const { sessionId } = (await slow.call(1, "session/new", { cwd, mcpServers: [] })) as { sessionId: string };
       slow.stopReading();
-      const says = Array.from({ length: 150 }, () => ({ say: "{{result}}" }));
-      slow.send({
-        jsonrpc: "2.0",
-        id: 2,
-        method: "session/prompt",
-        params: {
-          sessionId,
-          prompt: [{ type: "text", text: script(tool("read_file", { path: "big.txt" }), ...says) }],
-        },
-      });
+      slow.sendPrompt(2, sessionId, fileSaidTimes("big.txt", 150));
       const answered = slow.response(2);
 
       // Its worker stops at its next event once the connection holds its buffer and the session its window. (Without

@@ -8,7 +8,7 @@ import { type HostClient } from "../../src/client/index.js";
 import { tempDir } from "../support/host.js";
 import { startRemoteHost, type RemoteHost } from "../support/remote-host.js";
 import { openStalledClient } from "../support/stalled-client.js";
-import { bash, processesRunning, script, tool, waitFor } from "../support/tools.js";
+import { bash, processesRunning, script, waitFor, fileSaidTimes } from "../support/tools.js";
 import { connectHost } from "../support/checked-host.js";
 
 const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)]!;
@@ -63,16 +63,7 @@ describe("a client that stops reading", () => {
       const { sessionId } = (await slow.call(1, "session/new", { cwd, mcpServers: [] })) as { sessionId: string };
       slow.stopReading();
       // 8 MB of answer for a client that reads none of it: more than the socket buffers and the host's 256 KiB.
-      const says = Array.from({ length: 8 }, () => ({ say: "{{result}}" }));
-      slow.send({
-        jsonrpc: "2.0",
-        id: 2,
-        method: "session/prompt",
-        params: {
-          sessionId,
-          prompt: [{ type: "text", text: script(tool("read_file", { path: "big.txt" }), ...says) }],
-        },
-      });
+      slow.sendPrompt(2, sessionId, fileSaidTimes("big.txt", 8));
       const sent = performance.now();
       // The other client is connection c1, the stalled one c2.
       const stalledClosed = () =>

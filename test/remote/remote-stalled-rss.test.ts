@@ -8,7 +8,7 @@ import { expect, it } from "vitest";
 import { tempDir } from "../support/host.js";
 import { startRemoteHost, tokensFile } from "../support/remote-host.js";
 import { openStalledClient } from "../support/stalled-client.js";
-import { script, tool, waitFor } from "../support/tools.js";
+import { waitFor, fileSaidTimes } from "../support/tools.js";
 import { connectHost } from "../support/checked-host.js";
 
 const MiB = 2 ** 20;
@@ -76,16 +76,7 @@ async function run(reading: boolean): Promise<Run> {
     if (!reading) slow.stopReading();
     let peak = 0;
     const sampler = setInterval(() => (peak = Math.max(peak, rssOf(pid))), 20);
-    const says = Array.from({ length: 150 }, () => ({ say: "{{result}}" }));
-    slow.send({
-      jsonrpc: "2.0",
-      id: 2,
-      method: "session/prompt",
-      params: {
-        sessionId: client,
-        prompt: [{ type: "text", text: script(tool("read_file", { path: "big.txt" }), ...says) }],
-      },
-    });
+    slow.sendPrompt(2, client, fileSaidTimes("big.txt", 150));
     answered = slow.response(2);
     if (!reading) {
       const waits = new RegExp(`"sessionId":"${client}".*session output waits`);

@@ -11,6 +11,8 @@ export interface StalledClient {
   response(id: number): Promise<{ result?: unknown; error?: unknown }>;
   /** Sends without waiting for anything. */
   send(message: unknown): void;
+  /** Sends session/prompt (request id) with one text block, without waiting: its answer is response(id). */
+  sendPrompt(id: number, sessionId: string, text: string): void;
   /** Pauses the socket: what the server sends stays in the kernel's buffers. */
   stopReading(): void;
   /** Reads again, from where it stopped: a closed connection then shows as closed. */
@@ -89,6 +91,8 @@ export async function openStalledClient(url: string, headers: Record<string, str
     socket,
     closed,
     send,
+    sendPrompt: (id, sessionId, text) =>
+      send({ jsonrpc: "2.0", id, method: "session/prompt", params: { sessionId, prompt: [{ type: "text", text }] } }),
     response,
     call: async (id, method, params) => {
       const answer = response(id);

@@ -14,6 +14,11 @@ export const bash = (command: string, extra: Record<string, unknown> = {}) => ({
 });
 export const tool = (name: string, input: Record<string, unknown>) => ({ tool: name, input });
 
+/** A script that reads the file at path and says what it read `times` times: a large answer from a small prompt. */
+export function fileSaidTimes(path: string, times: number): string {
+  return script(tool("read_file", { path }), ...Array.from({ length: times }, () => ({ say: "{{result}}" })));
+}
+
 /** The final result the model saw for a tool call. */
 export function resultOf(call: ToolCallSummary | undefined): string {
   const raw = call?.rawOutput as { output?: unknown } | undefined;
