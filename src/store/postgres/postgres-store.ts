@@ -12,17 +12,7 @@ import { ConfigError } from "../../host-options.js";
 import { hostError, notFound, sessionMoved, storeFault } from "../../request-errors.js";
 import type { Logger } from "../../logger.js";
 import type { WorkerLog, SettingsFrom } from "../../protocol/port.js";
-import {
-  COMPACTED_LOG_FORMAT_VERSION,
-  isSessionId,
-  LOG_FORMAT,
-  LOG_FORMAT_VERSION,
-  LogError,
-  parseHeaderLine,
-  type LogHeader,
-} from "../../protocol/session-log.js";
-import { snapshotTailSettings } from "../../protocol/log/snapshot.js";
-import { entryTypeOf, forkPoint, type ForkPointState } from "../fork-point.js";
+import { isSessionId, LogError, type LogHeader } from "../../protocol/session-log.js";
 import { decodeCursor, encodeCursor } from "../list-cursor.js";
 import { listedMeta } from "../listing.js";
 import { newSessionHeader } from "../new-header.js";
@@ -35,6 +25,7 @@ import type {
   SessionStore,
   SessionWriter,
 } from "../session-store.js";
+import { copyFork, storedHeader } from "./fork.js";
 import { GroupCommit } from "./group-commit.js";
 import { Notices, type Notice } from "./notices.js";
 import { uploadOutputs } from "./outputs.js";
@@ -56,9 +47,6 @@ export interface PostgresStoreOptions {
 interface Held {
   epoch: number;
 }
-
-/** How much of a snapshot's end a fork reads for its settings (they follow the conversation, and are small). */
-const SNAPSHOT_END_CHARS = 1024 * 1024;
 
 /** How long a host asked to let a session go may take to answer before the asker looks at the lease again. */
 const TAKEOVER_ANSWER_MS = 5000;
@@ -165,105 +153,28 @@ export class PostgresStore implements SessionStore {
     ]);
     const row = rows[0];
     if (!row) throw await this.#absent(sessionId);
-    return this.#storedHeader(sessionId, row.header);
+    return storedHeader(sessionId, row.header, this.label);
   }
 
   unknownSession(sessionId: string): RequestError {
     return notFound(sessionId, `unknown session: ${sessionId} (not in ${this.label})`);
   }
 
-  /**
-   * Copies the source's rows in one transaction (a consistent view of them: REPEATABLE READ): its snapshot, the
-   * records before it that session/load replays and every record after it up to its last ended turn, under a new row
-   * whose header names the source and the fork point. Where the fork point lies and the source's settings there are
-   * read by the database from the records' first characters (as every entry is written, {"type":"…"); only the few
-   * entries that set something, and the end of the snapshot, come to this thread.
-   */
+  /** A fork of the source up to its last ended turn, in one transaction (fork.ts). */
   async fork(request: ForkRequest): Promise<ForkedSession> {
     const { sourceId } = request;
     if (!isSessionId(sourceId)) throw this.unknownSession(sourceId);
     const client = await this.#connect();
     try {
-      await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ");
-      const { rows } = await client.query<{
-        header: string;
-        snapshot_seq: string;
-        snapshot_end: string | null;
-        snapshot_bytes: string | null;
-      }>(
-        "SELECT header, snapshot_seq, right(snapshot, $2) AS snapshot_end, octet_length(snapshot) AS snapshot_bytes FROM ash_sessions WHERE id = $1",
-        [sourceId, SNAPSHOT_END_CHARS],
-      );
-      const row = rows[0];
-      if (!row) {
-        await client.query("ROLLBACK");
-        throw await this.#absent(sourceId);
-      }
-      const source = this.#storedHeader(sourceId, row.header);
-      const snapshotSeq = Number(row.snapshot_seq);
-      const base =
-        row.snapshot_end === null
-          ? { mode: source.mode, model: source.model, systemPrompt: source.systemPrompt ?? null, turns: 0, title: null }
-          : await this.#snapshotBase(client, sourceId, row.snapshot_end);
-      const { state, forkSeq } = await this.#forkPoint(client, sourceId, snapshotSeq, base);
-      const id = randomUUID();
-      const createdAt = new Date().toISOString();
-      const forkOf = { sessionId: sourceId, turns: state.turns };
-      const systemPrompt = request.systemPrompt ?? state.systemPrompt;
-      const header: LogHeader = {
-        format: LOG_FORMAT,
-        formatVersion: row.snapshot_end === null ? LOG_FORMAT_VERSION : COMPACTED_LOG_FORMAT_VERSION,
-        sessionId: id,
-        cwd: request.cwd,
-        createdAt,
-        mode: state.mode,
-        model: state.model,
-        hostVersion: request.hostVersion,
-        ...(request.tenant ? { tenant: request.tenant } : {}),
-        ...(systemPrompt ? { systemPrompt } : {}),
-        forkOf,
-      };
-      const headerText = JSON.stringify(header);
-      await client.query(
-        `INSERT INTO ash_sessions (id, tenant, cwd, header, created_ms, updated_ms, title, turns, snapshot, snapshot_seq, owner, epoch, lease_until, fork_of, fork_turns)
-         SELECT $1, $2, $3, $4, $5, $5, $6, $7, snapshot, snapshot_seq, $8, 1, clock_timestamp() + $9 * interval '1 millisecond', $10, $7
-         FROM ash_sessions WHERE id = $10`,
-        [
-          id,
-          request.tenant,
-          resolve(request.cwd),
-          headerText,
-          Date.parse(createdAt),
-          state.title,
-          state.turns,
-          this.#options.hostId,
-          this.#options.leaseMs,
-          sourceId,
-        ],
-      );
-      const copied = await client.query<{ bytes: string }>(
-        `WITH copied AS (
-           INSERT INTO ash_records (session_id, seq, epoch, replayable, entry)
-           SELECT $1, seq, 1, replayable, entry FROM ash_records
-           WHERE session_id = $2 AND ((seq < $3 AND replayable) OR (seq >= $3 AND seq < $4))
-           RETURNING octet_length(entry) AS bytes
-         )
-         SELECT COALESCE(sum(bytes), 0) AS bytes FROM copied`,
-        [id, sourceId, snapshotSeq, forkSeq],
-      );
-      await client.query("COMMIT");
-      this.#held.set(id, { epoch: 1 });
+      const forked = await copyFork(client, request, {
+        hostId: this.#options.hostId,
+        leaseMs: this.#options.leaseMs,
+        label: this.label,
+        absent: (sessionId) => this.#absent(sessionId),
+      });
+      this.#held.set(forked.sessionId, { epoch: 1 });
       this.#stored = null;
-      return {
-        sessionId: id,
-        forkOf,
-        mode: state.mode,
-        model: state.model,
-        systemPrompt,
-        title: state.title,
-        bytesWritten:
-          Buffer.byteLength(headerText) + Number(row.snapshot_bytes ?? 0) + Number(copied.rows[0]?.bytes ?? 0),
-      };
+      return forked;
     } catch (error) {
       await client.query("ROLLBACK").catch(() => {});
       if (error instanceof RequestError) throw error;
@@ -275,99 +186,6 @@ export class PostgresStore implements SessionStore {
       throw this.#fault(error);
     } finally {
       client.release();
-    }
-  }
-
-  /**
-   * The fork point among the records after the snapshot (after the last turn_end, unless a turn_start follows it), and
-   * the state there. Records not written as entries are ({"type":"… first) are read one by one instead.
-   */
-  async #forkPoint(
-    client: pg.PoolClient,
-    sessionId: string,
-    snapshotSeq: number,
-    base: ForkPointState,
-  ): Promise<{ state: ForkPointState; forkSeq: number }> {
-    const shape = await client.query<{
-      last_seq: string | null;
-      last_end: string | null;
-      last_start: string | null;
-      untyped: string;
-    }>(
-      `SELECT max(seq) AS last_seq,
-              max(seq) FILTER (WHERE entry LIKE '{"type":"turn_end"%') AS last_end,
-              max(seq) FILTER (WHERE entry LIKE '{"type":"turn_start"%') AS last_start,
-              count(*) FILTER (WHERE entry NOT LIKE '{"type":"%') AS untyped
-       FROM ash_records WHERE session_id = $1 AND seq >= $2`,
-      [sessionId, snapshotSeq],
-    );
-    const { last_seq, last_end, last_start, untyped } = shape.rows[0]!;
-    if (Number(untyped) > 0) {
-      const tail = await client.query<{ entry: string }>(
-        "SELECT entry FROM ash_records WHERE session_id = $1 AND seq >= $2 ORDER BY seq",
-        [sessionId, snapshotSeq],
-      );
-      const lines = tail.rows.map(({ entry }) => ({
-        type: entryTypeOf(entry.slice(0, 40), () => JSON.parse(entry)),
-        entry: () => JSON.parse(entry) as Record<string, unknown>,
-      }));
-      const { state, count } = forkPoint(lines, base, "whole");
-      return { state, forkSeq: snapshotSeq + count };
-    }
-    const open = last_start !== null && (last_end === null || Number(last_start) > Number(last_end));
-    const forkSeq = open ? Number(last_start) : last_seq === null ? snapshotSeq : Number(last_seq) + 1;
-    const { rows } = await client.query<{
-      ends: string;
-      mode: string | null;
-      model: string | null;
-      system_prompt: string | null;
-      first_prompt: string | null;
-    }>(
-      `SELECT
-         (SELECT count(*) FROM ash_records WHERE session_id = $1 AND seq >= $2 AND seq < $3 AND entry LIKE '{"type":"turn_end"%') AS ends,
-         (SELECT entry FROM ash_records WHERE session_id = $1 AND seq >= $2 AND seq < $3 AND entry LIKE '{"type":"mode"%' ORDER BY seq DESC LIMIT 1) AS mode,
-         (SELECT entry FROM ash_records WHERE session_id = $1 AND seq >= $2 AND seq < $3 AND entry LIKE '{"type":"model"%' ORDER BY seq DESC LIMIT 1) AS model,
-         (SELECT entry FROM ash_records WHERE session_id = $1 AND seq >= $2 AND seq < $3 AND entry LIKE '{"type":"system_prompt"%' ORDER BY seq DESC LIMIT 1) AS system_prompt,
-         CASE WHEN $4 THEN (SELECT entry FROM ash_records WHERE session_id = $1 AND seq >= $2 AND seq < $3 AND entry LIKE '{"type":"user_message"%' ORDER BY seq LIMIT 1) END AS first_prompt`,
-      [sessionId, snapshotSeq, forkSeq, base.title === null],
-    );
-    const found = rows[0]!;
-    const settings = [found.mode, found.model, found.system_prompt, found.first_prompt].flatMap((entry) =>
-      entry === null
-        ? []
-        : [
-            {
-              type: entryTypeOf(entry.slice(0, 40), () => JSON.parse(entry)),
-              entry: () => JSON.parse(entry) as Record<string, unknown>,
-            },
-          ],
-    );
-    const { state } = forkPoint(settings, { ...base, turns: base.turns + Number(found.ends) }, "whole");
-    return { state, forkSeq };
-  }
-
-  /** The settings a snapshot holds, from its end (the whole snapshot when its settings are longer than that end). */
-  async #snapshotBase(client: pg.PoolClient, sessionId: string, end: string): Promise<ForkPointState> {
-    const settings =
-      snapshotTailSettings(end) ??
-      snapshotTailSettings(
-        (await client.query<{ snapshot: string }>("SELECT snapshot FROM ash_sessions WHERE id = $1", [sessionId]))
-          .rows[0]!.snapshot,
-      );
-    if (!settings) throw new LogError("its snapshot is corrupt: it has no history");
-    return settings;
-  }
-
-  #storedHeader(sessionId: string, text: string): LogHeader {
-    try {
-      return parseHeaderLine(text, sessionId);
-    } catch (error) {
-      if (error instanceof LogError)
-        throw hostError("LOG_UNUSABLE", `the stored header of session ${sessionId} cannot be used: ${error.message}`, {
-          sessionId,
-          store: this.label,
-        });
-      throw error;
     }
   }
 
