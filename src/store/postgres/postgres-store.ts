@@ -2,7 +2,8 @@
 // each session: a host serves a session only while it holds its lease (owner, epoch, lease_until; renewed in the
 // background), taking one bumps the epoch, and every append is conditional on it (group-commit.ts), so a host that
 // lost a session, even after a pause of any length, never writes to it again. Hosts ask each other to let a session
-// go over LISTEN/NOTIFY (notices.ts); a dead host's sessions are taken once their leases have expired.
+// go over LISTEN/NOTIFY (notices.ts); a dead host's sessions are taken once their leases have expired (leases.ts). A
+// fork is copied by the database (fork.ts); this file is the session operations and the wiring.
 import { randomUUID } from "node:crypto";
 import { rm } from "node:fs/promises";
 import { join, resolve } from "node:path";
@@ -27,8 +28,8 @@ import type {
 } from "../session-store.js";
 import { copyFork, storedHeader } from "./fork.js";
 import { GroupCommit } from "./group-commit.js";
+import { Leases } from "./leases.js";
 import { Notices, type Notice } from "./notices.js";
-import { uploadOutputs } from "./outputs.js";
 import { migrate } from "./schema.js";
 
 export interface PostgresStoreOptions {
@@ -44,13 +45,6 @@ export interface PostgresStoreOptions {
   poolSize?: number;
 }
 
-interface Held {
-  epoch: number;
-}
-
-/** How long a host asked to let a session go may take to answer before the asker looks at the lease again. */
-const TAKEOVER_ANSWER_MS = 5000;
-
 export class PostgresStore implements SessionStore {
   readonly label: string;
   readonly shared = true;
@@ -59,13 +53,8 @@ export class PostgresStore implements SessionStore {
   readonly #pool: pg.Pool;
   readonly #commit: GroupCommit;
   readonly #notices: Notices;
-  readonly #held = new Map<string, Held>();
-  /** Sessions a lock() of this host is taking right now. */
-  readonly #taking = new Set<string>();
-  readonly #lossListeners: Array<(loss: SessionLoss) => void> = [];
-  #takeover: (sessionId: string) => Promise<string | null> = async () => "this host cannot let sessions go";
+  readonly #leases: Leases;
   #reachable = true;
-  #renewTimer: NodeJS.Timeout | null = null;
   #stored: { count: number; at: number } | null = null;
   #closed = false;
 
@@ -98,10 +87,22 @@ export class PostgresStore implements SessionStore {
     this.#commit = new GroupCommit({
       pool: this.#pool,
       label,
-      onLost: (sessionId) => this.#lost(sessionId, "another host took it over"),
+      onLost: (sessionId) => this.#leases.lost(sessionId, "another host took it over"),
       onReachable: (reachable) => this.#setReachable(reachable),
     });
-    this.#notices = new Notices(options.url, this.#log, (notice) => void this.#onNotice(notice));
+    this.#notices = new Notices(options.url, this.#log, (notice) => void this.#leases.onNotice(notice));
+    this.#leases = new Leases({
+      hostId: options.hostId,
+      leaseMs: options.leaseMs,
+      pool: this.#pool,
+      commit: this.#commit,
+      notices: this.#notices,
+      log: this.#log,
+      query: (text, values) => this.#query(text, values),
+      absent: (sessionId) => this.#absent(sessionId),
+      outputDir: (sessionId) => this.outputDir(sessionId),
+      setReachable: (reachable) => this.#setReachable(reachable),
+    });
   }
 
   get reachable(): boolean {
@@ -114,9 +115,7 @@ export class PostgresStore implements SessionStore {
   }
 
   start(): void {
-    const every = Math.max(100, Math.floor(this.#options.leaseMs / 3));
-    this.#renewTimer = setInterval(() => void this.#renew(), every);
-    this.#renewTimer.unref();
+    this.#leases.start();
   }
 
   async create(settings: NewSessionSettings, hostVersion: string, tenant: string | null): Promise<string> {
@@ -141,7 +140,7 @@ export class PostgresStore implements SessionStore {
         ],
       );
       if (rowCount !== 1) continue;
-      this.#held.set(id, { epoch: 1 });
+      this.#leases.hold(id, 1);
       return id;
     }
   }
@@ -172,7 +171,7 @@ export class PostgresStore implements SessionStore {
         label: this.label,
         absent: (sessionId) => this.#absent(sessionId),
       });
-      this.#held.set(forked.sessionId, { epoch: 1 });
+      this.#leases.hold(forked.sessionId, 1);
       this.#stored = null;
       return forked;
     } catch (error) {
@@ -220,66 +219,12 @@ export class PostgresStore implements SessionStore {
    * Takes the session's lease (bumping its epoch, which fences out any earlier holder). A live host that holds it is
    * asked to let it go (it refuses while a prompt is in flight there); a dead one's lease is waited out.
    */
-  async lock(sessionId: string, onWait?: () => void): Promise<void> {
-    if (this.#held.has(sessionId) || this.#taking.has(sessionId)) {
-      throw hostError("SESSION_BUSY", `session ${sessionId} is being opened by another request in this host`, {
-        sessionId,
-      });
-    }
-    this.#taking.add(sessionId);
-    try {
-      const deadline = performance.now() + this.#options.leaseMs + TAKEOVER_ANSWER_MS;
-      for (;;) {
-        const taken = await this.#take(sessionId);
-        if (taken.epoch !== null) {
-          this.#held.set(sessionId, { epoch: taken.epoch });
-          return;
-        }
-        if (performance.now() > deadline)
-          throw hostError(
-            "OWNER_UNREACHABLE",
-            `session ${sessionId} cannot be opened: host ${taken.owner} holds it and neither answers nor lets its lease expire`,
-            { sessionId },
-          );
-        const expires = performance.now() + taken.remainingMs;
-        const answer = await this.#notices.ask(
-          taken.owner,
-          sessionId,
-          Math.min(TAKEOVER_ANSWER_MS, taken.remainingMs + 50),
-        );
-        if (answer.kind === "refused")
-          throw hostError("HELD_ELSEWHERE", answer.reason, { sessionId, host: taken.owner });
-        // Released (take it now), or no answer: the holder may be dead, and its lease is looked at again once it has
-        // run out (the wait for an answer counts towards it: a dead holder costs its lease, not its lease twice).
-        if (answer.kind === "timeout") {
-          onWait?.();
-          onWait = undefined;
-          await sleep(Math.max(0, Math.min(expires, deadline) - performance.now()));
-        }
-      }
-    } finally {
-      this.#taking.delete(sessionId);
-    }
+  lock(sessionId: string, onWait?: () => void): Promise<void> {
+    return this.#leases.lock(sessionId, onWait);
   }
 
-  async unlock(sessionId: string): Promise<void> {
-    const held = this.#held.get(sessionId);
-    if (!held) return;
-    this.#held.delete(sessionId);
-    // What the session's last worker appended is committed before another host may read it.
-    await this.#commit.committed(sessionId).catch(() => {});
-    this.#commit.close(sessionId, sessionMoved(sessionId, "this host let it go"));
-    try {
-      // Its commands' full output goes with it (the spawner has ended them: the session was closed first).
-      await uploadOutputs(this.#pool, sessionId, this.outputDir(sessionId));
-      await this.#query(
-        "UPDATE ash_sessions SET owner = NULL, lease_until = NULL WHERE id = $1 AND owner = $2 AND epoch = $3",
-        [sessionId, this.#options.hostId, held.epoch],
-      );
-      await this.#notices.publish({ op: "released", session: sessionId, from: this.#options.hostId });
-    } catch (error) {
-      this.#log.warn({ sessionId, err: error }, "session lease not released: it expires by itself");
-    }
+  unlock(sessionId: string): Promise<void> {
+    return this.#leases.unlock(sessionId);
   }
 
   /** Deletes it for every host: its row fenced and removed, a tombstone left, its holder told (it drops it). */
@@ -304,7 +249,7 @@ export class PostgresStore implements SessionStore {
         JSON.stringify({ op: "deleted", session: sessionId, from: this.#options.hostId } satisfies Notice),
       ]);
       await client.query("COMMIT");
-      this.#held.delete(sessionId);
+      this.#leases.drop(sessionId);
       this.#commit.close(sessionId, sessionMoved(sessionId, "it was deleted"));
       await rm(this.outputDir(sessionId), { recursive: true, force: true });
       return true;
@@ -387,15 +332,15 @@ export class PostgresStore implements SessionStore {
   async workerLog(sessionId: string, settingsFrom: SettingsFrom): Promise<WorkerLog> {
     // A previous worker's appends still on their way land first: the new worker starts after them.
     await this.#commit.committed(sessionId).catch(() => {});
-    const held = this.#held.get(sessionId);
-    if (!held) throw sessionMoved(sessionId, "this host holds no lease on it");
+    const epoch = this.#leases.epoch(sessionId);
+    if (epoch === undefined) throw sessionMoved(sessionId, "this host holds no lease on it");
     const { rows } = await this.#query<{ header: string; snapshot: string | null; snapshot_seq: string }>(
       "SELECT header, snapshot, snapshot_seq FROM ash_sessions WHERE id = $1 AND owner = $2 AND epoch = $3",
-      [sessionId, this.#options.hostId, held.epoch],
+      [sessionId, this.#options.hostId, epoch],
     );
     const row = rows[0];
     if (!row) {
-      this.#lost(sessionId, "another host took it over");
+      this.#leases.lost(sessionId, "another host took it over");
       throw sessionMoved(sessionId, "another host took it over (its lease moved on)");
     }
     const firstSeq = Number(row.snapshot_seq);
@@ -410,7 +355,7 @@ export class PostgresStore implements SessionStore {
           store: this.label,
         });
     });
-    this.#commit.open(sessionId, held.epoch, firstSeq + records.rows.length);
+    this.#commit.open(sessionId, epoch, firstSeq + records.rows.length);
     return {
       kind: "records",
       settingsFrom,
@@ -444,11 +389,11 @@ export class PostgresStore implements SessionStore {
   }
 
   onLoss(listener: (loss: SessionLoss) => void): void {
-    this.#lossListeners.push(listener);
+    this.#leases.onLoss(listener);
   }
 
   onTakeover(handler: (sessionId: string) => Promise<string | null>): void {
-    this.#takeover = handler;
+    this.#leases.onTakeover(handler);
   }
 
   async flushed(): Promise<void> {
@@ -459,115 +404,9 @@ export class PostgresStore implements SessionStore {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    if (this.#renewTimer) clearInterval(this.#renewTimer);
-    await this.#commit.drained();
-    try {
-      await this.#pool.query("UPDATE ash_sessions SET owner = NULL, lease_until = NULL WHERE owner = $1", [
-        this.#options.hostId,
-      ]);
-    } catch (error) {
-      this.#log.warn({ err: error }, "leases not released at exit: they expire by themselves");
-    }
-    this.#held.clear();
+    await this.#leases.releaseAll();
     await this.#notices.stop();
     await this.#pool.end().catch(() => {});
-  }
-
-  /** The lease if it is free, expired or this host's; else who holds it and for how long yet. */
-  async #take(
-    sessionId: string,
-  ): Promise<
-    { epoch: number; owner: string; remainingMs: number } | { epoch: null; owner: string; remainingMs: number }
-  > {
-    const me = this.#options.hostId;
-    const { rows } = await this.#query<{ epoch: string }>(
-      `UPDATE ash_sessions SET owner = $2, epoch = epoch + 1, lease_until = clock_timestamp() + $3 * interval '1 millisecond'
-       WHERE id = $1 AND (owner IS NULL OR owner = $2 OR lease_until < clock_timestamp()) RETURNING epoch`,
-      [sessionId, me, this.#options.leaseMs],
-    );
-    if (rows[0]) return { epoch: Number(rows[0].epoch), owner: me, remainingMs: 0 };
-    const held = await this.#query<{ owner: string; remaining_ms: number }>(
-      "SELECT owner, GREATEST(0, extract(epoch FROM lease_until - clock_timestamp()) * 1000)::float8 AS remaining_ms FROM ash_sessions WHERE id = $1",
-      [sessionId],
-    );
-    const row = held.rows[0];
-    if (!row) throw await this.#absent(sessionId);
-    return { epoch: null, owner: row.owner, remainingMs: row.remaining_ms };
-  }
-
-  /** Renews every lease this host holds; one it no longer has is lost (taken over while this host was away). */
-  async #renew(): Promise<void> {
-    if (this.#closed) return;
-    const ids = [...this.#held.keys()];
-    try {
-      if (ids.length === 0) {
-        await this.#pool.query("SELECT 1");
-        this.#setReachable(true);
-        return;
-      }
-      const { rows } = await this.#pool.query<{ id: string; epoch: string }>(
-        `UPDATE ash_sessions SET lease_until = clock_timestamp() + $2 * interval '1 millisecond'
-         WHERE owner = $1 AND id = ANY($3::uuid[]) RETURNING id::text, epoch`,
-        [this.#options.hostId, this.#options.leaseMs, ids],
-      );
-      this.#setReachable(true);
-      const renewed = new Map(rows.map((row) => [row.id, Number(row.epoch)]));
-      for (const id of ids) {
-        const held = this.#held.get(id);
-        if (held && renewed.get(id) !== held.epoch)
-          this.#lost(id, "another host took it over while this host could not renew its lease");
-      }
-    } catch (error) {
-      this.#setReachable(false);
-      this.#log.warn({ err: error }, "leases not renewed: the store is unreachable");
-    }
-  }
-
-  async #onNotice(notice: Notice): Promise<void> {
-    const me = this.#options.hostId;
-    if (notice.from === me) return;
-    if (notice.op === "deleted") {
-      if (this.#held.has(notice.session)) this.#lost(notice.session, `it was deleted through host ${notice.from}`);
-      await rm(this.outputDir(notice.session), { recursive: true, force: true });
-      return;
-    }
-    if (notice.op !== "release" || notice.owner !== me) return;
-    let refusal: string | null;
-    try {
-      // Not held here (an earlier incarnation of this host id had it): let it go in the store.
-      refusal = this.#held.has(notice.session) ? await this.#takeover(notice.session) : null;
-      if (refusal === null && !this.#held.has(notice.session)) {
-        await this.#query("UPDATE ash_sessions SET owner = NULL, lease_until = NULL WHERE id = $1 AND owner = $2", [
-          notice.session,
-          me,
-        ]);
-      }
-    } catch (error) {
-      refusal = `host ${me} could not let it go: ${(error as Error).message}`;
-    }
-    await this.#notices
-      .publish(
-        refusal === null
-          ? { op: "released", session: notice.session, from: me, to: notice.from, request: notice.request }
-          : {
-              op: "refused",
-              session: notice.session,
-              from: me,
-              to: notice.from,
-              request: notice.request,
-              reason: refusal,
-            },
-      )
-      .catch((error: unknown) =>
-        this.#log.warn({ err: error, sessionId: notice.session }, "could not answer a takeover request"),
-      );
-  }
-
-  #lost(sessionId: string, reason: string): void {
-    if (!this.#held.delete(sessionId)) return;
-    this.#commit.close(sessionId, sessionMoved(sessionId, reason));
-    this.#log.warn({ sessionId, reason }, "session lost: this host no longer serves it");
-    for (const listener of this.#lossListeners) listener({ sessionId, reason });
   }
 
   /** -32002 for an id never stored or deleted. */
@@ -622,8 +461,4 @@ function redact(url: string): string {
 function isConnectionError(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;
   return typeof code !== "string" || !/^[0-9A-Z]{5}$/.test(code) || code.startsWith("08") || code.startsWith("57P");
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
