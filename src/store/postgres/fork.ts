@@ -15,11 +15,28 @@ import {
   type LogHeader,
 } from "../../protocol/session-log.js";
 import { snapshotTailSettings } from "../../protocol/log/snapshot.js";
+import { SUMMARY_RULE } from "../../protocol/log/session-state.js";
 import { entryTypeOf, forkPoint, type ForkPointState } from "../fork-point.js";
 import type { ForkedSession, ForkRequest } from "../session-store.js";
 
 /** How much of a snapshot's end a fork reads for its settings (they follow the conversation, and are small). */
 const SNAPSHOT_END_CHARS = 1024 * 1024;
+
+/** The entries of one type among the records after the snapshot and before the fork point ($1 to $3). */
+function entriesOf(type: string): string {
+  return `FROM ash_records WHERE session_id = $1 AND seq >= $2 AND seq < $3 AND entry LIKE '{"type":"${type}"%'`;
+}
+
+/**
+ * What changes the summary before the fork point (SUMMARY_RULE), found by the database: the count of turn ends, the
+ * last entry of each setting and ($4: the base has no title) the first prompt.
+ */
+const SUMMARY_SQL = `SELECT
+  (SELECT count(*) ${entriesOf(SUMMARY_RULE.counted)}) AS counted,
+  ${SUMMARY_RULE.lastWins.map((type, index) => `(SELECT entry ${entriesOf(type)} ORDER BY seq DESC LIMIT 1) AS last_${index},`).join("\n  ")}
+  CASE WHEN $4 THEN (SELECT entry ${entriesOf(SUMMARY_RULE.firstWhileUntitled)} ORDER BY seq LIMIT 1) END AS first_untitled`;
+
+type SummaryRow = { counted: string; first_untitled: string | null } & Record<`last_${number}`, string | null>;
 
 /** What a fork needs of the store that runs it. */
 export interface ForkStore {
@@ -169,33 +186,20 @@ async function forkPointOf(
   }
   const open = last_start !== null && (last_end === null || Number(last_start) > Number(last_end));
   const forkSeq = open ? Number(last_start) : last_seq === null ? snapshotSeq : Number(last_seq) + 1;
-  const { rows } = await client.query<{
-    ends: string;
-    mode: string | null;
-    model: string | null;
-    system_prompt: string | null;
-    first_prompt: string | null;
-  }>(
-    `SELECT
-       (SELECT count(*) FROM ash_records WHERE session_id = $1 AND seq >= $2 AND seq < $3 AND entry LIKE '{"type":"turn_end"%') AS ends,
-       (SELECT entry FROM ash_records WHERE session_id = $1 AND seq >= $2 AND seq < $3 AND entry LIKE '{"type":"mode"%' ORDER BY seq DESC LIMIT 1) AS mode,
-       (SELECT entry FROM ash_records WHERE session_id = $1 AND seq >= $2 AND seq < $3 AND entry LIKE '{"type":"model"%' ORDER BY seq DESC LIMIT 1) AS model,
-       (SELECT entry FROM ash_records WHERE session_id = $1 AND seq >= $2 AND seq < $3 AND entry LIKE '{"type":"system_prompt"%' ORDER BY seq DESC LIMIT 1) AS system_prompt,
-       CASE WHEN $4 THEN (SELECT entry FROM ash_records WHERE session_id = $1 AND seq >= $2 AND seq < $3 AND entry LIKE '{"type":"user_message"%' ORDER BY seq LIMIT 1) END AS first_prompt`,
-    [sessionId, snapshotSeq, forkSeq, base.title === null],
-  );
+  const { rows } = await client.query<SummaryRow>(SUMMARY_SQL, [sessionId, snapshotSeq, forkSeq, base.title === null]);
   const found = rows[0]!;
-  const settings = [found.mode, found.model, found.system_prompt, found.first_prompt].flatMap((entry) =>
-    entry === null
-      ? []
-      : [
-          {
-            type: entryTypeOf(entry.slice(0, 40), () => JSON.parse(entry)),
-            entry: () => JSON.parse(entry) as Record<string, unknown>,
-          },
-        ],
+  const settings = [...SUMMARY_RULE.lastWins.map((_, index) => found[`last_${index}`]), found.first_untitled].flatMap(
+    (entry) =>
+      entry === null || entry === undefined
+        ? []
+        : [
+            {
+              type: entryTypeOf(entry.slice(0, 40), () => JSON.parse(entry)),
+              entry: () => JSON.parse(entry) as Record<string, unknown>,
+            },
+          ],
   );
-  const { state } = forkPoint(settings, { ...base, turns: base.turns + Number(found.ends) }, "whole");
+  const { state } = forkPoint(settings, { ...base, turns: base.turns + Number(found.counted) }, "whole");
   return { state, forkSeq };
 }
 
