@@ -1,7 +1,7 @@
 // Test support: generated session logs (fast-check) for the properties of the log's fold and of the readers that
 // must agree with it.
 import fc from "fast-check";
-import type { SessionSummary } from "../../src/protocol/log/session-state.js";
+import { foldSummary, type SessionSummary } from "../../src/protocol/log/session-state.js";
 import type { LogEntry } from "../../src/protocol/session-log.js";
 
 const at = "2026-01-02T03:04:05.000Z";
@@ -105,3 +105,29 @@ export const summaryOf = ({ mode, model, systemPrompt, turns, title }: SessionSu
   turns,
   title,
 });
+
+/** A line as a writer wrote it: the type first (as every entry is written), or last (a line the fast paths parse). */
+const lineOf = (entry: LogEntry, typeLast: boolean): string =>
+  typeLast
+    ? JSON.stringify({ ...entry, type: undefined, kind: entry.type }).replace('"kind"', '"type"')
+    : JSON.stringify(entry);
+
+/**
+ * A generated log after one of `bases`, then a turn in flight (a part of one, maybe none), its lines written either
+ * way (half the logs all typed first, the fast paths' case); `expected`: the fold's summary at the fork point, `count`
+ * the lines before it.
+ */
+export const forkedLog = (bases: fc.Arbitrary<SessionSummary>) =>
+  fc
+    .record({
+      whole: log,
+      open: turn(99),
+      inFlight: fc.nat(),
+      start: bases,
+      typeLast: fc.oneof(fc.constant([]), fc.array(fc.boolean())),
+    })
+    .map(({ whole, open, inFlight, start, typeLast }) => {
+      const entries = [...whole.entries, ...open.slice(0, inFlight % open.length)];
+      const lines = entries.map((entry, index) => lineOf(entry, typeLast[index] ?? false));
+      return { lines, start, expected: whole.entries.reduce(foldSummary, start), count: whole.entries.length };
+    });

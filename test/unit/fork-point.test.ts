@@ -4,9 +4,9 @@
 // test/durable/postgres-fork.test.ts) agrees with the fold on any generated log.
 import fc from "fast-check";
 import { expect, it } from "vitest";
-import { foldSummary, type SessionSummary } from "../../src/protocol/log/session-state.js";
+import type { SessionSummary } from "../../src/protocol/log/session-state.js";
 import { forkPointInLog } from "../../src/store/dir/fork-log.js";
-import { log, summaryOf, turn as generatedTurn } from "../support/log-arbitraries.js";
+import { forkedLog, summaryOf } from "../support/log-arbitraries.js";
 import { LogError, type LogEntry } from "../../src/protocol/session-log.js";
 import { entryTypeOf, forkPoint, type ForkPointState } from "../../src/store/fork-point.js";
 
@@ -98,31 +98,12 @@ it("reads a log file's entries the same way by its lines' heads and line by line
   expect(reordered.subarray(0, slow.length).toString().split("\n")).toHaveLength(entries.length - 2 + 1);
 });
 
-/** A line as a writer wrote it: the type first (as every entry is written), or last (a line the fast paths parse). */
-const lineOf = (entry: LogEntry, typeLast: boolean): string =>
-  typeLast
-    ? JSON.stringify({ ...entry, type: undefined, kind: entry.type }).replace('"kind"', '"type"')
-    : JSON.stringify(entry);
-
-/** A generated log, then a turn in flight (a part of one, maybe none), its lines written either way. */
-const forkedLog = fc
-  .record({
-    whole: log,
-    open: generatedTurn(99),
-    inFlight: fc.nat(),
-    title: fc.option(fc.constant("titled before"), { nil: null }),
-    typeLast: fc.array(fc.boolean()),
-  })
-  .map(({ whole, open, inFlight, title, typeLast }) => {
-    const entries = [...whole.entries, ...open.slice(0, inFlight % open.length)];
-    const lines = entries.map((entry, index) => lineOf(entry, typeLast[index] ?? false));
-    const start: SessionSummary = { ...base, title };
-    return { lines, start, expected: whole.entries.reduce(foldSummary, start), count: whole.entries.length };
-  });
+/** A base with a title or none (the first prompt after it gives one only when there is none). */
+const bases = fc.constantFrom<SessionSummary>(base, { ...base, title: "titled before" });
 
 it("puts the fork point after the last ended turn, with the fold's summary there, line by line and in a log's buffer", () => {
   fc.assert(
-    fc.property(forkedLog, fc.constantFrom("", '{"type":"tu'), ({ lines, start, expected, count }, torn) => {
+    fc.property(forkedLog(bases), fc.constantFrom("", '{"type":"tu'), ({ lines, start, expected, count }, torn) => {
       expect(forkPoint(lines.map(line), start, "whole")).toEqual({ state: summaryOf(expected), count });
       const text = lines.map((text) => `${text}\n`);
       const inLog = forkPointInLog(Buffer.from(text.join("") + torn), start);
