@@ -4,7 +4,7 @@
 // log's snapshot, or its header): each entry by its type, and parsed (then folded, log/session-state.ts) only where it
 // changes one of those.
 import { changesSummary, foldSummary, SUMMARY_RULE, type SessionSummary } from "../protocol/log/session-state.js";
-import { LogEntry, LogError } from "../protocol/session-log.js";
+import { LogEntry, LogError } from "../protocol/log/session-log.js";
 
 /** The source as it stands at the fork point: the fork's own settings. */
 export type ForkPointState = SessionSummary;

@@ -2,7 +2,7 @@
 // must agree with it.
 import fc from "fast-check";
 import { foldSummary, type SessionSummary } from "../../src/protocol/log/session-state.js";
-import type { LogEntry } from "../../src/protocol/session-log.js";
+import type { LogEntry } from "../../src/protocol/log/session-log.js";
 
 const at = "2026-01-02T03:04:05.000Z";
 

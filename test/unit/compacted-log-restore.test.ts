@@ -3,7 +3,7 @@
 import { expect, it } from "vitest";
 import { isReplayed } from "../../src/protocol/log/snapshot.js";
 import { emptyState, foldLog } from "../../src/protocol/log/session-state.js";
-import { LogError, type LogEntry } from "../../src/protocol/session-log.js";
+import { LogError, type LogEntry } from "../../src/protocol/log/session-log.js";
 import { compactedLog } from "../../workers/log/log-compaction.js";
 import { parseReplayed, restoreLog } from "../../workers/log/log-repair.js";
 import { replayEvents } from "../../workers/log/replay.js";

@@ -7,7 +7,7 @@ import { expect, it } from "vitest";
 import type { SessionSummary } from "../../src/protocol/log/session-state.js";
 import { forkPointInLog } from "../../src/store/dir/fork-log.js";
 import { forkedLog, summaryOf } from "../support/log-arbitraries.js";
-import { LogError, type LogEntry } from "../../src/protocol/session-log.js";
+import { LogError, type LogEntry } from "../../src/protocol/log/session-log.js";
 import { entryTypeOf, forkPoint, type ForkPointState } from "../../src/store/fork-point.js";
 
 const base: ForkPointState = {

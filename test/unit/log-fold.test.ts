@@ -18,7 +18,7 @@ import {
   snapshotSettings,
   snapshotTailSettings,
 } from "../../src/protocol/log/snapshot.js";
-import type { LogEntry } from "../../src/protocol/session-log.js";
+import type { LogEntry } from "../../src/protocol/log/session-log.js";
 import type { EventSink } from "../../workers/event-sink.js";
 import { FileJournal } from "../../workers/log/journal-file.js";
 import { RecordJournal } from "../../workers/log/journal-records.js";

@@ -1,7 +1,7 @@
 // A log's lines are read from one decoding of its bytes, while what is kept and what is cut are counted in bytes: text
 // past ASCII in the entries, and a torn last line that ends inside a character, still cut at the last whole line.
 import { expect, it } from "vitest";
-import type { LogEntry } from "../../src/protocol/session-log.js";
+import type { LogEntry } from "../../src/protocol/log/session-log.js";
 import { restoreLog } from "../../workers/log/log-repair.js";
 import { header } from "../support/durable.js";
 

@@ -1,6 +1,6 @@
 // A compacted log's snapshot line reads back as written; a damaged one is a LogError that says what is wrong.
 import { expect, it } from "vitest";
-import { LogError } from "../../src/protocol/session-log.js";
+import { LogError } from "../../src/protocol/log/session-log.js";
 import { parseSnapshotLine, snapshotLine } from "../../src/protocol/log/snapshot.js";
 import { emptyState, foldLog } from "../../src/protocol/log/session-state.js";
 import { logTurns } from "../support/log-turns.js";

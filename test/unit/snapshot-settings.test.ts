@@ -2,7 +2,7 @@
 // the worker writes the snapshot (snapshotLine, beside it). This holds the reader to the writer, also for a
 // conversation that spells the keys the reader looks for, and for a snapshot written before system prompts were kept.
 import { expect, it } from "vitest";
-import { LogError, type LogEntry } from "../../src/protocol/session-log.js";
+import { LogError, type LogEntry } from "../../src/protocol/log/session-log.js";
 import { parseSnapshotLine, snapshotLine, snapshotSettings } from "../../src/protocol/log/snapshot.js";
 import { emptyState, foldLog } from "../../src/protocol/log/session-state.js";
 import { logTurns } from "../support/log-turns.js";

@@ -8,7 +8,7 @@ import type { PromptResponse, RequestError, SessionUpdate } from "@agentclientpr
 import * as Comlink from "comlink";
 import type { HostMessage, ModelConfig, ReplayedRecords, SessionModeId } from "../../protocol/port.js";
 import { ReplayAck } from "../../protocol/worker-events.js";
-import type { LogHeader } from "../../protocol/session-log.js";
+import type { LogHeader } from "../../protocol/log/session-log.js";
 import type { SystemPromptSetting } from "../../protocol/system-prompt.js";
 import type { SessionStatus } from "../../protocol/host-status.js";
 import { nowMs, type TurnTrace } from "../../protocol/trace.js";

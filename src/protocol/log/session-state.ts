@@ -3,7 +3,7 @@
 // journals and its restore, a compaction's snapshot, and the main thread's fork point. A restore starts from the state
 // a compaction stored (or the header's) and folds only the entries after it.
 import type { ModelConfig, SessionModeId } from "../port.js";
-import { titleFrom, type LogEntry } from "../session-log.js";
+import { titleFrom, type LogEntry } from "./session-log.js";
 import type { SystemPromptSetting } from "../system-prompt.js";
 import type { ChatMessage } from "./chat-message.js";
 

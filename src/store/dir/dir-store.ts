@@ -22,7 +22,7 @@ import {
   sessionsDir,
   type LogHeader,
   type SessionPaths,
-} from "../../protocol/session-log.js";
+} from "../../protocol/log/session-log.js";
 import { hostError, notFound } from "../../request-errors.js";
 import { ConfigError } from "../../host-options.js";
 import { CreationSync } from "./creation-sync.js";

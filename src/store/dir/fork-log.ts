@@ -5,7 +5,12 @@
 // replayable history are read (../fork-point.ts). The source may be open in a worker appending to it: a turn in flight
 // and a torn last line are left out.
 import { open, type FileHandle } from "node:fs/promises";
-import { COMPACTED_LOG_FORMAT_VERSION, LogError, parseHeaderLine, type LogHeader } from "../../protocol/session-log.js";
+import {
+  COMPACTED_LOG_FORMAT_VERSION,
+  LogError,
+  parseHeaderLine,
+  type LogHeader,
+} from "../../protocol/log/session-log.js";
 import { SUMMARY_RULE } from "../../protocol/log/session-state.js";
 import { snapshotSettings } from "../../protocol/log/snapshot.js";
 import { entryTypeOf, forkPoint, type ForkLine, type ForkPointState } from "../fork-point.js";

@@ -13,7 +13,7 @@ import {
   LogError,
   parseHeaderLine,
   type LogHeader,
-} from "../../protocol/session-log.js";
+} from "../../protocol/log/session-log.js";
 import { snapshotTailSettings } from "../../protocol/log/snapshot.js";
 import { SUMMARY_RULE } from "../../protocol/log/session-state.js";
 import { entryTypeOf, forkPoint, type ForkPointState } from "../fork-point.js";

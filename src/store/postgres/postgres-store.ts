@@ -13,7 +13,7 @@ import { ConfigError } from "../../host-options.js";
 import { hostError, notFound, sessionMoved, storeFault } from "../../request-errors.js";
 import type { Logger } from "../../logger.js";
 import type { WorkerLog, SettingsFrom } from "../../protocol/port.js";
-import { isSessionId, LogError, type LogHeader } from "../../protocol/session-log.js";
+import { isSessionId, LogError, type LogHeader } from "../../protocol/log/session-log.js";
 import { decodeCursor, encodeCursor } from "../list-cursor.js";
 import { listedMeta } from "../listing.js";
 import { newSessionHeader } from "../new-header.js";
