@@ -22,7 +22,7 @@ export interface LeaseStore {
   pool: pg.Pool;
   commit: GroupCommit;
   notices: Notices;
-  log: Logger;
+  logger: Logger;
   /** A statement through the store (a failure becomes its fault, the store's reachability follows). */
   query<Row extends pg.QueryResultRow>(text: string, values: unknown[]): Promise<pg.QueryResult<Row>>;
   /** The error for a session not stored (never, or deleted). */
@@ -90,7 +90,7 @@ export class Leases {
         this.#store.hostId,
       ]);
     } catch (error) {
-      this.#store.log.warn({ err: error }, "leases not released at exit: they expire by themselves");
+      this.#store.logger.warn({ err: error }, "leases not released at exit: they expire by themselves");
     }
     this.#held.clear();
   }
@@ -157,7 +157,7 @@ export class Leases {
       );
       await this.#store.notices.publish({ op: "released", session: sessionId, from: this.#store.hostId });
     } catch (error) {
-      this.#store.log.warn({ sessionId, err: error }, "session lease not released: it expires by itself");
+      this.#store.logger.warn({ sessionId, err: error }, "session lease not released: it expires by itself");
     }
   }
 
@@ -207,7 +207,7 @@ export class Leases {
       }
     } catch (error) {
       this.#store.setReachable(false);
-      this.#store.log.warn({ err: error }, "leases not renewed: the store is unreachable");
+      this.#store.logger.warn({ err: error }, "leases not renewed: the store is unreachable");
     }
   }
 
@@ -247,14 +247,14 @@ export class Leases {
             },
       )
       .catch((error: unknown) =>
-        this.#store.log.warn({ err: error, sessionId: notice.session }, "could not answer a takeover request"),
+        this.#store.logger.warn({ err: error, sessionId: notice.session }, "could not answer a takeover request"),
       );
   }
 
   lost(sessionId: string, reason: string): void {
     if (!this.#held.delete(sessionId)) return;
     this.#store.commit.close(sessionId, sessionMoved(sessionId, reason));
-    this.#store.log.warn({ sessionId, reason }, "session lost: this host no longer serves it");
+    this.#store.logger.warn({ sessionId, reason }, "session lost: this host no longer serves it");
     for (const listener of this.#lossListeners) listener({ sessionId, reason });
   }
 }

@@ -49,7 +49,7 @@ export class PostgresStore implements SessionStore {
   readonly label: string;
   readonly shared = true;
   readonly #options: PostgresStoreOptions;
-  readonly #log: Logger;
+  readonly #logger: Logger;
   readonly #pool: pg.Pool;
   readonly #commit: GroupCommit;
   readonly #notices: Notices;
@@ -59,9 +59,9 @@ export class PostgresStore implements SessionStore {
   #closed = false;
 
   /** Connects, migrates the schema and starts listening; throws ConfigError (one line naming the store) if it cannot. */
-  static async open(options: PostgresStoreOptions, log: Logger): Promise<PostgresStore> {
+  static async open(options: PostgresStoreOptions, logger: Logger): Promise<PostgresStore> {
     const label = `postgres ${redact(options.url)}`;
-    const store = new PostgresStore(options, label, log);
+    const store = new PostgresStore(options, label, logger);
     try {
       await migrate(store.#pool);
       await store.#notices.start(options.hostId);
@@ -73,31 +73,31 @@ export class PostgresStore implements SessionStore {
     return store;
   }
 
-  private constructor(options: PostgresStoreOptions, label: string, log: Logger) {
+  private constructor(options: PostgresStoreOptions, label: string, logger: Logger) {
     this.#options = options;
     this.label = label;
-    this.#log = log.child({ store: label });
+    this.#logger = logger.child({ store: label });
     this.#pool = new pg.Pool({
       connectionString: options.url,
       max: options.poolSize ?? 4,
       connectionTimeoutMillis: 5000,
     });
     // A connection the server dropped (a restart) is replaced by the pool: no request waits on it, nothing to do here.
-    this.#pool.on("error", (error) => this.#log.warn({ err: error }, "a database connection broke"));
+    this.#pool.on("error", (error) => this.#logger.warn({ err: error }, "a database connection broke"));
     this.#commit = new GroupCommit({
       pool: this.#pool,
       label,
       onLost: (sessionId) => this.#leases.lost(sessionId, "another host took it over"),
       onReachable: (reachable) => this.#setReachable(reachable),
     });
-    this.#notices = new Notices(options.url, this.#log, (notice) => void this.#leases.onNotice(notice));
+    this.#notices = new Notices(options.url, this.#logger, (notice) => void this.#leases.onNotice(notice));
     this.#leases = new Leases({
       hostId: options.hostId,
       leaseMs: options.leaseMs,
       pool: this.#pool,
       commit: this.#commit,
       notices: this.#notices,
-      log: this.#log,
+      logger: this.#logger,
       query: (text, values) => this.#query(text, values),
       absent: (sessionId) => this.#absent(sessionId),
       outputDir: (sessionId) => this.outputDir(sessionId),
@@ -441,8 +441,8 @@ export class PostgresStore implements SessionStore {
   #setReachable(reachable: boolean): void {
     if (reachable === this.#reachable) return;
     this.#reachable = reachable;
-    if (reachable) this.#log.info("the store is reachable again");
-    else this.#log.warn("the store is unreachable: /healthz answers 503 until it is back");
+    if (reachable) this.#logger.info("the store is reachable again");
+    else this.#logger.warn("the store is unreachable: /healthz answers 503 until it is back");
   }
 }
 
