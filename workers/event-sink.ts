@@ -82,6 +82,6 @@ export class EventSink {
   }
 
   log(level: "debug" | "info" | "warn" | "error", msg: string, data?: Record<string, unknown>): void {
-    this.post(data ? { type: "log", level, msg, data } : { type: "log", level, msg });
+    this.post(data ? { type: "log_line", level, msg, data } : { type: "log_line", level, msg });
   }
 }

@@ -1,7 +1,7 @@
 // A scripted session's init in auto mode, with no spawner, and its log's header: what the build's warm-up, a standby
 // thread's warm-up and a measurement of the start need.
 import type { WorkerInit } from "../src/protocol/port.js";
-import { LOG_FORMAT, LOG_FORMAT_VERSION, type LogHeader } from "../src/protocol/session-log.js";
+import { LOG_FORMAT, LOG_FORMAT_VERSION, type LogHeader } from "../src/protocol/log/session-log.js";
 
 const SCRIPTED_MODEL = { provider: "scripted" as const, model: "scripted", retries: 0 };
 

@@ -34,7 +34,7 @@ import { createTools } from "./tools/create-tools.js";
 import type { SpawnerConnection } from "./tools/spawner-connection.js";
 import type { ToolRegistry } from "./tools/registry.js";
 import type { Workspace } from "./tools/workspace.js";
-import { LogError } from "../src/protocol/session-log.js";
+import { LogError } from "../src/protocol/log/session-log.js";
 
 interface Session {
   init: WorkerInit;

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { emptyState, foldLog } from "../../src/protocol/log/session-state.js";
 import { isReplayed, snapshotLine } from "../../src/protocol/log/snapshot.js";
-import { sessionPaths, sessionsDir, type LogEntry } from "../../src/protocol/session-log.js";
+import { sessionPaths, sessionsDir, type LogEntry } from "../../src/protocol/log/session-log.js";
 import { FileJournal, type LogFiles } from "../../workers/log/journal-file.js";
 import { query, TestPostgres } from "../../test/support/postgres.js";
 import type { BenchContext } from "../context.js";

@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { SIDECAR_FORMAT, sessionPaths, sessionsDir, type SessionSidecar } from "../../src/protocol/session-log.js";
+import { SIDECAR_FORMAT, sessionPaths, sessionsDir, type SessionSidecar } from "../../src/protocol/log/session-log.js";
 import type { BenchContext } from "../context.js";
 import { repeat } from "../context.js";
 import { rssBytes, waitForIdle } from "../proc.js";

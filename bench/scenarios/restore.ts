@@ -9,7 +9,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs"
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { foldLog } from "../../src/protocol/log/session-state.js";
-import { sessionPaths, sessionsDir } from "../../src/protocol/session-log.js";
+import { sessionPaths, sessionsDir } from "../../src/protocol/log/session-log.js";
 import { FileJournal, type LogFiles } from "../../workers/log/journal-file.js";
 import type { BenchContext } from "../context.js";
 import { repeat } from "../context.js";

@@ -69,7 +69,7 @@ export class ModelGateway {
   #relay(message: unknown): void {
     if (typeof message !== "object" || message === null) return;
     const { type, level, msg, data } = message as { type?: unknown; level?: unknown; msg?: unknown; data?: unknown };
-    if (type !== "log" || typeof level !== "string" || !LEVELS.has(level) || typeof msg !== "string") return;
+    if (type !== "log_line" || typeof level !== "string" || !LEVELS.has(level) || typeof msg !== "string") return;
     this.#log(
       level as "debug" | "info" | "warn" | "error",
       msg,

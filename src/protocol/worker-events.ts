@@ -166,8 +166,9 @@ export const WorkerEvent = z.discriminatedUnion("type", [
   z.object({ type: z.literal("spans"), spans: z.array(SpanRecord).check(z.minLength(1)) }),
   /** The answer to a ping: the worker's event loop is turning. */
   z.object({ type: z.literal("pong"), id: z.int() }),
+  /** A line the worker asks the host to write with its logger (not the session log: that is log_records). */
   z.object({
-    type: z.literal("log"),
+    type: z.literal("log_line"),
     level: z.enum(["debug", "info", "warn", "error"]),
     msg: z.string(),
     data: z.optional(z.record(z.string(), z.unknown())),

@@ -13,15 +13,15 @@ interface Repeats {
 }
 
 export class RepeatedWarnings {
-  readonly #log: Logger;
+  readonly #logger: Logger;
   readonly #periodMs: number;
   /** By address and kind: the repeats since the last line (an entry lives for the period after its last line). */
   readonly #repeats = new Map<string, Repeats>();
   #timer: NodeJS.Timeout | null = null;
   readonly #keyField: string;
 
-  constructor(log: Logger, periodMs = PERIOD_MS, keyField = "remote") {
-    this.#log = log;
+  constructor(logger: Logger, periodMs = PERIOD_MS, keyField = "remote") {
+    this.#logger = logger;
     this.#periodMs = periodMs;
     this.#keyField = keyField;
   }
@@ -36,7 +36,7 @@ export class RepeatedWarnings {
       return;
     }
     this.#repeats.set(key, { count: 0, fields, msg });
-    this.#log.warn({ [this.#keyField]: remote, ...fields }, msg);
+    this.#logger.warn({ [this.#keyField]: remote, ...fields }, msg);
     this.#timer ??= setInterval(() => this.#report(), this.#periodMs).unref();
   }
 
@@ -52,7 +52,7 @@ export class RepeatedWarnings {
         continue;
       }
       const remote = key.slice(0, key.indexOf(" "));
-      this.#log.warn(
+      this.#logger.warn(
         { [this.#keyField]: remote, ...repeats.fields, repeats: repeats.count, periodMs: this.#periodMs },
         `${repeats.msg} (repeated)`,
       );

@@ -16,15 +16,15 @@ export interface Caller {
 
 export class TokenGate {
   readonly #path: string | null;
-  readonly #log: Logger;
+  readonly #logger: Logger;
   readonly #warnings: RepeatedWarnings;
   #tokens: TokenEntry[] | null;
 
   /** tokens: the file as read at start (null: no tokens file). */
-  constructor(path: string | null, tokens: TokenEntry[] | null, log: Logger, warnings: RepeatedWarnings) {
+  constructor(path: string | null, tokens: TokenEntry[] | null, logger: Logger, warnings: RepeatedWarnings) {
     this.#path = path;
     this.#tokens = tokens;
-    this.#log = log;
+    this.#logger = logger;
     this.#warnings = warnings;
   }
 
@@ -55,7 +55,10 @@ export class TokenGate {
     try {
       tokens = await readTokensFile(this.#path);
     } catch (error) {
-      this.#log.error({ err: (error as Error).message }, "tokens file not reloaded: the previous tokens stay in force");
+      this.#logger.error(
+        { err: (error as Error).message },
+        "tokens file not reloaded: the previous tokens stay in force",
+      );
       return null;
     }
     this.#tokens = tokens;

@@ -3,8 +3,8 @@
 // prompt, its turns and the title its first prompt gives. Read from the entries after the source's base (a compacted
 // log's snapshot, or its header): each entry by its type, and parsed (then folded, log/session-state.ts) only where it
 // changes one of those.
-import { foldSummary, type SessionSummary } from "../protocol/log/session-state.js";
-import { LogEntry, LogError } from "../protocol/session-log.js";
+import { changesSummary, foldSummary, SUMMARY_RULE, type SessionSummary } from "../protocol/log/session-state.js";
+import { LogEntry, LogError } from "../protocol/log/session-log.js";
 
 /** The source as it stands at the fork point: the fork's own settings. */
 export type ForkPointState = SessionSummary;
@@ -45,18 +45,10 @@ export function forkPoint(
       continue;
     }
     if (type === "turn_start") open = true;
-    else if (type === "turn_end") {
-      // Turn lines are counted by their type, never parsed: a log holds one pair per turn.
-      open = false;
-      current = { ...current, turns: current.turns + 1 };
-    } else if (
-      type === "mode" ||
-      type === "model" ||
-      type === "system_prompt" ||
-      (type === "user_message" && current.title === null)
-    ) {
-      current = foldSummary(current, entryOf(line, type));
-    }
+    else if (type === "turn_end") open = false;
+    // Turn lines are counted by their type, never parsed: a log holds one pair per turn.
+    if (type === SUMMARY_RULE.counted) current = { ...current, turns: current.turns + 1 };
+    else if (changesSummary(current.title, type)) current = foldSummary(current, entryOf(line, type));
     if (!open) {
       count = seen;
       state = current;

@@ -1,5 +1,5 @@
 // What session/list shows of a session beyond ACP's fields, the same for every store, and the archive filter.
-import type { ForkPoint, ParentLink } from "../protocol/session-log.js";
+import type { ForkPoint, ParentLink } from "../protocol/log/session-log.js";
 import type { ArchiveFilter } from "./session-store.js";
 
 export const LIST_META_KEY = "acp-session-host";

@@ -1,5 +1,5 @@
 // The log header of a session made by session/new (or a child's): what both stores write first.
-import { LOG_FORMAT, LOG_FORMAT_VERSION, type LogHeader } from "../protocol/session-log.js";
+import { LOG_FORMAT, LOG_FORMAT_VERSION, type LogHeader } from "../protocol/log/session-log.js";
 import type { NewSessionSettings } from "./session-store.js";
 
 export function newSessionHeader(

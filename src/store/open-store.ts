@@ -6,7 +6,7 @@ import { DirStore } from "./dir/dir-store.js";
 import type { SessionStore } from "./session-store.js";
 
 /** Throws ConfigError (one line naming the store) when the store cannot be used. */
-export async function openStore(config: HostOptions, log: Logger): Promise<SessionStore> {
+export async function openStore(config: HostOptions, logger: Logger): Promise<SessionStore> {
   const url = config.store;
   if (url !== undefined && isPostgresUrl(url)) {
     // node-postgres is loaded only by hosts that use it.
@@ -21,11 +21,11 @@ export async function openStore(config: HostOptions, log: Logger): Promise<Sessi
         compactBytes: config.logCompactBytes,
         outputRoot,
       },
-      log,
+      logger,
     );
   }
   try {
-    return new DirStore(config.stateDir, log, { compactBytes: config.logCompactBytes });
+    return new DirStore(config.stateDir, logger, { compactBytes: config.logCompactBytes });
   } catch (error) {
     if (error instanceof ConfigError) throw error;
     throw new ConfigError(`--state-dir ${config.stateDir}: ${(error as Error).message}`);

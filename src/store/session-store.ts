@@ -7,7 +7,7 @@
 import type { ListSessionsResponse, RequestError } from "@agentclientprotocol/sdk/unstable";
 import type { McpServerConfig } from "../protocol/mcp-servers.js";
 import type { ModelConfig, SessionModeId, WorkerLog, SettingsFrom } from "../protocol/port.js";
-import type { ForkPoint, LogHeader, ParentLink } from "../protocol/session-log.js";
+import type { ForkPoint, LogHeader, ParentLink } from "../protocol/log/session-log.js";
 import type { SystemPromptSetting } from "../protocol/system-prompt.js";
 
 export interface NewSessionSettings {

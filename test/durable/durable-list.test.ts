@@ -3,7 +3,7 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { SessionInfo } from "@agentclientprotocol/sdk/unstable";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SIDECAR_FORMAT } from "../../src/protocol/session-log.js";
+import { SIDECAR_FORMAT } from "../../src/protocol/log/session-log.js";
 import { eventually, exists, header, logEntries, paths, transcript, writeLog } from "../support/durable.js";
 import { startHost, tempDir, type TestHost } from "../support/host.js";
 

@@ -1,7 +1,7 @@
 import { once } from "node:events";
 import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import { afterAll, describe, expect, it } from "vitest";
-import type { LogEntry } from "../../src/protocol/session-log.js";
+import type { LogEntry } from "../../src/protocol/log/session-log.js";
 import { OUTCOME_UNKNOWN } from "../../workers/log/log-repair.js";
 import { eventually, exists, logEntries, paths, transcript } from "../support/durable.js";
 import { startHost, tempDir, type TestHost } from "../support/host.js";

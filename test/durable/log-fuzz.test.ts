@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { LogError, type LogEntry } from "../../src/protocol/session-log.js";
+import { LogError, type LogEntry } from "../../src/protocol/log/session-log.js";
 import { restoreLog } from "../../workers/log/log-repair.js";
 import { paths, transcript } from "../support/durable.js";
 import { startHost, tempDir } from "../support/host.js";

@@ -9,7 +9,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { RequestPermissionRequest, SessionNotification, SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import { describe, expect, it } from "vitest";
-import type { LogHeader } from "../../src/protocol/session-log.js";
+import type { LogHeader } from "../../src/protocol/log/session-log.js";
 import type { PermissionPolicy } from "../../src/client/index.js";
 import { paths } from "../support/durable.js";
 import { hostsPerTest, isAlive, startHost, tempDir, type HostOptions, type TestHost } from "../support/host.js";

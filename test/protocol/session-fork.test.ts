@@ -6,7 +6,7 @@
 import { readFileSync, statSync } from "node:fs";
 import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import { describe, expect, it } from "vitest";
-import type { LogHeader } from "../../src/protocol/session-log.js";
+import type { LogHeader } from "../../src/protocol/log/session-log.js";
 import { paths } from "../support/durable.js";
 import { hostsPerTest, startHost, tempDir, type TestHost } from "../support/host.js";
 import { postgresPerFile, query } from "../support/postgres.js";

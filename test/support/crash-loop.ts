@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { HostClient } from "../../src/client/index.js";
-import { LogError, sessionPaths } from "../../src/protocol/session-log.js";
+import { LogError, sessionPaths } from "../../src/protocol/log/session-log.js";
 import { restoreLog } from "../../workers/log/log-repair.js";
 import { crashTurn, shortTurn } from "./crash-turns.js";
 import { whenInFsync } from "./fsync-watch.js";

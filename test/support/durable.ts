@@ -9,7 +9,7 @@ import {
   type LogEntry,
   type LogHeader,
   type SessionPaths,
-} from "../../src/protocol/session-log.js";
+} from "../../src/protocol/log/session-log.js";
 
 export function paths(stateDir: string, sessionId: string): SessionPaths {
   return sessionPaths(stateDir, sessionId);

@@ -37,7 +37,7 @@ function portMessage(turnId: string): fc.Arbitrary<Posted> {
     })),
     id.map((t) => ({ type: "turn_end", turnId: t, stopReason: "end_turn" })),
     id.map((t) => ({ type: "turn_error", turnId: t, code: -32603, message: "fuzz" })),
-    fc.constant({ type: "log", level: "warn", msg: "fuzz" }),
+    fc.constant({ type: "log_line", level: "warn", msg: "fuzz" }),
   );
   const mutated = fc
     .record({ event: valid, key: fc.string({ maxLength: 12 }), value: fc.jsonValue({ maxDepth: 3 }) })

@@ -1,6 +1,6 @@
 // Hand-made turns of a session log: a plain answer, a tool call with its permission and result, usage and a mode
 // change, so what a compaction folds into its snapshot is all there.
-import type { LogEntry } from "../../src/protocol/session-log.js";
+import type { LogEntry } from "../../src/protocol/log/session-log.js";
 
 const at = "2026-01-02T03:04:05.000Z";
 

@@ -1,7 +1,13 @@
 // Where a fork's history ends (src/store/fork-point.ts): after the last ended turn, with the settings, turns and title
-// there; a turn in flight and what it changed are left out, a torn last line too; damage before it is refused.
+// there; a turn in flight and what it changed are left out, a torn last line too; damage before it is refused. Each
+// reader that finds it without folding every entry (line by line, a log file's buffer; the SQL one:
+// test/durable/postgres-fork.test.ts) agrees with the fold on any generated log.
+import fc from "fast-check";
 import { expect, it } from "vitest";
-import { LogError, type LogEntry } from "../../src/protocol/session-log.js";
+import type { SessionSummary } from "../../src/protocol/log/session-state.js";
+import { forkPointInLog } from "../../src/store/dir/fork-log.js";
+import { forkedLog, summaryOf } from "../support/log-arbitraries.js";
+import { LogError, type LogEntry } from "../../src/protocol/log/session-log.js";
 import { entryTypeOf, forkPoint, type ForkPointState } from "../../src/store/fork-point.js";
 
 const base: ForkPointState = {
@@ -62,7 +68,6 @@ it("leaves a torn last line out, and refuses a line that is not an entry before 
 });
 
 it("reads a log file's entries the same way by its lines' heads and line by line", async () => {
-  const { forkPointInLog } = await import("../../src/store/dir/fork-log.js");
   const { logTurns } = await import("../support/log-turns.js");
   const entries: LogEntry[] = [
     ...logTurns(1, 7),
@@ -91,4 +96,21 @@ it("reads a log file's entries the same way by its lines' heads and line by line
   });
   expect(typed.subarray(0, fast.length).toString().endsWith('"stopReason":"end_turn"}\n')).toBe(true);
   expect(reordered.subarray(0, slow.length).toString().split("\n")).toHaveLength(entries.length - 2 + 1);
+});
+
+/** A base with a title or none (the first prompt after it gives one only when there is none). */
+const bases = fc.constantFrom<SessionSummary>(base, { ...base, title: "titled before" });
+
+it("puts the fork point after the last ended turn, with the fold's summary there, line by line and in a log's buffer", () => {
+  fc.assert(
+    fc.property(forkedLog(bases), fc.constantFrom("", '{"type":"tu'), ({ lines, start, expected, count }, torn) => {
+      expect(forkPoint(lines.map(line), start, "whole")).toEqual({ state: summaryOf(expected), count });
+      const text = lines.map((text) => `${text}\n`);
+      const inLog = forkPointInLog(Buffer.from(text.join("") + torn), start);
+      expect(inLog).toEqual({
+        state: summaryOf(expected),
+        length: Buffer.byteLength(text.slice(0, count).join("")),
+      });
+    }),
+  );
 });

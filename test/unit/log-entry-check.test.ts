@@ -2,7 +2,7 @@
 // on random damage to them (a key removed, a value replaced by any JSON, a key added).
 import fc from "fast-check";
 import { expect, it } from "vitest";
-import { LogEntry } from "../../src/protocol/session-log.js";
+import { LogEntry } from "../../src/protocol/log/session-log.js";
 import { asLogEntry } from "../../workers/log/log-entry-check.js";
 import { logTurns } from "../support/log-turns.js";
 

@@ -21,7 +21,8 @@ export const MIN_SUMMARY_TOKENS = 64;
 
 export type CompactionLevel = "normal" | "hard";
 
-export interface SummaryCut {
+/** Where a compaction cuts the conversation, and how long its summary may be. */
+export interface CompactionPlan {
   /** history[0, cut) is summarised; history[cut…] is kept as is. history[cut] is a user message. */
   cut: number;
   /** User turns in the summarised part (whole ones: a cut falls where a turn starts). */
@@ -37,7 +38,7 @@ export function planCompaction(
   history: readonly ChatMessage[],
   level: CompactionLevel,
   budgetTokens: number,
-): SummaryCut | null {
+): CompactionPlan | null {
   const start = history[0]?.role === "summary" ? 1 : 0;
   const users = history.flatMap((message, index) => (message.role === "user" ? [index] : []));
   const current = users.at(-1);

@@ -17,7 +17,8 @@ const asks = compile(GatewayAsk);
 const controls = compile(GatewayControl);
 
 const host = parentPort!;
-const log: GatewayLog = (level, msg, data) => host.postMessage({ type: "log", level, msg, ...(data ? { data } : {}) });
+const log: GatewayLog = (level, msg, data) =>
+  host.postMessage({ type: "log_line", level, msg, ...(data ? { data } : {}) });
 let clients = new Map<string, ModelClient>();
 
 host.on("message", (message: unknown) => {

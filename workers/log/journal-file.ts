@@ -22,7 +22,7 @@ import {
   type SessionState,
   type SessionSummary,
 } from "../../src/protocol/log/session-state.js";
-import { LogError, SessionSidecar, SIDECAR_FORMAT, type LogHeader } from "../../src/protocol/session-log.js";
+import { LogError, SessionSidecar, SIDECAR_FORMAT, type LogHeader } from "../../src/protocol/log/session-log.js";
 import { LogWriteError, type Journal, type JournalEntry } from "./journal.js";
 import { logRewrite, syncDirOf, writeCompactedLog } from "./log-compaction.js";
 import { parseReplayed, restoreLogFrom } from "./log-repair.js";

@@ -13,7 +13,7 @@ import {
   type SessionSummary,
 } from "../../src/protocol/log/session-state.js";
 import type { ReplayedRecords, WorkerLog } from "../../src/protocol/port.js";
-import { LogError, parseHeaderLine, type LogEntry, type LogHeader } from "../../src/protocol/session-log.js";
+import { LogError, parseHeaderLine, type LogEntry, type LogHeader } from "../../src/protocol/log/session-log.js";
 import type { EventSink } from "../event-sink.js";
 import type { Journal } from "./journal.js";
 import { closeOpenTurn, parseEntry } from "./log-repair.js";

@@ -2,9 +2,9 @@
 // so nothing the client has seen can be missing from the record.
 import { foldSummary, type SessionState, type SessionSummary } from "../../src/protocol/log/session-state.js";
 import type { ReplayedRecords } from "../../src/protocol/port.js";
-import type { LogEntry } from "../../src/protocol/session-log.js";
+import type { LogEntry } from "../../src/protocol/log/session-log.js";
 
-/** The entry kinds and their schema live with the log format (src/protocol/session-log.ts). */
+/** The entry kinds and their schema live with the log format (src/protocol/log/session-log.ts). */
 export type JournalEntry = LogEntry;
 
 export interface Journal {

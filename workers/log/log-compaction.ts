@@ -6,7 +6,7 @@ import { closeSync, constants, fsyncSync, openSync, renameSync, rmSync, writeSyn
 import { dirname } from "node:path";
 import { snapshotLine } from "../../src/protocol/log/snapshot.js";
 import type { SessionState } from "../../src/protocol/log/session-state.js";
-import { COMPACTED_LOG_FORMAT_VERSION } from "../../src/protocol/session-log.js";
+import { COMPACTED_LOG_FORMAT_VERSION } from "../../src/protocol/log/session-log.js";
 import type { JournalEntry } from "./journal.js";
 
 export interface CompactionInput {

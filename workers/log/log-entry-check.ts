@@ -1,4 +1,4 @@
-// Checks one parsed log line against the log's entry schema (LogEntry in src/protocol/session-log.ts) by hand: a
+// Checks one parsed log line against the log's entry schema (LogEntry in src/protocol/log/session-log.ts) by hand: a
 // restore and a replay check every line, and the schema's parse cost as much as JSON.parse itself. It accepts
 // exactly what the schema accepts (test/unit/log-entry-check.test.ts holds it to that); enums and the rare model and
 // mcp_servers entries are left to the schema's own parts.
@@ -6,7 +6,7 @@ import { McpServerRecord } from "../../src/protocol/mcp-servers.js";
 import { PlanEntry } from "../../src/protocol/plan.js";
 import { ModelConfig, SessionModeId, StopReason, ToolKind } from "../../src/protocol/port.js";
 import { SystemPromptSetting } from "../../src/protocol/system-prompt.js";
-import type { LogEntry } from "../../src/protocol/session-log.js";
+import type { LogEntry } from "../../src/protocol/log/session-log.js";
 
 type Json = Record<string, unknown>;
 

@@ -10,7 +10,7 @@ import {
   parseHeaderLine,
   type LogEntry,
   type LogHeader,
-} from "../../src/protocol/session-log.js";
+} from "../../src/protocol/log/session-log.js";
 import { asLogEntry } from "./log-entry-check.js";
 
 export const OUTCOME_UNKNOWN = "outcome unknown: the session stopped while this tool call was running";

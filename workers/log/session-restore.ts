@@ -3,7 +3,7 @@
 // session runs with from now on.
 import { emptyState, foldSummary, type SessionSummary } from "../../src/protocol/log/session-state.js";
 import type { ModelConfig, SessionModeId, WorkerInit } from "../../src/protocol/port.js";
-import { LogError, type LogEntry } from "../../src/protocol/session-log.js";
+import { LogError, type LogEntry } from "../../src/protocol/log/session-log.js";
 import { sameSystemPrompt, type SystemPromptSetting } from "../../src/protocol/system-prompt.js";
 import type { EventSink } from "../event-sink.js";
 import { FileJournal } from "./journal-file.js";

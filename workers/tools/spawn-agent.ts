@@ -4,7 +4,7 @@
 // same child is prompted again by naming it (session).
 import * as z from "zod/mini";
 import { SessionModeId } from "../../src/protocol/port.js";
-import { titleFrom } from "../../src/protocol/session-log.js";
+import { titleFrom } from "../../src/protocol/log/session-log.js";
 import type { ChildRequests } from "../loop/child-requests.js";
 import { readPolicy } from "./policy.js";
 import type { Tool } from "./tool.js";

@@ -10,7 +10,7 @@ import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import { isInside } from "../../protocol/paths.js";
 import { hasReason } from "../../request-errors.js";
 import { SessionModeId, type ChildOutcome } from "../../protocol/port.js";
-import { titleFrom } from "../../protocol/session-log.js";
+import { titleFrom } from "../../protocol/log/session-log.js";
 import type { Peer } from "../connection/peer.js";
 import type { Logger } from "../../logger.js";
 import type { Admission } from "../admission.js";

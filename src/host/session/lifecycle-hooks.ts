@@ -41,7 +41,7 @@ type Listener<E extends LifecycleEvent> = (event: LifecycleEvents[E]) => void;
 type Listeners = { [E in LifecycleEvent]: Array<Listener<E>> };
 
 export class LifecycleHooks {
-  readonly #log: Logger;
+  readonly #logger: Logger;
   readonly #listeners: Listeners = {
     turnEnded: [],
     turnCancelling: [],
@@ -54,8 +54,8 @@ export class LifecycleHooks {
     spansEnded: [],
   };
 
-  constructor(log: Logger) {
-    this.#log = log;
+  constructor(logger: Logger) {
+    this.#logger = logger;
   }
 
   /** Adds a listener; the returned function removes it. */
@@ -73,7 +73,7 @@ export class LifecycleHooks {
       try {
         listener(event);
       } catch (error) {
-        this.#log.error({ err: error, hook: name }, "a lifecycle hook's listener threw");
+        this.#logger.error({ err: error, hook: name }, "a lifecycle hook's listener threw");
       }
     }
   }

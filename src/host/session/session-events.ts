@@ -80,7 +80,7 @@ export class SessionEvents {
 
   static readonly #table: { [T in EventType]: Handler<T> } = {
     pong: (events, event) => events.#session.pong(event.id),
-    log: (events, event) => events.#logLine(event),
+    log_line: (events, event) => events.#logLine(event),
     mcp_status: (events, event) => events.#mcpStatus(event),
     log_records: (events, event, lease) => events.#record(lease, event),
     log_summary: (events, event, lease) => events.#record(lease, event),
@@ -109,7 +109,7 @@ export class SessionEvents {
     deps.hooks.emit("modelCallEnded", { sessionId: id, tenant, model, outcome, tokens });
   }
 
-  #logLine(event: EventOf<"log">): void {
+  #logLine(event: EventOf<"log_line">): void {
     this.#session.log[event.level](event.data ? foreignFields(event.data) : {}, event.msg);
   }
 

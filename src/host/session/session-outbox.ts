@@ -7,14 +7,14 @@ import type { Peer } from "../connection/peer.js";
 
 export class SessionOutbox {
   readonly #sessionId: string;
-  readonly #log: Logger;
+  readonly #logger: Logger;
   readonly #follow: (() => Peer | null) | null;
   #attachment: Peer | null = null;
   #sent: Promise<void> = Promise.resolve();
 
-  constructor(sessionId: string, log: Logger, follow?: () => Peer | null) {
+  constructor(sessionId: string, logger: Logger, follow?: () => Peer | null) {
     this.#sessionId = sessionId;
-    this.#log = log;
+    this.#logger = logger;
     this.#follow = follow ?? null;
   }
 
@@ -49,7 +49,7 @@ export class SessionOutbox {
     const sent = this.#sent.then(() => peer.client.notify(method, params));
     this.#sent = sent.catch((error: unknown) => {
       // A connection that closed took its undelivered notifications with it; the log has what matters.
-      if (!peer.closed) this.#log.warn({ err: error, method }, `${method} not delivered`);
+      if (!peer.closed) this.#logger.warn({ err: error, method }, `${method} not delivered`);
     });
     return this.#sent;
   }

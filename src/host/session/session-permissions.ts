@@ -16,12 +16,12 @@ export type PermissionRequestEvent = Extract<WorkerEvent, { type: "permission_re
 
 export class PermissionRequests {
   readonly #sessionId: string;
-  readonly #log: Logger;
+  readonly #logger: Logger;
   readonly #pending = new Map<string, AbortController>();
 
-  constructor(sessionId: string, log: Logger) {
+  constructor(sessionId: string, logger: Logger) {
     this.#sessionId = sessionId;
-    this.#log = log;
+    this.#logger = logger;
   }
 
   /** Every request still waiting is answered cancelled. */
@@ -55,13 +55,13 @@ export class PermissionRequests {
         const parsed = PermissionOutcome.safeParse(response.outcome);
         if (parsed.success) outcome = parsed.data;
         else
-          this.#log.warn(
+          this.#logger.warn(
             { outcome: response.outcome },
             "permission outcome not among the offered options: treated as cancelled",
           );
       }
     } catch (error) {
-      if (!abort.signal.aborted) this.#log.warn({ err: error }, "permission request failed: treated as cancelled");
+      if (!abort.signal.aborted) this.#logger.warn({ err: error }, "permission request failed: treated as cancelled");
     } finally {
       this.#pending.delete(event.requestId);
     }

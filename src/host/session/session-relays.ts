@@ -28,13 +28,13 @@ export interface WorkerCommand {
 export class WorkerRelays {
   readonly #state: SessionPhaseMachine;
   readonly #live: () => Pick<WorkerLease, "call"> | null;
-  readonly #log: Logger;
+  readonly #logger: Logger;
 
   /** live: the session's opened worker, if it is alive. */
-  constructor(state: SessionPhaseMachine, live: () => Pick<WorkerLease, "call"> | null, log: Logger) {
+  constructor(state: SessionPhaseMachine, live: () => Pick<WorkerLease, "call"> | null, logger: Logger) {
     this.#state = state;
     this.#live = live;
-    this.#log = log;
+    this.#logger = logger;
   }
 
   async tell(command: WorkerCommand): Promise<void> {
@@ -49,8 +49,11 @@ export class WorkerRelays {
       await lease.call((api) => command.send(api));
     } catch (error) {
       if (error instanceof WorkerGone)
-        this.#log.debug({ command: command.name }, "session worker ended before it had the command: the next has it");
-      else this.#log.warn({ err: error, command: command.name }, "session worker refused a command");
+        this.#logger.debug(
+          { command: command.name },
+          "session worker ended before it had the command: the next has it",
+        );
+      else this.#logger.warn({ err: error, command: command.name }, "session worker refused a command");
     }
   }
 

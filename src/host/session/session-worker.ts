@@ -32,7 +32,7 @@ export class SessionWorker {
   readonly #id: string;
   readonly #settings: SessionSettings;
   readonly #deps: SessionDeps;
-  readonly #log: Logger;
+  readonly #logger: Logger;
   readonly #hooks: SessionWorkerHooks;
   /** The session's phase: this moves it through waking, opening and releasing its worker. */
   readonly #state: SessionPhaseMachine;
@@ -53,7 +53,7 @@ export class SessionWorker {
     id: string,
     settings: SessionSettings,
     deps: SessionDeps,
-    log: Logger,
+    logger: Logger,
     hooks: SessionWorkerHooks,
     state: SessionPhaseMachine,
     adoptLog: boolean,
@@ -61,7 +61,7 @@ export class SessionWorker {
     this.#id = id;
     this.#settings = settings;
     this.#deps = deps;
-    this.#log = log;
+    this.#logger = logger;
     this.#hooks = hooks;
     this.#state = state;
     this.#adoptLog = adoptLog;
@@ -133,7 +133,10 @@ export class SessionWorker {
 
   /** A reply or event from the worker that breaks the port's contract: logged, the worker ended, the fault named. */
   fault(lease: WorkerLease, what: "reply to open" | "reply to replay" | "event", detail: string): RequestError {
-    this.#log.error({ threadId: this.#threadId, detail }, `session worker sent a malformed ${what}: worker replaced`);
+    this.#logger.error(
+      { threadId: this.#threadId, detail },
+      `session worker sent a malformed ${what}: worker replaced`,
+    );
     // An opened worker is released like any other (the next one waits for its thread); one opening fails its open.
     if (lease === this.#lease && this.#state.phase === "live") void this.release(0);
     else void this.#discard(lease);
@@ -203,7 +206,7 @@ export class SessionWorker {
       throw sessionClosed();
     }
     const restored = this.#workersStarted++ > 0 || settingsFrom === "log";
-    if (restored) this.#log.info({ turns: ack.turns }, "session restored from its log in a fresh worker");
+    if (restored) this.#logger.info({ turns: ack.turns }, "session restored from its log in a fresh worker");
     this.#deps.hooks.emit("workerStarted", {
       sessionId: this.#id,
       threadId: ack.threadId,

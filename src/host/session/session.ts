@@ -8,7 +8,7 @@ import type { PromptResponse, RequestError, SessionUpdate } from "@agentclientpr
 import * as Comlink from "comlink";
 import type { HostMessage, ModelConfig, ReplayedRecords, SessionModeId } from "../../protocol/port.js";
 import { ReplayAck } from "../../protocol/worker-events.js";
-import type { LogHeader } from "../../protocol/session-log.js";
+import type { LogHeader } from "../../protocol/log/session-log.js";
 import type { SystemPromptSetting } from "../../protocol/system-prompt.js";
 import type { SessionStatus } from "../../protocol/host-status.js";
 import { nowMs, type TurnTrace } from "../../protocol/trace.js";
@@ -76,7 +76,7 @@ export class SessionRecord implements SlotHolder {
   readonly tenant: string | null;
   readonly lineage: SessionLineage;
   readonly #deps: SessionDeps;
-  readonly #log: Logger;
+  readonly #logger: Logger;
   readonly #state: SessionPhaseMachine;
   readonly #worker: SessionWorker;
   readonly #relays: WorkerRelays;
@@ -99,9 +99,9 @@ export class SessionRecord implements SlotHolder {
     this.lineage = options.lineage ?? ROOT_LINEAGE;
     this.#title = options.title ?? null;
     this.#deps = deps;
-    this.#log = deps.log.child({ sessionId: id });
+    this.#logger = deps.log.child({ sessionId: id });
     this.#state = new SessionPhaseMachine((phase, event) =>
-      this.#log.error({ phase, event }, "session state: no such transition (a bug): the phase stays as it was"),
+      this.#logger.error({ phase, event }, "session state: no such transition (a bug): the phase stays as it was"),
     );
     this.#turns = new TurnSlot((outcome, seconds) => {
       // The worker refreshed the sidecar before it posted the turn's end.
@@ -110,13 +110,13 @@ export class SessionRecord implements SlotHolder {
       this.#deps.hooks.emit("turnEnded", { sessionId: this.id, outcome, seconds });
       this.#wentIdle();
     });
-    this.#permissions = new PermissionRequests(id, this.#log);
-    this.#outbox = new SessionOutbox(id, this.#log, options.follow);
+    this.#permissions = new PermissionRequests(id, this.#logger);
+    this.#outbox = new SessionOutbox(id, this.#logger, options.follow);
     this.#worker = new SessionWorker(
       id,
       settings,
       deps,
-      this.#log,
+      this.#logger,
       {
         holder: this,
         onEvents: (lease, events) => {
@@ -131,11 +131,11 @@ export class SessionRecord implements SlotHolder {
       this.#state,
       options.stored ?? false,
     );
-    this.#relays = new WorkerRelays(this.#state, () => this.#worker.live, this.#log);
+    this.#relays = new WorkerRelays(this.#state, () => this.#worker.live, this.#logger);
     this.#events = new SessionEvents({
       id,
       tenant: this.tenant,
-      log: this.#log,
+      log: this.#logger,
       deps,
       worker: this.#worker,
       turns: this.#turns,
@@ -214,7 +214,7 @@ export class SessionRecord implements SlotHolder {
   start(): void {
     // A session closed before its turn to start (a burst of session/new, then close) needs no worker.
     if (this.#state.closed || !this.#deps.slots.free) return;
-    this.#worker.wake().catch((error: unknown) => this.#log.warn({ err: error }, "session worker did not start"));
+    this.#worker.wake().catch((error: unknown) => this.#logger.warn({ err: error }, "session worker did not start"));
   }
 
   /** Opens the session in a worker, restored from its log, without replaying it (session/resume). */
@@ -274,7 +274,7 @@ export class SessionRecord implements SlotHolder {
    */
   checkAlive(stallMs: number, now: number): void {
     if (!this.#pings.stalled(this.#idleWorker(), stallMs, now)) return;
-    this.#log.warn(
+    this.#logger.warn(
       { threadId: this.#worker.lastThreadId, stallMs },
       "session worker did not answer a ping for --worker-stall-ms: terminated, the next prompt restores the session from its log",
     );
@@ -336,7 +336,7 @@ export class SessionRecord implements SlotHolder {
   /** Releases the worker if nothing uses it; the next prompt restores the session from its log. */
   hibernate(reason: string): Promise<void> {
     if (this.idleSince === null) return this.#worker.released;
-    this.#log.info({ reason }, "session hibernated: worker released, the next prompt restores it from its log");
+    this.#logger.info({ reason }, "session hibernated: worker released, the next prompt restores it from its log");
     const startedAtMs = nowMs();
     return this.#release(HIBERNATE_GRACE_MS).finally(() =>
       this.#deps.hooks.emit("hibernated", { sessionId: this.id, reason, startedAtMs }),
@@ -359,7 +359,7 @@ export class SessionRecord implements SlotHolder {
     const timeoutMs = this.#deps.turnTimeoutMs;
     if (timeoutMs > 0) {
       turn.timeoutTimer = setTimeout(() => {
-        this.#log.warn({ turnTimeoutMs: timeoutMs }, "turn ran past --turn-timeout-ms: cancelled");
+        this.#logger.warn({ turnTimeoutMs: timeoutMs }, "turn ran past --turn-timeout-ms: cancelled");
         this.cancel(`the turn ran longer than --turn-timeout-ms ${timeoutMs}`);
       }, timeoutMs);
     }
@@ -423,7 +423,7 @@ export class SessionRecord implements SlotHolder {
     if (turn.graceTimer) clearTimeout(turn.graceTimer);
     turn.graceTimer = setTimeout(() => {
       if (!this.#turns.holds(turn.id)) return;
-      this.#log.warn(
+      this.#logger.warn(
         { graceMs: this.#deps.cancelGraceMs },
         "turn did not stop within the cancel grace: terminating its worker",
       );
@@ -482,7 +482,7 @@ export class SessionRecord implements SlotHolder {
       } finally {
         await this.#deps
           .endSession?.(this.id)
-          .catch((error: unknown) => this.#log.warn({ err: error }, "ending the session's commands failed"));
+          .catch((error: unknown) => this.#logger.warn({ err: error }, "ending the session's commands failed"));
         this.#deps.store.touched(this.id);
         await this.#deps.store.unlock(this.id);
         this.#state.on("closed");
@@ -535,7 +535,10 @@ export class SessionRecord implements SlotHolder {
     this.#clearIdleTimer();
     this.#deps.hooks.emit("workerExited", { sessionId: this.id, kind: exit.kind });
     if (exit.kind === "crashed")
-      this.#log.error({ cause: exit.cause }, "session worker died: the session's next prompt restores it from its log");
+      this.#logger.error(
+        { cause: exit.cause },
+        "session worker died: the session's next prompt restores it from its log",
+      );
     // A worker that dies while it starts fails the wake that waited for it: what waited on that wake (a prompt, a
     // load) is answered with the wake's error, which says so.
     if (whileOpening) return;

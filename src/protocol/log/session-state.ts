@@ -3,7 +3,7 @@
 // journals and its restore, a compaction's snapshot, and the main thread's fork point. A restore starts from the state
 // a compaction stored (or the header's) and folds only the entries after it.
 import type { ModelConfig, SessionModeId } from "../port.js";
-import { titleFrom, type LogEntry } from "../session-log.js";
+import { titleFrom, type LogEntry } from "./session-log.js";
 import type { SystemPromptSetting } from "../system-prompt.js";
 import type { ChatMessage } from "./chat-message.js";
 
@@ -53,9 +53,34 @@ export function emptyState(header: {
   };
 }
 
+/**
+ * Which entries change a summary, as data for the readers that find them without parsing every entry (the fork
+ * point, in a log file's buffer and in SQL): each entry of the counted type ends a turn; of each lastWins type the
+ * last entry sets its setting; the first entry of firstWhileUntitled gives the title when there is none yet. No other
+ * entry changes it; stepSummary says how these do.
+ */
+export const SUMMARY_RULE = {
+  counted: "turn_end",
+  lastWins: ["mode", "model", "system_prompt"],
+  firstWhileUntitled: "user_message",
+} as const satisfies {
+  counted: LogEntry["type"];
+  lastWins: ReadonlyArray<LogEntry["type"]>;
+  firstWhileUntitled: LogEntry["type"];
+};
+
+/** Whether an entry of this type changes a summary titled so (SUMMARY_RULE). */
+export function changesSummary(title: string | null, type: string): boolean {
+  return (
+    type === SUMMARY_RULE.counted ||
+    (SUMMARY_RULE.lastWins as readonly string[]).includes(type) ||
+    (type === SUMMARY_RULE.firstWhileUntitled && title === null)
+  );
+}
+
 /** The summary after `entry`: the same object when the entry does not change it. */
 export function foldSummary(summary: SessionSummary, entry: LogEntry): SessionSummary {
-  if (!changesSummary(summary, entry)) return summary;
+  if (!changesSummary(summary.title, entry.type)) return summary;
   const { mode, model, systemPrompt, turns, title } = summary;
   const next = { mode, model, systemPrompt, turns, title };
   stepSummary(next, entry);
@@ -79,17 +104,6 @@ export function foldLog(state: SessionState, entries: readonly LogEntry[]): Sess
 }
 
 type Draft = SessionState & { openCalls: Map<string, string> };
-
-function changesSummary(summary: SessionSummary, entry: LogEntry): boolean {
-  const type = entry.type;
-  return (
-    type === "turn_end" ||
-    type === "mode" ||
-    type === "model" ||
-    type === "system_prompt" ||
-    (type === "user_message" && summary.title === null)
-  );
-}
 
 function stepSummary(summary: SessionSummary, entry: LogEntry): void {
   switch (entry.type) {

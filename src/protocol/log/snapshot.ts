@@ -6,7 +6,7 @@
 // and its settings only by the main thread to fork a session (snapshotSettings: a conversation can take megabytes).
 import * as z from "zod/mini";
 import { ModelConfig, SessionModeId } from "../port.js";
-import { LogError, type LogEntry } from "../session-log.js";
+import { LogError, type LogEntry } from "./session-log.js";
 import { SystemPromptSetting } from "../system-prompt.js";
 import type { ChatMessage } from "./chat-message.js";
 import type { SessionState } from "./session-state.js";

@@ -14,7 +14,7 @@ const STABLE_MS = 60_000;
 
 export class SpawnerSupervisor {
   readonly #options: SpawnerOptionsInput;
-  readonly #log: Logger;
+  readonly #logger: Logger;
   readonly #onRestart: Array<() => void> = [];
   #current: SpawnerClient | null;
   #startedAt = performance.now();
@@ -22,15 +22,15 @@ export class SpawnerSupervisor {
   #stopping = false;
   #restarts = 0;
 
-  private constructor(first: SpawnerClient, options: SpawnerOptionsInput, log: Logger) {
+  private constructor(first: SpawnerClient, options: SpawnerOptionsInput, logger: Logger) {
     this.#current = first;
     this.#options = options;
-    this.#log = log;
+    this.#logger = logger;
     this.#watch(first);
   }
 
-  static async start(options: SpawnerOptionsInput, log: Logger): Promise<SpawnerSupervisor> {
-    return new SpawnerSupervisor(await SpawnerClient.start(options, log), options, log);
+  static async start(options: SpawnerOptionsInput, logger: Logger): Promise<SpawnerSupervisor> {
+    return new SpawnerSupervisor(await SpawnerClient.start(options, logger), options, logger);
   }
 
   /** The running spawner's pid (null between a death and its restart). */
@@ -78,7 +78,7 @@ export class SpawnerSupervisor {
       if (this.#stopping || client.stopping || this.#current !== client) return;
       this.#current = null;
       if (performance.now() - this.#startedAt > STABLE_MS) this.#delayMs = FIRST_RESTART_MS;
-      this.#log.error(
+      this.#logger.error(
         { spawnerPid: client.pid, restartInMs: this.#delayMs },
         "spawner exited: commands in flight failed; starting a new one",
       );
@@ -90,16 +90,16 @@ export class SpawnerSupervisor {
   async #restart(): Promise<void> {
     if (this.#stopping) return;
     try {
-      const client = await SpawnerClient.start(this.#options, this.#log);
+      const client = await SpawnerClient.start(this.#options, this.#logger);
       if (this.#stopping) return void (await client.shutdown());
       this.#current = client;
       this.#startedAt = performance.now();
       this.#restarts++;
       this.#watch(client);
-      this.#log.info({ spawnerPid: client.pid, restarts: this.#restarts }, "spawner restarted");
+      this.#logger.info({ spawnerPid: client.pid, restarts: this.#restarts }, "spawner restarted");
       for (const listener of this.#onRestart) listener();
     } catch (error) {
-      this.#log.error({ err: error, restartInMs: this.#delayMs }, "spawner did not restart; trying again");
+      this.#logger.error({ err: error, restartInMs: this.#delayMs }, "spawner did not restart; trying again");
       setTimeout(() => void this.#restart(), this.#delayMs).unref();
       this.#delayMs = Math.min(MAX_RESTART_MS, this.#delayMs * 2);
     }

@@ -6,13 +6,13 @@ import type { Logger } from "../../logger.js";
 
 export class CreationSync {
   readonly #dir: string;
-  readonly #log: Logger;
+  readonly #logger: Logger;
   #pending: string[] = [];
   #running: Promise<void> | null = null;
 
-  constructor(dir: string, log: Logger) {
+  constructor(dir: string, logger: Logger) {
     this.#dir = dir;
-    this.#log = log;
+    this.#logger = logger;
   }
 
   schedule(file: string): void {
@@ -32,10 +32,10 @@ export class CreationSync {
       // the file work requests wait on. A burst makes this lag behind, never the answers.
       for (const file of files)
         await sync(file, "r").catch((error: unknown) =>
-          this.#log.warn({ file, err: error }, "new session log not flushed"),
+          this.#logger.warn({ file, err: error }, "new session log not flushed"),
         );
       await sync(this.#dir, "r").catch((error: unknown) =>
-        this.#log.warn({ dir: this.#dir, err: error }, "sessions directory not flushed"),
+        this.#logger.warn({ dir: this.#dir, err: error }, "sessions directory not flushed"),
       );
     }
   }

@@ -22,7 +22,7 @@ import {
   sessionsDir,
   type LogHeader,
   type SessionPaths,
-} from "../../protocol/session-log.js";
+} from "../../protocol/log/session-log.js";
 import { hostError, notFound } from "../../request-errors.js";
 import { ConfigError } from "../../host-options.js";
 import { CreationSync } from "./creation-sync.js";
@@ -63,7 +63,7 @@ export class DirStore implements SessionStore {
   readonly stateDir: string;
   readonly label: string;
   readonly #options: DirStoreOptions;
-  readonly #log: Logger;
+  readonly #logger: Logger;
   readonly #locks: LockFiles;
   readonly #creations: CreationSync;
   readonly #index: SessionIndex;
@@ -72,20 +72,20 @@ export class DirStore implements SessionStore {
   /** One change of a session's attributes at a time (each rewrites the whole file). */
   readonly #attributeWrites = new Map<string, Promise<void>>();
 
-  constructor(stateDir: string, log: Logger, options: DirStoreOptions) {
+  constructor(stateDir: string, logger: Logger, options: DirStoreOptions) {
     this.stateDir = stateDir;
     this.label = `state dir ${stateDir}`;
     this.#options = options;
-    this.#log = log;
-    this.#locks = new LockFiles(log);
-    this.#creations = new CreationSync(sessionsDir(stateDir), log);
+    this.#logger = logger;
+    this.#locks = new LockFiles(logger);
+    this.#creations = new CreationSync(sessionsDir(stateDir), logger);
     this.#index = new SessionIndex(
       {
         ids: () => this.#storedIds(),
         version: () => this.#namesVersion(),
         read: (id, deleted) => this.#summary(id, deleted),
       },
-      log,
+      logger,
     );
     try {
       mkdirSync(sessionsDir(stateDir), { recursive: true });
@@ -207,7 +207,7 @@ export class DirStore implements SessionStore {
       forkOf,
     };
     await writeFile(paths.sidecar, JSON.stringify(sidecar)).catch((error: unknown) =>
-      this.#log.warn({ sessionId: id, err: error }, "fork's sidecar not written: listed from its header"),
+      this.#logger.warn({ sessionId: id, err: error }, "fork's sidecar not written: listed from its header"),
     );
     this.#creations.schedule(paths.log);
     this.#index.touched(id);
@@ -286,7 +286,7 @@ export class DirStore implements SessionStore {
     try {
       return await readAttributes(attributesPath(this.stateDir, sessionId));
     } catch (error) {
-      this.#log.warn({ sessionId, err: error }, "session attributes unreadable: taken as none set");
+      this.#logger.warn({ sessionId, err: error }, "session attributes unreadable: taken as none set");
       return NO_ATTRIBUTES;
     }
   }
@@ -383,7 +383,7 @@ export class DirStore implements SessionStore {
   start(): void {
     this.#index
       .build()
-      .catch((error: unknown) => this.#log.warn({ err: error }, "session index not built (session/list builds it)"));
+      .catch((error: unknown) => this.#logger.warn({ err: error }, "session index not built (session/list builds it)"));
   }
 
   /**
@@ -476,7 +476,10 @@ export class DirStore implements SessionStore {
       });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "ENOENT")
-        this.#log.warn({ sessionId: id, reason: (error as Error).message }, "session not listed: its log is unusable");
+        this.#logger.warn(
+          { sessionId: id, reason: (error as Error).message },
+          "session not listed: its log is unusable",
+        );
       return null;
     }
   }

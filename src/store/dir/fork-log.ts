@@ -5,7 +5,13 @@
 // replayable history are read (../fork-point.ts). The source may be open in a worker appending to it: a turn in flight
 // and a torn last line are left out.
 import { open, type FileHandle } from "node:fs/promises";
-import { COMPACTED_LOG_FORMAT_VERSION, LogError, parseHeaderLine, type LogHeader } from "../../protocol/session-log.js";
+import {
+  COMPACTED_LOG_FORMAT_VERSION,
+  LogError,
+  parseHeaderLine,
+  type LogHeader,
+} from "../../protocol/log/session-log.js";
+import { SUMMARY_RULE } from "../../protocol/log/session-state.js";
 import { snapshotSettings } from "../../protocol/log/snapshot.js";
 import { entryTypeOf, forkPoint, type ForkLine, type ForkPointState } from "../fork-point.js";
 
@@ -102,14 +108,15 @@ export function forkPointInLog(tail: Buffer, base: ForkPointState): { state: For
   const before = whole.subarray(0, length);
   const entryAt = (start: number) =>
     JSON.parse(before.toString("utf8", start, before.indexOf(0x0a, start))) as Record<string, unknown>;
-  const state = { ...base, turns: base.turns + countLinesOf(before, "turn_end") };
+  const state = { ...base, turns: base.turns + countLinesOf(before, SUMMARY_RULE.counted) };
   const settings: Array<ForkLine> = [];
-  for (const type of ["mode", "model", "system_prompt"]) {
+  for (const type of SUMMARY_RULE.lastWins) {
     const at = lastLineOf(before, type);
     if (at >= 0) settings.push({ type, entry: () => entryAt(at) });
   }
-  const firstPrompt = state.title === null ? firstLineOf(before, "user_message") : -1;
-  if (firstPrompt >= 0) settings.push({ type: "user_message", entry: () => entryAt(firstPrompt) });
+  const { firstWhileUntitled } = SUMMARY_RULE;
+  const firstPrompt = state.title === null ? firstLineOf(before, firstWhileUntitled) : -1;
+  if (firstPrompt >= 0) settings.push({ type: firstWhileUntitled, entry: () => entryAt(firstPrompt) });
   // Each setting's last line, folded on the base (the turns are counted already: no turn line among these).
   return { state: forkPoint(settings, state, "whole").state, length };
 }

@@ -15,11 +15,11 @@ const LockOwner = z.object({ pid: z.number().int().positive(), started: z.string
 type LockOwner = z.infer<typeof LockOwner>;
 
 export class LockFiles {
-  readonly #log: Logger;
+  readonly #logger: Logger;
   readonly #me: LockOwner = { pid: process.pid, started: processStartAtBoot(process.pid) };
 
-  constructor(log: Logger) {
-    this.#log = log;
+  constructor(logger: Logger) {
+    this.#logger = logger;
   }
 
   /** Takes this process's lock at path for the session; refused while a live process holds it. */
@@ -47,7 +47,7 @@ export class LockFiles {
           `it is open in another acp-session-host process (pid ${owner.pid}); close it there first`,
         );
       }
-      this.#log.info({ sessionId, owner }, "stale session lock taken over: its owner is gone");
+      this.#logger.info({ sessionId, owner }, "stale session lock taken over: its owner is gone");
       await rm(path, { force: true });
     }
     throw busy(sessionId, "its lock keeps changing hands");

@@ -5,7 +5,7 @@
 import { open, readFile, rename, rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { z } from "zod";
-import { sessionsDir } from "../../protocol/session-log.js";
+import { sessionsDir } from "../../protocol/log/session-log.js";
 
 export const ATTRIBUTES_FORMAT = "acp-session-host/session-attributes";
 export const ATTRIBUTES_SUFFIX = ".attrs.json";

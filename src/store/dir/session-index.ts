@@ -44,7 +44,7 @@ const REFRESH_CONCURRENCY = 64;
 
 export class SessionIndex {
   readonly #source: IndexSource;
-  readonly #log: Logger;
+  readonly #logger: Logger;
   readonly #byId = new Map<string, IndexedSession>();
   /** By recency (byRecency). */
   #sorted: IndexedSession[] = [];
@@ -60,9 +60,9 @@ export class SessionIndex {
   #scanned: string | null = null;
   #scanning: Promise<void> | null = null;
 
-  constructor(source: IndexSource, log: Logger) {
+  constructor(source: IndexSource, logger: Logger) {
     this.#source = source;
-    this.#log = log;
+    this.#logger = logger;
   }
 
   /** Starts reading every stored session (in the background); a page waits for it. */
@@ -116,7 +116,7 @@ export class SessionIndex {
     for (const session of read) if (session) this.#byId.set(session.info.sessionId, session);
     this.#sorted = [...this.#byId.values()].sort((a, b) => byRecency(a.info, b.info));
     this.#ready = true;
-    this.#log.debug(
+    this.#logger.debug(
       { sessions: this.#sorted.length, ms: Math.round(performance.now() - started) },
       "session index built",
     );
@@ -172,7 +172,7 @@ export class SessionIndex {
         for (const id of ids) if (!this.#byId.has(id)) this.#dirty.add(id);
         for (const id of this.#byId.keys()) if (!present.has(id)) this.#dirty.add(id);
       })
-      .catch((error: unknown) => this.#log.warn({ err: error }, "session index: rescan of the state dir failed"))
+      .catch((error: unknown) => this.#logger.warn({ err: error }, "session index: rescan of the state dir failed"))
       .finally(() => (this.#scanning = null));
     return this.#scanning;
   }

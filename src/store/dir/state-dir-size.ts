@@ -10,14 +10,14 @@ const CONCURRENCY = 2;
 
 export class StateDirSize {
   readonly #dir: string;
-  readonly #log: Logger;
+  readonly #logger: Logger;
   #bytes: number | null = null;
   #measuredAt = -Infinity;
   #walking: Promise<void> | null = null;
 
-  constructor(dir: string, log: Logger) {
+  constructor(dir: string, logger: Logger) {
     this.#dir = dir;
-    this.#log = log;
+    this.#logger = logger;
   }
 
   /** The last figure (bytes allocated to its files and directories; null before the first walk has ended); starts a walk when it is stale. */
@@ -32,7 +32,7 @@ export class StateDirSize {
       .then((bytes) => {
         this.#bytes = bytes;
       })
-      .catch((error: unknown) => this.#log.warn({ err: error, dir: this.#dir }, "state dir size not measured"))
+      .catch((error: unknown) => this.#logger.warn({ err: error, dir: this.#dir }, "state dir size not measured"))
       .finally(() => {
         this.#measuredAt = performance.now();
         this.#walking = null;

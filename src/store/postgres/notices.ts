@@ -38,16 +38,16 @@ const RECONNECT_MS = 500;
 export class Notices {
   static readonly CHANNEL = "acp_session_host";
   readonly #url: string;
-  readonly #log: Logger;
+  readonly #logger: Logger;
   readonly #onNotice: (notice: Notice) => void;
   readonly #waiting = new Map<string, { session: string; settle(answer: TakeoverAnswer): void }>();
   #client: pg.Client | null = null;
   #stopped = false;
   #hostId = "";
 
-  constructor(url: string, log: Logger, onNotice: (notice: Notice) => void) {
+  constructor(url: string, logger: Logger, onNotice: (notice: Notice) => void) {
     this.#url = url;
-    this.#log = log;
+    this.#logger = logger;
     this.#onNotice = onNotice;
   }
 
@@ -94,7 +94,7 @@ export class Notices {
     const client = new pg.Client({ connectionString: this.#url, connectionTimeoutMillis: 5000 });
     client.on("notification", (message) => this.#heard(message.payload));
     client.on("error", (error) => {
-      this.#log.warn({ err: error }, "the store's notice connection broke: listening again");
+      this.#logger.warn({ err: error }, "the store's notice connection broke: listening again");
       this.#relisten(client);
     });
     client.on("end", () => this.#relisten(client));
@@ -119,7 +119,7 @@ export class Notices {
     try {
       notice = Notice.parse(JSON.parse(payload ?? ""));
     } catch {
-      this.#log.warn({ payload: payload?.slice(0, 200) }, "a malformed notice on the store's channel was ignored");
+      this.#logger.warn({ payload: payload?.slice(0, 200) }, "a malformed notice on the store's channel was ignored");
       return;
     }
     if (notice.op === "released" || notice.op === "refused") {

@@ -11,10 +11,10 @@
 // worker appends entries, repairs the log when it restores it, and rewrites the sidecar.
 import { join } from "node:path";
 import * as z from "zod/mini";
-import { McpServerRecord } from "./mcp-servers.js";
-import { PlanEntry } from "./plan.js";
-import { ModelConfig, SessionModeId, StopReason, ToolKind } from "./port.js";
-import { SystemPromptSetting } from "./system-prompt.js";
+import { McpServerRecord } from "../mcp-servers.js";
+import { PlanEntry } from "../plan.js";
+import { ModelConfig, SessionModeId, StopReason, ToolKind } from "../port.js";
+import { SystemPromptSetting } from "../system-prompt.js";
 
 export const LOG_FORMAT = "acp-session-host/session-log";
 /** A log as the main thread creates it. */

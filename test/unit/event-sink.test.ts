@@ -6,7 +6,7 @@ import { expect, it } from "vitest";
 import type { WorkerEvent } from "../../src/protocol/worker-events.js";
 import { EventSink } from "../../workers/event-sink.js";
 
-const log = (msg: string): WorkerEvent => ({ type: "log", level: "info", msg });
+const log = (msg: string): WorkerEvent => ({ type: "log_line", level: "info", msg });
 
 it("posts what one turn of the event loop queued as one message, in order", async () => {
   const { port1, port2 } = new MessageChannel();
