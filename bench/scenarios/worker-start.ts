@@ -7,6 +7,8 @@ import type { BenchContext } from "../context.js";
 import { repeat } from "../context.js";
 import { figure, ratio, type Figure } from "../stats.js";
 import type { ProbeReport } from "../worker-start-probe.js";
+import { fmt, plural, table, x } from "../markdown.js";
+import type { Scenario } from "../scenario.js";
 
 const PROBE = fileURLToPath(new URL("../worker-start-probe.js", import.meta.url));
 const VARIANTS = ["bare", "session"] as const;
@@ -64,3 +66,25 @@ export async function workerStart(ctx: BenchContext): Promise<WorkerStartResult>
     },
   };
 }
+
+export const scenario: Scenario<WorkerStartResult> = {
+  order: 0,
+  key: "workerStart",
+  flag: "worker-start",
+  title: "0. Worker start: a session worker against a bare thread",
+  run: workerStart,
+  section: (w) => [
+    `${plural(w.runs, "run")}, each system in a fresh process: ${w.starts} starts one after another (CPU and wall time per start: ` +
+      "the bare thread until its first message; the session worker until its session is open), then RSS per live idle one " +
+      `(${w.live} kept). The bare thread is \`new Worker()\` posting one message.`,
+    "",
+    table(
+      ["", "CPU ms/start", "wall ms/start", "RSS MiB/live worker"],
+      [
+        ["bare worker (floor)", fmt(w.bare.cpuMsPerStart), fmt(w.bare.wallMsPerStart), fmt(w.bare.rssPerLiveMiB)],
+        ["session worker", fmt(w.session.cpuMsPerStart), fmt(w.session.wallMsPerStart), fmt(w.session.rssPerLiveMiB)],
+        ["session/bare", x(w.ratio.cpu), x(w.ratio.wall), x(w.ratio.rss)],
+      ],
+    ),
+  ],
+};
