@@ -9,7 +9,7 @@ import { z } from "zod";
 import { ConfigError } from "../src/host-options.js";
 import { flagsHelp, parseFlags } from "../src/flags.js";
 import { isSkipped, type BenchContext } from "./context.js";
-import { incidents } from "./incidents.js";
+import { incidents } from "./support/incidents.js";
 import { markdownReport } from "./report.js";
 import { isFailed, type BenchResults, type ScenarioResults } from "./results-types.js";
 import { loadScenarios } from "./scenario.js";

@@ -2,13 +2,13 @@
 // sees it) with 1 live session and with 200 (50 in quick mode), one call at a time, then all of them at once. A
 // session's first command starts its sandbox, so first commands are timed apart from those of live sessions (whose
 // sandbox is up).
-import { probeBash, timedBashCall } from "../bash.js";
+import { probeBash, timedBashCall } from "../support/bash.js";
 import type { BenchContext, Skipped } from "../context.js";
 import { repeat } from "../context.js";
-import { waitForIdle } from "../proc.js";
-import { figure, summarize, type Figure } from "../stats.js";
-import { openSessions, startHost, withSystem } from "../systems.js";
-import { fmt, plural, table } from "../markdown.js";
+import { waitForIdle } from "../support/proc.js";
+import { figure, summarize, type Figure } from "../support/stats.js";
+import { openSessions, startHost, withSystem } from "../support/systems.js";
+import { fmt, plural, table } from "../support/markdown.js";
 import type { Scenario } from "../scenario.js";
 
 /** Live sessions not sampled get their first command this many at a time, untimed, before the live samples. */

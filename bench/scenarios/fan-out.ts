@@ -7,11 +7,11 @@
 // still starting: 550 ms against 145).
 import type { BenchContext } from "../context.js";
 import { repeat } from "../context.js";
-import { waitForIdle } from "../proc.js";
-import { figures, median, ratio, type Figure } from "../stats.js";
-import { startHost, withSystem } from "../systems.js";
+import { waitForIdle } from "../support/proc.js";
+import { figures, median, ratio, type Figure } from "../support/stats.js";
+import { startHost, withSystem } from "../support/systems.js";
 import { waitFor } from "../../test/support/tools.js";
-import { fmt, plural, table, x } from "../markdown.js";
+import { fmt, plural, table, x } from "../support/markdown.js";
 import type { Scenario } from "../scenario.js";
 
 const CHILDREN = 8;

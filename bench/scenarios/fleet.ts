@@ -9,9 +9,9 @@ import { freePort } from "../../test/support/free-port.js";
 import { query, TestPostgres } from "../../test/support/postgres.js";
 import type { BenchContext, Skipped } from "../context.js";
 import { repeat } from "../context.js";
-import { figure, figures, ratio, summarize, type Figure } from "../stats.js";
-import { echoPrompts, openSessions, startHost, withSystem } from "../systems.js";
-import { fmt, plural, table, x } from "../markdown.js";
+import { figure, figures, ratio, summarize, type Figure } from "../support/stats.js";
+import { echoPrompts, openSessions, startHost, withSystem } from "../support/systems.js";
+import { fmt, plural, table, x } from "../support/markdown.js";
 import type { Scenario } from "../scenario.js";
 
 export interface FleetResult {

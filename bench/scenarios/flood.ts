@@ -5,11 +5,16 @@
 import { WebSocket } from "ws";
 import type { BenchContext } from "../context.js";
 import { repeat } from "../context.js";
-import { startListeningHost } from "../remote-host.js";
-import { floodedEchoes, floodedEchoFigures, type FloodedEchoes, type FloodedEchoFigures } from "../flooded-echoes.js";
-import { figure, type Figure } from "../stats.js";
+import { startListeningHost } from "../support/remote-host.js";
+import {
+  floodedEchoes,
+  floodedEchoFigures,
+  type FloodedEchoes,
+  type FloodedEchoFigures,
+} from "../support/flooded-echoes.js";
+import { figure, type Figure } from "../support/stats.js";
 import type { HostClient } from "../../src/client/index.js";
-import { fmt, plural, table } from "../markdown.js";
+import { fmt, plural, table } from "../support/markdown.js";
 import type { Scenario } from "../scenario.js";
 
 export interface FloodResult extends FloodedEchoFigures {

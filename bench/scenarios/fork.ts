@@ -12,11 +12,11 @@ import { FileJournal, type LogFiles } from "../../workers/log/journal-file.js";
 import { query, TestPostgres } from "../../test/support/postgres.js";
 import type { BenchContext } from "../context.js";
 import { repeat } from "../context.js";
-import { waitForIdle } from "../proc.js";
-import { logHeader, sessionLogEntries, writeSessionLog } from "../session-logs.js";
-import { figure, figures, median, type Figure } from "../stats.js";
-import { startHost, withSystem } from "../systems.js";
-import { fmt, plural, table } from "../markdown.js";
+import { waitForIdle } from "../support/proc.js";
+import { logHeader, sessionLogEntries, writeSessionLog } from "../support/session-logs.js";
+import { figure, figures, median, type Figure } from "../support/stats.js";
+import { startHost, withSystem } from "../support/systems.js";
+import { fmt, plural, table } from "../support/markdown.js";
 import type { Scenario } from "../scenario.js";
 
 const NEVER = 2 ** 40;

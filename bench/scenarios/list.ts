@@ -10,11 +10,11 @@ import { join } from "node:path";
 import { SIDECAR_FORMAT, sessionPaths, sessionsDir, type SessionSidecar } from "../../src/protocol/session-log.js";
 import type { BenchContext } from "../context.js";
 import { repeat } from "../context.js";
-import { rssBytes, waitForIdle } from "../proc.js";
-import { logHeader } from "../session-logs.js";
-import { figures, summarize, type Figure } from "../stats.js";
-import { startHost, withSystem } from "../systems.js";
-import { fmt, plural, table } from "../markdown.js";
+import { rssBytes, waitForIdle } from "../support/proc.js";
+import { logHeader } from "../support/session-logs.js";
+import { figures, summarize, type Figure } from "../support/stats.js";
+import { startHost, withSystem } from "../support/systems.js";
+import { fmt, plural, table } from "../support/markdown.js";
 import type { Scenario } from "../scenario.js";
 
 const KEYS = ["firstPageMs", "rssMiB", "pageP50", "pageP99", "cwdPageP50", "afterTurnMs"] as const;

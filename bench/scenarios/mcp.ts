@@ -10,10 +10,10 @@ import type { McpServer } from "@agentclientprotocol/sdk/unstable";
 import type { HostClient, McpStatusNotification } from "../../src/client/index.js";
 import type { BenchContext } from "../context.js";
 import { repeat } from "../context.js";
-import { waitForIdle } from "../proc.js";
-import { figures, summarize, type Figure } from "../stats.js";
-import { startHost, withSystem } from "../systems.js";
-import { fmt, plural, table } from "../markdown.js";
+import { waitForIdle } from "../support/proc.js";
+import { figures, summarize, type Figure } from "../support/stats.js";
+import { startHost, withSystem } from "../support/systems.js";
+import { fmt, plural, table } from "../support/markdown.js";
 import type { Scenario } from "../scenario.js";
 
 const require = createRequire(import.meta.url);

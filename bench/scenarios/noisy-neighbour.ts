@@ -2,13 +2,13 @@
 // prints 50 MB from bash; their p99 against the same window without the noise, and the main thread's event-loop lag
 // (from the host's `_host/stats`).
 import type { HostClient } from "../../src/client/index.js";
-import { bashScript, probeBash } from "../bash.js";
+import { bashScript, probeBash } from "../support/bash.js";
 import type { BenchContext } from "../context.js";
 import { repeat } from "../context.js";
-import { waitForIdle } from "../proc.js";
-import { figure, summarize, type Figure } from "../stats.js";
-import { openSessions, sleep, startHost, withSystem } from "../systems.js";
-import { fmt, plural, scaled, table } from "../markdown.js";
+import { waitForIdle } from "../support/proc.js";
+import { figure, summarize, type Figure } from "../support/stats.js";
+import { openSessions, sleep, startHost, withSystem } from "../support/systems.js";
+import { fmt, plural, scaled, table } from "../support/markdown.js";
 import type { Scenario } from "../scenario.js";
 
 const PACE_MS = 200;

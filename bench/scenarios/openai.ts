@@ -11,18 +11,18 @@ import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import type { HostClient } from "../../src/client/index.js";
-import { benchPrompt } from "../model-prompts.js";
-import { modelServer } from "../model-server-process.js";
+import { benchPrompt } from "../support/model-prompts.js";
+import { modelServer } from "../support/model-server-process.js";
 import type { BenchContext, Skipped } from "../context.js";
 import { repeat } from "../context.js";
-import { cpuTicks, rssBytes, waitForIdle } from "../proc.js";
-import { figure, figures, ratio, summarize, type Figure } from "../stats.js";
-import { startHost, withSystem } from "../systems.js";
-import { fmt, plural, table, x } from "../markdown.js";
+import { cpuTicks, rssBytes, waitForIdle } from "../support/proc.js";
+import { figure, figures, ratio, summarize, type Figure } from "../support/stats.js";
+import { startHost, withSystem } from "../support/systems.js";
+import { fmt, plural, table, x } from "../support/markdown.js";
 import type { Scenario } from "../scenario.js";
 
-const DIRECT = fileURLToPath(new URL("../direct-client.js", import.meta.url));
-const FLOOR = fileURLToPath(new URL("../scale-floor-probe.js", import.meta.url));
+const DIRECT = fileURLToPath(new URL("../processes/direct-client.js", import.meta.url));
+const FLOOR = fileURLToPath(new URL("../processes/scale-floor-probe.js", import.meta.url));
 const MODEL = "bench-model";
 const TICK_MS = 10;
 /** The seed system's figures on this machine (issue 24: its ACP server, the same model server and driver). */

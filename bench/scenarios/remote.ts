@@ -2,11 +2,11 @@
 // loopback), all sessions at once; websocket/stdio is the ratio of the medians.
 import type { BenchContext } from "../context.js";
 import { repeat } from "../context.js";
-import { startListeningHost } from "../remote-host.js";
-import { figure, ratio, type Figure } from "../stats.js";
-import { echoPrompts, openSessions, startHost, withSystem } from "../systems.js";
+import { startListeningHost } from "../support/remote-host.js";
+import { figure, ratio, type Figure } from "../support/stats.js";
+import { echoPrompts, openSessions, startHost, withSystem } from "../support/systems.js";
 import type { HostClient } from "../../src/client/index.js";
-import { fmt, plural, table, x } from "../markdown.js";
+import { fmt, plural, table, x } from "../support/markdown.js";
 import type { Scenario } from "../scenario.js";
 
 type Transport = "stdio" | "websocket";

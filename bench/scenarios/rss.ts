@@ -5,11 +5,11 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { HostClient } from "../../src/client/index.js";
 import type { BenchContext } from "../context.js";
 import { repeat } from "../context.js";
-import { recordIncident } from "../incidents.js";
-import { rssBytes, waitForIdle } from "../proc.js";
-import { figure, type Figure } from "../stats.js";
-import { startSystem, withSystem, type SystemName } from "../systems.js";
-import { fmt, plural, table } from "../markdown.js";
+import { recordIncident } from "../support/incidents.js";
+import { rssBytes, waitForIdle } from "../support/proc.js";
+import { figure, type Figure } from "../support/stats.js";
+import { startSystem, withSystem, type SystemName } from "../support/systems.js";
+import { fmt, plural, table } from "../support/markdown.js";
 import type { Scenario } from "../scenario.js";
 
 const WAVE = 50;

@@ -6,13 +6,13 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import type { BenchContext } from "../context.js";
 import { repeat } from "../context.js";
-import { cpuTicks, rssBytes, waitForIdle } from "../proc.js";
-import { figures, summarize, type Figure } from "../stats.js";
-import { startHost, withSystem } from "../systems.js";
-import { fmt, plural, table, x } from "../markdown.js";
+import { cpuTicks, rssBytes, waitForIdle } from "../support/proc.js";
+import { figures, summarize, type Figure } from "../support/stats.js";
+import { startHost, withSystem } from "../support/systems.js";
+import { fmt, plural, table, x } from "../support/markdown.js";
 import type { Scenario } from "../scenario.js";
 
-const FLOOR = fileURLToPath(new URL("../scale-floor-probe.js", import.meta.url));
+const FLOOR = fileURLToPath(new URL("../processes/scale-floor-probe.js", import.meta.url));
 const TICK_MS = 10;
 
 export interface ScaleRow {

@@ -11,14 +11,19 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import type { BenchContext } from "../context.js";
 import { repeat } from "../context.js";
-import { startListeningHost, type ListeningHost } from "../remote-host.js";
-import { floodedEchoes, floodedEchoFigures, type FloodedEchoes, type FloodedEchoFigures } from "../flooded-echoes.js";
-import { figure, summarize, type Figure } from "../stats.js";
+import { startListeningHost, type ListeningHost } from "../support/remote-host.js";
+import {
+  floodedEchoes,
+  floodedEchoFigures,
+  type FloodedEchoes,
+  type FloodedEchoFigures,
+} from "../support/flooded-echoes.js";
+import { figure, summarize, type Figure } from "../support/stats.js";
 import { HostClient } from "../../src/client/index.js";
 import { hashToken, newToken } from "../../src/remote/tokens.js";
 import { ACP_INITIALIZE, acpHeaders, httpOnce } from "../../test/support/http-once.js";
 import { waitFor } from "../../test/support/tools.js";
-import { fmt, plural, table } from "../markdown.js";
+import { fmt, plural, table } from "../support/markdown.js";
 import type { Scenario } from "../scenario.js";
 
 const FLOOD_CLI = fileURLToPath(new URL("../../test/support/socket-flood-cli.js", import.meta.url));

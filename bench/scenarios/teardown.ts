@@ -1,13 +1,13 @@
 // Scenario 6: teardown of 200 busy sessions, every one mid-turn (half in a bash `sleep 30` when the bash tool exists,
 // the rest sleeping in the model), ended the two ways an orchestrator ends a host: SIGTERM, and closing its stdin
 // (what HostClient.dispose does). Timed to the host's exit; what is left of what ran under it, at that moment.
-import { bashScript, probeBash } from "../bash.js";
+import { bashScript, probeBash } from "../support/bash.js";
 import type { BenchContext } from "../context.js";
 import { repeat } from "../context.js";
-import { descendantIdentities, descendants, stillThere } from "../proc.js";
-import { figure, type Figure } from "../stats.js";
-import { openSessions, sleep, startHost } from "../systems.js";
-import { fmt, table } from "../markdown.js";
+import { descendantIdentities, descendants, stillThere } from "../support/proc.js";
+import { figure, type Figure } from "../support/stats.js";
+import { openSessions, sleep, startHost } from "../support/systems.js";
+import { fmt, table } from "../support/markdown.js";
 import type { Scenario } from "../scenario.js";
 
 type Ending = "SIGTERM" | "stdin closed";

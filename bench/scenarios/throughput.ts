@@ -6,14 +6,14 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import type { BenchContext } from "../context.js";
 import { repeat } from "../context.js";
-import { figure, figures, ratio, type Figure } from "../stats.js";
-import { echoPrompts, openSessions, startSystem, withSystem, type SystemName } from "../systems.js";
-import type { HotPathReport } from "../hot-path-probe.js";
-import { fmt, plural, table, x } from "../markdown.js";
+import { figure, figures, ratio, type Figure } from "../support/stats.js";
+import { echoPrompts, openSessions, startSystem, withSystem, type SystemName } from "../support/systems.js";
+import type { HotPathReport } from "../processes/hot-path-probe.js";
+import { fmt, plural, table, x } from "../support/markdown.js";
 import type { Scenario } from "../scenario.js";
-import { latencyChart } from "../chart.js";
+import { latencyChart } from "../support/chart.js";
 
-const HOT_PATH_PROBE = fileURLToPath(new URL("../hot-path-probe.js", import.meta.url));
+const HOT_PATH_PROBE = fileURLToPath(new URL("../processes/hot-path-probe.js", import.meta.url));
 
 /** The host again with its state dir on tmpfs, where fdatasync returns at once: what the turn-end fsync costs. */
 type Variant = SystemName | "hostOnTmpfs";

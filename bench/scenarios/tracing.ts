@@ -13,12 +13,12 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { BenchContext } from "../context.js";
 import { repeat } from "../context.js";
-import { benchPrompt } from "../model-prompts.js";
-import { modelServer } from "../model-server-process.js";
-import { cpuTicks, waitForIdle } from "../proc.js";
-import { figures, median, summarize, type Figure } from "../stats.js";
-import { sleep, startHost } from "../systems.js";
-import { fmt, plural, table, x } from "../markdown.js";
+import { benchPrompt } from "../support/model-prompts.js";
+import { modelServer } from "../support/model-server-process.js";
+import { cpuTicks, waitForIdle } from "../support/proc.js";
+import { figures, median, summarize, type Figure } from "../support/stats.js";
+import { sleep, startHost } from "../support/systems.js";
+import { fmt, plural, table, x } from "../support/markdown.js";
 import type { Scenario } from "../scenario.js";
 
 const TICK_MS = 10;

@@ -5,12 +5,12 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import type { BenchContext } from "../context.js";
 import { repeat } from "../context.js";
-import { figure, ratio, type Figure } from "../stats.js";
-import type { ProbeReport } from "../worker-start-probe.js";
-import { fmt, plural, table, x } from "../markdown.js";
+import { figure, ratio, type Figure } from "../support/stats.js";
+import type { ProbeReport } from "../processes/worker-start-probe.js";
+import { fmt, plural, table, x } from "../support/markdown.js";
 import type { Scenario } from "../scenario.js";
 
-const PROBE = fileURLToPath(new URL("../worker-start-probe.js", import.meta.url));
+const PROBE = fileURLToPath(new URL("../processes/worker-start-probe.js", import.meta.url));
 const VARIANTS = ["bare", "session"] as const;
 type Variant = (typeof VARIANTS)[number];
 

@@ -3,10 +3,10 @@
 // S at once, after one unmeasured round of S at once (the client warm and holding S connections, as the host is when
 // its sessions are measured). Prints {wallMs, cpuMs, requests, p50, p99} as JSON; cpuMs is this process's (the
 // client's) CPU.
-// Usage: node dist/bench/direct-client.js <baseURL> <sessions> <requests per session> [answer chars]
+// Usage: node dist/bench/processes/direct-client.js <baseURL> <sessions> <requests per session> [answer chars]
 import { OpenAI } from "openai";
-import { benchPrompt } from "./model-prompts.js";
-import { summarize } from "./stats.js";
+import { benchPrompt } from "../support/model-prompts.js";
+import { summarize } from "../support/stats.js";
 
 const [baseURL, sessionsArg, requestsArg, charsArg] = process.argv.slice(2);
 const sessions = Number(sessionsArg);

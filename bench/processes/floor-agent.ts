@@ -3,8 +3,8 @@
 import { randomUUID } from "node:crypto";
 import { Readable, Writable } from "node:stream";
 import { agent, ndJsonStream, PROTOCOL_VERSION, RequestError, type StopReason } from "@agentclientprotocol/sdk";
-import type { ChatMessage } from "../workers/models/model.js";
-import { ScriptedModel } from "../workers/models/scripted.js";
+import type { ChatMessage } from "../../workers/models/model.js";
+import { ScriptedModel } from "../../workers/models/scripted.js";
 
 const MAX_TURN_REQUESTS = 50;
 const model = new ScriptedModel({ allowFaultInjection: false });

@@ -1,5 +1,5 @@
 // The bash tool as the benchmark uses it: a scripted prompt that makes one bash call, and a probe for the tool.
-import type { HostClient, PromptOptions, PromptResult } from "../src/client/index.js";
+import type { HostClient, PromptOptions, PromptResult } from "../../src/client/index.js";
 
 export function bashScript(command: string): string {
   return `/script ${JSON.stringify([{ tool: "bash", input: { command } }])}`;

@@ -2,17 +2,17 @@
 // worker, then keeps `live` of them alive and idle and reports the process's RSS per worker. "bare" is the floor:
 // `new Worker()` that posts one message. "session" is the host's own path: a piscina lease of the session worker,
 // bound with start(init) to a session whose log exists, until open() has answered.
-// Usage: node dist/bench/worker-start-probe.js bare|session <starts> <live>
+// Usage: node dist/bench/processes/worker-start-probe.js bare|session <starts> <live>
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
-import { createLogger } from "../src/logger.js";
-import { DirStore } from "../src/store/dir/dir-store.js";
-import { WorkerPool } from "../src/pool/worker-pool.js";
-import type { OpenAck } from "../src/protocol/worker-events.js";
-import { scriptedSessionInit } from "../workers/scripted-init.js";
-import { rssBytes } from "./proc.js";
+import { createLogger } from "../../src/logger.js";
+import { DirStore } from "../../src/store/dir/dir-store.js";
+import { WorkerPool } from "../../src/pool/worker-pool.js";
+import type { OpenAck } from "../../src/protocol/worker-events.js";
+import { scriptedSessionInit } from "../../workers/scripted-init.js";
+import { rssBytes } from "../support/proc.js";
 
 export interface ProbeReport {
   variant: "bare" | "session";

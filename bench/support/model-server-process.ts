@@ -1,11 +1,11 @@
-// Starts the OpenAI-compatible test server in a process of its own (bench/model-server.ts), so no CPU figure of the
+// Starts the OpenAI-compatible test server in a process of its own (bench/processes/model-server.ts), so no CPU figure of the
 // host or the direct client includes the server's.
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
-import type { OpenAiServerOptions } from "../test/support/openai-server.js";
+import type { OpenAiServerOptions } from "../../test/support/openai-server.js";
 
-const SERVER = fileURLToPath(new URL("./model-server.js", import.meta.url));
+const SERVER = fileURLToPath(new URL("../processes/model-server.js", import.meta.url));
 
 export interface ModelServer {
   url: string;

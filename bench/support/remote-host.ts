@@ -5,9 +5,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { HostClient, type ConnectOptions } from "../src/client/index.js";
+import { HostClient, type ConnectOptions } from "../../src/client/index.js";
 
-const CLI = fileURLToPath(new URL("../src/cli.js", import.meta.url));
+const CLI = fileURLToPath(new URL("../../src/cli.js", import.meta.url));
 const LISTENING = /"url":"(http:\/\/[^"]+)"/;
 
 export interface ListeningHost {

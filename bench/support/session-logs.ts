@@ -3,7 +3,7 @@
 // without running them.
 import { randomUUID } from "node:crypto";
 import { writeFileSync } from "node:fs";
-import { LOG_FORMAT, LOG_FORMAT_VERSION, type LogEntry, type LogHeader } from "../src/protocol/session-log.js";
+import { LOG_FORMAT, LOG_FORMAT_VERSION, type LogEntry, type LogHeader } from "../../src/protocol/session-log.js";
 
 export function logHeader(sessionId: string, cwd: string, createdAt: string): LogHeader {
   return {

@@ -1,6 +1,6 @@
 // The floor of the scale scenario, in a process of its own: N bare worker threads started at once, each answering
 // K echo messages over its port, one after another. Prints {wallMs, cpuMs} as JSON.
-// Usage: node dist/bench/scale-floor-probe.js <workers> <messages>
+// Usage: node dist/bench/processes/scale-floor-probe.js <workers> <messages>
 import { Worker } from "node:worker_threads";
 
 const ECHO = `const { parentPort } = require("node:worker_threads"); parentPort.on("message", (text) => parentPort.postMessage("You said: " + text)); parentPort.postMessage("up");`;

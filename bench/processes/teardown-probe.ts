@@ -1,10 +1,10 @@
 // One teardown of busy sessions with the host's debug log: what each teardown phase took (bench/scenarios/teardown.ts
-// times the whole). Usage: node dist/bench/teardown-probe.js <sessions> SIGTERM|stdin
+// times the whole). Usage: node dist/bench/processes/teardown-probe.js <sessions> SIGTERM|stdin
 import { once } from "node:events";
-import { bashScript, probeBash } from "./bash.js";
-import { descendants } from "./proc.js";
-import { waitUntilBusy } from "./scenarios/teardown.js";
-import { openSessions, startHost } from "./systems.js";
+import { bashScript, probeBash } from "../support/bash.js";
+import { descendants } from "../support/proc.js";
+import { waitUntilBusy } from "../scenarios/teardown.js";
+import { openSessions, startHost } from "../support/systems.js";
 
 const sessions = Number(process.argv[2] ?? 200);
 const ending = process.argv[3] ?? "SIGTERM";

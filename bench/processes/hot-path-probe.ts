@@ -2,25 +2,25 @@
 // own: the main thread ↔ worker message round trip, the worker's turn (agent loop and scripted model, no log),
 // the log's appends and the turn-end fdatasync, and the main thread's check and translation of the turn's events.
 // The SDK's decode and encode and the stdio round trip are what the floor agent's own p50 is made of.
-// Usage: node dist/bench/hot-path-probe.js <samples>  → prints HotPathReport as JSON (medians, µs).
+// Usage: node dist/bench/processes/hot-path-probe.js <samples>  → prints HotPathReport as JSON (medians, µs).
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MessageChannel, Worker } from "node:worker_threads";
 import { compile } from "zod/mini";
-import { createLogger } from "../src/logger.js";
-import { DirStore } from "../src/store/dir/dir-store.js";
-import { toSessionUpdates } from "../src/host/session/updates.js";
-import { emptyState } from "../src/protocol/log/session-state.js";
-import { OutputWindow, outputWindowBuffer } from "../src/protocol/output-window.js";
-import { WorkerEventBatch, type WorkerEvent } from "../src/protocol/worker-events.js";
-import { AgentLoop } from "../workers/loop/agent-loop.js";
-import { EventSink } from "../workers/event-sink.js";
-import { FileJournal } from "../workers/log/journal-file.js";
-import { MemoryJournal } from "../workers/log/journal.js";
-import { ScriptedModel } from "../workers/models/scripted.js";
-import { ToolRegistry } from "../workers/tools/registry.js";
-import { median } from "./stats.js";
+import { createLogger } from "../../src/logger.js";
+import { DirStore } from "../../src/store/dir/dir-store.js";
+import { toSessionUpdates } from "../../src/host/session/updates.js";
+import { emptyState } from "../../src/protocol/log/session-state.js";
+import { OutputWindow, outputWindowBuffer } from "../../src/protocol/output-window.js";
+import { WorkerEventBatch, type WorkerEvent } from "../../src/protocol/worker-events.js";
+import { AgentLoop } from "../../workers/loop/agent-loop.js";
+import { EventSink } from "../../workers/event-sink.js";
+import { FileJournal } from "../../workers/log/journal-file.js";
+import { MemoryJournal } from "../../workers/log/journal.js";
+import { ScriptedModel } from "../../workers/models/scripted.js";
+import { ToolRegistry } from "../../workers/tools/registry.js";
+import { median } from "../support/stats.js";
 
 export interface HotPathReport {
   samples: number;

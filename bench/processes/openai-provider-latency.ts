@@ -2,11 +2,11 @@
 //   - a prompt through the host vs the same request made straight from this process with the `openai` client;
 //   - cancel: from session/cancel to the server seeing the connection close, and to the prompt settling;
 //   - a 429 answered with retry-after-ms: 0, i.e. what one retry costs besides the wait.
-// Run: npm run build && node dist/bench/openai-provider-latency.js [--quick]
+// Run: npm run build && node dist/bench/processes/openai-provider-latency.js [--quick]
 import { OpenAI } from "openai";
-import { HostClient } from "../src/client/index.js";
-import { OpenAiTestServer } from "../test/support/openai-server.js";
-import { summarize } from "./stats.js";
+import { HostClient } from "../../src/client/index.js";
+import { OpenAiTestServer } from "../../test/support/openai-server.js";
+import { summarize } from "../support/stats.js";
 
 const MODEL = "bench-model";
 const quick = process.argv.includes("--quick");

@@ -1,7 +1,7 @@
 // Linux /proc readings of the processes under test: RSS and CPU time (threads and descendants: test/support/proc.ts).
 import { readFileSync } from "node:fs";
 
-export { descendantIdentities, descendants, isAlive, stillThere, threadCount } from "../test/support/proc.js";
+export { descendantIdentities, descendants, isAlive, stillThere, threadCount } from "../../test/support/proc.js";
 
 /** Resident set size of `pid` (VmRSS), in bytes. */
 export function rssBytes(pid: number): number {

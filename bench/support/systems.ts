@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { HostClient, type PermissionPolicy } from "../src/client/index.js";
+import { HostClient, type PermissionPolicy } from "../../src/client/index.js";
 import { recordIncident } from "./incidents.js";
 import { summarize } from "./stats.js";
 
@@ -18,7 +18,7 @@ export interface System {
   dispose(timeoutMs?: number): Promise<number | null>;
 }
 
-const FLOOR_AGENT = fileURLToPath(new URL("./floor-agent.js", import.meta.url));
+const FLOOR_AGENT = fileURLToPath(new URL("../processes/floor-agent.js", import.meta.url));
 const TAIL_BYTES = 8192;
 
 /**
@@ -60,7 +60,7 @@ export async function startHost(
   }
 }
 
-/** Starts the floor agent (bench/floor-agent.ts). */
+/** Starts the floor agent (bench/processes/floor-agent.ts). */
 export function startFloor(): Promise<System> {
   return start("floor", { command: process.execPath, args: [FLOOR_AGENT], permission: "allow" });
 }

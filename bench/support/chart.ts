@@ -1,6 +1,6 @@
 // An SVG chart of prompt latency against session count (log–log): host and floor, p50 and p99, with the spread of
 // the runs as a vertical bar at each point. Hand-written SVG: it is an output file, not a UI.
-import type { ThroughputResult } from "./scenarios/throughput.js";
+import type { ThroughputResult } from "../scenarios/throughput.js";
 import type { Figure } from "./stats.js";
 
 const W = 720;
