@@ -1,5 +1,5 @@
 // Scenario 1: S sessions × K prompts each, all sessions at once, on the host and on the floor (bare SDK agent);
-// then one echo prompt's hops measured one by one (bench/hot-path-probe.ts).
+// then one echo prompt's hops measured one by one (bench/processes/hot-path-probe.ts).
 import { execFile } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";

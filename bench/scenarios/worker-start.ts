@@ -1,5 +1,6 @@
 // Scenario: what one session worker costs against the bare thread it runs on. Each system runs in a fresh process
-// (bench/worker-start-probe.ts): starts one after another (CPU and wall time per start), then RSS per live idle one.
+// (bench/processes/worker-start-probe.ts): starts one after another (CPU and wall time per start), then RSS per
+// live idle one.
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
