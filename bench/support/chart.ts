@@ -1,6 +1,5 @@
 // An SVG chart of prompt latency against session count (log–log): host and floor, p50 and p99, with the spread of
 // the runs as a vertical bar at each point. Hand-written SVG: it is an output file, not a UI.
-import type { ThroughputResult } from "../scenarios/throughput.js";
 import type { Figure } from "./stats.js";
 
 const W = 720;
@@ -14,7 +13,16 @@ interface Series {
   points: Array<{ x: number; y: Figure }>;
 }
 
-export function latencyChart(result: ThroughputResult, title: string): string {
+/** What the chart reads of the throughput scenario's result: p50 and p99 of host and floor at each session count. */
+export interface LatencyRows {
+  rows: ReadonlyArray<{
+    sessions: number;
+    host: { latencyMs: { p50: Figure; p99: Figure } };
+    floor: { latencyMs: { p50: Figure; p99: Figure } };
+  }>;
+}
+
+export function latencyChart(result: LatencyRows, title: string): string {
   const series: Series[] = [
     {
       label: "host p99",
