@@ -2,12 +2,14 @@
 // sees it) with 1 live session and with 200 (50 in quick mode), one call at a time, then all of them at once. A
 // session's first command starts its sandbox, so first commands are timed apart from those of live sessions (whose
 // sandbox is up).
-import { probeBash, timedBashCall } from "../bash.js";
+import { probeBash, timedBashCall } from "../support/bash.js";
 import type { BenchContext, Skipped } from "../context.js";
 import { repeat } from "../context.js";
-import { waitForIdle } from "../proc.js";
-import { figure, summarize, type Figure } from "../stats.js";
-import { openSessions, startHost, withSystem } from "../systems.js";
+import { waitForIdle } from "../support/proc.js";
+import { figure, summarize, type Figure } from "../support/stats.js";
+import { openSessions, startHost, withSystem } from "../support/systems.js";
+import { fmt, plural, table } from "../support/markdown.js";
+import type { Scenario } from "../scenario.js";
 
 /** Live sessions not sampled get their first command this many at a time, untimed, before the live samples. */
 const WARM_AT_ONCE = 8;
@@ -112,3 +114,26 @@ async function sequential(client: Parameters<typeof timedBashCall>[0], ids: stri
   }
   return { tool: summarize(tool), prompt: summarize(prompt) };
 }
+
+export const scenario: Scenario<BashSpawnResult> = {
+  order: 5,
+  key: "bashSpawn",
+  flag: "bash-spawn",
+  title: "5. bash spawn latency",
+  run: bashSpawn,
+  section: (b) => [
+    `${plural(b.runs, "run")}, ${b.samples} sequential \`true\` calls through the bash tool (mode auto), timed from the tool_call update to its completion as the client sees them. ` +
+      `A session's first command starts its sandbox: first commands are timed on ${b.samples} fresh sessions among the ${b.liveSessions}; every live session has run one before the live samples.`,
+    "",
+    table(
+      ["live sessions", "tool p50", "tool p99", "whole prompt p50"],
+      [
+        ["1", fmt(b.oneLive.toolP50), fmt(b.oneLive.toolP99), ""],
+        [`${b.liveSessions}, first command`, fmt(b.firstCommand.toolP50), fmt(b.firstCommand.toolP99), ""],
+        [String(b.liveSessions), fmt(b.manyLive.toolP50), fmt(b.manyLive.toolP99), fmt(b.manyLive.promptP50)],
+      ],
+    ),
+    "",
+    `All ${b.liveSessions} sessions at once: tool p50 ${fmt(b.burst.toolP50)}, p99 ${fmt(b.burst.toolP99)}, all done after ${fmt(b.burst.allDoneMs)} ms, ${fmt(b.burst.failed, 0)} failed${b.burstFailures.length ? ` (${b.burstFailures.map((f) => `"${f}"`).join(", ")})` : ""}.`,
+  ],
+};

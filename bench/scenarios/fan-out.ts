@@ -7,10 +7,12 @@
 // still starting: 550 ms against 145).
 import type { BenchContext } from "../context.js";
 import { repeat } from "../context.js";
-import { waitForIdle } from "../proc.js";
-import { figures, median, ratio, type Figure } from "../stats.js";
-import { startHost, withSystem } from "../systems.js";
+import { waitForIdle } from "../support/proc.js";
+import { figures, median, ratio, type Figure } from "../support/stats.js";
+import { startHost, withSystem } from "../support/systems.js";
 import { waitFor } from "../../test/support/tools.js";
+import { fmt, plural, table, x } from "../support/markdown.js";
+import type { Scenario } from "../scenario.js";
 
 const CHILDREN = 8;
 
@@ -94,3 +96,25 @@ export async function fanOut(ctx: BenchContext): Promise<FanOutResult> {
   const figured = figures(measured, ["parentMs", "clientMs"] as const);
   return { runs, samples, children: CHILDREN, ...figured, ratio: ratio(figured.parentMs, figured.clientMs) };
 }
+
+export const scenario: Scenario<FanOutResult> = {
+  order: 15,
+  key: "fanOut",
+  flag: "fan-out",
+  title: "15. A parent fanning out to child sessions",
+  run: fanOut,
+  section: (f) => [
+    `${plural(f.runs, "run")} of ${f.samples} samples each. parent: one prompt whose answer asks for ${f.children} children at once (spawn_agent), each running an echo turn in a worker of its own, ` +
+      `timed to the parent's answer; client: ${f.children} × (session/new, then an echo prompt) from the client, all at once, timed to the last answer. ` +
+      `Samples alternate; each starts on a quiet host with ${f.children + 1} started workers on standby.`,
+    "",
+    table(
+      ["path", "ms", "goal"],
+      [
+        ["parent fans out", fmt(f.parentMs), ""],
+        ["client makes them", fmt(f.clientMs), ""],
+        ["parent/client", x(f.ratio), "≤ 1.2×"],
+      ],
+    ),
+  ],
+};

@@ -9,8 +9,10 @@ import { freePort } from "../../test/support/free-port.js";
 import { query, TestPostgres } from "../../test/support/postgres.js";
 import type { BenchContext, Skipped } from "../context.js";
 import { repeat } from "../context.js";
-import { figure, figures, ratio, summarize, type Figure } from "../stats.js";
-import { echoPrompts, openSessions, startHost, withSystem } from "../systems.js";
+import { figure, figures, ratio, summarize, type Figure } from "../support/stats.js";
+import { echoPrompts, openSessions, startHost, withSystem } from "../support/systems.js";
+import { fmt, plural, table, x } from "../support/markdown.js";
+import type { Scenario } from "../scenario.js";
 
 export interface FleetResult {
   runs: number;
@@ -247,3 +249,38 @@ async function appends(ctx: BenchContext, cluster: TestPostgres, runs: number): 
   const fig = figures(measured, ["appendsPerSecond", "commitsPerSecond", "p99"] as const);
   return { hosts: hostCount, sessions: hostCount * perHost, ...fig };
 }
+
+export const scenario: Scenario<FleetResult> = {
+  order: 12,
+  key: "fleet",
+  flag: "fleet",
+  title: "12. Fleet: sessions in PostgreSQL",
+  run: fleet,
+  section: (f) => [
+    `${plural(f.runs, "run")}, on a throwaway PostgreSQL cluster on this machine (fsync on). ` +
+      `Throughput: one host, ${f.throughput.sessions} sessions × ${f.throughput.prompts} echo prompts, with the PostgreSQL store against the state dir; ` +
+      "commits/turn counts the statements that committed appends (group commit) per turn ended. " +
+      `Failover: a host holding ${f.failover.sessions} sessions killed with SIGKILL, until every one of them was resumed and answered a prompt on another host (--lease-ms ${f.failover.leaseMs}: a dead host's leases must expire first). ` +
+      `Takeover: session/resume on one live host of a session another live host holds (${f.takeover.samples} one after another). ` +
+      `List: a page of ${f.list.pageSize} over ${f.list.sessions} stored sessions. ` +
+      `Appends: ${f.appends.hosts} hosts × ${f.appends.sessions / f.appends.hosts} sessions sending echo prompts at once; records committed per second (what one primary took from them).`,
+    "",
+    table(
+      ["measure", "figure", "goal"],
+      [
+        ["prompts/s, PostgreSQL store", fmt(f.throughput.postgres), ""],
+        ["prompts/s, state dir", fmt(f.throughput.dir), ""],
+        ["PostgreSQL/dir", x(f.throughput.ratio), "≥ 1.0×"],
+        ["commits/turn", fmt(f.throughput.commitsPerTurn, 2), "< 1"],
+        ["failover ms", fmt(f.failover.ms), `≤ ${f.failover.leaseMs + 2000}`],
+        ["takeover p50 ms", fmt(f.takeover.p50), "≤ 50"],
+        ["takeover p99 ms", fmt(f.takeover.p99), ""],
+        ["list page p50 ms", fmt(f.list.pageP50), "≤ 20"],
+        ["list page p99 ms", fmt(f.list.pageP99), ""],
+        ["appends/s (records committed)", fmt(f.appends.appendsPerSecond), "stated"],
+        ["commits/s", fmt(f.appends.commitsPerSecond), ""],
+        ["prompt p99 ms meanwhile", fmt(f.appends.p99), ""],
+      ],
+    ),
+  ],
+};

@@ -5,10 +5,17 @@
 import { WebSocket } from "ws";
 import type { BenchContext } from "../context.js";
 import { repeat } from "../context.js";
-import { startListeningHost } from "../remote-host.js";
-import { floodedEchoes, floodedEchoFigures, type FloodedEchoes, type FloodedEchoFigures } from "../flooded-echoes.js";
-import { figure, type Figure } from "../stats.js";
+import { startListeningHost } from "../support/remote-host.js";
+import {
+  floodedEchoes,
+  floodedEchoFigures,
+  type FloodedEchoes,
+  type FloodedEchoFigures,
+} from "../support/flooded-echoes.js";
+import { figure, type Figure } from "../support/stats.js";
 import type { HostClient } from "../../src/client/index.js";
+import { fmt, plural, table } from "../support/markdown.js";
+import type { Scenario } from "../scenario.js";
 
 export interface FloodResult extends FloodedEchoFigures {
   runs: number;
@@ -76,3 +83,39 @@ async function measureOnce(
   flooder.close();
   return { ...floodedEchoes(quiet, flooded), floodS };
 }
+
+export const scenario: Scenario<FloodResult> = {
+  order: 13,
+  key: "flood",
+  flag: "flood",
+  title: "13. Remote: one connection floods, another echoes",
+  run: flood,
+  section: (f) => [
+    `${plural(f.runs, "run")}. One host serving \`--listen 127.0.0.1:0\`: a session answers echo prompts one after another over one WebSocket, ` +
+      `quiet, then while another WebSocket's ${f.requests} requests (sent at once, each answered with an error) are being answered. ` +
+      "The goal: flooded p99 within 2× quiet.",
+    "",
+    table(
+      [
+        "quiet p50",
+        "quiet p99",
+        "flooded p50",
+        "flooded p99",
+        "p99 flooded/quiet",
+        "echoes during",
+        "flood answered in s",
+      ],
+      [
+        [
+          fmt(f.quiet.p50),
+          fmt(f.quiet.p99),
+          fmt(f.flooded.p50),
+          fmt(f.flooded.p99),
+          fmt(f.p99Ratio),
+          fmt(f.flooded.echoes, 0),
+          fmt(f.floodS),
+        ],
+      ],
+    ),
+  ],
+};

@@ -12,10 +12,12 @@ import { FileJournal, type LogFiles } from "../../workers/log/journal-file.js";
 import { query, TestPostgres } from "../../test/support/postgres.js";
 import type { BenchContext } from "../context.js";
 import { repeat } from "../context.js";
-import { waitForIdle } from "../proc.js";
-import { logHeader, sessionLogEntries, writeSessionLog } from "../session-logs.js";
-import { figure, figures, median, type Figure } from "../stats.js";
-import { startHost, withSystem } from "../systems.js";
+import { waitForIdle } from "../support/proc.js";
+import { logHeader, sessionLogEntries, writeSessionLog } from "../support/session-logs.js";
+import { figure, figures, median, type Figure } from "../support/stats.js";
+import { startHost, withSystem } from "../support/systems.js";
+import { fmt, plural, table } from "../support/markdown.js";
+import type { Scenario } from "../scenario.js";
 
 const NEVER = 2 ** 40;
 
@@ -206,3 +208,30 @@ async function onPostgres(
     ...figures(measured, ["forkMs", "bytesWritten"] as const),
   };
 }
+
+export const scenario: Scenario<ForkResult> = {
+  order: 14,
+  key: "fork",
+  flag: "fork",
+  title: "14. session/fork of a long session, as appended and compacted",
+  run: fork,
+  section: (f) => [
+    `${plural(f.runs, "run")} of ${f.samples} forks each (their median is the run's figure), through a host with a standby worker, the source stored and not open; ` +
+      "logs written as a scripted session writes them (an echo, every fourth turn a bash call). fork ms: session/fork sent to answered (the fork written: committed on PostgreSQL; in the state dir flushed right after, as a new session's log is); " +
+      "bytes written: what the fork added to the store (its log; on PostgreSQL its header, snapshot and copied records), beside what the source takes." +
+      (f.postgresSkipped ? ` PostgreSQL: ${f.postgresSkipped}.` : ""),
+    "",
+    table(
+      ["store", "turns", "source", "source MiB", "fork ms", "bytes written MiB", "goal"],
+      f.rows.map((row) => [
+        row.store,
+        String(row.turns),
+        row.compacted ? "compacted" : "as appended",
+        (row.sourceBytes / 2 ** 20).toFixed(2),
+        fmt(row.forkMs),
+        (row.bytesWritten.median / 2 ** 20).toFixed(2),
+        row.turns === 10_000 ? "≤ 100 ms; ≤ one compacted copy" : "",
+      ]),
+    ),
+  ],
+};

@@ -10,10 +10,12 @@ import { join } from "node:path";
 import { SIDECAR_FORMAT, sessionPaths, sessionsDir, type SessionSidecar } from "../../src/protocol/log/session-log.js";
 import type { BenchContext } from "../context.js";
 import { repeat } from "../context.js";
-import { rssBytes, waitForIdle } from "../proc.js";
-import { logHeader } from "../session-logs.js";
-import { figures, summarize, type Figure } from "../stats.js";
-import { startHost, withSystem } from "../systems.js";
+import { rssBytes, waitForIdle } from "../support/proc.js";
+import { logHeader } from "../support/session-logs.js";
+import { figures, summarize, type Figure } from "../support/stats.js";
+import { startHost, withSystem } from "../support/systems.js";
+import { fmt, plural, table } from "../support/markdown.js";
+import type { Scenario } from "../scenario.js";
 
 const KEYS = ["firstPageMs", "rssMiB", "pageP50", "pageP99", "cwdPageP50", "afterTurnMs"] as const;
 
@@ -110,3 +112,30 @@ function writeStoredSessions(stateDir: string, count: number, cwds: readonly str
     writeFileSync(paths.sidecar, JSON.stringify(sidecar));
   }
 }
+
+export const scenario: Scenario<ListResult> = {
+  order: 11,
+  key: "list",
+  flag: "list",
+  title: "11. session/list over many stored sessions",
+  run: list,
+  section: (l) => [
+    `${plural(l.runs, "run")} over ${l.sessions} stored sessions (a header and a sidecar each, written in ${l.writeS.toFixed(0)} s before the host starts), ${l.pageSize} a page. ` +
+      `First page: the first session/list after start (it waits for the index: every sidecar read once). Page: ${l.pagesWalked} pages walked with the cursor. ` +
+      `cwd page: filtered to a cwd 1 session in ${CWDS} has. After a turn: the first page right after a prompt in a new session (listed first).`,
+    "",
+    table(
+      ["first page", "host RSS MiB", "page p50", "page p99", "cwd page p50", "after a turn"],
+      [
+        [
+          fmt(l.figures.firstPageMs),
+          fmt(l.figures.rssMiB),
+          fmt(l.figures.pageP50),
+          fmt(l.figures.pageP99),
+          fmt(l.figures.cwdPageP50),
+          fmt(l.figures.afterTurnMs),
+        ],
+      ],
+    ),
+  ],
+};

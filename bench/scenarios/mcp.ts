@@ -10,9 +10,11 @@ import type { McpServer } from "@agentclientprotocol/sdk/unstable";
 import type { HostClient, McpStatusNotification } from "../../src/client/index.js";
 import type { BenchContext } from "../context.js";
 import { repeat } from "../context.js";
-import { waitForIdle } from "../proc.js";
-import { figures, summarize, type Figure } from "../stats.js";
-import { startHost, withSystem } from "../systems.js";
+import { waitForIdle } from "../support/proc.js";
+import { figures, summarize, type Figure } from "../support/stats.js";
+import { startHost, withSystem } from "../support/systems.js";
+import { fmt, plural, table } from "../support/markdown.js";
+import type { Scenario } from "../scenario.js";
 
 const require = createRequire(import.meta.url);
 const EVERYTHING = join(
@@ -133,3 +135,37 @@ async function until(check: () => boolean, timeoutMs = 60_000): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 2));
   }
 }
+
+export const scenario: Scenario<McpResult> = {
+  order: 9,
+  key: "mcp",
+  flag: "mcp",
+  title: "9. MCP servers",
+  run: mcp,
+  section: (m) => [
+    `${plural(m.runs, "run")}, ${m.samples} samples each, mode auto. session/new with no MCP server and with 3 stdio servers (the everything ` +
+      "server, run by the spawner in the session's sandbox); the first tool list is session/new until all 3 servers reported `_host/mcp_status`; " +
+      "an echo call through the host (tool_call to completion) against the same call from an MCP client in the benchmark process.",
+    "",
+    table(
+      [
+        "session/new p50, 0 servers",
+        "session/new p50, 3 servers",
+        "first tool lists p50",
+        "call via host p50",
+        "direct call p50",
+        "overhead p50",
+      ],
+      [
+        [
+          fmt(m.figures.newP50NoMcp),
+          fmt(m.figures.newP50ThreeMcp),
+          fmt(m.figures.toolListP50),
+          fmt(m.figures.hostCallP50),
+          fmt(m.figures.directCallP50),
+          fmt(m.figures.overheadP50),
+        ],
+      ],
+    ),
+  ],
+};

@@ -2,12 +2,14 @@
 // prints 50 MB from bash; their p99 against the same window without the noise, and the main thread's event-loop lag
 // (from the host's `_host/stats`).
 import type { HostClient } from "../../src/client/index.js";
-import { bashScript, probeBash } from "../bash.js";
+import { bashScript, probeBash } from "../support/bash.js";
 import type { BenchContext } from "../context.js";
 import { repeat } from "../context.js";
-import { waitForIdle } from "../proc.js";
-import { figure, summarize, type Figure } from "../stats.js";
-import { openSessions, sleep, startHost, withSystem } from "../systems.js";
+import { waitForIdle } from "../support/proc.js";
+import { figure, summarize, type Figure } from "../support/stats.js";
+import { openSessions, sleep, startHost, withSystem } from "../support/systems.js";
+import { fmt, plural, scaled, table } from "../support/markdown.js";
+import type { Scenario } from "../scenario.js";
 
 const PACE_MS = 200;
 
@@ -164,3 +166,60 @@ async function print(
   });
   return { ms: performance.now() - started, bytes, status: result.toolCalls[0]?.status ?? "none" };
 }
+
+export const scenario: Scenario<NoisyResult> = {
+  order: 4,
+  key: "noisyNeighbour",
+  flag: "noisy-neighbour",
+  title: "4. Noisy neighbour",
+  run: noisyNeighbour,
+  section: (n) => [
+    `${plural(n.runs, "run")}. ${n.victims} sessions each send an echo prompt every ${n.paceMs} ms for ${n.windowMs / 1000} s; in the noisy window one ` +
+      `session spins its worker's CPU for ${n.windowMs / 1000} s` +
+      (n.printer ? " and another prints 50 MB from bash" : "") +
+      ". Event-loop lag is the host main thread's (monitorEventLoopDelay via `_host/stats`).",
+    "",
+    table(
+      ["window", "prompts", "p50", "p99", "event-loop lag p99", "lag max"],
+      [
+        [
+          "quiet",
+          fmt(n.quiet.prompts, 0),
+          fmt(n.quiet.p50),
+          fmt(n.quiet.p99),
+          fmt(n.quiet.lagP99),
+          fmt(n.quiet.lagMax),
+        ],
+        [
+          "spinning session only",
+          fmt(n.spinOnly.prompts, 0),
+          fmt(n.spinOnly.p50),
+          fmt(n.spinOnly.p99),
+          fmt(n.spinOnly.lagP99),
+          fmt(n.spinOnly.lagMax),
+        ],
+        [
+          "printing session only",
+          fmt(n.printOnly.prompts, 0),
+          fmt(n.printOnly.p50),
+          fmt(n.printOnly.p99),
+          fmt(n.printOnly.lagP99),
+          fmt(n.printOnly.lagMax),
+        ],
+        [
+          "noisy (both)",
+          fmt(n.noisy.prompts, 0),
+          fmt(n.noisy.p50),
+          fmt(n.noisy.p99),
+          fmt(n.noisy.lagP99),
+          fmt(n.noisy.lagMax),
+        ],
+      ],
+    ),
+    "",
+    `Spinning session: its prompt took ${fmt(n.spinner.promptMs)} ms (${[...new Set(n.spinner.stopReasons)].join(", ")}).` +
+      (n.printer
+        ? ` Printing session: ${fmt(n.printer.promptMs)} ms, ${fmt(scaled(n.printer.bytesToClient, 1e-6))} MB of output reached the client (${[...new Set(n.printer.status)].join(", ")}).`
+        : ` The 50 MB bash printer was skipped: ${n.printerSkipped}.`),
+  ],
+};

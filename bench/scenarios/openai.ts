@@ -11,16 +11,18 @@ import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import type { HostClient } from "../../src/client/index.js";
-import { benchPrompt } from "../model-prompts.js";
-import { modelServer } from "../model-server-process.js";
+import { benchPrompt } from "../support/model-prompts.js";
+import { modelServer } from "../support/model-server-process.js";
 import type { BenchContext, Skipped } from "../context.js";
 import { repeat } from "../context.js";
-import { cpuTicks, rssBytes, waitForIdle } from "../proc.js";
-import { figure, figures, ratio, summarize, type Figure } from "../stats.js";
-import { startHost, withSystem } from "../systems.js";
+import { cpuTicks, rssBytes, waitForIdle } from "../support/proc.js";
+import { figure, figures, ratio, summarize, type Figure } from "../support/stats.js";
+import { startHost, withSystem } from "../support/systems.js";
+import { fmt, plural, table, x } from "../support/markdown.js";
+import type { Scenario } from "../scenario.js";
 
-const DIRECT = fileURLToPath(new URL("../direct-client.js", import.meta.url));
-const FLOOR = fileURLToPath(new URL("../scale-floor-probe.js", import.meta.url));
+const DIRECT = fileURLToPath(new URL("../processes/direct-client.js", import.meta.url));
+const FLOOR = fileURLToPath(new URL("../processes/scale-floor-probe.js", import.meta.url));
 const MODEL = "bench-model";
 const TICK_MS = 10;
 /** The seed system's figures on this machine (issue 24: its ACP server, the same model server and driver). */
@@ -346,3 +348,91 @@ async function slow(ctx: BenchContext, runs: number): Promise<OpenAiResult["slow
     await server.close();
   }
 }
+
+export const scenario: Scenario<OpenAiResult> = {
+  order: 7,
+  key: "openAi",
+  flag: "openai",
+  title: "7. The real model path: the OpenAI-compatible provider against its floor",
+  run: openAi,
+  section: (o) => [
+    `${plural(o.runs, "run")}. The local test server runs in a process of its own; "direct" is the same requests made with the \`openai\` client ` +
+      "from a process of its own (one client, S sessions' requests at once). Host CPU is the host process's (every thread), read from /proc.",
+    "",
+    `Cost: ${o.cost.sessions} sessions opened at once, each answering a first prompt, then ${o.cost.turns} prompts each; the server answers at once.`,
+    "",
+    table(
+      ["", "host CPU ms", "against", "ratio", "goal"],
+      [
+        [
+          "per session, to its first answer",
+          fmt(o.cost.sessionCpuMs.openai),
+          `scripted ${fmt(o.cost.sessionCpuMs.scripted)}`,
+          x(o.cost.sessionCpuMs.ratio),
+          "≤ 1.2×",
+        ],
+        [
+          "per model turn",
+          fmt(o.cost.turnCpuMs.host, 2),
+          `direct client ${fmt(o.cost.turnCpuMs.direct, 2)} per request`,
+          x(o.cost.turnCpuMs.ratio),
+          "≤ 2×",
+        ],
+      ],
+    ),
+    "",
+    "Path: 50 ms to the first byte, then 100 chunks 2 ms apart; both sides warmed first (the host: a prompt of every session, then one more of all at once; the direct client: one request of every session at once).",
+    "",
+    table(
+      ["S × K", "host prompts/s", "direct prompts/s", "host/direct", "host p50", "direct p50", "host/direct p50"],
+      o.path.map((r) => [
+        `${r.sessions} × ${r.prompts}`,
+        fmt(r.host.promptsPerSecond),
+        fmt(r.direct.promptsPerSecond),
+        x(r.ratio.promptsPerSecond),
+        fmt(r.host.p50),
+        fmt(r.direct.p50),
+        x(r.ratio.p50),
+      ]),
+    ),
+    "",
+    `The seed's workload: N session/new at once, then K prompts each; the server answers at once with 4 text chunks, a finish and a usage chunk. ` +
+      `Floor: ${o.seed.floorThreads} bare worker threads started at once, each answering once: ${fmt(o.seed.floorMs)} ms. ` +
+      "The seed system's prompts/s are its figures on this machine from issue 24 (not measured in this run).",
+    "",
+    table(
+      [
+        "N × K",
+        "prompts/s",
+        "seed prompts/s",
+        "host/seed",
+        "p99",
+        "all answered first ms",
+        "/ floor",
+        "CPU s",
+        "peak RSS MiB",
+      ],
+      o.seed.rows.map((r) => [
+        `${r.sessions} × ${r.prompts}`,
+        fmt(r.promptsPerSecond),
+        r.seedPromptsPerSecond === null ? "" : String(r.seedPromptsPerSecond),
+        r.seedPromptsPerSecond === null ? "" : x(r.promptsPerSecond.median / r.seedPromptsPerSecond),
+        fmt(r.p99),
+        fmt(r.allFirstMs),
+        r.sessions === o.seed.floorThreads ? x(r.allFirstMs.median / o.seed.floorMs.median) : "",
+        fmt(r.cpuS),
+        fmt(r.peakRssMiB),
+      ]),
+    ),
+    "",
+    `A slow model (1 s to the first byte, 50 chunks a second), ${o.slow.sessions} sessions × ${o.slow.turns} turns, both sides warmed as above: turn latency through the host against the direct client's.`,
+    "",
+    table(
+      ["", "host", "direct", "host adds", "goal"],
+      [
+        ["p50", fmt(o.slow.host.p50), fmt(o.slow.direct.p50), o.slow.addedP50.toFixed(1), "≤ 5"],
+        ["p99", fmt(o.slow.host.p99), fmt(o.slow.direct.p99), o.slow.addedP99.toFixed(1), "≤ 50"],
+      ],
+    ),
+  ],
+};

@@ -2,10 +2,12 @@
 // loopback), all sessions at once; websocket/stdio is the ratio of the medians.
 import type { BenchContext } from "../context.js";
 import { repeat } from "../context.js";
-import { startListeningHost } from "../remote-host.js";
-import { figure, ratio, type Figure } from "../stats.js";
-import { echoPrompts, openSessions, startHost, withSystem } from "../systems.js";
+import { startListeningHost } from "../support/remote-host.js";
+import { figure, ratio, type Figure } from "../support/stats.js";
+import { echoPrompts, openSessions, startHost, withSystem } from "../support/systems.js";
 import type { HostClient } from "../../src/client/index.js";
+import { fmt, plural, table, x } from "../support/markdown.js";
+import type { Scenario } from "../scenario.js";
 
 type Transport = "stdio" | "websocket";
 const TRANSPORTS: Transport[] = ["stdio", "websocket"];
@@ -87,3 +89,24 @@ async function measureOnce(
   const { promptsPerSecond, p50, p99 } = await echoPrompts(client, ids, prompts, "remote");
   return { promptsPerSecond, p50, p99 };
 }
+
+export const scenario: Scenario<RemoteResult> = {
+  order: 8,
+  key: "remote",
+  flag: "remote",
+  title: "8. Remote: WebSocket against stdio",
+  run: remote,
+  section: (r) => [
+    `${plural(r.runs, "run")}. One host build, ${r.sessions} sessions × ${r.promptsPerSession} echo prompts, all sessions at once: over stdio, and over ` +
+      "WebSocket to the same host serving `--listen 127.0.0.1:0` (one connection, no TLS, no tokens); websocket/stdio is the ratio of the medians.",
+    "",
+    table(
+      ["transport", "prompts/s", "p50", "p99"],
+      [
+        ["stdio", fmt(r.stdio.promptsPerSecond), fmt(r.stdio.p50), fmt(r.stdio.p99)],
+        ["WebSocket", fmt(r.websocket.promptsPerSecond), fmt(r.websocket.p50), fmt(r.websocket.p99)],
+        ["websocket/stdio", x(r.ratio.promptsPerSecond), x(r.ratio.p50), x(r.ratio.p99)],
+      ],
+    ),
+  ],
+};

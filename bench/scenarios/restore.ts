@@ -13,10 +13,12 @@ import { sessionPaths, sessionsDir } from "../../src/protocol/log/session-log.js
 import { FileJournal, type LogFiles } from "../../workers/log/journal-file.js";
 import type { BenchContext } from "../context.js";
 import { repeat } from "../context.js";
-import { waitForIdle } from "../proc.js";
-import { writeSessionLog } from "../session-logs.js";
-import { figure, figures, median, type Figure } from "../stats.js";
-import { startHost, withSystem } from "../systems.js";
+import { waitForIdle } from "../support/proc.js";
+import { writeSessionLog } from "../support/session-logs.js";
+import { figure, figures, median, type Figure } from "../support/stats.js";
+import { startHost, withSystem } from "../support/systems.js";
+import { fmt, plural, table } from "../support/markdown.js";
+import type { Scenario } from "../scenario.js";
 
 const NEVER = 2 ** 40;
 
@@ -194,3 +196,45 @@ function timeRestore(files: LogFiles, sessionId: string): number {
   journal.close();
   return elapsed;
 }
+
+export const scenario: Scenario<RestoreResult> = {
+  order: 10,
+  key: "restore",
+  flag: "restore",
+  title: "10. Restore of a long session log, as appended and compacted",
+  run: restore,
+  section: (r) => [
+    `${plural(r.runs, "run")}. Logs written as a scripted session writes them (an echo, every fourth turn a bash call). ` +
+      `restore: a worker's restore in-process (read, check, fold the conversation; median of ${r.samples.restore}); ` +
+      `resume: session/resume through a host with a standby worker (median of ${r.samples.resume}); load: session/load with the replay of every message (median of ${r.samples.load}).`,
+    "",
+    table(
+      ["turns", "log", "log MiB", "restore ms", "resume ms", "load ms"],
+      r.rows.map((row) => [
+        String(row.turns),
+        row.compacted ? "compacted" : row.compactionSkipped ? "compaction skipped (not smaller)" : "as appended",
+        (row.logBytes / 2 ** 20).toFixed(1),
+        fmt(row.restoreMs),
+        fmt(row.resumeMs),
+        fmt(row.loadMs),
+      ]),
+    ),
+    "",
+    `First answer after resume: session/resume and one prompt, each in a host started for it, of a long session against a ` +
+      `one-turn session's (${fmt(r.firstAnswer.oneTurnMs)} ms), in rounds. Summarised: usage each turn, the context summarised every so many turns, as on a real model; ` +
+      "never: a scripted session's log. A log is compacted only when that makes it smaller.",
+    "",
+    table(
+      ["turns", "context summarised", "log", "log MiB", "ms", "goal ms (1.5× one turn + 50)", "met"],
+      r.firstAnswer.rows.map((row) => [
+        String(row.turns),
+        row.summarisedEvery === null ? "never" : `every ${row.summarisedEvery} turns`,
+        row.compacted ? "compacted" : "as appended",
+        (row.logBytes / 2 ** 20).toFixed(1),
+        fmt(row.ms),
+        r.firstAnswer.goalMs.toFixed(1),
+        row.ms.median <= r.firstAnswer.goalMs ? "yes" : "no",
+      ]),
+    ),
+  ],
+};

@@ -5,10 +5,12 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { HostClient } from "../../src/client/index.js";
 import type { BenchContext } from "../context.js";
 import { repeat } from "../context.js";
-import { recordIncident } from "../incidents.js";
-import { rssBytes, waitForIdle } from "../proc.js";
-import { figure, type Figure } from "../stats.js";
-import { startSystem, withSystem, type SystemName } from "../systems.js";
+import { recordIncident } from "../support/incidents.js";
+import { rssBytes, waitForIdle } from "../support/proc.js";
+import { figure, type Figure } from "../support/stats.js";
+import { startSystem, withSystem, type SystemName } from "../support/systems.js";
+import { fmt, plural, table } from "../support/markdown.js";
+import type { Scenario } from "../scenario.js";
 
 const WAVE = 50;
 const LEVEL_DEADLINE_MS = 180_000;
@@ -133,3 +135,37 @@ export async function rss(ctx: BenchContext): Promise<RssResult> {
     rows: levels.map((sessions, i) => ({ sessions, host: figuresAt(i, host), floor: figuresAt(i, floor) })),
   };
 }
+
+export const scenario: Scenario<RssResult> = {
+  order: 3,
+  key: "rss",
+  flag: "rss",
+  title: "3. Memory per live session",
+  run: rss,
+  section: (r) => [
+    `${plural(r.runs, "run")} (the top level in the first only). Process RSS (VmRSS) after every session answered a prompt, less the idle process ` +
+      `(host ${fmt(r.baselineMiB.host)} MiB with no worker, floor ${fmt(r.baselineMiB.floor)} MiB), per session. ` +
+      `Sessions are added 50 at a time; a level not reached within ${r.levelDeadlineS} s is measured where it stood ("reached").`,
+    "",
+    table(
+      [
+        "live sessions",
+        "host reached",
+        "host MiB/session",
+        "host RSS MiB",
+        "host s to open",
+        "floor MiB/session",
+        "floor RSS MiB",
+      ],
+      r.rows.map((row) => [
+        String(row.sessions),
+        fmt(row.host.reached, 0),
+        fmt(row.host.perSessionMiB),
+        fmt(row.host.totalMiB),
+        fmt(row.host.openSeconds),
+        fmt(row.floor.perSessionMiB, 3),
+        fmt(row.floor.totalMiB),
+      ]),
+    ),
+  ],
+};

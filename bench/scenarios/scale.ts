@@ -6,11 +6,13 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import type { BenchContext } from "../context.js";
 import { repeat } from "../context.js";
-import { cpuTicks, rssBytes, waitForIdle } from "../proc.js";
-import { figures, summarize, type Figure } from "../stats.js";
-import { startHost, withSystem } from "../systems.js";
+import { cpuTicks, rssBytes, waitForIdle } from "../support/proc.js";
+import { figures, summarize, type Figure } from "../support/stats.js";
+import { startHost, withSystem } from "../support/systems.js";
+import { fmt, plural, table, x } from "../support/markdown.js";
+import type { Scenario } from "../scenario.js";
 
-const FLOOR = fileURLToPath(new URL("../scale-floor-probe.js", import.meta.url));
+const FLOOR = fileURLToPath(new URL("../processes/scale-floor-probe.js", import.meta.url));
 const TICK_MS = 10;
 
 export interface ScaleRow {
@@ -131,3 +133,45 @@ export async function scale(ctx: BenchContext): Promise<ScaleResult> {
   }
   return { runs, rows };
 }
+
+export const scenario: Scenario<ScaleResult> = {
+  order: 3.5,
+  key: "scale",
+  flag: "scale",
+  title: "3b. Scale: many sessions at once against as many bare threads",
+  run: scale,
+  section: (c) => [
+    `${plural(c.runs, "run")}. The host: N sessions opened at once, each sending K echo prompts one after another, default flags ` +
+      "(past --max-live-workers 256 sessions hibernate and wake). CPU is the host process's (all its threads); RSS is its peak less the idle host. " +
+      "The floor, measured right after: N bare worker threads started at once in one process, each answering K echo messages over its port.",
+    "",
+    table(
+      [
+        "N × K",
+        "host wall ms",
+        "floor wall ms",
+        "wall host/floor",
+        "host CPU ms/session",
+        "floor CPU ms/session",
+        "CPU host/floor",
+        "host RSS MiB/session",
+        "p50",
+        "p99",
+        "failures",
+      ],
+      c.rows.map((r) => [
+        `${r.sessions} × ${r.turns}`,
+        fmt(r.host.wallMs),
+        fmt(r.floor.wallMs),
+        x(r.ratio.wall),
+        fmt(r.host.cpuMsPerSession),
+        fmt(r.floor.cpuMsPerSession),
+        x(r.ratio.cpu),
+        fmt(r.host.rssMiBPerSession),
+        fmt(r.host.p50),
+        fmt(r.host.p99),
+        fmt(r.host.failures, 0),
+      ]),
+    ),
+  ],
+};

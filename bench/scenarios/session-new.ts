@@ -4,9 +4,11 @@
 import type { HostClient } from "../../src/client/index.js";
 import type { BenchContext } from "../context.js";
 import { repeat } from "../context.js";
-import { waitForIdle } from "../proc.js";
-import { figures, summarize, type Figure } from "../stats.js";
-import { startHost, withSystem } from "../systems.js";
+import { waitForIdle } from "../support/proc.js";
+import { figures, summarize, type Figure } from "../support/stats.js";
+import { startHost, withSystem } from "../support/systems.js";
+import { fmt, plural, table } from "../support/markdown.js";
+import type { Scenario } from "../scenario.js";
 
 const KEYS = ["newP50", "newP99", "readyP50", "readyP99"] as const;
 type Key = (typeof KEYS)[number];
@@ -94,3 +96,31 @@ async function waitForPool(client: HostClient, workers: number): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
+
+export const scenario: Scenario<SessionNewResult> = {
+  order: 2,
+  key: "sessionNew",
+  flag: "session-new",
+  title: "2. session/new",
+  run: sessionNew,
+  section: (n) => [
+    `${plural(n.runs, "run")} of ${n.samples} sessions created one after another; "ready" is session/new plus the first answer (the worker starts behind session/new).`,
+    "",
+    table(
+      ["pool", "session/new p50", "session/new p99", "ready p50", "ready p99"],
+      [
+        [
+          `warm (--warm-workers ${n.samples})`,
+          fmt(n.warm.newP50),
+          fmt(n.warm.newP99),
+          fmt(n.warm.readyP50),
+          fmt(n.warm.readyP99),
+        ],
+        ["cold (--warm-workers 0)", fmt(n.cold.newP50), fmt(n.cold.newP99), fmt(n.cold.readyP50), fmt(n.cold.readyP99)],
+      ],
+    ),
+    "",
+    `${n.burst.sessions} session/new at once (default pool): all answered in ${fmt(n.burst.allNewMs)} ms ` +
+      `(p50 ${fmt(n.burst.newP50)}, p99 ${fmt(n.burst.newP99)}); all ${n.burst.sessions} answered a first prompt after ${fmt(n.burst.allReadyMs)} ms.`,
+  ],
+};

@@ -11,13 +11,20 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import type { BenchContext } from "../context.js";
 import { repeat } from "../context.js";
-import { startListeningHost, type ListeningHost } from "../remote-host.js";
-import { floodedEchoes, floodedEchoFigures, type FloodedEchoes, type FloodedEchoFigures } from "../flooded-echoes.js";
-import { figure, summarize, type Figure } from "../stats.js";
+import { startListeningHost, type ListeningHost } from "../support/remote-host.js";
+import {
+  floodedEchoes,
+  floodedEchoFigures,
+  type FloodedEchoes,
+  type FloodedEchoFigures,
+} from "../support/flooded-echoes.js";
+import { figure, summarize, type Figure } from "../support/stats.js";
 import { HostClient } from "../../src/client/index.js";
 import { hashToken, newToken } from "../../src/remote/tokens.js";
 import { ACP_INITIALIZE, acpHeaders, httpOnce } from "../../test/support/http-once.js";
 import { waitFor } from "../../test/support/tools.js";
+import { fmt, plural, table } from "../support/markdown.js";
+import type { Scenario } from "../scenario.js";
 
 const FLOOD_CLI = fileURLToPath(new URL("../../test/support/socket-flood-cli.js", import.meta.url));
 const FLOOD_ADDRESS = "127.0.0.2";
@@ -123,3 +130,29 @@ async function measureOnce(host: ListeningHost, token: string, cwd: string, echo
     if (attacker.exitCode === null) await new Promise((resolve) => attacker.once("exit", resolve));
   }
 }
+
+export const scenario: Scenario<SocketFloodResult> = {
+  order: 17,
+  key: "socketFlood",
+  flag: "socket-flood",
+  title: "17. Sockets that never authenticate",
+  run: socketFlood,
+  section: (f) => [
+    `${plural(f.runs, "run")}. A host with a tokens file and \`--max-connections 64\`: a session answers echo prompts one after another over an authenticated WebSocket, ` +
+      "quiet, then while another process holds open from one address 200 silent sockets, 60 slowloris ones and 5 refused requests trickling their bodies, " +
+      "each renewed as soon as the host closes it (measured once the flood has been renewed past its first sockets); then 20 new authenticated WebSocket " +
+      `connections, 20 HTTP initialize requests and 20 \`/healthz\` requests under the same flood (answers other than 200: ${f.healthFailures}). ` +
+      `The flood's sockets closed by the host: ${fmt(f.closedPerSecond, 0)} a second.`,
+    "",
+    table(
+      ["measure", "figure", "goal"],
+      [
+        ["echo p50 quiet / flooded ms", `${fmt(f.quiet.p50)} / ${fmt(f.flooded.p50)}`, ""],
+        ["echo p99 quiet / flooded ms", `${fmt(f.quiet.p99)} / ${fmt(f.flooded.p99)}`, ""],
+        ["echo p99 flooded / quiet", fmt(f.p99Ratio), "≤ 1.5×"],
+        ["WebSocket connect p99 ms", fmt(f.webSocketConnectP99), "≤ 1000"],
+        ["HTTP request p99 ms", fmt(f.httpRequestP99), "≤ 1000"],
+      ],
+    ),
+  ],
+};

@@ -1,12 +1,14 @@
 // Scenario 6: teardown of 200 busy sessions, every one mid-turn (half in a bash `sleep 30` when the bash tool exists,
 // the rest sleeping in the model), ended the two ways an orchestrator ends a host: SIGTERM, and closing its stdin
 // (what HostClient.dispose does). Timed to the host's exit; what is left of what ran under it, at that moment.
-import { bashScript, probeBash } from "../bash.js";
+import { bashScript, probeBash } from "../support/bash.js";
 import type { BenchContext } from "../context.js";
 import { repeat } from "../context.js";
-import { descendantIdentities, descendants, stillThere } from "../proc.js";
-import { figure, type Figure } from "../stats.js";
-import { openSessions, sleep, startHost } from "../systems.js";
+import { descendantIdentities, descendants, stillThere } from "../support/proc.js";
+import { figure, type Figure } from "../support/stats.js";
+import { openSessions, sleep, startHost } from "../support/systems.js";
+import { fmt, table } from "../support/markdown.js";
+import type { Scenario } from "../scenario.js";
 
 type Ending = "SIGTERM" | "stdin closed";
 
@@ -109,3 +111,37 @@ export async function waitUntilBusy(
   }
   throw new Error("the sessions did not all become busy within 60 s");
 }
+
+export const scenario: Scenario<TeardownResult> = {
+  order: 6,
+  key: "teardown",
+  flag: "teardown",
+  title: "6. Teardown of busy sessions",
+  run: teardown,
+  section: (t) => [
+    `${t.sessions} sessions mid-turn (${t.inBash} in a bash \`sleep 30\`, the rest sleeping in the model)` +
+      (t.bashSkipped ? ` — bash part skipped: ${t.bashSkipped}` : "") +
+      ', then the host is ended; timed to its exit. "Left" counts what ran under the host and is still alive after it.',
+    "",
+    table(
+      [
+        "ended by",
+        "runs",
+        "teardown ms",
+        "processes under the host",
+        "left afterwards",
+        "prompts answered cancelled",
+        "exit codes",
+      ],
+      t.rows.map((r) => [
+        r.ending,
+        String(r.runs),
+        fmt(r.teardownMs),
+        fmt(r.processesBefore, 0),
+        fmt(r.processesLeft, 0),
+        fmt(r.cancelledAnswers, 0),
+        r.exitCodes.join(", "),
+      ]),
+    ),
+  ],
+};

@@ -1,16 +1,19 @@
 // Scenario 1: S sessions × K prompts each, all sessions at once, on the host and on the floor (bare SDK agent);
-// then one echo prompt's hops measured one by one (bench/hot-path-probe.ts).
+// then one echo prompt's hops measured one by one (bench/processes/hot-path-probe.ts).
 import { execFile } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import type { BenchContext } from "../context.js";
 import { repeat } from "../context.js";
-import { figure, figures, ratio, type Figure } from "../stats.js";
-import { echoPrompts, openSessions, startSystem, withSystem, type SystemName } from "../systems.js";
-import type { HotPathReport } from "../hot-path-probe.js";
+import { figure, figures, ratio, type Figure } from "../support/stats.js";
+import { echoPrompts, openSessions, startSystem, withSystem, type SystemName } from "../support/systems.js";
+import type { HotPathReport } from "../processes/hot-path-probe.js";
+import { fmt, plural, table, x } from "../support/markdown.js";
+import type { Scenario } from "../scenario.js";
+import { latencyChart } from "../support/chart.js";
 
-const HOT_PATH_PROBE = fileURLToPath(new URL("../hot-path-probe.js", import.meta.url));
+const HOT_PATH_PROBE = fileURLToPath(new URL("../processes/hot-path-probe.js", import.meta.url));
 
 /** The host again with its state dir on tmpfs, where fdatasync returns at once: what the turn-end fsync costs. */
 type Variant = SystemName | "hostOnTmpfs";
@@ -113,3 +116,75 @@ async function measureOnce(ctx: BenchContext, name: Variant, sessions: number, p
     if (stateDir) rmSync(stateDir, { recursive: true, force: true });
   }
 }
+
+export const scenario: Scenario<ThroughputResult> = {
+  order: 1,
+  key: "throughput",
+  flag: "throughput",
+  title: "1. Throughput: the host against the floor (bare SDK agent over stdio, same scripted model)",
+  run: throughput,
+  chart: (t, stamp) => latencyChart(t, `Prompt latency against sessions: host vs floor (${stamp})`),
+  section: (t) => [
+    `${plural(t.runs, "run")}. Every session sends K echo prompts one after another, all S sessions at once; host/floor is the ratio of the medians. ` +
+      "The host journals every turn to its session log (fsync at the end of each turn); the floor keeps nothing. " +
+      '"host, log on tmpfs" is the host with its state dir on tmpfs, where fdatasync returns at once: the difference is what the turn-end fsync costs on this disk.',
+    "",
+    table(
+      ["S × K", "system", "prompts/s", "p50", "p95", "p99"],
+      t.rows.flatMap((r) => [
+        [
+          `${r.sessions} × ${r.promptsPerSession}`,
+          "host",
+          fmt(r.host.promptsPerSecond),
+          fmt(r.host.latencyMs.p50),
+          fmt(r.host.latencyMs.p95),
+          fmt(r.host.latencyMs.p99),
+        ],
+        [
+          "",
+          "floor",
+          fmt(r.floor.promptsPerSecond),
+          fmt(r.floor.latencyMs.p50),
+          fmt(r.floor.latencyMs.p95),
+          fmt(r.floor.latencyMs.p99),
+        ],
+        ["", "host/floor", x(r.ratio.promptsPerSecond), x(r.ratio.p50), "", x(r.ratio.p99)],
+        ...(r.hostOnTmpfs && r.tmpfsRatio
+          ? [
+              [
+                "",
+                "host, log on tmpfs",
+                fmt(r.hostOnTmpfs.promptsPerSecond),
+                fmt(r.hostOnTmpfs.latencyMs.p50),
+                fmt(r.hostOnTmpfs.latencyMs.p95),
+                fmt(r.hostOnTmpfs.latencyMs.p99),
+              ],
+              ["", "tmpfs host/floor", x(r.tmpfsRatio.promptsPerSecond), x(r.tmpfsRatio.p50), "", ""],
+            ]
+          : []),
+      ]),
+    ),
+    "",
+    "One echo prompt, hop by hop, each measured alone with the host's own code (medians, µs): the SDK's decode and encode and the " +
+      "stdio round trip are what the floor's p50 is made of; the host adds the hops below.",
+    "",
+    table(
+      [
+        "main → worker → main (port)",
+        "worker turn (loop + model)",
+        "log appends",
+        "turn-end fdatasync + sidecar",
+        "main: check + translate events",
+      ],
+      [
+        [
+          t.breakdown.portRoundTripUs,
+          t.breakdown.workerTurnUs,
+          t.breakdown.journalAppendUs,
+          t.breakdown.journalSyncUs,
+          t.breakdown.mainEventsUs,
+        ].map((us) => us.toFixed(0)),
+      ],
+    ),
+  ],
+};

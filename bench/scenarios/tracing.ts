@@ -13,11 +13,13 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { BenchContext } from "../context.js";
 import { repeat } from "../context.js";
-import { benchPrompt } from "../model-prompts.js";
-import { modelServer } from "../model-server-process.js";
-import { cpuTicks, waitForIdle } from "../proc.js";
-import { figures, median, summarize, type Figure } from "../stats.js";
-import { sleep, startHost } from "../systems.js";
+import { benchPrompt } from "../support/model-prompts.js";
+import { modelServer } from "../support/model-server-process.js";
+import { cpuTicks, waitForIdle } from "../support/proc.js";
+import { figures, median, summarize, type Figure } from "../support/stats.js";
+import { sleep, startHost } from "../support/systems.js";
+import { fmt, plural, table, x } from "../support/markdown.js";
+import type { Scenario } from "../scenario.js";
 
 const TICK_MS = 10;
 const MODEL = "bench-model";
@@ -259,3 +261,28 @@ export async function tracing(ctx: BenchContext): Promise<TracingResult> {
     await sink.close();
   }
 }
+
+export const scenario: Scenario<TracingResult> = {
+  order: 16,
+  key: "tracing",
+  flag: "tracing",
+  title: "16. What tracing costs",
+  run: tracing,
+  section: (f) => [
+    `${plural(f.runs, "run")}; each: a host with tracing off and one with it on side by side, at once (the machine's drift falls on both), ${f.sessions} sessions × ${f.costTurns} turns each, all at once; host CPU per turn (from /proc, until the host is idle after them, so the exports are counted). ` +
+      "on: OTEL_TRACES_EXPORTER=otlp, every span sampled, exported over OTLP/HTTP to an endpoint in the bench process; echo: the scripted model (a turn, a chat span); " +
+      `model: the OpenAI-compatible provider against the test server. OTLP bytes per traced turn: echo ${f.exportedBytesPerTurn.echo.toFixed(0)}, model ${f.exportedBytesPerTurn.model.toFixed(0)}.`,
+    "",
+    table(
+      ["turn", "off ms", "on ms", "on/off", "goal"],
+      f.rows.map((row) => [row.turn, fmt(row.off), fmt(row.on), x(row.ratio), "≤ 1.1×"]),
+    ),
+    "",
+    `An exporter in trouble: echo turns' p99 with tracing on and the endpoint answering, down (connection refused), 5 s slow, answering 500, each beside a host with tracing off, at once, ${f.troubleSessions} sessions × ${f.turns} turns each; added: the median of the runs' on - off.`,
+    "",
+    table(
+      ["endpoint", "off p99 ms", "on p99 ms", "added to p99 ms", "goal"],
+      f.trouble.map((row) => [row.endpoint, fmt(row.off), fmt(row.on), row.addedP99.toFixed(2), "≤ 5 ms"]),
+    ),
+  ],
+};

@@ -1,14 +1,17 @@
 // Scenario: what one session worker costs against the bare thread it runs on. Each system runs in a fresh process
-// (bench/worker-start-probe.ts): starts one after another (CPU and wall time per start), then RSS per live idle one.
+// (bench/processes/worker-start-probe.ts): starts one after another (CPU and wall time per start), then RSS per
+// live idle one.
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import type { BenchContext } from "../context.js";
 import { repeat } from "../context.js";
-import { figure, ratio, type Figure } from "../stats.js";
-import type { ProbeReport } from "../worker-start-probe.js";
+import { figure, ratio, type Figure } from "../support/stats.js";
+import type { ProbeReport } from "../processes/worker-start-probe.js";
+import { fmt, plural, table, x } from "../support/markdown.js";
+import type { Scenario } from "../scenario.js";
 
-const PROBE = fileURLToPath(new URL("../worker-start-probe.js", import.meta.url));
+const PROBE = fileURLToPath(new URL("../processes/worker-start-probe.js", import.meta.url));
 const VARIANTS = ["bare", "session"] as const;
 type Variant = (typeof VARIANTS)[number];
 
@@ -64,3 +67,25 @@ export async function workerStart(ctx: BenchContext): Promise<WorkerStartResult>
     },
   };
 }
+
+export const scenario: Scenario<WorkerStartResult> = {
+  order: 0,
+  key: "workerStart",
+  flag: "worker-start",
+  title: "0. Worker start: a session worker against a bare thread",
+  run: workerStart,
+  section: (w) => [
+    `${plural(w.runs, "run")}, each system in a fresh process: ${w.starts} starts one after another (CPU and wall time per start: ` +
+      "the bare thread until its first message; the session worker until its session is open), then RSS per live idle one " +
+      `(${w.live} kept). The bare thread is \`new Worker()\` posting one message.`,
+    "",
+    table(
+      ["", "CPU ms/start", "wall ms/start", "RSS MiB/live worker"],
+      [
+        ["bare worker (floor)", fmt(w.bare.cpuMsPerStart), fmt(w.bare.wallMsPerStart), fmt(w.bare.rssPerLiveMiB)],
+        ["session worker", fmt(w.session.cpuMsPerStart), fmt(w.session.wallMsPerStart), fmt(w.session.rssPerLiveMiB)],
+        ["session/bare", x(w.ratio.cpu), x(w.ratio.wall), x(w.ratio.rss)],
+      ],
+    ),
+  ],
+};

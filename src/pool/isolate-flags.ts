@@ -5,7 +5,7 @@
 // back, and arms again after the next full collection. A session waiting on its model looks exactly like that: with
 // 200 sessions on a slow model, those collections (mostly page faults, as pages were given back and taken again) cost
 // more host CPU than the turns did. One collection each time halves that and keeps RSS after a round where it was
-// (figures in docs/performance.md, "At 200 sessions").
+// (figures in docs/performance.md, "Measured choices in the code").
 //
 // V8 accepts a code cache only from an isolate with the same flags: the build writes the session worker's cache
 // under these (scripts/build-worker.mjs), or every thread would reject it and compile the bundle again.

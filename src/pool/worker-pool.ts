@@ -44,7 +44,7 @@ const REPLENISH_MAX_WAIT_MS = 1000;
 /**
  * A refill due while the host's threads use more than this share of the cores waits for spare time: a starting thread
  * runs at the main thread's priority, above session threads (--worker-nice), and a burst's refill took the machine from
- * the first turns of the sessions just opened (docs/performance.md, "The standby refill waits for spare CPU").
+ * the first turns of the sessions just opened (docs/performance.md, "Measured choices in the code").
  */
 const REPLENISH_BUSY_SHARE = 0.5;
 /** ...for at most this long after it was first asked for: a host busy without pause still gets its standby threads. */

@@ -4,8 +4,8 @@ import * as z from "zod/mini";
 
 const ServerName = z.string().check(z.minLength(1), z.maxLength(64));
 
-// Both built on their first parse: most sessions have no MCP server (docs/performance.md, "What a session thread
-// builds").
+// Both built on their first parse: most sessions have no MCP server (docs/performance.md, "Measured
+// choices in the code").
 export const McpServerConfig = z.lazy(() =>
   z.discriminatedUnion("type", [
     z.object({

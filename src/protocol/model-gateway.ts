@@ -14,7 +14,7 @@ export const RequestId = z.int().check(z.nonnegative());
 const Count = z.int().check(z.nonnegative());
 
 // Each schema below is built on its first parse: a session on the scripted model never has a reply to check, and a
-// session's thread builds every schema it holds for itself (docs/performance.md, "What a session thread builds").
+// session's thread builds every schema it holds for itself (docs/performance.md, "Measured choices in the code").
 export const AssembledUsage = z.lazy(() =>
   z.object({
     totalTokens: Count,

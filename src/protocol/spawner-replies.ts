@@ -8,7 +8,7 @@ export const EndReason = z.enum(["exited", "killed", "timeout", "sandbox_failed"
 export type EndReason = z.infer<typeof EndReason>;
 
 // Built on their first parse, the session's first command: a session that runs none never builds them (a session's
-// thread builds every schema it holds for itself: docs/performance.md, "What a session thread builds").
+// thread builds every schema it holds for itself: docs/performance.md, "Measured choices in the code").
 export const TaskEnd = z.lazy(() =>
   z.object({
     reason: EndReason,

@@ -1,6 +1,6 @@
 // The benchmark's statistics helpers: percentiles within a run, medians and spread across runs.
 import { describe, expect, it } from "vitest";
-import { figure, figures, median, percentile, ratio, summarize } from "../../bench/stats.js";
+import { figure, figures, median, percentile, ratio, summarize } from "../../bench/support/stats.js";
 
 describe("bench statistics", () => {
   it("percentile is nearest-rank over ascending samples", () => {

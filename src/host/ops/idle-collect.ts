@@ -16,8 +16,8 @@ export interface IdleCollector {
   idle(): void;
   /**
    * The host is ending: nothing more is collected. Teardown answers every prompt at once, and a collection a second
-   * later took the main thread for a third of a 200-session teardown (docs/performance.md, "Teardown without a
-   * collection").
+   * later took the main thread for a third of a 200-session teardown (docs/performance.md, "Measured choices
+   * in the code").
    */
   stop(): void;
   /** True once the quiet delay has passed with no prompt (and the heap was collected if it had grown). */

@@ -1,0 +1,34 @@
+// What a scenario's report section is written with: figures as `median (min–max)`, ratios, tables.
+import type { Figure } from "./stats.js";
+
+/** `median (min–max)` over the runs, or the lone value of a single run. */
+export function fmt(f: Figure, digits = decimals(f.median)): string {
+  if (!Number.isFinite(f.median)) return "n/a";
+  const n = (v: number) => v.toFixed(digits);
+  return f.runs.length > 1 && f.min !== f.max ? `${n(f.median)} (${n(f.min)}–${n(f.max)})` : n(f.median);
+}
+
+function decimals(value: number): number {
+  const abs = Math.abs(value);
+  return abs >= 100 ? 0 : abs >= 10 ? 1 : 2;
+}
+
+export function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
+export function scaled(f: Figure, k: number): Figure {
+  return { median: f.median * k, min: f.min * k, max: f.max * k, runs: f.runs.map((v) => v * k) };
+}
+
+export function x(value: number): string {
+  return Number.isFinite(value) ? `${value.toFixed(2)}×` : "n/a";
+}
+
+export function table(header: string[], rows: string[][]): string {
+  return [
+    `| ${header.join(" | ")} |`,
+    `| ${header.map(() => "---").join(" | ")} |`,
+    ...rows.map((row) => `| ${row.join(" | ")} |`),
+  ].join("\n");
+}
