@@ -1,6 +1,13 @@
 // npm run lint: types (tsc on the whole tree), ESLint (the rules and the thread boundaries of eslint.config.js),
 // Prettier, and no import cycle from any entry point a process or thread starts at (dpdm). Stops at the first that fails.
 import { spawnSync } from "node:child_process";
+import { readdirSync } from "node:fs";
+
+/** Every .ts file of a folder: the bench loads its scenarios at run time, so each is an entry of its own. */
+const each = (dir) =>
+  readdirSync(dir)
+    .filter((name) => name.endsWith(".ts"))
+    .map((name) => `${dir}/${name}`);
 
 /** Where a process or a thread starts: each one's import graph must be free of cycles. */
 const ENTRIES = [
@@ -13,6 +20,8 @@ const ENTRIES = [
   "workers/trace-export/export-entry.ts",
   "workers/mcp/mcp-client.ts",
   "bench/run.ts",
+  ...each("bench/scenarios"),
+  ...each("bench/processes"),
 ];
 
 const STEPS = [

@@ -79,6 +79,8 @@ export class WorkerPool {
   /** Two starts per core load at once (start-gate.ts says why). */
   readonly #starts = new StartGate(availableParallelism() * 2);
   readonly #maxLiveWorkers: number;
+  /** Leases whose thread has loaded and answered: a standby one counts as ready only then. */
+  readonly #loaded = new WeakSet<WorkerLease>();
   /** Leases announced ahead (expect()) and not yet taken: their threads are started while their sessions wait. */
   #expected = 0;
 
@@ -124,7 +126,8 @@ export class WorkerPool {
 
   /** Whether the standby pool holds what the last bursts needed (readiness: /readyz). */
   get ready(): boolean {
-    return this.#standby.length >= this.#wanted(performance.now());
+    const started = this.#standby.filter((lease) => this.#loaded.has(lease)).length;
+    return started >= this.#wanted(performance.now());
   }
 
   /** The standby count the pool works towards now. */
@@ -216,7 +219,12 @@ export class WorkerPool {
         clearTimeout(slow);
         release();
       };
-      void lease.call((api) => api.stats()).then(loaded, loaded);
+      void lease
+        .call((api) => api.stats())
+        .then(() => {
+          this.#loaded.add(lease);
+          loaded();
+        }, loaded);
       return running;
     });
     const lease = new WorkerLease(commands.port1, events.port1, run, abort, new OutputWindow(task.outputWindow));
