@@ -5,6 +5,8 @@
 // it when bwrap's whole group is killed. SIGKILLed alone, the init tells nothing: bwrap waits for it and reaps it,
 // which it can only once the kernel has emptied the namespace, and then exits; bwrap's exit then means the sandbox
 // is empty.
+import type { ChildProcess } from "node:child_process";
+
 /** The init's pid (as the spawner sees it) from what bwrap wrote to its --json-status-fd so far; null before it. */
 export function initPidOf(status: string): number | null {
   const found = /"child-pid"\s*:\s*(\d+)/.exec(status);
@@ -15,8 +17,8 @@ export function initPidOf(status: string): number | null {
  * SIGKILLs bwrap's namespace init, or bwrap's group while the init is not known yet; nothing once bwrap has exited
  * (its pid, and so its init's, may be anyone's then).
  */
-export function killSandbox(bwrap: { pid: number; exited: boolean }, initPid: number | null): void {
-  if (bwrap.exited) return;
+export function killSandbox(bwrap: ChildProcess, initPid: number | null): void {
+  if (bwrap.pid === undefined || bwrap.exitCode !== null || bwrap.signalCode !== null) return;
   try {
     process.kill(initPid ?? -bwrap.pid, "SIGKILL");
   } catch {

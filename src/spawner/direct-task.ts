@@ -220,10 +220,10 @@ export class DirectTask implements Task {
   #signalGroup(signal: NodeJS.Signals): void {
     if (this.#pgid === null || this.#groupGone) return;
     const child = this.#child;
-    const bwrapRunning = child !== null && child.exitCode === null && child.signalCode === null;
     // A sandbox ends by its init's SIGKILL, never a gentler signal (bwrap-init.ts): a program that exits on SIGTERM
     // lets the init exit on its own, and bwrap then exits without reaping it.
-    if (this.#initPid !== null && bwrapRunning) return killSandbox({ pid: this.#pgid, exited: false }, this.#initPid);
+    if (this.#initPid !== null && child && child.exitCode === null && child.signalCode === null)
+      return killSandbox(child, this.#initPid);
     try {
       process.kill(-this.#pgid, signal);
     } catch {

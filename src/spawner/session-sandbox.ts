@@ -109,7 +109,7 @@ export class SessionSandbox {
     // A bwrap that does not exit once its init was killed (it never wrote the init's pid, or is stuck): its group.
     const timer = setTimeout(() => {
       this.#log("warn", "sandbox still there after its end: killing its group", { sessionId: this.#sessionId });
-      killSandbox({ pid: child.pid!, exited: child.exitCode !== null || child.signalCode !== null }, null);
+      killSandbox(child, null);
     }, NAMESPACE_GONE_MS);
     await exited;
     clearTimeout(timer);
@@ -219,9 +219,7 @@ export class SessionSandbox {
   }
 
   #kill(): void {
-    const child = this.#child;
-    if (!child?.pid) return;
-    killSandbox({ pid: child.pid, exited: child.exitCode !== null || child.signalCode !== null }, this.#initPid);
+    if (this.#child) killSandbox(this.#child, this.#initPid);
   }
 
   #idleSoon(): void {
