@@ -15,7 +15,7 @@ import { WORKER_RSS_ESTIMATE_BYTES, type WorkerPool } from "../pool/worker-pool.
 import { hostIdOf, type HostOptions } from "../host-options.js";
 import type { Logger } from "../logger.js";
 import type { SessionDeps, SessionSettings } from "./session/session-deps.js";
-import type { SessionRecord } from "./session/session.js";
+import type { LiveSession } from "./session/session.js";
 import { idleCollector, type IdleCollector } from "./ops/idle-collect.js";
 import { HostModels } from "./models.js";
 import type { SessionStore } from "../store/session-store.js";
@@ -50,7 +50,7 @@ const IDLE_COLLECT_AFTER_MS = 1000;
 /** What the host is built from: started before it (the pool, the store, the spawner, tracing). */
 export interface HostParts {
   config: HostOptions;
-  log: Logger;
+  logger: Logger;
   pool: WorkerPool;
   version: string;
   store: SessionStore;
@@ -64,7 +64,7 @@ export interface HostParts {
 
 export class HostContext {
   readonly config: HostOptions;
-  readonly log: Logger;
+  readonly logger: Logger;
   readonly pool: WorkerPool;
   readonly version: string;
   /** This host's name in the store's leases, /healthz and logs (--host-id). */
@@ -100,12 +100,12 @@ export class HostContext {
   /** The host's traces, when the OTEL_* variables turn them on. */
   readonly tracing: HostTracing | null;
 
-  constructor({ config, log, pool, version, store, spawner, bwrapPath, hooks, tracing }: HostParts) {
+  constructor({ config, logger, pool, version, store, spawner, bwrapPath, hooks, tracing }: HostParts) {
     this.config = config;
     this.tracing = tracing;
     this.spawner = spawner;
     this.bwrapPath = bwrapPath;
-    this.log = log;
+    this.logger = logger;
     this.pool = pool;
     this.version = version;
     this.hostId = hostIdOf(config);
@@ -135,7 +135,7 @@ export class HostContext {
         {
           sessions: this.sessions,
           hostId: this.hostId,
-          log,
+          logger,
           cancelGraceMs: config.cancelGraceMs,
           tracing: this.tracing,
         },
@@ -143,7 +143,7 @@ export class HostContext {
       ),
     );
     const gateway = ModelGateway.start(this.models.all, (level, msg, data) =>
-      log[level]({ ...data, component: "model-gateway" }, msg),
+      logger[level]({ ...data, component: "model-gateway" }, msg),
     );
     this.gateway = gateway;
     gateway?.onRestart(() => {
@@ -159,7 +159,7 @@ export class HostContext {
     this.usage = new TenantUsage(hooks);
     this.sessionDeps = {
       pool,
-      log,
+      logger,
       hooks,
       cancelGraceMs: config.cancelGraceMs,
       turnTimeoutMs: config.turnTimeoutMs,
@@ -181,7 +181,7 @@ export class HostContext {
    * newcomer's gets it hidden from its worker's file tools. Both before the client hears of the session: its worker,
    * whose grant would tell the spawner too, starts only after the answer.
    */
-  async hideWorkspaceOf(joined: SessionRecord): Promise<void> {
+  async hideWorkspaceOf(joined: LiveSession): Promise<void> {
     const cwd = joined.settings.cwd;
     this.spawner?.workspace(joined.id, cwd, this.store.outputDir(joined.id));
     const told: Array<Promise<void>> = [];
@@ -251,6 +251,6 @@ export class HostContext {
 
   async #endSessionCommands(sessionId: string): Promise<void> {
     const killed = (await this.spawner?.endSession(sessionId)) ?? 0;
-    if (killed > 0) this.log.info({ sessionId, killed }, "session commands ended");
+    if (killed > 0) this.logger.info({ sessionId, killed }, "session commands ended");
   }
 }

@@ -23,16 +23,16 @@ import { startWorkerWatchdog } from "./ops/worker-watchdog.js";
 import { startTracing } from "./traces/start-tracing.js";
 
 export async function serve(config: HostOptions, version: string): Promise<void> {
-  const log = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel);
   // stderr carries the host's JSON only: the SDK's console lines are logged like the host's own warnings.
-  routeConsole(log);
+  routeConsole(logger);
   const remote = await remoteOptions(config);
   // The store first: a store that cannot be used ends the host before anything else has started (one line, exit 2).
-  const store = await openStore(config, log);
+  const store = await openStore(config, logger);
   // The spawner process is spawned next, while this process is small (every session command is spawned from it);
   // its boot (and sandbox probe) overlaps the pool's.
   const bwrapPath = findBwrap(config.bwrapPath ?? "");
-  const spawnerStarting = startSpawner(config, bwrapPath, log);
+  const spawnerStarting = startSpawner(config, bwrapPath, logger);
   const pool = new WorkerPool({
     warmWorkers: config.warmWorkers,
     // --warm-workers 0 turns the standby pool off; it never holds more threads than sessions may have.
@@ -46,12 +46,12 @@ export async function serve(config: HostOptions, version: string): Promise<void>
     maxLiveWorkers: config.maxLiveWorkers,
     sessionHeapMb: config.sessionHeapMb,
     ...(config.workerEntry ? { entry: config.workerEntry } : {}),
-    onStrayError: (error) => log.warn({ err: error }, "a session worker failed after the host had ended it"),
+    onStrayError: (error) => logger.warn({ err: error }, "a session worker failed after the host had ended it"),
   });
   const spawner = await spawnerStarting;
-  const hooks = new LifecycleHooks(log);
-  const tracing = await startTracing({ version, content: config.traceContent, log, hooks });
-  const host = new HostContext({ config, log, pool, version, store, spawner, bwrapPath, hooks, tracing });
+  const hooks = new LifecycleHooks(logger);
+  const tracing = await startTracing({ version, content: config.traceContent, logger, hooks });
+  const host = new HostContext({ config, logger, pool, version, store, spawner, bwrapPath, hooks, tracing });
   const stats = new HostStatsMonitor(host);
   const metrics = config.metricsListen ? await startMetrics(host, config.metricsListen) : null;
   const stopWatchdog = startWorkerWatchdog(host.sessions, config.workerStallMs);
@@ -81,7 +81,7 @@ export async function serve(config: HostOptions, version: string): Promise<void>
   process.once("SIGINT", () => end("SIGINT"));
   // A fault nothing caught still ends the host the one way: its sandboxes must not outlive it.
   process.on("uncaughtException", (error) => {
-    log.fatal({ err: error }, "host failed: ending");
+    logger.fatal({ err: error }, "host failed: ending");
     void teardown("uncaught fault").finally(() => {
       flushOutput();
       process.exit(1);
@@ -97,7 +97,7 @@ export async function serve(config: HostOptions, version: string): Promise<void>
     }
     const started = listener;
     process.on("SIGHUP", () => void started.reloadTokens());
-    log.info({ version, url: listener.url, tenants: remote.tokens !== null }, "acp-session-host listening");
+    logger.info({ version, url: listener.url, tenants: remote.tokens !== null }, "acp-session-host listening");
     return;
   }
   const stdio = stdioStream();
@@ -107,20 +107,20 @@ export async function serve(config: HostOptions, version: string): Promise<void>
   void stdio.inputEnded.then(() => end("stdin closed"));
   // The connection closes on its own only when stdout breaks: nobody is left to answer.
   void connection.closed.then(() => end("connection closed"));
-  log.info({ version }, "acp-session-host serving on stdio");
+  logger.info({ version }, "acp-session-host serving on stdio");
 }
 
 async function startMetrics(host: HostContext, address: ListenAddress): Promise<Server> {
   const metrics = new HostMetrics(host);
   const { url, server } = await serveMetrics(metrics, address);
-  host.log.info({ url }, "metrics listening");
+  host.logger.info({ url }, "metrics listening");
   return server;
 }
 
 async function startSpawner(
   config: HostOptions,
   bwrapPath: string | null,
-  log: Logger,
+  logger: Logger,
 ): Promise<SpawnerSupervisor | null> {
   try {
     const spawner = await SpawnerSupervisor.start(
@@ -133,17 +133,17 @@ async function startSpawner(
         hidden: [config.stateDir],
         ...(config.runtimeDir ? { runtimeParent: config.runtimeDir } : {}),
       },
-      log,
+      logger,
     );
-    if (spawner.sandbox.ok) log.info({ spawnerPid: spawner.pid, bwrapPath }, "spawner ready; sandbox works");
+    if (spawner.sandbox.ok) logger.info({ spawnerPid: spawner.pid, bwrapPath }, "spawner ready; sandbox works");
     else
-      log.warn(
+      logger.warn(
         { spawnerPid: spawner.pid, detail: spawner.sandbox.detail },
         "spawner ready; sandbox unavailable: sandboxed commands will fail closed",
       );
     return spawner;
   } catch (error) {
-    log.error({ err: error }, "spawner could not start: session commands will fail");
+    logger.error({ err: error }, "spawner could not start: session commands will fail");
     return null;
   }
 }

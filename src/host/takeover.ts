@@ -10,7 +10,7 @@ import type { HostTracing } from "./traces/host-tracing.js";
  * here.
  */
 export async function letGo(
-  host: { sessions: SessionTable; hostId: string; log: Logger; cancelGraceMs: number; tracing: HostTracing | null },
+  host: { sessions: SessionTable; hostId: string; logger: Logger; cancelGraceMs: number; tracing: HostTracing | null },
   sessionId: string,
 ): Promise<string | null> {
   const session = host.sessions.find(sessionId);
@@ -30,6 +30,6 @@ export async function letGo(
   host.sessions.delete(sessionId);
   await session.close(host.cancelGraceMs);
   span?.end();
-  host.log.info({ sessionId }, "session let go: another host takes it over");
+  host.logger.info({ sessionId }, "session let go: another host takes it over");
   return null;
 }

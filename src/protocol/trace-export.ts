@@ -1,11 +1,11 @@
 // The contract of the trace export thread (workers/trace-export/): one thread per tracing host that turns finished
-// span records (src/protocol/trace.ts) into OTLP/HTTP protobuf exports with the OpenTelemetry SDK's batch processor
+// span data (src/protocol/trace.ts) into OTLP/HTTP protobuf exports with the OpenTelemetry SDK's batch processor
 // and exporter. The main thread sends it batches of records (its turns' spans and the session workers' spans it has
 // checked, worker-events.ts); the thread tells it, once per export, how many spans that export settled and whether it
 // failed, so that the main thread holds the bound on spans not yet exported and counts drops as it sends.
 // Why a thread of its own: conversion, serialization and HTTP (retries, timeouts, a slow or failing collector) then
 // run in an isolate whose small heap collects cheaply, and never on the thread that routes every session's turn.
-import type { SpanRecord } from "./trace.js";
+import type { SpanData } from "./trace.js";
 
 /** The instrumentation scope (and the service's name and version) the spans are exported under. */
 export interface ExportScope {
@@ -23,7 +23,7 @@ export interface ExportThreadData {
 /** Main thread → export thread. */
 export type ExportCommand =
   /** Records to export, already checked where they entered the host. */
-  | { type: "spans"; spans: SpanRecord[] }
+  | { type: "spans"; spans: SpanData[] }
   /** Export what is queued, then stop: answered with "shut". */
   | { type: "shutdown" };
 
@@ -52,6 +52,6 @@ export function asExportCommand(value: unknown): ExportCommand | null {
   const command = value as Record<string, unknown>;
   if (command.type === "shutdown") return { type: "shutdown" };
   return command.type === "spans" && Array.isArray(command.spans)
-    ? { type: "spans", spans: command.spans as SpanRecord[] }
+    ? { type: "spans", spans: command.spans as SpanData[] }
     : null;
 }

@@ -32,7 +32,7 @@ export interface SpanEvent {
 }
 
 /** A finished span as a worker posts it (or as the main thread makes its own: a turn's, or a root of its work). */
-export interface SpanRecord {
+export interface SpanData {
   traceId: string;
   spanId: string;
   /** Absent for a root span (the host's own work outside turns). */
@@ -51,7 +51,7 @@ export interface SpanRecord {
 }
 
 /** A span a session worker records: always under a parent (its turn's, or one of its own), never a server span. */
-export type WorkerSpanRecord = SpanRecord & { parentSpanId: string; kind: "internal" | "client" };
+export type WorkerSpanData = SpanData & { parentSpanId: string; kind: "internal" | "client" };
 
 /** Two hex digits for each byte value. */
 const HEX_BYTES = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, "0"));

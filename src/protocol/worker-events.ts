@@ -17,7 +17,7 @@ const TraceParent = z.object({ traceId: TraceId, spanId: SpanId });
 const SpanAttributes = z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.array(z.string())]));
 
 /** A finished span (src/protocol/trace.ts): the main thread exports it with the host's exporter. */
-const SpanRecord = z.object({
+const SpanData = z.object({
   traceId: TraceId,
   spanId: SpanId,
   parentSpanId: SpanId,
@@ -163,7 +163,7 @@ export const WorkerEvent = z.discriminatedUnion("type", [
     tokens: z.optional(TokenCounts),
   }),
   /** Spans the worker finished, for the host's exporter (only under a traced turn). */
-  z.object({ type: z.literal("spans"), spans: z.array(SpanRecord).check(z.minLength(1)) }),
+  z.object({ type: z.literal("spans"), spans: z.array(SpanData).check(z.minLength(1)) }),
   /** The answer to a ping: the worker's event loop is turning. */
   z.object({ type: z.literal("pong"), id: z.int() }),
   /** A line the worker asks the host to write with its logger (not the session log: that is log_records). */

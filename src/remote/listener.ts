@@ -108,8 +108,8 @@ export class RemoteListener {
     this.#host = host;
     this.#stats = stats;
     this.#options = options;
-    this.#warnings = new RepeatedWarnings(host.log);
-    this.#gate = new TokenGate(options.tokensFile, tokens, host.log, this.#warnings);
+    this.#warnings = new RepeatedWarnings(host.logger);
+    this.#gate = new TokenGate(options.tokensFile, tokens, host.logger, this.#warnings);
     const timeouts = {
       headersTimeout: options.handshakeTimeoutMs,
       requestTimeout: options.handshakeTimeoutMs,
@@ -209,7 +209,7 @@ export class RemoteListener {
       peer.close("token revoked");
       closed++;
     }
-    this.#host.log.info({ connectionsClosed: closed }, "tokens file reloaded");
+    this.#host.logger.info({ connectionsClosed: closed }, "tokens file reloaded");
   }
 
   /** Closes every connection and the listening socket. */
@@ -381,7 +381,7 @@ export class RemoteListener {
       this.#sdkNames.get(peer.label)?.();
       this.#sdkNames.delete(peer.label);
     });
-    this.#host.log.info(
+    this.#host.logger.info(
       { connection: peer.label, tenant: peer.tenant, operator: peer.operator, remote: upgrade?.remote },
       "connection opened",
     );
@@ -399,7 +399,7 @@ export class RemoteListener {
     for (const peer of this.#peers) {
       if (now - peer.lastActive < this.#options.idleTimeoutMs) continue;
       if ([...this.#host.sessions.values()].some((session) => session.attachment === peer && session.busy)) continue;
-      this.#host.log.info(
+      this.#host.logger.info(
         { connection: peer.label, idleTimeoutMs: this.#options.idleTimeoutMs },
         "idle connection closed",
       );

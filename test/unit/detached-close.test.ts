@@ -18,7 +18,7 @@ function fakes(attachedAgain: boolean) {
   const table = new Map([["s1", session]]);
   const host: DetachedCloseHost = {
     config: { detachedCloseMs: 50, cancelGraceMs: 7 },
-    log: { info: () => {} } as unknown as DetachedCloseHost["log"],
+    logger: { info: () => {} } as unknown as DetachedCloseHost["logger"],
     admission: { accepting: true },
     sessions: { find: (id) => table.get(id) as never, delete: (id) => table.delete(id) },
   };

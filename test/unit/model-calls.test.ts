@@ -1,14 +1,14 @@
 // A model call's `chat {model}` span: the request's attributes (endpoint, retry and its reason) when it begins, the
 // answer's (finish reason, tokens, first chunk) when it ends; an endpoint that is not a URL adds none.
 import { expect, it } from "vitest";
-import type { SpanRecord } from "../../src/protocol/trace.js";
+import type { SpanData } from "../../src/protocol/trace.js";
 import type { WorkerEvent } from "../../src/protocol/worker-events.js";
 import { ModelCalls } from "../../workers/models/model-calls.js";
 import { traceRoot } from "../../workers/trace/span.js";
 
 const parent = { traceId: "0af7651916cd43dd8448eb211c80319c", spanId: "b7ad6b7169203331" };
 
-function calls(spans: SpanRecord[], events: WorkerEvent[]): ModelCalls {
+function calls(spans: SpanData[], events: WorkerEvent[]): ModelCalls {
   return new ModelCalls(
     (event) => events.push(event),
     traceRoot(parent, (span) => spans.push(span)),
@@ -17,7 +17,7 @@ function calls(spans: SpanRecord[], events: WorkerEvent[]): ModelCalls {
 }
 
 it("records the request's and the answer's attributes on the call's span", () => {
-  const spans: SpanRecord[] = [];
+  const spans: SpanData[] = [];
   const events: WorkerEvent[] = [];
   const firstChunkAtMs = Date.now();
   const call = calls(spans, events).begin({
@@ -55,7 +55,7 @@ it("records the request's and the answer's attributes on the call's span", () =>
 });
 
 it("adds no endpoint for a base URL it cannot read, and the default port of one without a port", () => {
-  const spans: SpanRecord[] = [];
+  const spans: SpanData[] = [];
   const model = calls(spans, []);
   model.begin({ model: "m", provider: "openai", baseUrl: "not a url", retry: 0 }).done({ finish: "stop", text: "" });
   model

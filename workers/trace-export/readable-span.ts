@@ -1,12 +1,12 @@
-// A span record (src/protocol/trace.ts) as the OpenTelemetry SDK's exporters read a finished span.
+// A span's data (src/protocol/trace.ts) as the OpenTelemetry SDK's exporters read a finished span.
 import { SpanKind, SpanStatusCode, TraceFlags, type Attributes, type SpanContext } from "@opentelemetry/api";
 import { hrTimeDuration, millisToHrTime, TraceState } from "@opentelemetry/core";
 import type { Resource } from "@opentelemetry/resources";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import type { ExportScope } from "../../src/protocol/trace-export.js";
-import type { SpanRecord } from "../../src/protocol/trace.js";
+import type { SpanData } from "../../src/protocol/trace.js";
 
-const KINDS: Record<SpanRecord["kind"], SpanKind> = {
+const KINDS: Record<SpanData["kind"], SpanKind> = {
   internal: SpanKind.INTERNAL,
   client: SpanKind.CLIENT,
   server: SpanKind.SERVER,
@@ -16,7 +16,7 @@ const KINDS: Record<SpanRecord["kind"], SpanKind> = {
  * Built as one literal, absent parts as undefined (the exporter reads them so): a conditional spread in a literal
  * makes V8 build the object slowly, on every span.
  */
-export function readableSpan(record: SpanRecord, resource: Resource, scope: ExportScope): ReadableSpan {
+export function readableSpan(record: SpanData, resource: Resource, scope: ExportScope): ReadableSpan {
   const startTime = millisToHrTime(record.startMs);
   const endTime = millisToHrTime(record.endMs);
   const spanContext: SpanContext = {

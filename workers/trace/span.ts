@@ -7,18 +7,18 @@ import {
   type SpanAttributes,
   type SpanAttributeValue,
   type SpanEvent,
-  type WorkerSpanRecord,
+  type WorkerSpanData,
   type TraceParent,
 } from "../../src/protocol/trace.js";
 
 /** Where a finished span goes (the events port). */
-export type SpanSink = (span: WorkerSpanRecord) => void;
+export type SpanSink = (span: WorkerSpanData) => void;
 
 /** What spans can be opened under: a traced turn's root, or an open span. */
 export interface SpanParent {
   readonly context: TraceParent;
   /** attributes: the span's own from now on (a literal the caller made for it; set() adds to it). */
-  open(name: string, kind: WorkerSpanRecord["kind"], attributes: SpanAttributes): Span;
+  open(name: string, kind: WorkerSpanData["kind"], attributes: SpanAttributes): Span;
 }
 
 class Opener implements SpanParent {
@@ -27,7 +27,7 @@ class Opener implements SpanParent {
     protected readonly sink: SpanSink,
   ) {}
 
-  open(name: string, kind: WorkerSpanRecord["kind"], attributes: SpanAttributes): Span {
+  open(name: string, kind: WorkerSpanData["kind"], attributes: SpanAttributes): Span {
     return new Span(this.sink, this.context, name, kind, attributes);
   }
 }
@@ -38,20 +38,20 @@ export function traceRoot(parent: TraceParent | null, sink: SpanSink): SpanParen
 }
 
 export class Span extends Opener {
-  readonly #record: WorkerSpanRecord;
+  readonly #data: WorkerSpanData;
   #ended = false;
 
   constructor(
     sink: SpanSink,
     parent: TraceParent,
     name: string,
-    kind: WorkerSpanRecord["kind"],
+    kind: WorkerSpanData["kind"],
     attributes: SpanAttributes,
   ) {
     const id = randomSpanId();
     super({ traceId: parent.traceId, spanId: id }, sink);
     const start = nowMs();
-    this.#record = {
+    this.#data = {
       traceId: parent.traceId,
       spanId: id,
       parentSpanId: parent.spanId,
@@ -65,20 +65,20 @@ export class Span extends Opener {
   }
 
   set(key: string, value: SpanAttributeValue): this {
-    this.#record.attributes[key] = value;
+    this.#data.attributes[key] = value;
     return this;
   }
 
   event(name: string, attributes?: SpanAttributes, atMs: number = nowMs()): this {
     const event: SpanEvent = attributes ? { name, atMs, attributes } : { name, atMs };
-    this.#record.events.push(event);
+    this.#data.events.push(event);
     return this;
   }
 
   /** Marks the span failed: error.type (a short class of the failure) and a description. */
   fail(errorType: string, description: string): this {
-    this.#record.attributes["error.type"] = errorType;
-    this.#record.error = description;
+    this.#data.attributes["error.type"] = errorType;
+    this.#data.error = description;
     return this;
   }
 
@@ -86,7 +86,7 @@ export class Span extends Opener {
   end(atMs: number = nowMs()): void {
     if (this.#ended) return;
     this.#ended = true;
-    this.#record.endMs = Math.max(this.#record.startMs, atMs);
-    this.sink(this.#record);
+    this.#data.endMs = Math.max(this.#data.startMs, atMs);
+    this.sink(this.#data);
   }
 }

@@ -17,7 +17,7 @@ import type { Admission } from "../admission.js";
 import type { LifecycleHooks } from "../session/lifecycle-hooks.js";
 import { openSession, type OpeningHost } from "../session/open-session.js";
 import type { ChildRequest, Delegation } from "../session/session-deps.js";
-import { lineageOf, type SessionRecord } from "../session/session.js";
+import { lineageOf, type LiveSession } from "../session/session.js";
 import { narrowest, wider } from "./mode-width.js";
 import type { HostTracing } from "../traces/host-tracing.js";
 import { traced } from "../traces/traced-answer.js";
@@ -25,7 +25,7 @@ import { tracedSession } from "../traces/traced-session.js";
 
 /** What of the host this needs. */
 export interface DelegationHost extends OpeningHost {
-  readonly log: Logger;
+  readonly logger: Logger;
   readonly limits: { maxDepth: number; maxChildren: number };
   readonly admission: Pick<Admission, "assertAccepting" | "admit">;
   readonly tracing: HostTracing | null;
@@ -36,14 +36,14 @@ class Refusal extends Error {}
 
 /** The child a request is for, and the mode it runs the prompt in. */
 interface Chosen {
-  child: SessionRecord;
+  child: LiveSession;
   mode: SessionModeId;
 }
 
 export class ChildSessions implements Delegation {
   readonly #host: DelegationHost;
   /** The children running a turn for a parent's turn, by parent. */
-  readonly #running = new Map<string, Set<SessionRecord>>();
+  readonly #running = new Map<string, Set<LiveSession>>();
 
   /** hooks: a parent's turn that ends or is being cancelled cancels the children's turns it started. */
   constructor(host: DelegationHost, hooks: LifecycleHooks) {
@@ -56,7 +56,7 @@ export class ChildSessions implements Delegation {
     const parent = this.#host.sessions.find(parentId);
     if (!parent?.runs(request.turnId))
       return { ok: false, sessionId: null, error: "spawn_agent: the turn that asked for a child is no longer running" };
-    let child: SessionRecord | null = null;
+    let child: LiveSession | null = null;
     try {
       const chosen =
         request.session === undefined
@@ -72,7 +72,7 @@ export class ChildSessions implements Delegation {
         error instanceof Error
           ? error.message.replace(/^(Internal error|Invalid request|Invalid params): /, "")
           : String(error);
-      this.#host.log.warn({ sessionId: parent.id, childId: sessionId, err: error }, "child session failed");
+      this.#host.logger.warn({ sessionId: parent.id, childId: sessionId, err: error }, "child session failed");
       return {
         ok: false,
         sessionId,
@@ -91,14 +91,14 @@ export class ChildSessions implements Delegation {
     for (const child of children) this.#host.sessions.delete(child.id);
     await Promise.all(children.map((child) => child.close(graceMs)));
     if (children.length > 0)
-      this.#host.log.info(
+      this.#host.logger.info(
         { sessionId: parentId, children: children.length },
         "child sessions closed with their parent",
       );
   }
 
   /** A new child: checked against its parent, then created (header first), then in the table. */
-  async #spawn(parent: SessionRecord, request: ChildRequest): Promise<Chosen> {
+  async #spawn(parent: LiveSession, request: ChildRequest): Promise<Chosen> {
     const host = this.#host;
     host.admission.assertAccepting();
     const { maxDepth, maxChildren } = host.limits;
@@ -123,12 +123,12 @@ export class ChildSessions implements Delegation {
       lineage: { parentId: parent.id, depth, modeCeiling: mode },
       follow: () => followedPeer(parent),
     });
-    host.log.info({ sessionId: child.id, parentId: parent.id, depth, mode, cwd }, "child session created");
+    host.logger.info({ sessionId: child.id, parentId: parent.id, depth, mode, cwd }, "child session created");
     return { child, mode };
   }
 
   /** One of the parent's children, open here or only stored (then opened from its log, as session/resume would). */
-  async #reopen(parent: SessionRecord, childId: string, request: ChildRequest): Promise<Chosen> {
+  async #reopen(parent: LiveSession, childId: string, request: ChildRequest): Promise<Chosen> {
     const host = this.#host;
     const notAChild = () => new Refusal(`${childId} is not a child session of this session`);
     let child = host.sessions.find(childId);
@@ -161,7 +161,7 @@ export class ChildSessions implements Delegation {
   }
 
   /** The child's mode: the one asked for (or the child's own, or else the parent's), refused when wider than allowed. */
-  #modeFor(parent: SessionRecord, asked: string | undefined, child: SessionRecord | null): SessionModeId {
+  #modeFor(parent: LiveSession, asked: string | undefined, child: LiveSession | null): SessionModeId {
     const parentMode = parent.settings.mode;
     if (asked === undefined) return child ? narrowest(child.settings.mode, parentMode) : parentMode;
     const mode = SessionModeId.safeParse(asked);
@@ -178,7 +178,7 @@ export class ChildSessions implements Delegation {
   }
 
   /** The parent's cwd, or a directory inside it (a relative path is taken from the parent's cwd). */
-  async #cwdFor(parent: SessionRecord, asked: string | undefined): Promise<string> {
+  async #cwdFor(parent: LiveSession, asked: string | undefined): Promise<string> {
     const parentCwd = parent.settings.cwd;
     if (asked === undefined) return parentCwd;
     const cwd = isAbsolute(asked) ? resolve(asked) : resolve(parentCwd, asked);
@@ -194,7 +194,7 @@ export class ChildSessions implements Delegation {
   }
 
   /** Announces the child (before any of its traffic), runs the prompt there in its mode, and tells how it ended. */
-  async #runTurn(parent: SessionRecord, { child, mode }: Chosen, request: ChildRequest): Promise<ChildOutcome> {
+  async #runTurn(parent: LiveSession, { child, mode }: Chosen, request: ChildRequest): Promise<ChildOutcome> {
     const announce = (
       update: Omit<Extract<SessionUpdate, { sessionUpdate: "subagent_update" }>, "sessionUpdate" | "sessionId">,
     ) =>
@@ -232,7 +232,7 @@ export class ChildSessions implements Delegation {
 }
 
 /** Where a child's traffic goes: its parent's connection, when that client understands subagents; else nowhere. */
-function followedPeer(parent: SessionRecord): Peer | null {
+function followedPeer(parent: LiveSession): Peer | null {
   const peer = parent.attachment;
   return peer?.understands.subagents ? peer : null;
 }

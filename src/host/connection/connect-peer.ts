@@ -20,7 +20,7 @@ export function connectPeer(host: HandlerHost, peer: Peer, stats: HostStatsMonit
       closeIfStillDetached(host, session);
       detached++;
     }
-    host.log.info({ connection: peer.label, tenant: peer.tenant, detached }, "connection closed");
+    host.logger.info({ connection: peer.label, tenant: peer.tenant, detached }, "connection closed");
   });
   return connection;
 }

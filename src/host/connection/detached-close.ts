@@ -5,18 +5,18 @@
 import type { HostOptions } from "../../host-options.js";
 import type { Logger } from "../../logger.js";
 import type { Admission } from "../admission.js";
-import type { SessionRecord } from "../session/session.js";
+import type { LiveSession } from "../session/session.js";
 import type { SessionTable } from "../session/session-table.js";
 
 /** What of the host closing a detached session uses. */
 export interface DetachedCloseHost {
   readonly config: Pick<HostOptions, "detachedCloseMs" | "cancelGraceMs">;
-  readonly log: Pick<Logger, "info">;
+  readonly logger: Pick<Logger, "info">;
   readonly admission: Pick<Admission, "accepting">;
   readonly sessions: Pick<SessionTable, "find" | "delete">;
 }
 
-export type DetachedSession = Pick<SessionRecord, "id" | "attachment" | "whenIdle" | "close">;
+export type DetachedSession = Pick<LiveSession, "id" | "attachment" | "whenIdle" | "close">;
 
 export function closeIfStillDetached(host: DetachedCloseHost, session: DetachedSession): void {
   const ms = host.config.detachedCloseMs;
@@ -27,7 +27,7 @@ export function closeIfStillDetached(host: DetachedCloseHost, session: DetachedS
     if (session.attachment !== null || host.sessions.find(session.id) !== session || !host.admission.accepting) return;
     host.sessions.delete(session.id);
     await session.close(host.config.cancelGraceMs);
-    host.log.info(
+    host.logger.info(
       { sessionId: session.id, detachedCloseMs: ms },
       "detached session closed: no connection took it over; resume or load it to open it again",
     );

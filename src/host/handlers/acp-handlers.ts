@@ -29,7 +29,7 @@ import { promptText } from "./prompt-content.js";
 import { traced } from "../traces/traced-answer.js";
 import { tracedSession } from "../traces/traced-session.js";
 import { openSession } from "../session/open-session.js";
-import type { SessionRecord } from "../session/session.js";
+import type { LiveSession } from "../session/session.js";
 
 const MODE_NAMES: Record<SessionModeId, { name: string; description: string }> = {
   ask: { name: "Ask", description: "Workspace-write sandbox; asks before every command and file write" },
@@ -65,7 +65,10 @@ export function createAgentApp(host: HandlerHost, peer: Peer, stats: HostStatsMo
     };
     const session = await openSession(host, { kind: "new", settings, tenant: peer.tenant, peer });
     const id = session.id;
-    host.log.info({ sessionId: id, cwd: params.cwd, connection: peer.label, tenant: peer.tenant }, "session created");
+    host.logger.info(
+      { sessionId: id, cwd: params.cwd, connection: peer.label, tenant: peer.tenant },
+      "session created",
+    );
     return {
       sessionId: id,
       modes: modeState(mode),
@@ -152,7 +155,7 @@ export function createAgentApp(host: HandlerHost, peer: Peer, stats: HostStatsMo
       await session.setMode(mode.data);
       return {};
     });
-  const describe = (session: SessionRecord) => ({
+  const describe = (session: LiveSession) => ({
     modes: modeState(session.settings.mode),
     configOptions: host.models.configOptions(session.settings.model.model),
   });

@@ -11,7 +11,7 @@ import type { HandlerHost } from "./handler-host.js";
 import type { Peer } from "../connection/peer.js";
 import { assertAttachable, findVisible } from "./session-access.js";
 import { openSession } from "../session/open-session.js";
-import { lineageOf, type SessionRecord } from "../session/session.js";
+import { lineageOf, type LiveSession } from "../session/session.js";
 import { systemPromptFrom } from "./system-prompt-param.js";
 import type { ArchiveFilter } from "../../store/session-store.js";
 
@@ -22,7 +22,7 @@ export function withDurableSessions(
   app: AgentApp,
   host: HandlerHost,
   peer: Peer,
-  describe: (session: SessionRecord) => LoadSessionResponse,
+  describe: (session: LiveSession) => LoadSessionResponse,
 ): AgentApp {
   return app
     .onRequest("session/load", OpenSessionParams, async ({ params }) =>
@@ -55,7 +55,8 @@ export function withDurableSessions(
       // Another tenant's session is answered as an unknown one: deleting it succeeds and changes nothing.
       if (!(await ownsStored(host, peer, params.sessionId))) return {};
       await close(host, peer, params.sessionId);
-      if (await host.store.remove(params.sessionId)) host.log.info({ sessionId: params.sessionId }, "session deleted");
+      if (await host.store.remove(params.sessionId))
+        host.logger.info({ sessionId: params.sessionId }, "session deleted");
       return {};
     });
 }
@@ -70,7 +71,7 @@ async function open(
   peer: Peer,
   params: OpenSessionParams,
   options: { replay: boolean },
-): Promise<SessionRecord> {
+): Promise<LiveSession> {
   host.admission.assertAccepting();
   assertNoExtras(params);
   // The spec: load and resume use the servers the client passes now, not the ones the session had.
@@ -102,7 +103,7 @@ async function open(
     lineage: lineageOf(header),
     peer,
   });
-  host.log.info({ sessionId: id, replayed: options.replay }, options.replay ? "session loaded" : "session resumed");
+  host.logger.info({ sessionId: id, replayed: options.replay }, options.replay ? "session loaded" : "session resumed");
   return session;
 }
 
@@ -110,7 +111,7 @@ async function open(
  * load/resume from another connection takes a live session over, unless that connection is open and has a prompt in
  * flight; its updates go to the new connection from then on.
  */
-async function takeOver(host: HandlerHost, session: SessionRecord, peer: Peer): Promise<void> {
+async function takeOver(host: HandlerHost, session: LiveSession, peer: Peer): Promise<void> {
   const holder = session.attachment;
   if (holder === peer) return;
   if (session.busy) {
@@ -125,7 +126,7 @@ async function takeOver(host: HandlerHost, session: SessionRecord, peer: Peer): 
     await session.whenIdle();
   }
   session.attach(peer);
-  host.log.info(
+  host.logger.info(
     { sessionId: session.id, connection: peer.label, from: holder?.label ?? null },
     "session attached to another connection",
   );
@@ -150,7 +151,7 @@ export async function close(host: HandlerHost, peer: Peer, sessionId: string): P
   if (session.attachment && !session.attachment.closed) assertAttachable(session, peer);
   host.sessions.delete(sessionId);
   await session.close(host.config.cancelGraceMs);
-  host.log.info({ sessionId }, "session closed");
+  host.logger.info({ sessionId }, "session closed");
 }
 
 function assertSameCwd(sessionCwd: string, requested: string): void {

@@ -6,7 +6,7 @@ import type { AgentApp, ForkSessionResponse, LoadSessionResponse } from "@agentc
 import type { HandlerHost } from "./handler-host.js";
 import type { Peer } from "../connection/peer.js";
 import { openSession } from "../session/open-session.js";
-import type { SessionRecord } from "../session/session.js";
+import type { LiveSession } from "../session/session.js";
 import type { ForkedSession } from "../../store/session-store.js";
 import { mcpServersFrom } from "./mcp-servers-param.js";
 import { assertDirectory, assertNoExtras } from "./request-checks.js";
@@ -19,7 +19,7 @@ export function withForks(
   app: AgentApp,
   host: HandlerHost,
   peer: Peer,
-  describe: (session: SessionRecord) => LoadSessionResponse,
+  describe: (session: LiveSession) => LoadSessionResponse,
 ): AgentApp {
   return app.onRequest("session/fork", ForkSessionParams, async ({ params }) => fork(host, peer, params, describe));
 }
@@ -28,7 +28,7 @@ async function fork(
   host: HandlerHost,
   peer: Peer,
   params: ForkSessionParams,
-  describe: (session: SessionRecord) => LoadSessionResponse,
+  describe: (session: LiveSession) => LoadSessionResponse,
 ): Promise<ForkSessionResponse> {
   host.admission.assertAccepting();
   assertNoExtras(params);
@@ -57,7 +57,7 @@ async function fork(
     },
     peer,
   });
-  host.log.info(
+  host.logger.info(
     { sessionId: forked.sessionId, forkOf: forked.forkOf, bytes: forked.bytesWritten, connection: peer.label },
     "session forked",
   );

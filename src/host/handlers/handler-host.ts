@@ -12,7 +12,7 @@ import type { HostTracing } from "../traces/host-tracing.js";
 
 export interface HandlerHost extends OpeningHost {
   readonly config: HostOptions;
-  readonly log: Logger;
+  readonly logger: Logger;
   readonly admission: Admission;
   readonly models: HostModels;
   readonly defaultModel: ModelConfig;

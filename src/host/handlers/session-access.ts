@@ -1,18 +1,18 @@
 // Which live session a request from a peer may touch. Another tenant's session is answered exactly as one that does
 // not exist; a session of the peer's tenant attached to another connection is refused until that one lets it go.
 import type { Peer } from "../connection/peer.js";
-import type { SessionRecord } from "../session/session.js";
+import type { LiveSession } from "../session/session.js";
 import { hostError, unknownSession } from "../../request-errors.js";
 import type { SessionTable } from "../session/session-table.js";
 
 /** The live session if this peer may see it (any attachment). */
-export function findVisible(sessions: SessionTable, peer: Peer, id: string): SessionRecord | undefined {
+export function findVisible(sessions: SessionTable, peer: Peer, id: string): LiveSession | undefined {
   const session = sessions.find(id);
   return session && peer.sees(session.tenant) ? session : undefined;
 }
 
 /** The live session attached to this peer, or the error that says why not. */
-export function attachedSession(sessions: SessionTable, peer: Peer, id: string): SessionRecord {
+export function attachedSession(sessions: SessionTable, peer: Peer, id: string): LiveSession {
   const session = findVisible(sessions, peer, id);
   if (!session) throw unknownSession(id);
   assertAttachable(session, peer);
@@ -20,7 +20,7 @@ export function attachedSession(sessions: SessionTable, peer: Peer, id: string):
 }
 
 /** Refuses a request for a session that another connection holds, or that no connection holds (detached). */
-export function assertAttachable(session: SessionRecord, peer: Peer): void {
+export function assertAttachable(session: LiveSession, peer: Peer): void {
   const holder = session.attachment;
   if (holder === peer) return;
   if (holder && !holder.closed) {

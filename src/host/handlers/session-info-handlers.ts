@@ -5,7 +5,7 @@ import type { AgentApp } from "@agentclientprotocol/sdk/unstable";
 import type { HandlerHost } from "./handler-host.js";
 import type { Peer } from "../connection/peer.js";
 import { invalidParams } from "../../request-errors.js";
-import type { SessionRecord } from "../session/session.js";
+import type { LiveSession } from "../session/session.js";
 import { close } from "./durable-handlers.js";
 import { findVisible } from "./session-access.js";
 
@@ -35,21 +35,21 @@ export function withSessionInfo(app: AgentApp, host: HandlerHost, peer: Peer): A
         const live = await visibleOrStored(host, peer, params.sessionId);
         if (live) await close(host, peer, params.sessionId);
         await host.store.setArchived(params.sessionId, true);
-        host.log.info({ sessionId: params.sessionId }, "session archived");
+        host.logger.info({ sessionId: params.sessionId }, "session archived");
         return {};
       })
       // Back in the default list; nothing is loaded.
       .onRequest("session/unarchive", async ({ params }) => {
         await visibleOrStored(host, peer, params.sessionId);
         await host.store.setArchived(params.sessionId, false);
-        host.log.info({ sessionId: params.sessionId }, "session unarchived");
+        host.logger.info({ sessionId: params.sessionId }, "session unarchived");
         return {};
       })
   );
 }
 
 /** The session open here, if it is; else null once the store has it (for this peer's tenant): -32002 otherwise. */
-async function visibleOrStored(host: HandlerHost, peer: Peer, sessionId: string): Promise<SessionRecord | null> {
+async function visibleOrStored(host: HandlerHost, peer: Peer, sessionId: string): Promise<LiveSession | null> {
   const live = findVisible(host.sessions, peer, sessionId);
   if (live) return live;
   await assertStored(host, peer, sessionId);

@@ -44,7 +44,7 @@ export class HostMetrics {
         if (stored !== null) this.set({ state: "stored" }, stored);
       },
     });
-    const stateDir = new StateDirSize(host.config.stateDir, host.log);
+    const stateDir = new StateDirSize(host.config.stateDir, host.logger);
     void stateDir.refresh();
     new Gauge({
       name: `${PREFIX}state_dir_bytes`,

@@ -14,7 +14,7 @@ import type { TenantUsage } from "./tenant-usage.js";
 
 export interface OpsHost {
   readonly config: HostOptions;
-  readonly log: Logger;
+  readonly logger: Logger;
   readonly hostId: string;
   readonly sessions: SessionTable;
   readonly store: SessionStore;

@@ -38,7 +38,7 @@ export function createTeardown(host: OpsHost, phases: TeardownPhases): (reason: 
       const started = performance.now();
       host.admission.stopAccepting();
       host.idleCollector.stop();
-      host.log.info(
+      host.logger.info(
         { reason, sessions: host.sessions.size, answersInFlight: host.answersInFlight.size },
         "teardown started",
       );
@@ -77,15 +77,15 @@ export function createTeardown(host: OpsHost, phases: TeardownPhases): (reason: 
             const outcome = await withDeadline(work[phase.name](), phase.deadlineMs);
             const ms = Math.round(performance.now() - t0);
             if (outcome === "late")
-              host.log.warn({ phase: phase.name, ms }, "teardown phase passed its deadline: going on");
+              host.logger.warn({ phase: phase.name, ms }, "teardown phase passed its deadline: going on");
             else if (outcome instanceof Error)
-              host.log.warn({ phase: phase.name, err: outcome }, "teardown phase failed: going on");
-            else host.log.debug({ phase: phase.name, ms }, "teardown phase done");
+              host.logger.warn({ phase: phase.name, err: outcome }, "teardown phase failed: going on");
+            else host.logger.debug({ phase: phase.name, ms }, "teardown phase done");
           }),
         );
       }
-      host.log.info({ reason, ms: Math.round(performance.now() - started) }, "teardown finished");
-      host.log.flush();
+      host.logger.info({ reason, ms: Math.round(performance.now() - started) }, "teardown finished");
+      host.logger.flush();
     })();
     return running;
   };
@@ -99,7 +99,7 @@ async function drain(host: OpsHost): Promise<void> {
   const t0 = performance.now();
   const busy = [...host.sessions.values()].filter((session) => session.busy);
   const outcome = await withDeadline(Promise.all(busy.map((session) => session.whenIdle())), host.config.drainMs);
-  host.log.info(
+  host.logger.info(
     { busy: busy.length, ms: Math.round(performance.now() - t0), cut: outcome === "late" },
     "drain: turns in flight ended",
   );

@@ -1,5 +1,5 @@
 // Every --worker-stall-ms / 2, each idle session's worker is pinged (one message on its events port); a worker that
-// has not answered the previous ping within --worker-stall-ms is ended (SessionRecord.checkAlive). One timer for the
+// has not answered the previous ping within --worker-stall-ms is ended (LiveSession.checkAlive). One timer for the
 // whole host, nothing on the prompt path.
 import type { SessionTable } from "../session/session-table.js";
 

@@ -3,7 +3,7 @@
 // metrics, child sessions, traces). A session never knows who listens, and a listener that throws is logged, never
 // felt by the session or by the other listeners.
 import type { ToolKind } from "../../protocol/port.js";
-import type { SpanRecord } from "../../protocol/trace.js";
+import type { SpanData } from "../../protocol/trace.js";
 import type { Logger } from "../../logger.js";
 
 export interface LifecycleEvents {
@@ -33,7 +33,7 @@ export interface LifecycleEvents {
     tokens: { prompt: number; completion: number; cached: number } | undefined;
   };
   /** A session's worker finished spans of a traced turn (the traces export them). */
-  spansEnded: { sessionId: string; spans: SpanRecord[] };
+  spansEnded: { sessionId: string; spans: SpanData[] };
 }
 
 export type LifecycleEvent = keyof LifecycleEvents;

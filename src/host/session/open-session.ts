@@ -8,7 +8,7 @@ import type { StartScheduler } from "../../pool/start-scheduler.js";
 import type { ForkedSession, ForkRequest, SessionStore } from "../../store/session-store.js";
 import type { WorkerPool } from "../../pool/worker-pool.js";
 import type { SessionDeps, SessionSettings } from "./session-deps.js";
-import { SessionRecord, type SessionLineage } from "./session.js";
+import { LiveSession, type SessionLineage } from "./session.js";
 import type { SessionTable } from "./session-table.js";
 
 /** What opening a session needs of the host. */
@@ -20,7 +20,7 @@ export interface OpeningHost {
   readonly sessionDeps: SessionDeps;
   readonly pool: Pick<WorkerPool, "expect">;
   readonly starts: StartScheduler;
-  hideWorkspaceOf(session: SessionRecord): Promise<void>;
+  hideWorkspaceOf(session: LiveSession): Promise<void>;
 }
 
 interface Attachment {
@@ -55,7 +55,7 @@ interface Stored extends Attachment {
 
 export type Opening = Fresh | Fork | Stored;
 
-export async function openSession(host: OpeningHost, opening: Opening): Promise<SessionRecord> {
+export async function openSession(host: OpeningHost, opening: Opening): Promise<LiveSession> {
   await host.admission.admit();
   const { session, leased } = await record(host, opening);
   if (opening.peer) session.attach(opening.peer);
@@ -73,7 +73,7 @@ export async function openSession(host: OpeningHost, opening: Opening): Promise<
  * Its log made, copied or taken in the store (before the client learns the id), and its record; leased: to be told
  * once its worker is leased (a thread the pool started ahead for it may then go).
  */
-async function record(host: OpeningHost, opening: Opening): Promise<{ session: SessionRecord; leased(): void }> {
+async function record(host: OpeningHost, opening: Opening): Promise<{ session: LiveSession; leased(): void }> {
   const { store, sessionDeps: deps } = host;
   const follow = opening.follow ? { follow: opening.follow } : {};
   switch (opening.kind) {
@@ -82,12 +82,12 @@ async function record(host: OpeningHost, opening: Opening): Promise<{ session: S
       const { settings, tenant, lineage } = opening;
       const parent = lineage?.parentId ? { parent: { sessionId: lineage.parentId, depth: lineage.depth } } : {};
       const id = await store.create({ ...settings, ...parent }, host.version, tenant);
-      const session = new SessionRecord(id, settings, deps, { tenant, ...(lineage ? { lineage } : {}), ...follow });
+      const session = new LiveSession(id, settings, deps, { tenant, ...(lineage ? { lineage } : {}), ...follow });
       return { session, leased: () => {} };
     }
     case "fork": {
       const forked = await store.fork(opening.request);
-      const session = new SessionRecord(forked.sessionId, opening.settings(forked), deps, {
+      const session = new LiveSession(forked.sessionId, opening.settings(forked), deps, {
         tenant: opening.request.tenant,
         title: forked.title,
         ...follow,
@@ -105,7 +105,7 @@ async function record(host: OpeningHost, opening: Opening): Promise<{ session: S
         throw error;
       }
       const title = await store.title(opening.id).catch(() => null);
-      const session = new SessionRecord(opening.id, opening.settings, deps, {
+      const session = new LiveSession(opening.id, opening.settings, deps, {
         stored: true,
         tenant: opening.tenant,
         lineage: opening.lineage,
@@ -117,7 +117,7 @@ async function record(host: OpeningHost, opening: Opening): Promise<{ session: S
   }
 }
 
-async function restore(session: SessionRecord, opening: Stored, leased: () => void): Promise<void> {
+async function restore(session: LiveSession, opening: Stored, leased: () => void): Promise<void> {
   try {
     if (opening.kind === "load") await session.replayHistory();
     else await session.restore();

@@ -1,4 +1,4 @@
-// What a session record is given by the host that makes it: its settings, the host's parts it uses, and the hooks
+// What a live session is given by the host that makes it: its settings, the host's parts it uses, and the hooks
 // it tells of what happens to it (lifecycle-hooks.ts; a session never reaches for the host itself).
 import type { MessagePort } from "node:worker_threads";
 import type { WorkerPool } from "../../pool/worker-pool.js";
@@ -41,7 +41,7 @@ export interface Delegation {
 
 export interface SessionDeps {
   pool: WorkerPool;
-  log: Logger;
+  logger: Logger;
   cancelGraceMs: number;
   /** A turn running longer is cancelled (0: never). */
   turnTimeoutMs: number;

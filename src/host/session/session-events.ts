@@ -30,7 +30,7 @@ type Handler<T extends EventType> = (events: SessionEvents, event: EventOf<T>, l
 export interface SessionEventsContext {
   readonly id: string;
   readonly tenant: string | null;
-  readonly log: Logger;
+  readonly logger: Logger;
   readonly deps: Pick<SessionDeps, "store" | "delegation" | "hooks">;
   readonly worker: Pick<SessionWorker, "fault">;
   readonly turns: TurnSlot;
@@ -110,11 +110,11 @@ export class SessionEvents {
   }
 
   #logLine(event: EventOf<"log_line">): void {
-    this.#session.log[event.level](event.data ? foreignFields(event.data) : {}, event.msg);
+    this.#session.logger[event.level](event.data ? foreignFields(event.data) : {}, event.msg);
   }
 
   #mcpStatus({ server, status, tools, message }: EventOf<"mcp_status">): void {
-    this.#session.log[status === "failed" ? "warn" : "info"](
+    this.#session.logger[status === "failed" ? "warn" : "info"](
       { server, status, tools: tools.length, message },
       "MCP server status",
     );
@@ -154,7 +154,7 @@ export class SessionEvents {
     if (!turn) return;
     // Dropped before the answer goes out: a prompt sent on that answer must find no worker and wake a fresh one.
     if (event.workerEnds) {
-      this.#session.log.warn(
+      this.#session.logger.warn(
         { cause: event.message },
         "session worker ends: the session's next prompt restores it from its log",
       );
@@ -229,14 +229,14 @@ export class SessionEvents {
    * the log does not, is dropped (the next prompt restores the session from what was committed).
    */
   #settleDurable(lease: WorkerLease, turn: Turn, response: PromptResponse): void {
-    const { turns, outbox, deps, log } = this.#session;
+    const { turns, outbox, deps, logger } = this.#session;
     const writer = deps.store.writer(this.#session.id);
     if (!writer) {
       turns.settle(turn.id, response, outbox.drained);
       return;
     }
     const committed = writer.committed().catch((error: unknown) => {
-      log.warn(
+      logger.warn(
         { err: error },
         "the session's records could not be committed: its worker is dropped, the next prompt restores it from the store",
       );

@@ -1,11 +1,11 @@
 // The routing table: session id → record, and parent → the children open here. Ids are random UUIDs and never handed
 // out twice.
 import { hostError, unknownSession } from "../../request-errors.js";
-import type { SessionRecord } from "./session.js";
+import type { LiveSession } from "./session.js";
 
 export class SessionTable {
-  readonly #sessions = new Map<string, SessionRecord>();
-  readonly #children = new Map<string, Set<SessionRecord>>();
+  readonly #sessions = new Map<string, LiveSession>();
+  readonly #children = new Map<string, Set<LiveSession>>();
   readonly #maxSessions: number;
 
   constructor(maxSessions: number) {
@@ -16,7 +16,7 @@ export class SessionTable {
     return this.#sessions.size;
   }
 
-  values(): IterableIterator<SessionRecord> {
+  values(): IterableIterator<LiveSession> {
     return this.#sessions.values();
   }
 
@@ -25,13 +25,13 @@ export class SessionTable {
   }
 
   /** The live session with this id, or a -32602 "unknown session" error. */
-  get(id: string): SessionRecord {
+  get(id: string): LiveSession {
     const session = this.#sessions.get(id);
     if (!session) throw unknownSession(id);
     return session;
   }
 
-  find(id: string): SessionRecord | undefined {
+  find(id: string): LiveSession | undefined {
     return this.#sessions.get(id);
   }
 
@@ -43,7 +43,7 @@ export class SessionTable {
     }
   }
 
-  add(session: SessionRecord): void {
+  add(session: LiveSession): void {
     this.#sessions.set(session.id, session);
     const parent = session.lineage.parentId;
     if (parent === null) return;
@@ -64,7 +64,7 @@ export class SessionTable {
   }
 
   /** The children of a session that are open in this host. */
-  childrenOf(parentId: string): SessionRecord[] {
+  childrenOf(parentId: string): LiveSession[] {
     return [...(this.#children.get(parentId) ?? [])];
   }
 }

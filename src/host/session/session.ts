@@ -70,7 +70,7 @@ export interface SessionOptions {
   follow?: () => Peer | null;
 }
 
-export class SessionRecord implements SlotHolder {
+export class LiveSession implements SlotHolder {
   readonly id: string;
   readonly settings: SessionSettings;
   readonly tenant: string | null;
@@ -99,7 +99,7 @@ export class SessionRecord implements SlotHolder {
     this.lineage = options.lineage ?? ROOT_LINEAGE;
     this.#title = options.title ?? null;
     this.#deps = deps;
-    this.#logger = deps.log.child({ sessionId: id });
+    this.#logger = deps.logger.child({ sessionId: id });
     this.#state = new SessionPhaseMachine((phase, event) =>
       this.#logger.error({ phase, event }, "session state: no such transition (a bug): the phase stays as it was"),
     );
@@ -135,7 +135,7 @@ export class SessionRecord implements SlotHolder {
     this.#events = new SessionEvents({
       id,
       tenant: this.tenant,
-      log: this.#logger,
+      logger: this.#logger,
       deps,
       worker: this.#worker,
       turns: this.#turns,

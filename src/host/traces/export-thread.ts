@@ -1,11 +1,11 @@
 // The main thread's hold on the trace export thread (workers/trace-export/, src/protocol/trace-export.ts): finished
-// span records wait here a moment and go to the thread in one message per batch. The bound on spans not yet exported
+// spans wait here a moment and go to the thread in one message per batch. The bound on spans not yet exported
 // is kept here, where spans are added, so a span past it is dropped and counted at once whatever the thread is doing;
 // the thread's reports of each export's outcome free the bound and count failures. Started again if it ever dies
 // (the spans it held are counted as failed).
 import { Worker } from "node:worker_threads";
 import { asExportReport, type ExportCommand, type ExportThreadData } from "../../protocol/trace-export.js";
-import type { SpanRecord } from "../../protocol/trace.js";
+import type { SpanData } from "../../protocol/trace.js";
 
 const EXPORT_ENTRY = new URL("../../../workers/bundle/trace-export.js", import.meta.url);
 /** How long a span waits for others before its batch is sent: one message and one wake of the thread per batch. */
@@ -25,7 +25,7 @@ export interface ExportThreadOptions extends ExportThreadData {
 export class TraceExportThread {
   readonly #options: ExportThreadOptions;
   #worker: Worker | null;
-  #queue: SpanRecord[] = [];
+  #queue: SpanData[] = [];
   #timer: NodeJS.Timeout | null = null;
   /** Spans sent to the thread that no export has settled yet. */
   #unsettled = 0;
@@ -51,7 +51,7 @@ export class TraceExportThread {
     return this.#failed;
   }
 
-  add(span: SpanRecord): void {
+  add(span: SpanData): void {
     if (this.#queue.length + this.#unsettled >= this.#options.queueLimit) {
       this.#dropped++;
       return;

@@ -1,7 +1,7 @@
 // The host's traces as the rest of the host sees them (the SDK behind it is loaded only when tracing is on,
 // otel-tracing.ts). A turn's span opens when its prompt arrives and ends with its answer; the worker's spans
 // arrive finished and are exported as they are.
-import type { SpanRecord, TraceParent, TurnTrace } from "../../protocol/trace.js";
+import type { SpanData, TraceParent, TurnTrace } from "../../protocol/trace.js";
 
 /** What a turn's span says of its session. */
 export interface TracedSession {
@@ -34,7 +34,7 @@ export interface HostTracing {
   /** A piece of the host's own work, as a span of its own (root of a trace), begun now or at startedAtMs. */
   work(name: string, attributes: Record<string, string | number | boolean>, startedAtMs?: number): HostSpan;
   /** A worker's finished spans. */
-  export(spans: readonly SpanRecord[]): void;
+  export(spans: readonly SpanData[]): void;
   /** Spans dropped because the export queue was full, and spans whose export failed, since the host started. */
   readonly dropped: number;
   readonly exportFailed: number;

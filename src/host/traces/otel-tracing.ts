@@ -19,7 +19,7 @@ import {
   randomSpanId,
   randomTraceId,
   type SpanAttributes,
-  type SpanRecord,
+  type SpanData,
   type TraceParent,
 } from "../../protocol/trace.js";
 import { TraceExportThread } from "./export-thread.js";
@@ -85,7 +85,7 @@ export function startOtelTracing(options: OtelTracingOptions): HostTracing {
       attributes["gen_ai.input.messages"] = JSON.stringify([
         { role: "user", parts: [{ type: "text", content: prompt }] },
       ]);
-    const record: SpanRecord = {
+    const record: SpanData = {
       traceId: ids.traceId,
       spanId: ids.spanId,
       parentSpanId: ids.parentSpanId,
@@ -129,7 +129,7 @@ export function startOtelTracing(options: OtelTracingOptions): HostTracing {
       const startMs = startedAtMs ?? nowMs();
       return {
         end(error?: string) {
-          const record: SpanRecord = {
+          const record: SpanData = {
             traceId: ids.traceId,
             spanId: ids.spanId,
             name,

@@ -8,13 +8,13 @@ import { tracesFromEnv } from "./traces-env.js";
 export async function startTracing(options: {
   version: string;
   content: boolean;
-  log: Logger;
+  logger: Logger;
   hooks: LifecycleHooks;
 }): Promise<HostTracing | null> {
-  const { log } = options;
+  const { logger } = options;
   const setting = tracesFromEnv(process.env);
   if ("refused" in setting) {
-    log.warn({ why: setting.refused }, "tracing stays off");
+    logger.warn({ why: setting.refused }, "tracing stays off");
     return null;
   }
   if (!setting.on) return null;
@@ -24,10 +24,10 @@ export async function startTracing(options: {
     content: options.content,
     env: process.env,
     onExportHealth: (failing, error) => {
-      if (failing) log.warn({ err: error }, "trace export failed: spans are dropped while it fails (counted)");
-      else log.info("trace export works again");
+      if (failing) logger.warn({ err: error }, "trace export failed: spans are dropped while it fails (counted)");
+      else logger.info("trace export works again");
     },
-    onExportFault: (error) => log.error({ err: error }, "trace export thread fault"),
+    onExportFault: (error) => logger.error({ err: error }, "trace export thread fault"),
   });
   const { hooks } = options;
   hooks.on("spansEnded", ({ spans }) => tracing.export(spans));
@@ -46,7 +46,7 @@ export async function startTracing(options: {
       )
       .end(),
   );
-  log.info(
+  logger.info(
     {
       endpoint: process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? process.env.OTEL_EXPORTER_OTLP_ENDPOINT ?? null,
       content: options.content,
