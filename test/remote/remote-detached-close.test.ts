@@ -1,6 +1,7 @@
 // --detached-close-ms: a session whose connection went away and that no connection took over is closed after that
 // long (it leaves the host's table; its log stays), and a later connection resumes it with nothing lost.
 import { afterAll, beforeAll, expect, it } from "vitest";
+import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import { type HostClient } from "../../src/client/index.js";
 import { transcript } from "../support/durable.js";
 import { tempDir } from "../support/host.js";
@@ -40,10 +41,14 @@ it("closes a detached session nobody took over, and a later connection resumes i
   try {
     await second.resume(sessionId, cwd);
     expect(await open(second, sessionId)).toBe(true);
-    expect(transcript(await second.load(sessionId, cwd))).toEqual([
-      "user: before the drop",
-      "agent: You said: before the drop",
-    ]);
+    // Over Streamable HTTP the replayed updates and load's answer may travel on different streams: the updates are
+    // waited for, not assumed in before the answer.
+    const replayed: SessionUpdate[] = [];
+    const off = second.onSessionUpdate(sessionId, (update) => replayed.push(update));
+    await second.load(sessionId, cwd);
+    await waitFor("the replay to arrive", () => transcript(replayed).length >= 2);
+    off();
+    expect(transcript(replayed)).toEqual(["user: before the drop", "agent: You said: before the drop"]);
     expect((await second.prompt(sessionId, "back again")).text).toBe("You said: back again");
   } finally {
     await second.dispose();
