@@ -65,6 +65,11 @@ export const HostFlags = z
       .describe(
         "close a session whose connection went away and that no connection took over for this long (its log stays: resume or load it); 0: never",
       ),
+    "max-attach-queue-bytes": int(64 * 1024)
+      .default(8 * 1024 * 1024)
+      .describe(
+        "updates a client attached with session/attach may have on their way to it; one further behind is detached (OBSERVER_TOO_SLOW) and may attach again after its last event",
+      ),
     "list-page-size": int(1).default(100).describe("sessions per session/list page"),
     "warm-workers": int(0).default(4).describe("started worker threads kept ready for session/new, at least"),
     "max-warm-workers": int(0)

@@ -11,6 +11,7 @@ export class EventSink {
   readonly #window: OutputWindow | null;
   #windowBytes = Number.POSITIVE_INFINITY;
   #queue: WorkerEvent[] = [];
+  #shown: () => number = () => 0;
 
   /** window: null runs without one (a worker driven by hand, as the build's warm-up does). */
   constructor(port: MessagePort, window: OutputWindow | null) {
@@ -23,7 +24,19 @@ export class EventSink {
     this.#windowBytes = windowBytes;
   }
 
+  /** Where the log's count of replayable entries is read: an event that shows an entry carries it (seq). */
+  numberFrom(shown: () => number): void {
+    this.#shown = shown;
+  }
+
+  /** An event; one that shows the entry just journaled is numbered after it (a replay's events come numbered). */
   post(event: WorkerEvent): void {
+    if (showsEntry(event) && event.seq === undefined) event.seq = this.#shown();
+    this.postUnnumbered(event);
+  }
+
+  /** What shows no entry of the log (a streamed delta of a message not yet journaled): no seq. */
+  postUnnumbered(event: WorkerEvent): void {
     this.#window?.spend(outputBytes(event));
     // Once per turn of the event loop, not per microtask: steps of a turn that wait on no I/O go as one message.
     if (this.#queue.length === 0) setImmediate(() => this.flush());
@@ -41,7 +54,7 @@ export class EventSink {
       last.replayable.push(replayable);
       return;
     }
-    this.post({ type: "log_records", from: seq, lines: [line], replayable: [replayable] });
+    this.postUnnumbered({ type: "log_records", from: seq, lines: [line], replayable: [replayable] });
   }
 
   /** Whether the client is a window behind: the producer should wait for room before its next event. */
@@ -82,6 +95,26 @@ export class EventSink {
   }
 
   log(level: "debug" | "info" | "warn" | "error", msg: string, data?: Record<string, unknown>): void {
-    this.post(data ? { type: "log_line", level, msg, data } : { type: "log_line", level, msg });
+    this.postUnnumbered(data ? { type: "log_line", level, msg, data } : { type: "log_line", level, msg });
+  }
+}
+
+type Numbered = Extract<WorkerEvent, { seq?: number }>;
+
+/** The events that show an entry as it is journaled (and that a replay of the entry shows again). */
+function showsEntry(event: WorkerEvent): event is Numbered {
+  switch (event.type) {
+    case "assistant_message":
+    case "thought":
+    case "user_message":
+    case "tool_call":
+    case "plan":
+      return true;
+    case "tool_call_update":
+      return event.result !== undefined;
+    case "compaction":
+      return event.status === "completed";
+    default:
+      return false;
   }
 }

@@ -8,6 +8,7 @@ import {
   ModelConfig,
   REPLAY_TURN_ID,
   ReplayedRecords,
+  ReplayFrom,
   asHostMessage,
   HiddenPath,
   SessionModeId,
@@ -56,6 +57,7 @@ async function openSession(
   children: ChildRequests,
 ): Promise<Session> {
   const { journal, mode, model, systemPrompt, turns } = restoreSession(init, events);
+  events.numberFrom(() => journal.shown);
   const { tools, spawner, workspace } = createTools(init, children);
   recordMcpServers(journal, init.mcpServers);
   // Servers connect in the background: open() does not wait for them; the first model request does (prepare).
@@ -161,7 +163,8 @@ export default function runSession(task: SessionTask): Promise<never> {
     async open() {
       try {
         const session = await bound;
-        return { ok: true, turns: session.turns, mode: session.loop.mode, model: session.model, threadId };
+        const { turns, loop, model, journal } = session;
+        return { ok: true, turns, mode: loop.mode, model, threadId, shown: journal.shown };
       } catch (error) {
         // A log it cannot use is the log's fault, not the worker's: the same log refuses every worker.
         const reason = error instanceof LogError ? "LOG_UNUSABLE" : "WORKER_FAILED";
@@ -203,14 +206,15 @@ export default function runSession(task: SessionTask): Promise<never> {
       session.systemPrompt = setting;
       session.journal.append({ type: "system_prompt", systemPrompt: setting });
     },
-    async replay(older) {
+    async replay(older, fromSeq) {
       const session = await bound;
       const journal = session.journal;
       const recordsBefore = journal.recordsBefore();
       const given = older === undefined ? undefined : ReplayedRecords.parse(older);
       // Compacted since the host last asked: the records it brought end where this worker's no longer start.
       if (recordsBefore !== null && given?.seq !== recordsBefore) return { turns: 0, recordsBefore };
-      const history = replayEvents([...journal.replayed(given), ...journal.entries()]);
+      const from = fromSeq === undefined ? 0 : ReplayFrom.parse(fromSeq);
+      const history = replayEvents([...journal.replayed(given), ...journal.entries()], from);
       let posted = 0;
       for (const event of history) {
         for (const piece of pieces(event)) {

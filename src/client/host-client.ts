@@ -23,6 +23,7 @@ import { once } from "node:events";
 import { createInterface } from "node:readline";
 import { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
+import { randomUUID } from "node:crypto";
 import {
   client,
   ndJsonStream,
@@ -51,6 +52,19 @@ import { ChildSession, type SubagentUpdate } from "./child-session.js";
 import { HOST_STATS_METHOD, HostStats, type HostStatsRequest } from "../protocol/host-stats.js";
 import { HOST_STATUS_METHOD, HostStatus, type HostStatusRequest } from "../protocol/host-status.js";
 import { MCP_STATUS_METHOD, McpStatusNotification } from "../protocol/mcp-status.js";
+import {
+  ATTACH_METHOD,
+  AttachResponse,
+  DETACH_METHOD,
+  DETACHED_NOTIFICATION,
+  DetachedNotification,
+  PROMPT_ID_META_KEY,
+  TURN_ENDED_NOTIFICATION,
+  TurnEndedNotification,
+  type AttachRole,
+  type ReplayFrom,
+} from "../protocol/attach.js";
+import { EventCursors } from "./event-cursors.js";
 
 /**
  * How the client answers the host's `session/request_permission`:
@@ -247,6 +261,11 @@ export class HostClient {
   readonly #redial: Redial | null;
   /** The sessions this client opened (new, load, resume): resumed after a reconnection. */
   readonly #opened = new Map<string, { cwd: string; mcpServers: McpServer[] }>();
+  /** What this client has applied of each session (event ids): nothing is applied twice. */
+  readonly #cursors = new EventCursors();
+  /** The sessions this client is attached to (session/attach), with the host's last answer. */
+  readonly #attached = new Map<string, AttachResponse>();
+  readonly #turnEndListeners = new Set<(ended: TurnEndedNotification) => void>();
   /** Settles once the client is connected (at once, unless a reconnection is under way). */
   #ready: Promise<void> = Promise.resolve();
   #ended = false;
@@ -341,6 +360,10 @@ export class HostClient {
       .onNotification(MCP_STATUS_METHOD, McpStatusNotification, ({ params }) =>
         holder.client?.dispatchMcpStatus(params),
       )
+      .onNotification(TURN_ENDED_NOTIFICATION, TurnEndedNotification, ({ params }) =>
+        holder.client?.dispatchTurnEnded(params),
+      )
+      .onNotification(DETACHED_NOTIFICATION, DetachedNotification, ({ params }) => holder.client?.dispatchDetached(params))
       .onRequest("session/request_permission", ({ params }) => answerPermission(holder.permission, params));
     const connection = app.connect(stream);
     try {
@@ -387,6 +410,7 @@ export class HostClient {
       ...systemPromptParam(options.systemPrompt),
     });
     this.#opened.set(response.sessionId, { cwd, mcpServers });
+    await this.#attachForReconnect(response.sessionId);
     if (options.mode && options.mode !== response.modes?.currentModeId)
       await this.setMode(response.sessionId, options.mode);
     return response;
@@ -411,11 +435,14 @@ export class HostClient {
     const onAbort = () => void this.cancel(sessionId).catch(() => {});
     options.signal?.addEventListener("abort", onAbort, { once: true });
     try {
-      const params = { sessionId, prompt, ...(options.meta ? { _meta: options.meta } : {}) };
-      const sent = this.#request<PromptResponse>("session/prompt", params, sessionId);
+      // Attached (with reconnect), the prompt carries an id of its own: a reconnection learns whether the host got it.
+      const promptId = this.#attached.has(sessionId) ? { [PROMPT_ID_META_KEY]: randomUUID() } : null;
+      const meta = options.meta || promptId ? { _meta: { ...options.meta, ...promptId } } : {};
+      const params = { sessionId, prompt, ...meta };
+      const sent = this.#sendPrompt(params, promptId?.[PROMPT_ID_META_KEY] ?? null);
       if (options.signal?.aborted) onAbort();
-      const response = await sent;
-      return { ...summarize(updates, response.stopReason), children: this.#announced(updates) };
+      const stopReason = await sent;
+      return { ...summarize(updates, stopReason), children: this.#announced(updates) };
     } finally {
       options.signal?.removeEventListener("abort", onAbort);
       off();
@@ -453,6 +480,7 @@ export class HostClient {
         sessionId,
       );
       this.#opened.set(sessionId, { cwd, mcpServers });
+      await this.#attachForReconnect(sessionId);
       return updates;
     } finally {
       off();
@@ -468,6 +496,7 @@ export class HostClient {
       sessionId,
     );
     this.#opened.set(sessionId, { cwd, mcpServers });
+    await this.#attachForReconnect(sessionId);
   }
 
   /**
@@ -568,6 +597,63 @@ export class HostClient {
     for (const listener of this.#mcpListeners) listener(status);
   }
 
+  /**
+   * `session/attach` (unstable; the host advertises `sessionCapabilities.attach`): this client receives the session's
+   * updates from now on, as an observer (it may only read) or a controller (it may do what the session's owner may),
+   * after a replay from the start or after an event id when asked. Updates it has applied already are not applied
+   * again.
+   */
+  async attach(
+    sessionId: string,
+    options: { role?: AttachRole; replayFrom?: ReplayFrom } = {},
+  ): Promise<AttachResponse> {
+    const params = { sessionId, role: options.role ?? "observer", ...(options.replayFrom ? { replayFrom: options.replayFrom } : {}) };
+    const answer = AttachResponse.parse(await this.#request(ATTACH_METHOD, params, sessionId));
+    this.#attached.set(sessionId, answer);
+    return answer;
+  }
+
+  /** `session/detach`: this client's updates of the session stop; the session and its turn go on. */
+  async detach(sessionId: string): Promise<void> {
+    const attached = this.#attached.get(sessionId);
+    if (!attached) return;
+    this.#attached.delete(sessionId);
+    await this.#request(DETACH_METHOD, { sessionId, attachmentId: attached.attachmentId }, sessionId);
+  }
+
+  /** The id of the last update of the session this client applied (null: none). */
+  lastEventId(sessionId: string): string | null {
+    return this.#cursors.lastEventId(sessionId);
+  }
+
+  /** The session's updates as they come, until the signal aborts or the client is done. */
+  async *updates(sessionId: string, signal?: AbortSignal): AsyncGenerator<SessionUpdate, void, undefined> {
+    const queue: SessionUpdate[] = [];
+    let wake: (() => void) | null = null;
+    const off = this.onSessionUpdate(sessionId, (update) => {
+      queue.push(update);
+      wake?.();
+    });
+    const stop = () => wake?.();
+    signal?.addEventListener("abort", stop, { once: true });
+    void this.closed.then(stop);
+    try {
+      for (;;) {
+        const next = queue.shift();
+        if (next) {
+          yield next;
+          continue;
+        }
+        if (signal?.aborted || this.#ended) return;
+        await new Promise<void>((resolve) => (wake = resolve));
+        wake = null;
+      }
+    } finally {
+      off();
+      signal?.removeEventListener("abort", stop);
+    }
+  }
+
   /** Listens to one session's updates; returns the function that stops listening. */
   onSessionUpdate(sessionId: string, listener: (update: SessionUpdate) => void): () => void {
     let set = this.#listeners.get(sessionId);
@@ -654,9 +740,13 @@ export class HostClient {
       this.#connection = link.connection;
       this.#initializeResponse = link.init;
       const opened = [...this.#opened];
+      // A host that serves session/attach picks up after the last event this client applied; any other, resumed.
+      const attach = supportsAttach(link.init);
       const outcomes = await Promise.allSettled(
         opened.map(([sessionId, { cwd, mcpServers }]) =>
-          link.connection.agent.request("session/resume", { sessionId, cwd, mcpServers }),
+          attach
+            ? this.#reattach(link.connection, sessionId, this.#attached.get(sessionId)?.role ?? "controller")
+            : link.connection.agent.request("session/resume", { sessionId, cwd, mcpServers }),
         ),
       );
       const failed = outcomes.flatMap((outcome, index) =>
@@ -674,9 +764,89 @@ export class HostClient {
     }
   }
 
+  /** @internal */
+  dispatchTurnEnded(ended: TurnEndedNotification): void {
+    for (const listener of this.#turnEndListeners) listener(ended);
+  }
+
+  /** @internal The host detached this client (it fell behind): with reconnect, it attaches again after its last event. */
+  dispatchDetached(notice: DetachedNotification): void {
+    const attached = this.#attached.get(notice.sessionId);
+    if (attached?.attachmentId !== notice.attachmentId) return;
+    this.#attached.delete(notice.sessionId);
+    if (this.#redial) void this.#reattach(this.#connection, notice.sessionId, attached.role).catch(() => {});
+  }
+
+  /** With reconnect, the client attaches to each session it opens, so a reconnection can pick up after its last event. */
+  async #attachForReconnect(sessionId: string): Promise<void> {
+    if (!this.#redial || !supportsAttach(this.#initializeResponse)) return;
+    await this.attach(sessionId, { role: "controller" });
+  }
+
+  /** Attaches again after the last event applied (from the start when the log no longer holds it). */
+  async #reattach(connection: ClientConnection, sessionId: string, role: AttachRole): Promise<void> {
+    const last = this.#cursors.lastEventId(sessionId);
+    const ask = (replayFrom: ReplayFrom) =>
+      connection.agent.request(ATTACH_METHOD, { sessionId, role, replayFrom }).then((answer) => AttachResponse.parse(answer));
+    let answer: AttachResponse;
+    try {
+      answer = await ask(last ? { type: "after_event", eventId: last } : { type: "start" });
+    } catch (error) {
+      const reason = (error as { data?: { reason?: unknown } }).data?.reason;
+      if (reason !== "CURSOR_GAP") throw error;
+      answer = await ask({ type: "start" });
+    }
+    this.#attached.set(sessionId, answer);
+  }
+
+  /**
+   * session/prompt; when the connection drops under it (attached, with reconnect): once re-attached, the host's answer
+   * says whether it got the prompt, and its turn's end how it went; a prompt it never got is sent again.
+   */
+  async #sendPrompt(params: { sessionId: string }, promptId: string | null): Promise<StopReason> {
+    const { sessionId } = params;
+    for (;;) {
+      // Listening before the connection can come back: the end may be told as soon as it has.
+      const ended = promptId ? this.#turnEnd(sessionId, promptId) : null;
+      try {
+        const response = await this.#request<PromptResponse>("session/prompt", params, sessionId);
+        return response.stopReason;
+      } catch (error) {
+        if (!(error instanceof ConnectionLost) || !ended) throw error;
+        await this.#ready;
+        const attached = this.#attached.get(sessionId);
+        if (attached?.promptId === promptId) {
+          if (!attached.turnRunning) return stopReasonOf(sessionId, attached.lastStopReason ?? "error");
+          return await ended.promise;
+        }
+      } finally {
+        ended?.stop();
+      }
+    }
+  }
+
+  /** The end of the turn of the prompt promptId, as the host's notice tells it. */
+  #turnEnd(sessionId: string, promptId: string): { promise: Promise<StopReason>; stop(): void } {
+    let listener!: (ended: TurnEndedNotification) => void;
+    const promise = new Promise<StopReason>((resolve, reject) => {
+      listener = (ended) => {
+        if (ended.sessionId !== sessionId || ended.promptId !== promptId) return;
+        try {
+          resolve(stopReasonOf(sessionId, ended.stopReason));
+        } catch (error) {
+          reject(error as Error);
+        }
+      };
+    });
+    promise.catch(() => {});
+    this.#turnEndListeners.add(listener);
+    return { promise, stop: () => this.#turnEndListeners.delete(listener) };
+  }
+
   /** @internal Routes one session/update notification to its listeners. */
   dispatch(notification: SessionNotification): void {
     const { sessionId, update } = notification;
+    if (!this.#cursors.admit(sessionId, update)) return;
     if (update.sessionUpdate === "subagent_update") this.#subagent(sessionId, update);
     this.#children.get(sessionId)?.record(update);
     for (const listener of this.#anyListeners) listener(notification);
@@ -701,6 +871,17 @@ export class HostClient {
     );
     return [...ids].flatMap((id) => this.#children.get(id) ?? []);
   }
+}
+
+/** A turn's end as the host told it to attached clients: "error" is a failed turn, whose error went with the connection. */
+function stopReasonOf(sessionId: string, told: string): StopReason {
+  if (told === "error") throw new Error(`the turn of session ${sessionId} failed (its error was lost with the connection)`);
+  return told as StopReason;
+}
+
+function supportsAttach(init: InitializeResponse): boolean {
+  const capabilities = init.agentCapabilities?.sessionCapabilities as Record<string, unknown> | undefined;
+  return capabilities?.attach != null;
 }
 
 interface Holder {

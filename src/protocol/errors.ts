@@ -27,6 +27,12 @@ export const REASONS = {
   SESSION_BUSY: ERROR_CODES.invalidRequest,
   /** The session is attached to another connection, or to none (resume or load it first). */
   NOT_ATTACHED: ERROR_CODES.invalidRequest,
+  /** The connection is attached to the session as an observer: it may read, never change anything. */
+  OBSERVER_ONLY: ERROR_CODES.invalidRequest,
+  /** An observer fell further behind than its queue holds: it was detached (re-attach after its last event id). */
+  OBSERVER_TOO_SLOW: ERROR_CODES.invalidRequest,
+  /** An attach's cursor names an event the session's log does not hold: replay from the start. */
+  CURSOR_GAP: ERROR_CODES.invalidParams,
   /** Another host of the fleet holds the session and refuses to give it up now. */
   HELD_ELSEWHERE: ERROR_CODES.invalidRequest,
   /** A method of the host's operator, on a connection whose token is not marked operator. */

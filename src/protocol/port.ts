@@ -232,6 +232,9 @@ export const ReplayedRecords = z.lazy(() =>
 );
 export type ReplayedRecords = z.infer<typeof ReplayedRecords>;
 
+/** What replay() starts from: the entries numbered from it on (Journal.shown's numbers; 0 or 1: every one). */
+export const ReplayFrom = z.int().check(z.nonnegative());
+
 /** What hide() takes: an absolute path (as the main thread keeps a session's cwd). */
 export const HiddenPath = z.string().check(z.startsWith("/"));
 

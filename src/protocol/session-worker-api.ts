@@ -32,8 +32,9 @@ export interface SessionWorkerApi {
    * Posts the session's history as events (turnId "replay"), then a turn_end with turnId "replay" that marks the
    * end (events and answers travel on different ports, so the main thread waits for the marker, not the answer).
    * A "records" session compacted since its worker opened asks first for the older records it no longer holds.
+   * fromSeq: only the entries numbered from it on (an attach after an event).
    */
-  replay(older?: ReplayedRecords): Promise<ReplayAck>;
+  replay(older?: ReplayedRecords, fromSeq?: number): Promise<ReplayAck>;
   /** Ends background tasks and flushes state; the main thread terminates the thread afterwards. */
   dispose(): Promise<void>;
 }

@@ -14,6 +14,11 @@ const TokenCounts = z.object({ prompt: Count, completion: Count, cached: Count }
 const TraceId = z.string().check(z.regex(TRACE_ID));
 const SpanId = z.string().check(z.regex(SPAN_ID));
 const TraceParent = z.object({ traceId: TraceId, spanId: SpanId });
+/**
+ * On an event that shows a log entry: how many replayable entries the log held once it was appended (that entry's
+ * number). The host's event ids are built on it, so they are the same when session/load replays the entry.
+ */
+const Seq = z.optional(z.int().check(z.positive()));
 const SpanAttributes = z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.array(z.string())]));
 
 /** A finished span (src/protocol/trace.ts): the main thread exports it with the host's exporter. */
@@ -32,12 +37,13 @@ const SpanData = z.object({
 
 export const WorkerEvent = z.discriminatedUnion("type", [
   /** A committed assistant message: one agent_message_chunk per non-empty block. */
-  z.object({ type: z.literal("assistant_message"), turnId: TurnId, blocks: z.array(z.string()) }),
-  /** Only during replay (session/load). */
-  z.object({ type: z.literal("user_message"), turnId: TurnId, text: z.string() }),
+  z.object({ type: z.literal("assistant_message"), turnId: TurnId, blocks: z.array(z.string()), seq: Seq }),
+  /** A prompt: shown to the clients attached with session/attach, and in session/load's replay. */
+  z.object({ type: z.literal("user_message"), turnId: TurnId, text: z.string(), seq: Seq }),
   z.object({
     type: z.literal("tool_call"),
     turnId: TurnId,
+    seq: Seq,
     toolCallId: ToolCallId,
     title: z.string(),
     kind: ToolKind,
@@ -47,6 +53,7 @@ export const WorkerEvent = z.discriminatedUnion("type", [
   z.object({
     type: z.literal("tool_call_update"),
     turnId: TurnId,
+    seq: Seq,
     toolCallId: ToolCallId,
     status: z.optional(ToolStatus),
     /** Only the output produced since the previous update, never the accumulated whole. */
@@ -55,11 +62,11 @@ export const WorkerEvent = z.discriminatedUnion("type", [
     result: z.optional(z.string()),
   }),
   /** Reasoning (agent_thought_chunk): a committed message's, or a streamed delta (--stream-chunks). */
-  z.object({ type: z.literal("thought"), turnId: TurnId, text: z.string() }),
+  z.object({ type: z.literal("thought"), turnId: TurnId, text: z.string(), seq: Seq }),
   /** The session got its title from its first prompt (a session with no title yet; session_info_update). */
   z.object({ type: z.literal("title"), turnId: TurnId, title: z.string() }),
   /** The agent's whole plan, as update_plan set it (ACP `plan`). */
-  z.object({ type: z.literal("plan"), turnId: TurnId, entries: z.array(PlanEntry) }),
+  z.object({ type: z.literal("plan"), turnId: TurnId, entries: z.array(PlanEntry), seq: Seq }),
   /**
    * A context compaction's progress: in_progress when it starts; completed with the summary and the notice a client
    * without compaction updates is shown (a thought); failed with why; cancelled with its turn.
@@ -67,6 +74,7 @@ export const WorkerEvent = z.discriminatedUnion("type", [
   z.object({
     type: z.literal("compaction"),
     turnId: TurnId,
+    seq: Seq,
     compactionId: z.string().check(z.minLength(1)),
     status: z.enum(["in_progress", "completed", "failed", "cancelled"]),
     summary: z.optional(z.string()),
@@ -197,6 +205,8 @@ export const OpenAck = z.discriminatedUnion("ok", [
     model: ModelConfig,
     /** The worker's thread, so the main thread can tell when it is really gone. */
     threadId: z.int().check(z.nonnegative()),
+    /** The log's replayable entries (Journal.shown): every update of them has been shown by an earlier worker. */
+    shown: z.int().check(z.nonnegative()),
   }),
   z.object({ ok: z.literal(false), reason: ErrorReason, message: z.string() }),
 ]);

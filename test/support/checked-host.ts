@@ -7,12 +7,30 @@
 import { WebSocket } from "ws";
 import { type AnyMessage, type Stream } from "@agentclientprotocol/sdk/unstable";
 import { createWebSocketStream } from "@agentclientprotocol/sdk/experimental/ws-client";
-import type { ZodType } from "zod";
+import { z, type ZodType } from "zod";
 import * as acp from "../../node_modules/@agentclientprotocol/sdk/dist/v1/unstable/schema/zod.gen.js";
 import { HostClient, type ConnectOptions, type PermissionPolicy, type Understands } from "../../src/client/index.js";
+import * as attach from "../../src/protocol/attach.js";
+
+/**
+ * The unstable extensions the host advertises and serves beside the SDK's schema (docs/protocol.md): checked with their
+ * own schemas, in src/protocol/attach.ts. The capability itself is taken out of initialize's answer before the SDK's
+ * schema checks the rest.
+ */
+function withoutUnstable(method: string, result: unknown): unknown {
+  if (method !== "initialize") return result;
+  const copy = JSON.parse(JSON.stringify(result)) as {
+    agentCapabilities?: { sessionCapabilities?: Record<string, unknown> };
+  };
+  const capabilities = copy.agentCapabilities?.sessionCapabilities;
+  if (capabilities && JSON.stringify(capabilities.attach) === "{}") delete capabilities.attach;
+  return copy;
+}
 
 const RESPONSES: Record<string, ZodType> = {
   initialize: acp.zInitializeResponse,
+  [attach.ATTACH_METHOD]: attach.AttachResponse.strict(),
+  [attach.DETACH_METHOD]: z.object({}).strict(),
   authenticate: acp.zAuthenticateResponse,
   "session/new": acp.zNewSessionResponse,
   "session/load": acp.zLoadSessionResponse,
@@ -35,6 +53,8 @@ const FROM_HOST: Record<string, ZodType> = {
   "session/request_permission": acp.zRequestPermissionRequest,
   // JSON-RPC's cancellation of a request in flight: the host withdraws a permission request whose turn ended.
   "$/cancel_request": acp.zCancelRequestNotification,
+  [attach.TURN_ENDED_NOTIFICATION]: attach.TurnEndedNotification.strict(),
+  [attach.DETACHED_NOTIFICATION]: attach.DetachedNotification,
 };
 
 /** The schema's own checks; then that every value sent survived parsing (none dropped, defaulted over or replaced). */
@@ -111,7 +131,9 @@ export function checkedStream(stream: Stream, violations: string[]): Stream {
       return;
     }
     const schema = RESPONSES[method];
-    const problem = schema ? schemaViolation(schema, record.result) : "an answer to a method this suite does not know";
+    const problem = schema
+      ? schemaViolation(schema, withoutUnstable(method, record.result))
+      : "an answer to a method this suite does not know";
     if (problem) violations.push(`${method} answer: ${problem}: ${JSON.stringify(record.result).slice(0, 400)}`);
   };
   const readable = stream.readable.pipeThrough(

@@ -11,7 +11,7 @@ function fakes(attachedAgain: boolean) {
   const closed: number[] = [];
   const session = {
     id: "s1",
-    attachment: null,
+    attended: false,
     whenIdle: () => Promise.resolve(),
     close: async (graceMs: number) => void closed.push(graceMs),
   } as unknown as DetachedSession;
@@ -22,7 +22,7 @@ function fakes(attachedAgain: boolean) {
     admission: { accepting: true },
     sessions: { find: (id) => table.get(id) as never, delete: (id) => table.delete(id) },
   };
-  if (attachedAgain) Object.assign(session, { attachment: {} });
+  if (attachedAgain) Object.assign(session, { attended: true });
   return { host, session, table, closed };
 }
 

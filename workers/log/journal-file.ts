@@ -72,6 +72,8 @@ export class FileJournal implements Journal {
   #fd: number | null;
   /** The base and every entry since, folded. */
   #summary: SessionSummary;
+  /** Replayable entries after the replayable history (replay.lines of them are in it). */
+  #shownInTail = 0;
 
   /** Restores the log with load-repair; throws LogError when it is not a usable log of this session. */
   static open(files: LogFiles, sessionId: string): FileJournal {
@@ -153,6 +155,10 @@ export class FileJournal implements Journal {
 
   get title(): string | null {
     return this.#summary.title;
+  }
+
+  get shown(): number {
+    return this.#replay.lines + this.#shownInTail;
   }
 
   /** The session as of the log's snapshot (the header's settings for a log never compacted). */
@@ -244,6 +250,7 @@ export class FileJournal implements Journal {
     this.#base = base;
     this.#replay = plan.replay;
     this.#entries = [];
+    this.#shownInTail = 0;
     this.#tailBytes = 0;
     this.#compactAtTail = this.#files.compactBytes;
     try {
@@ -270,6 +277,7 @@ export class FileJournal implements Journal {
 
   #count(entry: JournalEntry): void {
     this.#summary = foldSummary(this.#summary, entry);
+    if (isReplayed(entry)) this.#shownInTail++;
     if (entry.type === "turn_start") this.#turnOpen = true;
     else if (entry.type === "turn_end") this.#turnOpen = false;
   }

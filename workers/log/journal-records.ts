@@ -32,6 +32,8 @@ export class RecordJournal implements Journal {
   #entries: LogEntry[];
   #nextSeq: number;
   #tailBytes = 0;
+  /** Replayable records before #baseSeq (the snapshot's replayLines says how many) and since. */
+  #shown: number;
   /** The base and every entry since, folded. */
   #summary: SessionSummary;
   #closed = false;
@@ -39,18 +41,26 @@ export class RecordJournal implements Journal {
   /** Throws LogError when the header, the snapshot or a record is not usable. */
   static open(log: RecordsLog, sessionId: string, events: EventSink): RecordJournal {
     const header = parseHeaderLine(log.header, sessionId);
-    const base = log.snapshot === null ? emptyState(header) : parseSnapshotLine(log.snapshot).base;
+    const snapshot = log.snapshot === null ? null : parseSnapshotLine(log.snapshot);
+    const base = snapshot?.base ?? emptyState(header);
     const entries = log.records.map((line, index) => {
       const entry = parseEntry(line);
       if (!entry) throw new LogError(`its record ${log.firstSeq + index} is not a valid log entry`);
       return entry;
     });
-    const journal = new RecordJournal(header, base, log, entries, events);
+    const journal = new RecordJournal(header, base, log, entries, events, snapshot?.replayLines ?? 0);
     journal.append(...journal.repairs);
     return journal;
   }
 
-  private constructor(header: LogHeader, base: SessionState, log: RecordsLog, entries: LogEntry[], events: EventSink) {
+  private constructor(
+    header: LogHeader,
+    base: SessionState,
+    log: RecordsLog,
+    entries: LogEntry[],
+    events: EventSink,
+    shownBefore: number,
+  ) {
     this.header = header;
     this.#events = events;
     this.#compactBytes = log.compactBytes;
@@ -59,6 +69,7 @@ export class RecordJournal implements Journal {
     this.#entries = entries;
     this.#nextSeq = log.firstSeq + entries.length;
     this.#summary = entries.reduce<SessionSummary>(foldSummary, base);
+    this.#shown = shownBefore + entries.filter(isReplayed).length;
     this.repairs = closeOpenTurn(entries);
   }
 
@@ -68,6 +79,10 @@ export class RecordJournal implements Journal {
 
   get title(): string | null {
     return this.#summary.title;
+  }
+
+  get shown(): number {
+    return this.#shown;
   }
 
   base(): SessionState {
@@ -83,7 +98,9 @@ export class RecordJournal implements Journal {
     if (this.#closed) return;
     for (const entry of entries) {
       const line = JSON.stringify(entry);
-      this.#events.postRecord(this.#nextSeq++, line, isReplayed(entry));
+      const replayable = isReplayed(entry);
+      if (replayable) this.#shown++;
+      this.#events.postRecord(this.#nextSeq++, line, replayable);
       this.#tailBytes += line.length + 1;
       this.#entries.push(entry);
       this.#summary = foldSummary(this.#summary, entry);
@@ -120,7 +137,8 @@ export class RecordJournal implements Journal {
     this.#events.post({
       type: "log_snapshot",
       seq: this.#nextSeq,
-      snapshot: snapshotLine({ base, replayLines: 0, replayBytes: 0 }),
+      // No history follows a store's snapshot: replayLines counts the replayable records before it instead.
+      snapshot: snapshotLine({ base, replayLines: this.#shown, replayBytes: 0 }),
     });
     this.#base = base;
     this.#baseSeq = this.#nextSeq;

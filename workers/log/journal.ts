@@ -3,6 +3,7 @@
 import { foldSummary, type SessionState, type SessionSummary } from "../../src/protocol/log/session-state.js";
 import type { ReplayedRecords } from "../../src/protocol/port.js";
 import type { LogEntry } from "../../src/protocol/log/session-log.js";
+import { isReplayed } from "../../src/protocol/log/snapshot.js";
 
 /** The entry kinds and their schema live with the log format (src/protocol/log/session-log.ts). */
 export type JournalEntry = LogEntry;
@@ -25,6 +26,11 @@ export interface Journal {
   recordsBefore(): number | null;
   /** Turns ended, before the base and since. */
   readonly turns: number;
+  /**
+   * How many replayable entries the log holds (compaction keeps them all): the last one's number, which the events
+   * showing it carry as their seq (the host's event ids are built on it).
+   */
+  readonly shown: number;
   /** The title session/list shows when none was set: the first line of the first prompt (null before one). */
   readonly title: string | null;
   close(): void;
@@ -49,6 +55,7 @@ export class MemoryJournal implements Journal {
   readonly #base: SessionState;
   readonly #entries: JournalEntry[] = [];
   #summary: SessionSummary;
+  #shown = 0;
   constructor(base: SessionState) {
     this.#base = base;
     this.#summary = base;
@@ -57,7 +64,11 @@ export class MemoryJournal implements Journal {
     for (const entry of entries) {
       this.#entries.push(entry);
       this.#summary = foldSummary(this.#summary, entry);
+      if (isReplayed(entry)) this.#shown++;
     }
+  }
+  get shown(): number {
+    return this.#shown;
   }
   get title(): string | null {
     return this.#summary.title;

@@ -6,25 +6,35 @@ import { REPLAY_TURN_ID } from "../../src/protocol/port.js";
 import type { WorkerEvent } from "../../src/protocol/worker-events.js";
 import { compactionNotice } from "../context/compaction-notice.js";
 import type { JournalEntry } from "./journal.js";
+import { isReplayed } from "../../src/protocol/log/snapshot.js";
 
-export function replayEvents(entries: readonly JournalEntry[]): WorkerEvent[] {
+/**
+ * entries: every replayable entry of the log, in order (others may be among them); each event carries its entry's
+ * number (seq), as when it was shown live. Only those numbered from `from` on are returned.
+ */
+export function replayEvents(entries: readonly JournalEntry[], from = 0): WorkerEvent[] {
   const turnId = REPLAY_TURN_ID;
   const shown = new Set<string>();
   const events: WorkerEvent[] = [];
+  const show = (event: Extract<WorkerEvent, { seq?: number }>) : void => {
+    events.push({ ...event, seq });
+  };
   const compactionsOfTurn = new Map<string, number>();
+  let seq = 0;
   for (const entry of entries) {
+    if (isReplayed(entry)) seq++;
     switch (entry.type) {
       case "user_message":
-        events.push({ type: "user_message", turnId, text: entry.text });
+        show({ type: "user_message", turnId, text: entry.text });
         break;
       case "assistant_message":
-        if (entry.thought) events.push({ type: "thought", turnId, text: entry.thought });
+        if (entry.thought) show({ type: "thought", turnId, text: entry.thought });
         if (entry.blocks.some((block) => block.length > 0))
-          events.push({ type: "assistant_message", turnId, blocks: entry.blocks });
+          show({ type: "assistant_message", turnId, blocks: entry.blocks });
         break;
       case "tool_call":
         shown.add(entry.toolCallId);
-        events.push({
+        show({
           type: "tool_call",
           turnId,
           toolCallId: entry.toolCallId,
@@ -37,7 +47,7 @@ export function replayEvents(entries: readonly JournalEntry[]): WorkerEvent[] {
       case "tool_result":
         // A result load-repair gave a call that never started has no tool call to update.
         if (!shown.has(entry.toolCallId)) break;
-        events.push({
+        show({
           type: "tool_call_update",
           turnId,
           toolCallId: entry.toolCallId,
@@ -50,7 +60,7 @@ export function replayEvents(entries: readonly JournalEntry[]): WorkerEvent[] {
         compactionsOfTurn.set(entry.turnId, nth);
         // One journaled before ids were kept is named by its turn and its place among that turn's compactions.
         const compactionId = entry.compactionId ?? `${entry.turnId}:${nth}`;
-        events.push({
+        show({
           type: "compaction",
           turnId,
           compactionId,
@@ -61,11 +71,11 @@ export function replayEvents(entries: readonly JournalEntry[]): WorkerEvent[] {
         break;
       }
       case "plan":
-        events.push({ type: "plan", turnId, entries: entry.entries });
+        show({ type: "plan", turnId, entries: entry.entries });
         break;
       default:
         break;
     }
   }
-  return events;
+  return from <= 1 ? events : events.filter((event) => "seq" in event && event.seq !== undefined && event.seq >= from);
 }

@@ -197,6 +197,7 @@ export class AgentLoop {
       { type: "turn_start", turnId, at: new Date().toISOString() },
       { type: "user_message", turnId, text },
     );
+    events.post({ type: "user_message", turnId, text });
     if (untitled && journal.title !== null) events.post({ type: "title", turnId, title: journal.title });
     this.#history.push({ role: "user", text });
     let ending: { stopReason: StopReason } | { reason: ErrorReason; message: string };

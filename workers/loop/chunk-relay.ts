@@ -28,13 +28,13 @@ export class ChunkRelay {
       onThought: (text) => {
         if (this.#signal.aborted) return;
         this.#thought += text;
-        this.#events.post({ type: "thought", turnId: this.#turnId, text });
+        this.#events.postUnnumbered({ type: "thought", turnId: this.#turnId, text });
         if (this.#events.behind) return this.#events.room(this.#signal);
       },
       onDelta: (text) => {
         if (this.#signal.aborted) return;
         this.#text += text;
-        this.#events.post({ type: "assistant_message", turnId: this.#turnId, blocks: [text] });
+        this.#events.postUnnumbered({ type: "assistant_message", turnId: this.#turnId, blocks: [text] });
         if (this.#events.behind) return this.#events.room(this.#signal);
       },
     };

@@ -11,7 +11,6 @@ import { isInside } from "../../protocol/paths.js";
 import { hasReason } from "../../request-errors.js";
 import { SessionModeId, type ChildOutcome } from "../../protocol/port.js";
 import { titleFrom } from "../../protocol/log/session-log.js";
-import type { Peer } from "../connection/peer.js";
 import type { Logger } from "../../logger.js";
 import type { Admission } from "../admission.js";
 import type { LifecycleHooks } from "../session/lifecycle-hooks.js";
@@ -121,7 +120,7 @@ export class ChildSessions implements Delegation {
       settings: { cwd, mode, model: parent.settings.model, mcpServers: [] },
       tenant: parent.tenant,
       lineage: { parentId: parent.id, depth, modeCeiling: mode },
-      follow: () => followedPeer(parent),
+      follow: () => parent.outbox,
     });
     host.logger.info({ sessionId: child.id, parentId: parent.id, depth, mode, cwd }, "child session created");
     return { child, mode };
@@ -153,7 +152,7 @@ export class ChildSessions implements Delegation {
         },
         tenant: parent.tenant,
         lineage: lineageOf(header),
-        follow: () => followedPeer(parent),
+        follow: () => parent.outbox,
       });
     }
     // Never wider than the parent's mode now, nor than the mode the child was made with (set once it is announced).
@@ -198,9 +197,7 @@ export class ChildSessions implements Delegation {
     const announce = (
       update: Omit<Extract<SessionUpdate, { sessionUpdate: "subagent_update" }>, "sessionUpdate" | "sessionId">,
     ) =>
-      followedPeer(parent)
-        ? parent.send({ sessionUpdate: "subagent_update", sessionId: child.id, ...update })
-        : Promise.resolve();
+      parent.announce({ sessionUpdate: "subagent_update", sessionId: child.id, ...update });
     await announce({
       title: request.title ?? titleFrom(request.prompt),
       ...(request.description !== undefined ? { description: request.description } : {}),
@@ -229,10 +226,4 @@ export class ChildSessions implements Delegation {
       if (running.size === 0) this.#running.delete(parent.id);
     }
   }
-}
-
-/** Where a child's traffic goes: its parent's connection, when that client understands subagents; else nowhere. */
-function followedPeer(parent: LiveSession): Peer | null {
-  const peer = parent.attachment;
-  return peer?.understands.subagents ? peer : null;
 }

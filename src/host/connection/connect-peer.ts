@@ -15,6 +15,7 @@ export function connectPeer(host: HandlerHost, peer: Peer, stats: HostStatsMonit
   void connection.closed.then(() => {
     let detached = 0;
     for (const session of host.sessions.values()) {
+      session.dropAttachmentsOf(peer);
       if (session.attachment !== peer) continue;
       session.detach(peer);
       closeIfStillDetached(host, session);

@@ -16,7 +16,7 @@ export interface DetachedCloseHost {
   readonly sessions: Pick<SessionTable, "find" | "delete">;
 }
 
-export type DetachedSession = Pick<LiveSession, "id" | "attachment" | "whenIdle" | "close">;
+export type DetachedSession = Pick<LiveSession, "id" | "attended" | "whenIdle" | "close">;
 
 export function closeIfStillDetached(host: DetachedCloseHost, session: DetachedSession): void {
   const ms = host.config.detachedCloseMs;
@@ -24,7 +24,7 @@ export function closeIfStillDetached(host: DetachedCloseHost, session: DetachedS
   const timer = setTimeout(async () => {
     // A turn that outlived its connection finishes first; its end is in the log.
     await session.whenIdle();
-    if (session.attachment !== null || host.sessions.find(session.id) !== session || !host.admission.accepting) return;
+    if (session.attended || host.sessions.find(session.id) !== session || !host.admission.accepting) return;
     host.sessions.delete(session.id);
     await session.close(host.config.cancelGraceMs);
     host.logger.info(

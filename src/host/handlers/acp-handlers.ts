@@ -18,6 +18,8 @@ import { AGENT_CAPABILITIES } from "./capabilities.js";
 import { withDurableSessions } from "./durable-handlers.js";
 import { withForks } from "./fork-handler.js";
 import { withSessionInfo } from "./session-info-handlers.js";
+import { withAttach } from "./attach-handlers.js";
+import { PROMPT_ID_META_KEY } from "../../protocol/attach.js";
 import { systemPromptFrom } from "./system-prompt-param.js";
 import { wider } from "../children/mode-width.js";
 import type { HandlerHost } from "./handler-host.js";
@@ -111,12 +113,17 @@ export function createAgentApp(host: HandlerHost, peer: Peer, stats: HostStatsMo
       const session = attachedSession(host.sessions, peer, params.sessionId);
       const text = promptText(params.prompt);
       const span = host.tracing?.turn(tracedSession(session), params._meta, text) ?? null;
-      const answer = session.prompt(text, span?.trace ?? null);
+      const promptId = params._meta?.[PROMPT_ID_META_KEY];
+      const answer = session.prompt(text, span?.trace ?? null, false, typeof promptId === "string" ? promptId : null);
       return host.track(span ? traced(answer, span) : answer);
     })
     .onNotification("session/cancel", ({ params }) => {
       const session = findVisible(host.sessions, peer, params.sessionId);
-      if (session?.attachment === peer) session.cancel();
+      const role = session?.roleOf(peer);
+      if (role === "owner" || role === "controller") session!.cancel();
+      // A notification has no answer: an observer's cancel is refused in the log only.
+      else if (role === "observer")
+        host.logger.warn({ sessionId: session!.id, connection: peer.label }, "session/cancel from an observer refused");
     })
     .onRequest("session/set_config_option", async ({ params }) => {
       const session = attachedSession(host.sessions, peer, params.sessionId);
@@ -159,5 +166,9 @@ export function createAgentApp(host: HandlerHost, peer: Peer, stats: HostStatsMo
     modes: modeState(session.settings.mode),
     configOptions: host.models.configOptions(session.settings.model.model),
   });
-  return withSessionInfo(withForks(withDurableSessions(app, host, peer, describe), host, peer, describe), host, peer);
+  return withAttach(
+    withSessionInfo(withForks(withDurableSessions(app, host, peer, describe), host, peer, describe), host, peer),
+    host,
+    peer,
+  );
 }

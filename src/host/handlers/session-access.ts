@@ -1,5 +1,6 @@
 // Which live session a request from a peer may touch. Another tenant's session is answered exactly as one that does
-// not exist; a session of the peer's tenant attached to another connection is refused until that one lets it go.
+// not exist; a session of the peer's tenant attached to another connection is refused until that one lets it go. A
+// client attached as a controller may do what the owning connection may; an observer may change nothing.
 import type { Peer } from "../connection/peer.js";
 import type { LiveSession } from "../session/session.js";
 import { hostError, unknownSession } from "../../request-errors.js";
@@ -21,8 +22,15 @@ export function attachedSession(sessions: SessionTable, peer: Peer, id: string):
 
 /** Refuses a request for a session that another connection holds, or that no connection holds (detached). */
 export function assertAttachable(session: LiveSession, peer: Peer): void {
+  const role = session.roleOf(peer);
+  if (role === "owner" || role === "controller") return;
+  if (role === "observer")
+    throw hostError(
+      "OBSERVER_ONLY",
+      `this connection is attached to session ${session.id} as an observer: it may read its updates, not change it (attach as a controller)`,
+      { sessionId: session.id },
+    );
   const holder = session.attachment;
-  if (holder === peer) return;
   if (holder && !holder.closed) {
     throw hostError(
       "NOT_ATTACHED",

@@ -3,6 +3,7 @@
 // attached, its worker restored when it has a history, then in the table, and the spawner told of its workspace before
 // any later session's sandbox is made. A step added here is added for all of them.
 import type { Admission } from "../admission.js";
+import type { SessionOutbox } from "./session-outbox.js";
 import type { Peer } from "../connection/peer.js";
 import type { StartScheduler } from "../../pool/start-scheduler.js";
 import type { ForkedSession, ForkRequest, SessionStore } from "../../store/session-store.js";
@@ -26,7 +27,7 @@ export interface OpeningHost {
 interface Attachment {
   /** The connection it is attached to; none for a child session, which follows its parent's (follow). */
   peer?: Peer;
-  follow?: () => Peer | null;
+  follow?: () => SessionOutbox | null;
 }
 
 /** A session that never was: its log is made now. A child's names its parent. */

@@ -18,7 +18,7 @@ import type { Replay } from "./session-replay.js";
 import type { Turn, TurnSlot } from "./session-turn.js";
 import type { SessionWorker } from "./session-worker.js";
 import type { ToolTimings } from "./tool-timings.js";
-import { toSessionUpdates } from "./updates.js";
+import { numberedUpdates } from "./numbered-updates.js";
 
 type EventType = WorkerEvent["type"];
 type EventOf<T extends EventType> = Extract<WorkerEvent, { type: T }>;
@@ -200,10 +200,17 @@ export class SessionEvents {
     return turn && event.turnId === turn.id ? turn : null;
   }
 
-  /** What the attached client understands decides how (a detached session's events reach no one). */
+  /** Numbered and shown: a replay's to its client only, a turn's live to every client of the session. */
   #show(event: TurnEvent): void {
-    const understands = { compaction: this.#session.outbox.attachment?.understands.compaction ?? false };
-    for (const update of toSessionUpdates(event, understands)) void this.#session.outbox.send(update);
+    const outbox = this.#session.outbox;
+    const replay = event.turnId === REPLAY_TURN_ID ? this.#session.replay() : null;
+    if (!replay) {
+      void outbox.publish(numberedUpdates(event, outbox.clock, outbox));
+      return;
+    }
+    const shown = numberedUpdates(event, replay.clock, outbox);
+    if (replay.target) for (const update of shown) replay.target.replayed(update);
+    else void outbox.showOwner(shown);
   }
 
   /** spawn_agent: the host makes or reuses the child and runs the prompt there; the worker is told how it went. */
@@ -217,8 +224,8 @@ export class SessionEvents {
 
   async #askClient(lease: WorkerLease, event: EventOf<"permission_request">): Promise<void> {
     const { permissions, outbox } = this.#session;
-    // A detached session has no one to ask: the call is refused as cancelled.
-    const outcome = await permissions.ask(outbox.attachment, event, outbox.drained);
+    // A session without a controller has no one to ask: the call is refused as cancelled.
+    const outcome = await permissions.ask(outbox.controllers(), event, outbox.drained);
     // The same port as the cancel, after it: the worker sees the cancel first and the turn does not go on.
     lease.post({ type: "permission", requestId: event.requestId, outcome });
   }

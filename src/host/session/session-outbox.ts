@@ -1,56 +1,172 @@
-// Where a session's updates go: the peer attached now, in the order they were sent. An update produced for one
-// connection never reaches a connection that takes the session over later. A child session that no connection has
-// attached itself follows its parent's (follow).
+// Where a session's updates go: the connection that owns it (session/new, load, resume), in the order they were sent,
+// and every client attached to it (session/attach), each through its own bounded queue. Every update is numbered
+// (its event id) and kept among the recent ones once a client has attached. An update produced for one connection
+// never reaches a connection that takes the session over later. A child session that no connection owns follows its
+// parent's (follow): its updates reach its parent's owner and attached clients that understand subagents.
 import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
+import { EVENT_ID_META_KEY } from "../../protocol/attach.js";
+import { EventClock, formatEventId, type EventPosition } from "../../protocol/event-id.js";
 import type { Logger } from "../../logger.js";
 import type { Peer } from "../connection/peer.js";
+import type { Attachment } from "../attach/attachment.js";
+import { RecentUpdates } from "../attach/recent-updates.js";
+import { shownTo, type ShownUpdate } from "../attach/shown-update.js";
+
+/** The recent updates kept for attached clients' reconnections, per session that has had one. */
+const RECENT_UPDATE_BYTES = 1024 * 1024;
 
 export class SessionOutbox {
+  readonly clock = new EventClock();
   readonly #sessionId: string;
   readonly #logger: Logger;
-  readonly #follow: (() => Peer | null) | null;
-  #attachment: Peer | null = null;
+  readonly #follow: (() => SessionOutbox | null) | null;
+  readonly #attachments = new Map<string, Attachment>();
+  #recent: RecentUpdates | null = null;
+  #owner: Peer | null = null;
   #sent: Promise<void> = Promise.resolve();
 
-  constructor(sessionId: string, logger: Logger, follow?: () => Peer | null) {
+  constructor(sessionId: string, logger: Logger, follow?: () => SessionOutbox | null) {
     this.#sessionId = sessionId;
     this.#logger = logger;
     this.#follow = follow ?? null;
   }
 
+  /** The connection its updates go to as the owner's: its own, or (a child's) its parent's when that understands subagents. */
   get attachment(): Peer | null {
-    return this.#attachment ?? this.#follow?.() ?? null;
+    if (this.#owner) return this.#owner;
+    const parent = this.#follow?.()?.attachment ?? null;
+    return parent?.understands.subagents ? parent : null;
   }
 
-  /** Settles once every update sent so far is out (or lost with its connection). */
+  /** Settles once every update sent to the owner so far is out (or lost with its connection). */
   get drained(): Promise<void> {
     return this.#sent;
   }
 
   attach(peer: Peer): void {
-    this.#attachment = peer;
+    this.#owner = peer;
   }
 
   /** false when peer was not the one attached. */
   detach(peer: Peer): boolean {
-    if (this.#attachment !== peer) return false;
-    this.#attachment = null;
+    if (this.#owner !== peer) return false;
+    this.#owner = null;
     return true;
   }
 
-  send(update: SessionUpdate): Promise<void> {
-    return this.notify("session/update", { sessionId: this.#sessionId, update });
+  get attachments(): readonly Attachment[] {
+    return [...this.#attachments.values()];
   }
 
-  /** A notification about this session (an update, an extension's), in order with its updates. */
+  /** Who may answer a permission request: the owner and every controller attached. */
+  controllers(): Peer[] {
+    const owner = this.attachment;
+    const peers = owner && !owner.closed ? [owner] : [];
+    for (const attachment of this.#attachments.values())
+      if (attachment.role === "controller" && !attachment.ended && !peers.includes(attachment.peer))
+        peers.push(attachment.peer);
+    return peers;
+  }
+
+  /** Starts keeping recent updates (at the first attach) and adds the attachment. */
+  add(attachment: Attachment): void {
+    this.#recent ??= new RecentUpdates(RECENT_UPDATE_BYTES, this.clock.last);
+    this.#attachments.set(attachment.id, attachment);
+  }
+
+  remove(attachment: Attachment): void {
+    this.#attachments.delete(attachment.id);
+  }
+
+  find(attachmentId: string): Attachment | undefined {
+    return this.#attachments.get(attachmentId);
+  }
+
+  /** What followed the cursor, when the recent updates still hold all of it; null: the log must answer. */
+  recentAfter(cursor: EventPosition): ShownUpdate[] | null {
+    return this.#recent?.after(cursor) ?? null;
+  }
+
+  /** One update made on the main thread (a title, a mode, a child's announcement): numbered after the last. */
+  send(update: SessionUpdate, audience: ShownUpdate["audience"] = "all"): Promise<void> {
+    return this.publish([this.number(update, this.clock.transient(), audience, false)]);
+  }
+
+  /** Numbered updates, shown live: to the owner (but a prompt's own text), to every attached client, kept recent. */
+  publish(updates: readonly ShownUpdate[]): Promise<void> {
+    const owner = this.#owner ?? null;
+    for (const shown of updates) {
+      this.#recent?.add(shown);
+      for (const attachment of this.#attachments.values()) attachment.live(shown);
+      if (owner) {
+        if (!shown.echo && shownTo(shown, owner.understands)) this.#toPeer(owner, "session/update", shown.update);
+      } else {
+        this.#follow?.()?.relay(this.#sessionId, shown);
+      }
+    }
+    return this.#sent;
+  }
+
+  /** A replay for the owner (session/load), its prompts included: to it alone, kept nowhere. */
+  showOwner(updates: readonly ShownUpdate[]): Promise<void> {
+    const owner = this.attachment;
+    if (!owner) return this.#sent;
+    for (const shown of updates) if (shownTo(shown, owner.understands)) this.#toPeer(owner, "session/update", shown.update);
+    return this.#sent;
+  }
+
+  /** A child's update, under its own id, to this session's owner and attached clients that understand subagents. */
+  relay(childId: string, shown: ShownUpdate): void {
+    const owner = this.#owner;
+    if (owner?.understands.subagents && !shown.echo && shownTo(shown, owner.understands))
+      this.#toPeer(owner, "session/update", shown.update, childId);
+    for (const attachment of this.#attachments.values()) attachment.relay(childId, shown);
+    if (!owner) this.#follow?.()?.relay(childId, shown);
+  }
+
+  /** A notification about this session to its owner (an extension's), in order with its updates. */
   notify(method: string, params: Record<string, unknown>): Promise<void> {
     const peer = this.attachment;
     if (!peer) return this.#sent;
+    this.#chain(peer, method, params);
+    return this.#sent;
+  }
+
+  /** The same, to every attached client. */
+  notifyAttached(method: string, params: Record<string, unknown>): void {
+    for (const attachment of this.#attachments.values()) attachment.notify(method, params);
+  }
+
+  /** An update with its event id (and, for a message's chunk, the message's id: its log entry's number). */
+  number(
+    update: SessionUpdate,
+    position: EventPosition,
+    audience: ShownUpdate["audience"],
+    echo: boolean,
+  ): ShownUpdate {
+    const eventId = formatEventId(position);
+    const numbered = { ...update, _meta: { ...update._meta, [EVENT_ID_META_KEY]: eventId } } as SessionUpdate;
+    if (
+      position[2] === 0 &&
+      (numbered.sessionUpdate === "agent_message_chunk" ||
+        numbered.sessionUpdate === "user_message_chunk" ||
+        numbered.sessionUpdate === "agent_thought_chunk")
+    )
+      numbered.messageId = `${numbered.sessionUpdate === "agent_thought_chunk" ? "t" : "m"}${position[0]}`;
+    // Sized only where a queue will hold it: a session nobody attached to pays nothing for it.
+    const bytes = this.#recent ? JSON.stringify(numbered).length : 0;
+    return { position, update: numbered, bytes, audience, echo };
+  }
+
+  #toPeer(peer: Peer, method: string, update: SessionUpdate, sessionId = this.#sessionId): void {
+    this.#chain(peer, method, { sessionId, update });
+  }
+
+  #chain(peer: Peer, method: string, params: Record<string, unknown>): void {
     const sent = this.#sent.then(() => peer.client.notify(method, params));
     this.#sent = sent.catch((error: unknown) => {
       // A connection that closed took its undelivered notifications with it; the log has what matters.
       if (!peer.closed) this.#logger.warn({ err: error, method }, `${method} not delivered`);
     });
-    return this.#sent;
   }
 }

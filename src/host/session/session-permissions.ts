@@ -29,42 +29,73 @@ export class PermissionRequests {
     for (const request of this.#pending.values()) request.abort();
   }
 
-  /** Asks peer (after `after`: the turn's updates so far); null peer: no one to ask, so cancelled. */
-  async ask(peer: Peer | null, event: PermissionRequestEvent, after: Promise<void>): Promise<PermissionOutcome> {
+  /**
+   * Asks every controller (after `after`: the turn's updates so far); the first valid answer wins, and every other
+   * controller's request is withdrawn ($/cancel_request). No one to ask: cancelled.
+   */
+  async ask(peers: readonly Peer[], event: PermissionRequestEvent, after: Promise<void>): Promise<PermissionOutcome> {
     const abort = new AbortController();
     this.#pending.set(event.requestId, abort);
-    let outcome: PermissionOutcome = { outcome: "cancelled" };
     try {
       await after;
-      if (peer && !abort.signal.aborted) {
-        const request: RequestPermissionRequest = {
-          sessionId: this.#sessionId,
-          toolCall: {
-            toolCallId: event.toolCallId,
-            title: event.title,
-            kind: event.kind,
-            status: "pending",
-            rawInput: event.rawInput,
-          },
-          options: PERMISSION_OPTIONS,
-        };
-        const response = await peer.client.request("session/request_permission", request, {
-          cancellationSignal: abort.signal,
-          stopWaitingOnCancel: true,
-        });
-        const parsed = PermissionOutcome.safeParse(response.outcome);
-        if (parsed.success) outcome = parsed.data;
-        else
-          this.#logger.warn(
-            { outcome: response.outcome },
-            "permission outcome not among the offered options: treated as cancelled",
-          );
-      }
-    } catch (error) {
-      if (!abort.signal.aborted) this.#logger.warn({ err: error }, "permission request failed: treated as cancelled");
+      if (peers.length === 0 || abort.signal.aborted) return { outcome: "cancelled" };
+      const request: RequestPermissionRequest = {
+        sessionId: this.#sessionId,
+        toolCall: {
+          toolCallId: event.toolCallId,
+          title: event.title,
+          kind: event.kind,
+          status: "pending",
+          rawInput: event.rawInput,
+        },
+        options: PERMISSION_OPTIONS,
+      };
+      const asked = peers.map(() => new AbortController());
+      const answers = peers.map((peer, index) => this.#askOne(peer, request, AbortSignal.any([abort.signal, asked[index]!.signal])));
+      // Compare-and-set: the first answer that is one of the options is the outcome; the others are withdrawn.
+      const winner = await firstValid(answers);
+      asked.forEach((controller, index) => index !== winner?.index && controller.abort());
+      return abort.signal.aborted || !winner ? { outcome: "cancelled" } : winner.outcome;
     } finally {
       this.#pending.delete(event.requestId);
     }
-    return abort.signal.aborted ? { outcome: "cancelled" } : outcome;
   }
+
+  /** One controller's choice: null when it made none (an error, cancelled, an outcome not offered). */
+  async #askOne(peer: Peer, request: RequestPermissionRequest, signal: AbortSignal): Promise<PermissionOutcome | null> {
+    try {
+      const response = await peer.client.request("session/request_permission", request, {
+        cancellationSignal: signal,
+        stopWaitingOnCancel: true,
+      });
+      const parsed = PermissionOutcome.safeParse(response.outcome);
+      if (parsed.success && parsed.data.outcome === "selected") return parsed.data;
+      if (!parsed.success)
+        this.#logger.warn(
+          { outcome: response.outcome, connection: peer.label },
+          "permission outcome not among the offered options: treated as cancelled",
+        );
+      // A controller's "cancelled" leaves the question to the others; it is the outcome once every one has answered.
+      return null;
+    } catch (error) {
+      if (!signal.aborted && !peer.closed)
+        this.#logger.warn({ err: error, connection: peer.label }, "permission request failed: treated as cancelled");
+      return null;
+    }
+  }
+}
+
+/** The first answer that is not null, with its index; null once every one is. */
+function firstValid(
+  answers: Promise<PermissionOutcome | null>[],
+): Promise<{ index: number; outcome: PermissionOutcome } | null> {
+  return new Promise((resolve) => {
+    let left = answers.length;
+    answers.forEach((answer, index) =>
+      void answer.then((outcome) => {
+        if (outcome) resolve({ index, outcome });
+        else if (--left === 0) resolve(null);
+      }),
+    );
+  });
 }

@@ -24,6 +24,8 @@ export interface SessionWorkerHooks {
    * opened the session yet (the wake that made it fails with why).
    */
   onExit(exit: WorkerExit, whileOpening: boolean): void;
+  /** A worker opened the session: its log holds `shown` replayable entries, every one shown before. */
+  onOpened(shown: number): void;
   /** A wake has finished, well or not. */
   onWoken(): void;
 }
@@ -214,6 +216,7 @@ export class SessionWorker {
       turns: ack.turns,
       startedAtMs,
     });
+    this.#hooks.onOpened(ack.shown);
     this.#state.on("opened");
     return lease;
   }

@@ -14,7 +14,7 @@ import type { SessionStatus } from "../../protocol/host-status.js";
 import { nowMs, type TurnTrace } from "../../protocol/trace.js";
 import type { McpServerConfig } from "../../protocol/mcp-servers.js";
 import { WorkerGone, type WorkerExit, type WorkerLease } from "../../pool/worker-lease.js";
-import { hostError, promptInFlight, sessionClosed, workerFault } from "../../request-errors.js";
+import { hostError, invalidParams, promptInFlight, sessionClosed, workerFault } from "../../request-errors.js";
 import type { Logger } from "../../logger.js";
 import type { SessionDeps, SessionSettings } from "./session-deps.js";
 import type { Peer } from "../connection/peer.js";
@@ -23,6 +23,15 @@ import { SessionOutbox } from "./session-outbox.js";
 import { PermissionRequests } from "./session-permissions.js";
 import { WorkerRelays } from "./session-relays.js";
 import { Replay } from "./session-replay.js";
+import { Attachment } from "../attach/attachment.js";
+import {
+  TURN_ENDED_NOTIFICATION,
+  type AttachResponse,
+  type AttachRole,
+  type ReplayFrom,
+  type TurnEndedNotification,
+} from "../../protocol/attach.js";
+import { compareEventPositions, formatEventId, parseEventId, type EventPosition } from "../../protocol/event-id.js";
 import { SessionPhaseMachine } from "./session-phase.js";
 import { TurnSlot, type Turn } from "./session-turn.js";
 import { PingWatch } from "./session-watchdog.js";
@@ -67,7 +76,7 @@ export interface SessionOptions {
    * Where its updates go while no connection has attached it itself: a child's go to its parent's connection when that
    * client understands subagents.
    */
-  follow?: () => Peer | null;
+  follow?: () => SessionOutbox | null;
 }
 
 export class LiveSession implements SlotHolder {
@@ -91,6 +100,10 @@ export class LiveSession implements SlotHolder {
   #idleTimer: NodeJS.Timeout | null = null;
   #lastUsed = performance.now();
   #title: string | null;
+  /** How the last turn answered in this host ("error": it failed); null: none yet. */
+  #lastStopReason: string | null = null;
+  /** The client's id of the prompt of the turn in flight, else of the last one (null: none given). */
+  #promptId: string | null = null;
 
   constructor(id: string, settings: SessionSettings, deps: SessionDeps, options: SessionOptions = {}) {
     this.id = id;
@@ -108,6 +121,17 @@ export class LiveSession implements SlotHolder {
       this.#deps.store.touched(this.id);
       // Whatever ended the turn, the children's turns it started end with it (child sessions listen).
       this.#deps.hooks.emit("turnEnded", { sessionId: this.id, outcome, seconds });
+      this.#lastStopReason = outcome;
+      const promptId = this.#promptId;
+      // After the turn's updates: a controller whose prompt's connection dropped learns how it ended.
+      void this.#outbox.drained.then(() =>
+        this.#outbox.notifyAttached(TURN_ENDED_NOTIFICATION, {
+          sessionId: this.id,
+          stopReason: outcome,
+          lastEventId: formatEventId(this.#outbox.clock.last),
+          promptId,
+        } satisfies TurnEndedNotification),
+      );
       this.#wentIdle();
     });
     this.#permissions = new PermissionRequests(id, this.#logger);
@@ -126,6 +150,7 @@ export class LiveSession implements SlotHolder {
         },
         onFault: (fault) => this.#onFaulty(fault),
         onExit: (exit, whileOpening) => this.#workerExited(exit, whileOpening),
+        onOpened: (shown) => this.#outbox.clock.restored(shown),
         onWoken: () => this.#wentIdle(),
       },
       this.#state,
@@ -162,8 +187,119 @@ export class LiveSession implements SlotHolder {
     return turn?.id === turnId && !turn.cancelRequested;
   }
 
+  /** The connection that owns it (session/new, load, resume); attached clients are not among them. */
   get attachment(): Peer | null {
     return this.#outbox.attachment;
+  }
+
+  /** Where its updates go: a child session's outbox follows its parent's. */
+  get outbox(): SessionOutbox {
+    return this.#outbox;
+  }
+
+  /** Whether anyone is there: an open owning connection, or a client attached. */
+  get attended(): boolean {
+    const owner = this.#outbox.attachment;
+    return (owner !== null && !owner.closed) || this.#outbox.attachments.some((attachment) => !attachment.ended);
+  }
+
+  /** The peer's role on this session: owner, an attached role, or none. */
+  roleOf(peer: Peer): "owner" | AttachRole | null {
+    if (this.#outbox.attachment === peer) return "owner";
+    let role: AttachRole | null = null;
+    for (const attachment of this.#outbox.attachments)
+      if (attachment.peer === peer && !attachment.ended && role !== "controller") role = attachment.role;
+    return role;
+  }
+
+  /**
+   * session/attach: the peer receives the session's updates from now on (after its replay, if it asked for one) through
+   * a queue of its own. The owning connection that attaches stops being the owner: its updates come this way instead.
+   */
+  async attachClient(peer: Peer, role: AttachRole, from: ReplayFrom | undefined, maxQueuedBytes: number): Promise<AttachResponse> {
+    if (this.#state.closed) throw sessionClosed();
+    let cursor: EventPosition | null = null;
+    if (from?.type === "after_event") {
+      cursor = parseEventId(from.eventId);
+      if (!cursor) throw invalidParams("replayFrom.eventId", `not an event id of this host: ${from.eventId}`);
+      if (compareEventPositions(cursor, this.#outbox.clock.last) > 0)
+        throw hostError(
+          "CURSOR_GAP",
+          `session ${this.id}'s log holds no event ${from.eventId} (its last is ${formatEventId(this.#outbox.clock.last)}): attach with replayFrom start`,
+          { sessionId: this.id, lastEventId: formatEventId(this.#outbox.clock.last) },
+        );
+    }
+    const outbox = this.#outbox;
+    const attachment = new Attachment(this.id, peer, role, {
+      maxQueuedBytes,
+      logger: this.#logger,
+      onEnd: (ended) => outbox.remove(ended),
+    });
+    if (outbox.detach(peer)) this.#logger.info({ connection: peer.label }, "owning connection attached: its updates come through its attachment");
+    outbox.add(attachment);
+    const answer = (): AttachResponse => ({
+      attachmentId: attachment.id,
+      role,
+      lastEventId: attachment.lastEventId,
+      participants: outbox.attachments.filter((other) => !other.ended).map((other) => other.participant),
+      turnRunning: this.busy,
+      lastStopReason: this.#lastStopReason,
+      promptId: this.#promptId,
+    });
+    if (!from) {
+      attachment.startAfter(outbox.clock.last);
+      attachment.goLive();
+      return answer();
+    }
+    if (cursor) attachment.startAfter(cursor);
+    const recent = cursor ? outbox.recentAfter(cursor) : null;
+    if (recent) {
+      for (const shown of recent) attachment.replayed(shown);
+      attachment.goLive();
+      return answer();
+    }
+    try {
+      await this.#replayTo(attachment, cursor ? cursor[0] : 0);
+    } catch (error) {
+      attachment.end();
+      throw error;
+    }
+    return answer();
+  }
+
+  /** session/detach: idempotent; the session and its turn go on. false: no such attachment of this peer. */
+  detachClient(peer: Peer, attachmentId: string): boolean {
+    const attachment = this.#outbox.find(attachmentId);
+    if (!attachment || attachment.peer !== peer) return false;
+    attachment.end();
+    return true;
+  }
+
+  /** The peer's connection closed: its attachments end (the session and its turn go on). */
+  dropAttachmentsOf(peer: Peer): void {
+    for (const attachment of this.#outbox.attachments) if (attachment.peer === peer) attachment.end();
+  }
+
+  /** Replays the log from entry `fromSeq` to one attached client, then lets its live updates follow. */
+  async #replayTo(attachment: Attachment, fromSeq: number): Promise<void> {
+    // One replay at a time on the worker's port: a load's or another attach's goes first.
+    while (this.#replay) await this.#replay.finished.catch(() => {});
+    if (this.#state.closed) throw sessionClosed();
+    const replay = new Replay(attachment);
+    this.#replay = replay;
+    try {
+      const lease = await this.#worker.wake();
+      await this.#replayFrom(lease, fromSeq);
+      await replay.finished;
+    } catch (error) {
+      if (error instanceof WorkerGone)
+        throw workerFault(this.id, `session worker died while replaying: ${error.exit.cause}`);
+      throw error;
+    } finally {
+      this.#replay = null;
+      attachment.goLive();
+      this.#wentIdle();
+    }
   }
 
   /** The title session/list shows (null: none yet). */
@@ -229,7 +365,7 @@ export class LiveSession implements SlotHolder {
       throw hostError("PROMPT_IN_FLIGHT", "a prompt is in flight for this session: load it once the prompt has ended", {
         sessionId: this.id,
       });
-    if (this.#replay) throw hostError("SESSION_BUSY", "this session is being loaded already", { sessionId: this.id });
+    if (this.#replay) throw hostError("SESSION_BUSY", "this session's log is being replayed already", { sessionId: this.id });
     const replay = new Replay();
     this.#replay = replay;
     this.#used();
@@ -252,10 +388,10 @@ export class LiveSession implements SlotHolder {
    * Asks the worker to replay; a worker of a compacted session on a store the host writes asks first for the
    * records it no longer holds, read from the store (after what it appended so far is committed).
    */
-  async #replayFrom(lease: WorkerLease): Promise<void> {
+  async #replayFrom(lease: WorkerLease, fromSeq = 0): Promise<void> {
     let older: ReplayedRecords | undefined;
     for (;;) {
-      const ack = ReplayAck.safeParse(await lease.call<unknown>((api) => api.replay(older)));
+      const ack = ReplayAck.safeParse(await lease.call<unknown>((api) => api.replay(older, fromSeq)));
       if (!ack.success) throw this.#worker.fault(lease, "reply to replay", ack.error.message);
       const seq = ack.data.recordsBefore;
       if (seq === undefined) return;
@@ -345,16 +481,23 @@ export class LiveSession implements SlotHolder {
 
   /**
    * trace: the turn's span, when it is traced: the worker's spans hang under it. lastMessage: the turn's end brings
-   * the text of its last message (takeLastMessage).
+   * the text of its last message (takeLastMessage). promptId: the client's id for it (PROMPT_ID_META_KEY).
    */
-  async prompt(text: string, trace: TurnTrace | null = null, lastMessage = false): Promise<PromptResponse> {
+  async prompt(
+    text: string,
+    trace: TurnTrace | null = null,
+    lastMessage = false,
+    promptId: string | null = null,
+  ): Promise<PromptResponse> {
     if (this.#state.closed) throw sessionClosed();
     if (this.#turns.current) throw promptInFlight();
-    if (this.#replay)
+    // An attached client's replay goes beside the turn; session/load's shows the history before any new turn.
+    if (this.#replay && !this.#replay.target)
       throw hostError("SESSION_BUSY", "the session is being loaded: prompt it once session/load has answered", {
         sessionId: this.id,
       });
     const { turn, answer } = this.#turns.begin();
+    this.#promptId = promptId;
     this.#used();
     const timeoutMs = this.#deps.turnTimeoutMs;
     if (timeoutMs > 0) {
@@ -473,6 +616,7 @@ export class LiveSession implements SlotHolder {
     if (turn) this.#settle(turn, { stopReason: "cancelled" });
     this.#permissions.abortAll();
     this.#replay?.fail(sessionClosed());
+    for (const attachment of this.#outbox.attachments) attachment.end();
     this.#closing = (async () => {
       try {
         // Its children close with it, beside its own worker.
@@ -506,6 +650,11 @@ export class LiveSession implements SlotHolder {
   /** Sends one update for this session; updates go out in the order they were sent. */
   send(update: SessionUpdate): Promise<void> {
     return this.#outbox.send(update);
+  }
+
+  /** An update about one of its children (subagent_update): only clients that understand subagents are shown it. */
+  announce(update: SessionUpdate): Promise<void> {
+    return this.#outbox.send(update, "subagents");
   }
 
   /**

@@ -1,0 +1,154 @@
+// One client attached to a session (session/attach): its role, and its own bounded queue of updates on their way. A
+// client that falls further behind than the queue holds is detached, told why and after which event, and the session
+// never waits for it. While its replay is sent, the live updates wait here and follow it without gap or duplicate.
+import { randomUUID } from "node:crypto";
+import { compareEventPositions, formatEventId, type EventPosition } from "../../protocol/event-id.js";
+import {
+  DETACHED_NOTIFICATION,
+  type AttachRole,
+  type DetachedNotification,
+  type Participant,
+} from "../../protocol/attach.js";
+import { codeOf } from "../../protocol/errors.js";
+import type { Logger } from "../../logger.js";
+import type { Peer } from "../connection/peer.js";
+import { shownTo, type ShownUpdate } from "./shown-update.js";
+
+export class Attachment {
+  readonly id = randomUUID();
+  readonly peer: Peer;
+  readonly role: AttachRole;
+  readonly #sessionId: string;
+  readonly #maxQueuedBytes: number;
+  readonly #logger: Logger;
+  readonly #onEnd: (attachment: Attachment) => void;
+  #queuedBytes = 0;
+  #last: EventPosition | null = null;
+  /** Live updates that came while the replay was being sent; null once it has been. */
+  #held: ShownUpdate[] | null = [];
+  #heldBytes = 0;
+  /** Notices that came while the replay was being sent: they follow the updates held with them. */
+  #heldNotices: [method: string, params: Record<string, unknown>][] = [];
+  #ended = false;
+
+  constructor(
+    sessionId: string,
+    peer: Peer,
+    role: AttachRole,
+    options: { maxQueuedBytes: number; logger: Logger; onEnd: (attachment: Attachment) => void },
+  ) {
+    this.#sessionId = sessionId;
+    this.peer = peer;
+    this.role = role;
+    this.#maxQueuedBytes = options.maxQueuedBytes;
+    this.#logger = options.logger;
+    this.#onEnd = options.onEnd;
+  }
+
+  get participant(): Participant {
+    return { attachmentId: this.id, role: this.role };
+  }
+
+  get ended(): boolean {
+    return this.#ended || this.peer.closed;
+  }
+
+  /** Only what follows the cursor is sent (the client has the rest). */
+  startAfter(cursor: EventPosition): void {
+    this.#last = cursor;
+  }
+
+  /** The last update sent to it (null: none). */
+  get lastEventId(): string | null {
+    return this.#last ? formatEventId(this.#last) : null;
+  }
+
+  /** A live update: sent, or held while the replay is on its way. */
+  live(shown: ShownUpdate): void {
+    if (this.ended || !shownTo(shown, this.peer.understands)) return;
+    if (this.#held) {
+      this.#held.push(shown);
+      this.#heldBytes += shown.bytes;
+      if (this.#heldBytes > this.#maxQueuedBytes) this.#tooSlow();
+      return;
+    }
+    this.#send(shown);
+  }
+
+  /** An update of its replay (older than every live one it holds): sent unless it was sent already. */
+  replayed(shown: ShownUpdate): void {
+    if (this.ended || !shownTo(shown, this.peer.understands)) return;
+    this.#send(shown);
+  }
+
+  /** The replay is out: what came live meanwhile follows, less what the replay already showed. */
+  goLive(): void {
+    const held = this.#held ?? [];
+    this.#held = null;
+    this.#heldBytes = 0;
+    for (const shown of held) this.#send(shown);
+    for (const [method, params] of this.#heldNotices.splice(0)) this.notify(method, params);
+  }
+
+  /** Tells this client something about the session (a turn's end), in order with its updates. */
+  notify(method: string, params: Record<string, unknown>): void {
+    if (this.ended) return;
+    if (this.#held) {
+      this.#heldNotices.push([method, params]);
+      return;
+    }
+    this.peer.client.notify(method, params).catch(() => {});
+  }
+
+  /** An update of one of the session's children (its own numbering), for a client that understands subagents. */
+  relay(sessionId: string, update: ShownUpdate): void {
+    if (this.ended || !this.peer.understands.subagents || !shownTo(update, this.peer.understands)) return;
+    if (this.#held) return;
+    if (this.#queuedBytes + update.bytes > this.#maxQueuedBytes) return this.#tooSlow();
+    this.#queue(sessionId, update);
+  }
+
+  /** Ends it (detach, or its session closed); idempotent. */
+  end(): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.#held = null;
+    this.#onEnd(this);
+  }
+
+  #send(shown: ShownUpdate): void {
+    // What this client has been sent already (a replay's last update, seen again live) is not sent twice.
+    if (this.#last && compareEventPositions(shown.position, this.#last) <= 0) return;
+    if (this.#queuedBytes + shown.bytes > this.#maxQueuedBytes) return this.#tooSlow();
+    this.#last = shown.position;
+    this.#queue(this.#sessionId, shown);
+  }
+
+  #queue(sessionId: string, shown: ShownUpdate): void {
+    this.#queuedBytes += shown.bytes;
+    this.peer.client
+      .notify("session/update", { sessionId, update: shown.update })
+      .catch(() => {})
+      .finally(() => (this.#queuedBytes -= shown.bytes));
+  }
+
+  #tooSlow(): void {
+    const lastEventId = this.#last ? formatEventId(this.#last) : null;
+    if (this.#ended) return;
+    this.#logger.warn(
+      { attachmentId: this.id, connection: this.peer.label, maxQueuedBytes: this.#maxQueuedBytes, lastEventId },
+      "attached client fell further behind than its queue holds: detached",
+    );
+    const notice: DetachedNotification = {
+      sessionId: this.#sessionId,
+      attachmentId: this.id,
+      error: {
+        code: codeOf("OBSERVER_TOO_SLOW"),
+        message: `this client fell more than ${this.#maxQueuedBytes} bytes of updates behind: detached; attach again after event ${lastEventId ?? "(none)"}`,
+        data: { reason: "OBSERVER_TOO_SLOW", lastEventId },
+      },
+    };
+    this.peer.client.notify(DETACHED_NOTIFICATION, notice).catch(() => {});
+    this.end();
+  }
+}
