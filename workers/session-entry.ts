@@ -17,7 +17,8 @@ import {
   type SessionTask,
 } from "../src/protocol/port.js";
 import type { SessionWorkerApi } from "../src/protocol/session-worker-api.js";
-import { OutputWindow } from "../src/protocol/output-window.js";
+import type { WorkerEvent } from "../src/protocol/worker-events.js";
+import { OutputWindow, outputBytes } from "../src/protocol/output-window.js";
 import { SystemPromptSetting } from "../src/protocol/system-prompt.js";
 import { AgentLoop } from "./loop/agent-loop.js";
 import { ChildRequests } from "./loop/child-requests.js";
@@ -142,6 +143,8 @@ export default function runSession(task: SessionTask): Promise<never> {
   // A session that could not be opened answers open() with the reason; other commands reject with it.
   bound.catch(() => {});
   let started = false;
+  /** The history an attached client's replay is being paged from. */
+  let paged: { from: number; pieces: WorkerEvent[] } | null = null;
 
   const api: SessionWorkerApi = {
     async start(init, gatewayPort) {
@@ -206,15 +209,14 @@ export default function runSession(task: SessionTask): Promise<never> {
       session.systemPrompt = setting;
       session.journal.append({ type: "system_prompt", systemPrompt: setting });
     },
-    async replay(older, fromSeq) {
+    async replay(older) {
       const session = await bound;
       const journal = session.journal;
       const recordsBefore = journal.recordsBefore();
       const given = older === undefined ? undefined : ReplayedRecords.parse(older);
       // Compacted since the host last asked: the records it brought end where this worker's no longer start.
       if (recordsBefore !== null && given?.seq !== recordsBefore) return { turns: 0, recordsBefore };
-      const from = fromSeq === undefined ? 0 : ReplayFrom.parse(fromSeq);
-      const history = replayEvents([...journal.replayed(given), ...journal.entries()], from);
+      const history = replayEvents([...journal.replayed(given), ...journal.entries()]);
       let posted = 0;
       for (const event of history) {
         for (const piece of pieces(event)) {
@@ -226,6 +228,26 @@ export default function runSession(task: SessionTask): Promise<never> {
       }
       events.post({ type: "turn_end", turnId: REPLAY_TURN_ID, stopReason: "end_turn" });
       return { turns: session.journal.turns };
+    },
+    async replayPage(older, fromSeq, skip, maxBytes) {
+      const session = await bound;
+      const journal = session.journal;
+      const recordsBefore = journal.recordsBefore();
+      const given = older === undefined ? undefined : ReplayedRecords.parse(older);
+      if (recordsBefore !== null && given?.seq !== recordsBefore) return { events: [], total: 0, recordsBefore };
+      const from = ReplayFrom.parse(fromSeq);
+      const first = ReplayFrom.parse(skip);
+      // The pages of one replay are cut from one reading of the history, kept until its last page is taken.
+      if (!paged || paged.from !== from || first === 0)
+        paged = { from, pieces: replayEvents([...journal.replayed(given), ...journal.entries()], from).flatMap(pieces) };
+      const page: WorkerEvent[] = [];
+      for (let bytes = 0, i = first; i < paged.pieces.length && (page.length === 0 || bytes < maxBytes); i++) {
+        page.push(paged.pieces[i]!);
+        bytes += outputBytes(paged.pieces[i]!);
+      }
+      const total = paged.pieces.length;
+      if (first + page.length >= total) paged = null;
+      return { events: page, total };
     },
     async dispose() {
       if (!started) return;

@@ -2,7 +2,7 @@
 import type { MessagePort } from "node:worker_threads";
 import type { ModelConfig, ReplayedRecords, SessionModeId, SpawnerGrant, WorkerInit } from "./port.js";
 import type { SystemPromptSetting } from "./system-prompt.js";
-import type { OpenAck, ReplayAck, WorkerStats } from "./worker-events.js";
+import type { OpenAck, ReplayAck, ReplayPage, WorkerStats } from "./worker-events.js";
 
 /** Commands the main thread calls on a session worker (comlink). */
 export interface SessionWorkerApi {
@@ -32,9 +32,14 @@ export interface SessionWorkerApi {
    * Posts the session's history as events (turnId "replay"), then a turn_end with turnId "replay" that marks the
    * end (events and answers travel on different ports, so the main thread waits for the marker, not the answer).
    * A "records" session compacted since its worker opened asks first for the older records it no longer holds.
-   * fromSeq: only the entries numbered from it on (an attach after an event).
    */
-  replay(older?: ReplayedRecords, fromSeq?: number): Promise<ReplayAck>;
+  replay(older?: ReplayedRecords): Promise<ReplayAck>;
+  /**
+   * One page of the history an attached client asked for, as the answer (not on the events port: a turn running beside
+   * it does not wait for that client): the events numbered from fromSeq on, after the first `skip` of them, at least
+   * one and about maxBytes of them. A "records" session compacted since its worker opened asks first for older records.
+   */
+  replayPage(older: ReplayedRecords | undefined, fromSeq: number, skip: number, maxBytes: number): Promise<ReplayPage>;
   /** Ends background tasks and flushes state; the main thread terminates the thread afterwards. */
   dispose(): Promise<void>;
 }

@@ -196,6 +196,17 @@ export const ReplayAck = z.object({
 });
 export type ReplayAck = z.infer<typeof ReplayAck>;
 
+/**
+ * One page of an attached client's replay: events (each numbered), and how many the whole replay from that entry has.
+ * recordsBefore: as in ReplayAck (nothing paged: ask again with the older records).
+ */
+export const ReplayPage = z.object({
+  events: z.array(WorkerEvent),
+  total: z.int().check(z.nonnegative()),
+  recordsBefore: z.optional(z.int().check(z.nonnegative())),
+});
+export type ReplayPage = z.infer<typeof ReplayPage>;
+
 /** The answer to open: the session is restored (with the mode and model it runs with now), or its log is unusable. */
 export const OpenAck = z.discriminatedUnion("ok", [
   z.object({

@@ -23,6 +23,8 @@ export interface StalledClient {
   responsesRead(): number;
   /** Resolves when the connection has closed (seen only while reading). */
   closed: Promise<void>;
+  /** The params of every notification of that method read so far. */
+  notifications(method: string): unknown[];
 }
 
 /** Opens a WebSocket to ws://host:port/path. */
@@ -44,6 +46,7 @@ export async function openStalledClient(url: string, headers: Record<string, str
   let upgraded = false;
   let agentText = 0;
   let responsesRead = 0;
+  const notified: { method: string; params: unknown }[] = [];
   const waiting = new Map<number, (message: { result?: unknown; error?: unknown }) => void>();
   const answered = new Map<number, { result?: unknown; error?: unknown }>();
   let upgradedNow: () => void = () => {};
@@ -66,10 +69,13 @@ export async function openStalledClient(url: string, headers: Record<string, str
       if (next.opcode !== 1) continue;
       const message = JSON.parse(next.text) as {
         id?: number;
+        method?: string;
         result?: unknown;
         error?: unknown;
         params?: { update?: { sessionUpdate?: string; content?: { text?: string } } };
       };
+      if (message.method !== undefined && message.id === undefined)
+        notified.push({ method: message.method, params: message.params });
       const update = message.params?.update;
       if (update?.sessionUpdate === "agent_message_chunk") agentText += update.content?.text?.length ?? 0;
       if (typeof message.id !== "number" || !("result" in message || "error" in message)) continue;
@@ -103,6 +109,7 @@ export async function openStalledClient(url: string, headers: Record<string, str
     resumeReading: () => void socket.resume(),
     agentText: () => agentText,
     responsesRead: () => responsesRead,
+    notifications: (method) => notified.filter((n) => n.method === method).map((n) => n.params),
   };
 }
 

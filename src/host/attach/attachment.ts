@@ -30,6 +30,7 @@ export class Attachment {
   /** Notices that came while the replay was being sent: they follow the updates held with them. */
   #heldNotices: [method: string, params: Record<string, unknown>][] = [];
   #ended = false;
+  readonly #drainWaiters: (() => void)[] = [];
 
   constructor(
     sessionId: string,
@@ -104,8 +105,14 @@ export class Attachment {
   relay(sessionId: string, update: ShownUpdate): void {
     if (this.ended || !this.peer.understands.subagents || !shownTo(update, this.peer.understands)) return;
     if (this.#held) return;
-    if (this.#queuedBytes + update.bytes > this.#maxQueuedBytes) return this.#tooSlow();
+    if (this.#queuedBytes > 0 && this.#queuedBytes + update.bytes > this.#maxQueuedBytes) return this.#tooSlow();
     this.#queue(sessionId, update);
+  }
+
+  /** Resolves once nothing sent to it is on its way, or it has ended. */
+  drained(): Promise<void> {
+    if (this.#queuedBytes === 0 || this.ended) return Promise.resolve();
+    return new Promise((resolve) => this.#drainWaiters.push(resolve));
   }
 
   /** Ends it (detach, or its session closed); idempotent. */
@@ -114,12 +121,14 @@ export class Attachment {
     this.#ended = true;
     this.#held = null;
     this.#onEnd(this);
+    for (const resolve of this.#drainWaiters.splice(0)) resolve();
   }
 
   #send(shown: ShownUpdate): void {
     // What this client has been sent already (a replay's last update, seen again live) is not sent twice.
     if (this.#last && compareEventPositions(shown.position, this.#last) <= 0) return;
-    if (this.#queuedBytes + shown.bytes > this.#maxQueuedBytes) return this.#tooSlow();
+    // One update larger than the whole queue still goes, alone.
+    if (this.#queuedBytes > 0 && this.#queuedBytes + shown.bytes > this.#maxQueuedBytes) return this.#tooSlow();
     this.#last = shown.position;
     this.#queue(this.#sessionId, shown);
   }
@@ -129,7 +138,10 @@ export class Attachment {
     this.peer.client
       .notify("session/update", { sessionId, update: shown.update })
       .catch(() => {})
-      .finally(() => (this.#queuedBytes -= shown.bytes));
+      .finally(() => {
+        this.#queuedBytes -= shown.bytes;
+        if (this.#queuedBytes === 0) for (const resolve of this.#drainWaiters.splice(0)) resolve();
+      });
   }
 
   #tooSlow(): void {

@@ -200,17 +200,12 @@ export class SessionEvents {
     return turn && event.turnId === turn.id ? turn : null;
   }
 
-  /** Numbered and shown: a replay's to its client only, a turn's live to every client of the session. */
+  /** Numbered and shown: session/load's replay to the owner only, a turn's live to every client of the session. */
   #show(event: TurnEvent): void {
     const outbox = this.#session.outbox;
     const replay = event.turnId === REPLAY_TURN_ID ? this.#session.replay() : null;
-    if (!replay) {
-      void outbox.publish(numberedUpdates(event, outbox.clock, outbox));
-      return;
-    }
-    const shown = numberedUpdates(event, replay.clock, outbox);
-    if (replay.target) for (const update of shown) replay.target.replayed(update);
-    else void outbox.showOwner(shown);
+    if (replay) void outbox.showOwner(numberedUpdates(event, replay.clock, outbox));
+    else void outbox.publish(numberedUpdates(event, outbox.clock, outbox));
   }
 
   /** spawn_agent: the host makes or reuses the child and runs the prompt there; the worker is told how it went. */

@@ -7,7 +7,7 @@
 import type { PromptResponse, RequestError, SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import * as Comlink from "comlink";
 import type { HostMessage, ModelConfig, ReplayedRecords, SessionModeId } from "../../protocol/port.js";
-import { ReplayAck } from "../../protocol/worker-events.js";
+import { ReplayAck, ReplayPage } from "../../protocol/worker-events.js";
 import type { LogHeader } from "../../protocol/log/session-log.js";
 import type { SystemPromptSetting } from "../../protocol/system-prompt.js";
 import type { SessionStatus } from "../../protocol/host-status.js";
@@ -31,7 +31,14 @@ import {
   type ReplayFrom,
   type TurnEndedNotification,
 } from "../../protocol/attach.js";
-import { compareEventPositions, formatEventId, parseEventId, type EventPosition } from "../../protocol/event-id.js";
+import {
+  compareEventPositions,
+  EventClock,
+  formatEventId,
+  parseEventId,
+  type EventPosition,
+} from "../../protocol/event-id.js";
+import { numberedUpdates } from "./numbered-updates.js";
 import { SessionPhaseMachine } from "./session-phase.js";
 import { TurnSlot, type Turn } from "./session-turn.js";
 import { PingWatch } from "./session-watchdog.js";
@@ -102,6 +109,8 @@ export class LiveSession implements SlotHolder {
   #title: string | null;
   /** How the last turn answered in this host ("error": it failed); null: none yet. */
   #lastStopReason: string | null = null;
+  /** Attached clients' replays being paged: the worker they read stays. */
+  #pagedReplays = 0;
   /** The client's id of the prompt of the turn in flight, else of the last one (null: none given). */
   #promptId: string | null = null;
 
@@ -259,7 +268,7 @@ export class LiveSession implements SlotHolder {
       return answer();
     }
     try {
-      await this.#replayTo(attachment, cursor ? cursor[0] : 0);
+      await this.#replayTo(attachment, cursor ? cursor[0] : 0, Math.max(1, Math.floor(maxQueuedBytes / 2)));
     } catch (error) {
       attachment.end();
       throw error;
@@ -280,23 +289,37 @@ export class LiveSession implements SlotHolder {
     for (const attachment of this.#outbox.attachments) if (attachment.peer === peer) attachment.end();
   }
 
-  /** Replays the log from entry `fromSeq` to one attached client, then lets its live updates follow. */
-  async #replayTo(attachment: Attachment, fromSeq: number): Promise<void> {
-    // One replay at a time on the worker's port: a load's or another attach's goes first.
-    while (this.#replay) await this.#replay.finished.catch(() => {});
-    if (this.#state.closed) throw sessionClosed();
-    const replay = new Replay(attachment);
-    this.#replay = replay;
+  /**
+   * Replays the log from entry `fromSeq` to one attached client, page by page as it takes them (asked of the worker
+   * as answers, so a turn running beside it never waits for that client), then lets its live updates follow.
+   */
+  async #replayTo(attachment: Attachment, fromSeq: number, pageBytes: number): Promise<void> {
+    this.#pagedReplays++;
     try {
       const lease = await this.#worker.wake();
-      await this.#replayFrom(lease, fromSeq);
-      await replay.finished;
+      const clock = new EventClock();
+      let older: ReplayedRecords | undefined;
+      for (let skip = 0; !attachment.ended; ) {
+        const page = ReplayPage.safeParse(
+          await lease.call<unknown>((api) => api.replayPage(older, fromSeq, skip, pageBytes)),
+        );
+        if (!page.success) throw this.#worker.fault(lease, "reply to replay", page.error.message);
+        if (page.data.recordsBefore !== undefined) {
+          older = await this.#olderRecords(lease, page.data.recordsBefore);
+          continue;
+        }
+        for (const event of page.data.events)
+          for (const shown of numberedUpdates(event, clock, this.#outbox)) attachment.replayed(shown);
+        skip += page.data.events.length;
+        if (skip >= page.data.total) break;
+        await attachment.drained();
+      }
     } catch (error) {
       if (error instanceof WorkerGone)
         throw workerFault(this.id, `session worker died while replaying: ${error.exit.cause}`);
       throw error;
     } finally {
-      this.#replay = null;
+      this.#pagedReplays--;
       attachment.goLive();
       this.#wentIdle();
     }
@@ -325,10 +348,10 @@ export class LiveSession implements SlotHolder {
 
   /**
    * Its connection is gone: a running turn goes on and is journaled, but what it sends reaches no one (the log
-   * has it), and a permission it asks for is answered cancelled.
+   * has it), and a permission it asks for is answered cancelled unless a controller is attached to answer it.
    */
   detach(peer: Peer): void {
-    if (this.#outbox.detach(peer)) this.#permissions.abortAll();
+    if (this.#outbox.detach(peer) && this.#outbox.controllers().length === 0) this.#permissions.abortAll();
   }
 
   /** When it was last used, while it holds a live worker that nothing is using (so it may hibernate); else null. */
@@ -343,7 +366,7 @@ export class LiveSession implements SlotHolder {
 
   /** Its opened worker while nothing uses it (no turn, no replay). */
   #idleWorker(): WorkerLease | null {
-    return this.#turns.current || this.#replay ? null : this.#worker.live;
+    return this.#turns.current || this.#replay || this.#pagedReplays > 0 ? null : this.#worker.live;
   }
 
   /** Leases a worker now, if one is free without hibernating anyone, so the first prompt finds it started. */
@@ -365,7 +388,7 @@ export class LiveSession implements SlotHolder {
       throw hostError("PROMPT_IN_FLIGHT", "a prompt is in flight for this session: load it once the prompt has ended", {
         sessionId: this.id,
       });
-    if (this.#replay) throw hostError("SESSION_BUSY", "this session's log is being replayed already", { sessionId: this.id });
+    if (this.#replay) throw hostError("SESSION_BUSY", "this session is being loaded already", { sessionId: this.id });
     const replay = new Replay();
     this.#replay = replay;
     this.#used();
@@ -388,19 +411,23 @@ export class LiveSession implements SlotHolder {
    * Asks the worker to replay; a worker of a compacted session on a store the host writes asks first for the
    * records it no longer holds, read from the store (after what it appended so far is committed).
    */
-  async #replayFrom(lease: WorkerLease, fromSeq = 0): Promise<void> {
+  async #replayFrom(lease: WorkerLease): Promise<void> {
     let older: ReplayedRecords | undefined;
     for (;;) {
-      const ack = ReplayAck.safeParse(await lease.call<unknown>((api) => api.replay(older, fromSeq)));
+      const ack = ReplayAck.safeParse(await lease.call<unknown>((api) => api.replay(older)));
       if (!ack.success) throw this.#worker.fault(lease, "reply to replay", ack.error.message);
       const seq = ack.data.recordsBefore;
       if (seq === undefined) return;
-      const writer = this.#deps.store.writer(this.id);
-      if (!writer)
-        throw this.#worker.fault(lease, "reply to replay", "it asked for records from a store it writes itself");
-      await writer.committed();
-      older = { seq, records: await writer.replayedBefore(seq) };
+      older = await this.#olderRecords(lease, seq);
     }
+  }
+
+  /** The records before seq, read from the store the host writes (after what the worker appended is committed). */
+  async #olderRecords(lease: WorkerLease, seq: number): Promise<ReplayedRecords> {
+    const writer = this.#deps.store.writer(this.id);
+    if (!writer) throw this.#worker.fault(lease, "reply to replay", "it asked for records from a store it writes itself");
+    await writer.committed();
+    return { seq, records: await writer.replayedBefore(seq) };
   }
 
   /**
@@ -491,8 +518,7 @@ export class LiveSession implements SlotHolder {
   ): Promise<PromptResponse> {
     if (this.#state.closed) throw sessionClosed();
     if (this.#turns.current) throw promptInFlight();
-    // An attached client's replay goes beside the turn; session/load's shows the history before any new turn.
-    if (this.#replay && !this.#replay.target)
+    if (this.#replay)
       throw hostError("SESSION_BUSY", "the session is being loaded: prompt it once session/load has answered", {
         sessionId: this.id,
       });
