@@ -1,0 +1,74 @@
+// A controller whose connection drops mid-turn loses nothing: HostClient with reconnect re-attaches after the last
+// event it applied, its prompt in flight still gets its answer, and nothing it saw is shown twice. Through a real host
+// over WebSocket, behind a proxy that resets the connection at seeded random moments; an observer attached beside it,
+// never cut, is the reference.
+import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import type { HostClient } from "../../src/client/index.js";
+import { tempDir } from "../support/host.js";
+import { startRemoteHost, type RemoteHost } from "../support/remote-host.js";
+import { connectHost } from "../support/checked-host.js";
+import { startCutProxy, type CutProxy } from "../support/cut-proxy.js";
+import { seeded } from "../support/prng.js";
+import { bash, script, waitFor } from "../support/tools.js";
+
+const CUTS = 40;
+let host: RemoteHost;
+let proxy: CutProxy;
+
+beforeAll(async () => {
+  host = await startRemoteHost(["--default-mode", "auto"]);
+  proxy = await startCutProxy(host.wsUrl);
+});
+afterAll(async () => {
+  await proxy.close();
+  expect(await host.stop()).toBe(0);
+});
+
+it(`a controller's connection cut mid-turn ${CUTS} times: every prompt answered, no update lost or repeated`, async () => {
+  const random = seeded(50);
+  let reconnections = 0;
+  const controller = await connectHost(proxy.url(host.wsUrl), {
+    reconnect: { initialDelayMs: 5, maxDelayMs: 50, onReconnect: () => reconnections++ },
+  });
+  const observer = await connectHost(host.wsUrl);
+  try {
+    const { sessionId } = await controller.newSession(tempDir());
+    const reference: SessionUpdate[] = [];
+    observer.onSessionUpdate(sessionId, (update) => reference.push(update));
+    await observer.attach(sessionId);
+    const seen: SessionUpdate[] = [];
+    controller.onSessionUpdate(sessionId, (update) => seen.push(update));
+
+    const answers: string[] = [];
+    let cutMidTurn = 0;
+    for (let turn = 0; turn < CUTS; turn++) {
+      const steps = [
+        { say: `turn ${turn} begins` },
+        bash(`for i in 1 2 3; do echo ${turn}.$i; sleep 0.0$((RANDOM % 3)); done`),
+        { say: `turn ${turn} saw {{result}}` },
+      ];
+      let answered = false;
+      const answer = controller.prompt(sessionId, script(...steps)).finally(() => (answered = true));
+      // A cut at a random moment of the turn (or just after it).
+      await new Promise((resolve) => setTimeout(resolve, random.int(0, 40)));
+      if (proxy.cut() > 0 && !answered) cutMidTurn++;
+      const result = await answer;
+      answers.push(result.stopReason);
+    }
+    expect(answers).toEqual(Array.from({ length: CUTS }, () => "end_turn"));
+    expect(reconnections).toBeGreaterThan(CUTS / 2);
+    expect(cutMidTurn).toBeGreaterThan(CUTS / 4);
+    const last = reference.at(-1)!;
+    await waitFor("the controller to have the last update", () =>
+      seen.some((update) => update._meta?.eventId === last._meta?.eventId),
+    );
+    // Attached as a controller since it made the session, it is shown what the observer is: the same, once each.
+    const ids = (updates: SessionUpdate[]) => updates.map((update) => update._meta?.eventId as string);
+    expect(new Set(ids(seen)).size).toBe(seen.length);
+    expect(seen).toEqual(reference);
+  } finally {
+    await controller.dispose();
+    await observer.dispose();
+  }
+}, 180_000);
