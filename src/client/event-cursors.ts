@@ -18,6 +18,12 @@ export class EventCursors {
     return true;
   }
 
+  /** Attached without a replay, after this event: a re-attach starts there if nothing was applied since. */
+  attachedAfter(sessionId: string, id: string | null): void {
+    const position = id === null ? null : parseEventId(id);
+    if (position && !this.#last.has(sessionId)) this.#last.set(sessionId, { position, id: id! });
+  }
+
   /** The id of the last update applied for the session; null: none with an id. */
   lastEventId(sessionId: string): string | null {
     return this.#last.get(sessionId)?.id ?? null;

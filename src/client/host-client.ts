@@ -610,6 +610,7 @@ export class HostClient {
     const params = { sessionId, role: options.role ?? "observer", ...(options.replayFrom ? { replayFrom: options.replayFrom } : {}) };
     const answer = AttachResponse.parse(await this.#request(ATTACH_METHOD, params, sessionId));
     this.#attached.set(sessionId, answer);
+    if (!options.replayFrom) this.#cursors.attachedAfter(sessionId, answer.lastEventId);
     return answer;
   }
 

@@ -66,6 +66,8 @@ it(`a controller's connection cut mid-turn ${CUTS} times: every prompt answered,
     // Attached as a controller since it made the session, it is shown what the observer is: the same, once each.
     const ids = (updates: SessionUpdate[]) => updates.map((update) => update._meta?.eventId as string);
     expect(new Set(ids(seen)).size).toBe(seen.length);
+    const missing = reference.filter((update) => !ids(seen).includes(update._meta?.eventId as string));
+    expect(missing).toEqual([]);
     expect(seen).toEqual(reference);
   } finally {
     await controller.dispose();

@@ -15,8 +15,11 @@ export function connectPeer(host: HandlerHost, peer: Peer, stats: HostStatsMonit
   void connection.closed.then(() => {
     let detached = 0;
     for (const session of host.sessions.values()) {
-      session.dropAttachmentsOf(peer);
-      if (session.attachment !== peer) continue;
+      const attached = session.dropAttachmentsOf(peer);
+      if (session.attachment !== peer) {
+        if (attached && !session.attended) closeIfStillDetached(host, session);
+        continue;
+      }
       session.detach(peer);
       closeIfStillDetached(host, session);
       detached++;

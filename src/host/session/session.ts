@@ -284,9 +284,15 @@ export class LiveSession implements SlotHolder {
     return true;
   }
 
-  /** The peer's connection closed: its attachments end (the session and its turn go on). */
-  dropAttachmentsOf(peer: Peer): void {
-    for (const attachment of this.#outbox.attachments) if (attachment.peer === peer) attachment.end();
+  /** The peer's connection closed: its attachments end (the session and its turn go on). Whether it had any. */
+  dropAttachmentsOf(peer: Peer): boolean {
+    let had = false;
+    for (const attachment of this.#outbox.attachments)
+      if (attachment.peer === peer) {
+        attachment.end();
+        had = true;
+      }
+    return had;
   }
 
   /**
