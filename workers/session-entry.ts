@@ -27,7 +27,7 @@ import { pieces } from "./event-pieces.js";
 import type { Journal } from "./log/journal.js";
 import { createModel, type ModelOptions } from "./models/create-model.js";
 import { GatewayLink } from "./models/gateway-link.js";
-import { replayEvents } from "./log/replay.js";
+import { replayEvents } from "../src/protocol/log/replay-events.js";
 import { restoreSession } from "./log/session-restore.js";
 import { recordMcpServers } from "./mcp/mcp-record.js";
 import { startMcp } from "./mcp/start-mcp.js";

@@ -6,7 +6,7 @@ import { emptyState, foldLog } from "../../src/protocol/log/session-state.js";
 import { type LogEntry, LogError } from "../../src/protocol/log/session-log.js";
 import { compactedLog } from "../../workers/log/log-compaction.js";
 import { parseReplayed, restoreLog } from "../../workers/log/log-repair.js";
-import { replayEvents } from "../../workers/log/replay.js";
+import { replayEvents } from "../../src/protocol/log/replay-events.js";
 import { header } from "../support/durable.js";
 import { logTurns } from "../support/log-turns.js";
 

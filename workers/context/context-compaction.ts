@@ -13,7 +13,7 @@ import { foldLog } from "../../src/protocol/log/session-state.js";
 import type { EventSink } from "../event-sink.js";
 import type { Journal } from "../log/journal.js";
 import type { SpanParent } from "../trace/span.js";
-import { compactionNotice } from "./compaction-notice.js";
+import { compactionNotice } from "../../src/protocol/log/compaction-notice.js";
 import { planCompaction, type CompactionLevel } from "./compaction-plan.js";
 import {
   ContextOverflow,

@@ -2,27 +2,43 @@
 // first), each tool call and its final update, each plan, each compaction (its summary, and the notice a client without
 // compaction updates sees). session/load posts these (turnId "replay") before it answers; a compaction changes what the
 // model sees, never what is replayed.
-import { REPLAY_TURN_ID } from "../../src/protocol/port.js";
-import type { WorkerEvent } from "../../src/protocol/worker-events.js";
-import { compactionNotice } from "../context/compaction-notice.js";
-import type { JournalEntry } from "./journal.js";
-import { isReplayed } from "../../src/protocol/log/snapshot.js";
+import { REPLAY_TURN_ID } from "../port.js";
+import type { WorkerEvent } from "../worker-events.js";
+import { compactionNotice } from "./compaction-notice.js";
+import type { LogEntry } from "./session-log.js";
+import { isReplayed } from "./snapshot.js";
 
 /**
  * entries: every replayable entry of the log, in order (others may be among them); each event carries its entry's
  * number (seq), as when it was shown live. Only those numbered from `from` on are returned.
  */
-export function replayEvents(entries: readonly JournalEntry[], from = 0): WorkerEvent[] {
-  const turnId = REPLAY_TURN_ID;
-  const shown = new Set<string>();
-  const events: WorkerEvent[] = [];
-  const show = (event: Extract<WorkerEvent, { seq?: number }>) : void => {
-    events.push({ ...event, seq });
-  };
-  const compactionsOfTurn = new Map<string, number>();
-  let seq = 0;
-  for (const entry of entries) {
-    if (isReplayed(entry)) seq++;
+export function replayEvents(entries: readonly LogEntry[], from = 0): WorkerEvent[] {
+  const renderer = new ReplayRenderer();
+  const events = entries.flatMap((entry) => renderer.show(entry));
+  return from <= 1 ? events : events.filter((event) => "seq" in event && event.seq !== undefined && event.seq >= from);
+}
+
+/** The same, one entry at a time (a client following a session's log as it grows): the state is kept between them. */
+export class ReplayRenderer {
+  readonly #shown = new Set<string>();
+  readonly #compactionsOfTurn = new Map<string, number>();
+  #seq: number;
+
+  /** shownBefore: the replayable entries before the first one it is given. */
+  constructor(shownBefore = 0) {
+    this.#seq = shownBefore;
+  }
+
+  show(entry: LogEntry): WorkerEvent[] {
+    const turnId = REPLAY_TURN_ID;
+    const shown = this.#shown;
+    const compactionsOfTurn = this.#compactionsOfTurn;
+    if (isReplayed(entry)) this.#seq++;
+    const seq = this.#seq;
+    const events: WorkerEvent[] = [];
+    const show = (event: Extract<WorkerEvent, { seq?: number }>): void => {
+      events.push({ ...event, seq });
+    };
     switch (entry.type) {
       case "user_message":
         show({ type: "user_message", turnId, text: entry.text });
@@ -76,6 +92,6 @@ export function replayEvents(entries: readonly JournalEntry[], from = 0): Worker
       default:
         break;
     }
+    return events;
   }
-  return from <= 1 ? events : events.filter((event) => "seq" in event && event.seq !== undefined && event.seq >= from);
 }

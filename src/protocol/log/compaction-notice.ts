@@ -2,10 +2,10 @@
 // They say which turns went into the summary and how large they were, how large the summary is (the plan holds it to
 // at most half of what it replaces, compaction-plan.ts), and that the turn in flight was kept as it is. An entry from
 // a log written before the level was recorded is shown as it was then.
-import type { JournalEntry } from "../log/journal.js";
+import type { LogEntry } from "./session-log.js";
 import { estimateMessages } from "./token-estimate.js";
 
-export function compactionNotice(entry: Extract<JournalEntry, { type: "compaction" }>): string {
+export function compactionNotice(entry: Extract<LogEntry, { type: "compaction" }>): string {
   const request = `about ${entry.tokensBefore} → ${entry.tokensAfter} tokens`;
   if (entry.level === undefined || entry.replacedTokens === undefined) {
     return `conversation compacted: ${entry.turns === 1 ? "1 turn" : `${entry.turns} turns`} → summary (${request})`;
