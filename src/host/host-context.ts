@@ -8,6 +8,7 @@ import { atMemoryLimit, sessionMoved } from "../request-errors.js";
 import { StartScheduler } from "../pool/start-scheduler.js";
 import { Admission } from "./admission.js";
 import { letGo } from "./takeover.js";
+import { FollowedSessions } from "./attach/followed-sessions.js";
 import { isInside } from "../protocol/paths.js";
 import type { ModelConfig, WorkerInit, SettingsFrom } from "../protocol/port.js";
 import { ModelGateway } from "../pool/gateway-thread.js";
@@ -99,6 +100,8 @@ export class HostContext {
   readonly usage: TenantUsage;
   /** The host's traces, when the OTEL_* variables turn them on. */
   readonly tracing: HostTracing | null;
+  /** Observers here of sessions other hosts of the fleet serve (a shared store's only). */
+  readonly followed: FollowedSessions | null;
 
   constructor({ config, logger, pool, version, store, spawner, bwrapPath, hooks, tracing }: HostParts) {
     this.config = config;
@@ -114,6 +117,7 @@ export class HostContext {
     this.defaultModel = this.models.default;
     this.store = store;
     this.store.start();
+    this.followed = store.feed ? new FollowedSessions(store.feed, logger) : null;
     const limitBytes = config.maxRssMb * 2 ** 20;
     this.memory = {
       limitBytes,
@@ -138,6 +142,7 @@ export class HostContext {
           logger,
           cancelGraceMs: config.cancelGraceMs,
           tracing: this.tracing,
+          followed: this.followed,
         },
         sessionId,
       ),

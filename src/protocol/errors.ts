@@ -33,6 +33,8 @@ export const REASONS = {
   OBSERVER_TOO_SLOW: ERROR_CODES.invalidRequest,
   /** An attach's cursor names an event the session's log does not hold: replay from the start. */
   CURSOR_GAP: ERROR_CODES.invalidParams,
+  /** A client is attached as the session's controller at the host of the fleet that serves it (data.hostId). */
+  OWNED_ELSEWHERE: ERROR_CODES.notFound,
   /** Another host of the fleet holds the session and refuses to give it up now. */
   HELD_ELSEWHERE: ERROR_CODES.invalidRequest,
   /** A method of the host's operator, on a connection whose token is not marked operator. */

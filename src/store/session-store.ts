@@ -80,6 +80,25 @@ export interface SessionLoss {
   reason: string;
 }
 
+/** One committed record that session/load shows, with its sequence number in the session's log. */
+export interface ShownRecord {
+  seq: number;
+  entry: string;
+}
+
+/**
+ * A shared store's view of a session another host serves: a client attached here as an observer follows it from
+ * the store, as its owner commits it.
+ */
+export interface SessionFeed {
+  /** The live host other than this one that holds the session now; null: none (this host may take it). */
+  holder(sessionId: string): Promise<string | null>;
+  /** The session's committed records that session/load shows, after sequence number `afterSeq` (-1: all), in order. */
+  shownAfter(sessionId: string, afterSeq: number): Promise<ShownRecord[]>;
+  /** Calls back each time some host commits records of the session; returns the function that stops it. */
+  watch(sessionId: string, onCommitted: () => void): () => void;
+}
+
 export interface SessionStore {
   /** Names the store in logs and errors: `state dir /path`, `postgres postgres://user@host/db`. */
   readonly label: string;
@@ -132,6 +151,8 @@ export interface SessionStore {
   onTakeover(handler: (sessionId: string) => Promise<string | null>): void;
   /** Shared by a fleet of hosts: a host that ends lets its turns in flight end first, then gives its sessions up. */
   readonly shared: boolean;
+  /** Where a shared store lets this host follow a session another host serves; null for a store of one host. */
+  readonly feed: SessionFeed | null;
   /** Statements that committed session records (group commits); 0 where each worker writes its own log. */
   readonly commits: number;
   /** Whether the store answered its last request (/healthz answers 503 while it does not). */

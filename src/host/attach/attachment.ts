@@ -21,7 +21,7 @@ export class Attachment {
   readonly #sessionId: string;
   readonly #maxQueuedBytes: number;
   readonly #logger: Logger;
-  readonly #onEnd: (attachment: Attachment) => void;
+  #onEnd: (attachment: Attachment) => void;
   #queuedBytes = 0;
   #last: EventPosition | null = null;
   /** Live updates that came while the replay was being sent; null once it has been. */
@@ -107,6 +107,16 @@ export class Attachment {
     if (this.#held) return;
     if (this.#queuedBytes > 0 && this.#queuedBytes + update.bytes > this.#maxQueuedBytes) return this.#tooSlow();
     this.#queue(sessionId, update);
+  }
+
+  /** Whether half its queue is taken: a replay waits for it (drained) before it sends more. */
+  get behind(): boolean {
+    return this.#queuedBytes * 2 > this.#maxQueuedBytes;
+  }
+
+  /** From now on its end is told here (it moves from a session served here to one followed in the store). */
+  handOver(onEnd: (attachment: Attachment) => void): void {
+    this.#onEnd = onEnd;
   }
 
   /** Resolves once nothing sent to it is on its way, or it has ended. */

@@ -14,6 +14,7 @@ export function connectPeer(host: HandlerHost, peer: Peer, stats: HostStatsMonit
   peer.bind(connection);
   void connection.closed.then(() => {
     let detached = 0;
+    host.followed?.dropPeer(peer);
     for (const session of host.sessions.values()) {
       const attached = session.dropAttachmentsOf(peer);
       if (session.attachment !== peer) {

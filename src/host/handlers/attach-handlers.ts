@@ -3,7 +3,17 @@
 // session/resume would, with no owning connection and no MCP servers). Another tenant's attach is answered exactly as
 // an unknown id's: both read the stored header and fail alike.
 import type { AgentApp } from "@agentclientprotocol/sdk/unstable";
-import { ATTACH_METHOD, AttachRequest, DETACH_METHOD, DetachRequest } from "../../protocol/attach.js";
+import type { RequestError } from "@agentclientprotocol/sdk/unstable";
+import {
+  ATTACH_METHOD,
+  AttachRequest,
+  DETACH_METHOD,
+  DetachRequest,
+  type AttachResponse,
+  type AttachRole,
+} from "../../protocol/attach.js";
+import type { LogHeader } from "../../protocol/log/session-log.js";
+import { hasReason, hostError } from "../../request-errors.js";
 import type { Peer } from "../connection/peer.js";
 import type { HandlerHost } from "./handler-host.js";
 import { findVisible } from "./session-access.js";
@@ -11,10 +21,36 @@ import { openSession } from "../session/open-session.js";
 import { closeIfStillDetached } from "../connection/detached-close.js";
 import { lineageOf, type LiveSession } from "../session/session.js";
 
-async function openStored(host: HandlerHost, peer: Peer, sessionId: string): Promise<LiveSession> {
-  host.admission.assertAccepting();
+/**
+ * An observer's attach to a session another live host of the fleet serves: followed here from the store (null: none
+ * does, the session is opened here).
+ */
+async function followElsewhere(host: HandlerHost, peer: Peer, params: AttachRequest): Promise<AttachResponse | null> {
+  const { followed, store } = host;
+  if (!followed || !store.feed || params.role !== "observer") return null;
+  await assertVisibleStored(host, peer, params.sessionId);
+  if ((await store.feed.holder(params.sessionId)) === null) return null;
+  const answer = await followed.attach(peer, params.sessionId, params.replayFrom, host.config.maxAttachQueueBytes);
+  host.logger.info(
+    { sessionId: params.sessionId, connection: peer.label, attachmentId: answer.attachmentId },
+    "client attached: it follows the session from the store (another host serves it)",
+  );
+  return answer;
+}
+
+async function assertVisibleStored(host: HandlerHost, peer: Peer, sessionId: string): Promise<LogHeader> {
   const header = await host.store.readHeader(sessionId);
   if (!peer.sees(header.tenant ?? null)) throw host.store.unknownSession(sessionId);
+  return header;
+}
+
+/**
+ * Opens a stored session here for an attach. A controller's, when another host serves the session and a client is
+ * attached there as its controller, is refused with OWNED_ELSEWHERE and that host's id.
+ */
+async function openStored(host: HandlerHost, peer: Peer, sessionId: string, role: AttachRole): Promise<LiveSession> {
+  host.admission.assertAccepting();
+  const header = await assertVisibleStored(host, peer, sessionId);
   const model = host.models.get(header.model.model) ?? host.defaultModel;
   const session = await openSession(host, {
     kind: "resume",
@@ -22,6 +58,11 @@ async function openStored(host: HandlerHost, peer: Peer, sessionId: string): Pro
     settings: { cwd: header.cwd, mode: header.mode, model, mcpServers: [] },
     tenant: header.tenant ?? null,
     lineage: lineageOf(header),
+  }).catch((error: unknown) => {
+    if (role !== "controller" || !hasReason(error, "HELD_ELSEWHERE")) throw error;
+    const { message, data } = error as RequestError;
+    const hostId = (data as { host?: string }).host ?? null;
+    throw hostError("OWNED_ELSEWHERE", message, { sessionId, hostId });
   });
   host.logger.info({ sessionId, connection: peer.label }, "session opened for an attach");
   return session;
@@ -30,7 +71,11 @@ async function openStored(host: HandlerHost, peer: Peer, sessionId: string): Pro
 export function withAttach(app: AgentApp, host: HandlerHost, peer: Peer): AgentApp {
   return app
     .onRequest(ATTACH_METHOD, AttachRequest, async ({ params }) => {
-      const session = findVisible(host.sessions, peer, params.sessionId) ?? (await openStored(host, peer, params.sessionId));
+      const { sessionId, role } = params;
+      const live = findVisible(host.sessions, peer, sessionId);
+      const followed = live ? null : await followElsewhere(host, peer, params);
+      if (followed) return followed;
+      const session = live ?? (await openStored(host, peer, sessionId, role));
       const answer = await session.attachClient(
         peer,
         params.role,
@@ -46,9 +91,9 @@ export function withAttach(app: AgentApp, host: HandlerHost, peer: Peer): AgentA
     .onRequest(DETACH_METHOD, DetachRequest, async ({ params }) => {
       const session = findVisible(host.sessions, peer, params.sessionId);
       if (!session) {
-        // Not open here: nothing is attached; answered as attach would answer for that id.
-        const header = await host.store.readHeader(params.sessionId);
-        if (!peer.sees(header.tenant ?? null)) throw host.store.unknownSession(params.sessionId);
+        // Not open here: answered as attach would answer for that id; an observer following it from the store ends.
+        await assertVisibleStored(host, peer, params.sessionId);
+        host.followed?.detach(peer, params.sessionId, params.attachmentId);
         return {};
       }
       if (session.detachClient(peer, params.attachmentId)) {

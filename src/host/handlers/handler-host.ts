@@ -9,6 +9,7 @@ import type { HostModels } from "../models.js";
 import type { TenantUsage } from "../ops/tenant-usage.js";
 import type { OpeningHost } from "../session/open-session.js";
 import type { HostTracing } from "../traces/host-tracing.js";
+import type { FollowedSessions } from "../attach/followed-sessions.js";
 
 export interface HandlerHost extends OpeningHost {
   readonly config: HostOptions;
@@ -19,6 +20,8 @@ export interface HandlerHost extends OpeningHost {
   readonly tracing: HostTracing | null;
   /** Model requests and tokens by tenant and model (`_host/status`). */
   readonly usage: TenantUsage;
+  /** Observers here of sessions other hosts of the fleet serve (a shared store's only). */
+  readonly followed: FollowedSessions | null;
   /** Keeps the answer in the set teardown waits for until it has settled. */
   track<T>(answer: Promise<T>): Promise<T>;
 }

@@ -1,4 +1,5 @@
 // What of the host its operations use: the figures (_host/stats, _host/status, /metrics), the watchdog and teardown.
+import type { FollowedSessions } from "../attach/followed-sessions.js";
 import type { HostOptions } from "../../host-options.js";
 import type { Logger } from "../../logger.js";
 import type { ModelGateway } from "../../pool/gateway-thread.js";
@@ -28,4 +29,6 @@ export interface OpsHost {
   readonly usage: TenantUsage;
   /** Every prompt, load and resume not yet answered. */
   readonly answersInFlight: ReadonlySet<Promise<unknown>>;
+  /** Observers here of sessions other hosts serve: they stop following at teardown. */
+  readonly followed: Pick<FollowedSessions, "stopAll"> | null;
 }

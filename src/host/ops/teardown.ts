@@ -47,6 +47,7 @@ export function createTeardown(host: OpsHost, phases: TeardownPhases): (reason: 
       // its log holds every turn the client saw end (fsynced at turn end), and the turn in flight is closed as
       // interrupted when the session is next opened. Asked to dispose, two hundred workers would spend the CPU their
       // ending needs.
+      host.followed?.stopAll();
       const closed = Promise.allSettled([...host.sessions.values()].map((session) => session.close(0)));
       // The spawner ends beside the workers, not after them. Told after the workers: a worker that saw its
       // sandbox go would wake to say so.

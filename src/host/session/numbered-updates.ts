@@ -4,14 +4,13 @@
 // numbered once.
 import type { EventClock } from "../../protocol/event-id.js";
 import type { WorkerEvent } from "../../protocol/worker-events.js";
-import type { ShownUpdate } from "../attach/shown-update.js";
-import type { SessionOutbox } from "./session-outbox.js";
+import type { Numbering, ShownUpdate } from "../attach/shown-update.js";
 import { toSessionUpdates } from "./updates.js";
 
 export function numberedUpdates(
   event: WorkerEvent,
   clock: EventClock,
-  outbox: Pick<SessionOutbox, "number">,
+  outbox: Numbering,
 ): ShownUpdate[] {
   const seq = "seq" in event ? event.seq : undefined;
   const next = () => (seq === undefined ? clock.transient() : clock.entry(seq));

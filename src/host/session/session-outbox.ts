@@ -4,13 +4,12 @@
 // never reaches a connection that takes the session over later. A child session that no connection owns follows its
 // parent's (follow): its updates reach its parent's owner and attached clients that understand subagents.
 import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
-import { EVENT_ID_META_KEY } from "../../protocol/attach.js";
-import { EventClock, formatEventId, type EventPosition } from "../../protocol/event-id.js";
+import { EventClock, type EventPosition } from "../../protocol/event-id.js";
 import type { Logger } from "../../logger.js";
 import type { Peer } from "../connection/peer.js";
 import type { Attachment } from "../attach/attachment.js";
 import { RecentUpdates } from "../attach/recent-updates.js";
-import { shownTo, type ShownUpdate } from "../attach/shown-update.js";
+import { numbered, shownTo, type ShownUpdate } from "../attach/shown-update.js";
 
 /** The recent updates kept for attached clients' reconnections, per session that has had one. */
 const RECENT_UPDATE_BYTES = 1024 * 1024;
@@ -137,25 +136,9 @@ export class SessionOutbox {
     for (const attachment of this.#attachments.values()) attachment.notify(method, params);
   }
 
-  /** An update with its event id (and, for a message's chunk, the message's id: its log entry's number). */
-  number(
-    update: SessionUpdate,
-    position: EventPosition,
-    audience: ShownUpdate["audience"],
-    echo: boolean,
-  ): ShownUpdate {
-    const eventId = formatEventId(position);
-    const numbered = { ...update, _meta: { ...update._meta, [EVENT_ID_META_KEY]: eventId } } as SessionUpdate;
-    if (
-      position[2] === 0 &&
-      (numbered.sessionUpdate === "agent_message_chunk" ||
-        numbered.sessionUpdate === "user_message_chunk" ||
-        numbered.sessionUpdate === "agent_thought_chunk")
-    )
-      numbered.messageId = `${numbered.sessionUpdate === "agent_thought_chunk" ? "t" : "m"}${position[0]}`;
-    // Sized only where a queue will hold it: a session nobody attached to pays nothing for it.
-    const bytes = this.#recent ? JSON.stringify(numbered).length : 0;
-    return { position, update: numbered, bytes, audience, echo };
+  /** An update numbered at position, sized where a queue will hold it (shown-update.ts). */
+  number(update: SessionUpdate, position: EventPosition, audience: ShownUpdate["audience"], echo: boolean): ShownUpdate {
+    return numbered(update, position, audience, echo, this.#recent !== null);
   }
 
   #toPeer(peer: Peer, method: string, update: SessionUpdate, sessionId = this.#sessionId): void {

@@ -212,6 +212,18 @@ export class LiveSession implements SlotHolder {
     return (owner !== null && !owner.closed) || this.#outbox.attachments.some((attachment) => !attachment.ended);
   }
 
+  /** Whether a client is attached to it as a controller (another host of the fleet may not take it meanwhile). */
+  get controlledByAttached(): boolean {
+    return this.#outbox.attachments.some((attachment) => attachment.role === "controller" && !attachment.ended);
+  }
+
+  /** The observers attached, taken off the session (it is leaving this host): they go on following it elsewhere. */
+  releaseObservers(): Attachment[] {
+    const observers = this.#outbox.attachments.filter((attachment) => attachment.role === "observer" && !attachment.ended);
+    for (const observer of observers) this.#outbox.remove(observer);
+    return observers;
+  }
+
   /** The peer's role on this session: owner, an attached role, or none. */
   roleOf(peer: Peer): "owner" | AttachRole | null {
     if (this.#outbox.attachment === peer) return "owner";

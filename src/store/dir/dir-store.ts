@@ -127,6 +127,7 @@ export class DirStore implements SessionStore {
   onTakeover(): void {}
 
   readonly shared = false;
+  readonly feed = null;
   readonly commits = 0;
 
   /** Local files: a failure is the request's own error, never the store's state. */

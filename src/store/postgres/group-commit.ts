@@ -60,6 +60,8 @@ export interface GroupCommitOptions {
   onLost(sessionId: string): void;
   /** Whether the last statement reached the database (for /healthz). */
   onReachable(reachable: boolean): void;
+  /** Records of these sessions were committed (a client following one from another host reads them). */
+  onCommitted(sessionIds: string[]): void;
 }
 
 export class GroupCommit {
@@ -244,6 +246,7 @@ export class GroupCommit {
       writer.waiters = writer.waiters.filter((waiter) => waiter.upTo > writer.committed);
       for (const waiter of done) waiter.resolve();
     }
+    if (inserted.size > 0) this.#options.onCommitted([...inserted.keys()]);
   }
 
   #fail(sessionId: string, error: RequestError): void {

@@ -1,6 +1,6 @@
 // How hosts sharing a PostgreSQL store talk about sessions: LISTEN/NOTIFY on one channel. A host that wants a
 // session another live host holds asks it to let go (release), and hears back (released, or refused with why); a
-// host that deletes a session tells its holder (deleted). Every host hears every notice and keeps those about its
+// host that deletes a session tells its holder (deleted); a host that commits records says whose (appended). Every host hears every notice and keeps those about its
 // own sessions. The listening connection is re-made whenever it breaks.
 import { randomUUID } from "node:crypto";
 import pg from "pg";
@@ -28,6 +28,8 @@ export const Notice = z.discriminatedUnion("op", [
     reason: z.string(),
   }),
   z.object({ op: z.literal("deleted"), session: SessionId, from: HostId }),
+  /** Records of these sessions were committed (one notice per group commit): clients following them read them. */
+  z.object({ op: z.literal("appended"), sessions: z.array(SessionId).min(1), from: HostId }),
 ]);
 export type Notice = z.infer<typeof Notice>;
 

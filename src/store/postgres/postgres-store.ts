@@ -28,6 +28,7 @@ import type {
 } from "../session-store.js";
 import { copyFork, storedHeader } from "./fork.js";
 import { GroupCommit } from "./group-commit.js";
+import { PostgresFeed } from "./feed.js";
 import { Leases } from "./leases.js";
 import { Notices, type Notice } from "./notices.js";
 import { migrate } from "./schema.js";
@@ -48,6 +49,7 @@ export interface PostgresStoreOptions {
 export class PostgresStore implements SessionStore {
   readonly label: string;
   readonly shared = true;
+  readonly feed: PostgresFeed;
   readonly #options: PostgresStoreOptions;
   readonly #logger: Logger;
   readonly #pool: pg.Pool;
@@ -89,8 +91,16 @@ export class PostgresStore implements SessionStore {
       label,
       onLost: (sessionId) => this.#leases.lost(sessionId, "another host took it over"),
       onReachable: (reachable) => this.#setReachable(reachable),
+      onCommitted: (sessions) =>
+        void this.#notices.publish({ op: "appended", sessions, from: options.hostId }).catch((error: unknown) =>
+          this.#logger.debug({ err: error }, "appended notice not sent: followers read the records at the next one"),
+        ),
     });
-    this.#notices = new Notices(options.url, this.#logger, (notice) => void this.#leases.onNotice(notice));
+    this.feed = new PostgresFeed(options.hostId, (text, values) => this.#query(text, values));
+    this.#notices = new Notices(options.url, this.#logger, (notice) => {
+      this.feed.notice(notice);
+      void this.#leases.onNotice(notice);
+    });
     this.#leases = new Leases({
       hostId: options.hostId,
       leaseMs: options.leaseMs,
