@@ -239,7 +239,10 @@ export default function runSession(task: SessionTask): Promise<never> {
       const first = ReplayFrom.parse(skip);
       // The pages of one replay are cut from one reading of the history, kept until its last page is taken.
       if (!paged || paged.from !== from || first === 0)
-        paged = { from, pieces: replayEvents([...journal.replayed(given), ...journal.entries()], from).flatMap(pieces) };
+        paged = {
+          from,
+          pieces: replayEvents([...journal.replayed(given), ...journal.entries()], from).flatMap(pieces),
+        };
       const page: WorkerEvent[] = [];
       for (let bytes = 0, i = first; i < paged.pieces.length && (page.length === 0 || bytes < maxBytes); i++) {
         page.push(paged.pieces[i]!);

@@ -363,7 +363,9 @@ export class HostClient {
       .onNotification(TURN_ENDED_NOTIFICATION, TurnEndedNotification, ({ params }) =>
         holder.client?.dispatchTurnEnded(params),
       )
-      .onNotification(DETACHED_NOTIFICATION, DetachedNotification, ({ params }) => holder.client?.dispatchDetached(params))
+      .onNotification(DETACHED_NOTIFICATION, DetachedNotification, ({ params }) =>
+        holder.client?.dispatchDetached(params),
+      )
       .onRequest("session/request_permission", ({ params }) => answerPermission(holder.permission, params));
     const connection = app.connect(stream);
     try {
@@ -607,7 +609,11 @@ export class HostClient {
     sessionId: string,
     options: { role?: AttachRole; replayFrom?: ReplayFrom } = {},
   ): Promise<AttachResponse> {
-    const params = { sessionId, role: options.role ?? "observer", ...(options.replayFrom ? { replayFrom: options.replayFrom } : {}) };
+    const params = {
+      sessionId,
+      role: options.role ?? "observer",
+      ...(options.replayFrom ? { replayFrom: options.replayFrom } : {}),
+    };
     const answer = AttachResponse.parse(await this.#request(ATTACH_METHOD, params, sessionId));
     this.#attached.set(sessionId, answer);
     if (!options.replayFrom) this.#cursors.attachedAfter(sessionId, answer.lastEventId);
@@ -788,7 +794,9 @@ export class HostClient {
   async #reattach(connection: ClientConnection, sessionId: string, role: AttachRole): Promise<void> {
     const last = this.#cursors.lastEventId(sessionId);
     const ask = (replayFrom: ReplayFrom) =>
-      connection.agent.request(ATTACH_METHOD, { sessionId, role, replayFrom }).then((answer) => AttachResponse.parse(answer));
+      connection.agent
+        .request(ATTACH_METHOD, { sessionId, role, replayFrom })
+        .then((answer) => AttachResponse.parse(answer));
     let answer: AttachResponse;
     try {
       answer = await ask(last ? { type: "after_event", eventId: last } : { type: "start" });
@@ -876,7 +884,8 @@ export class HostClient {
 
 /** A turn's end as the host told it to attached clients: "error" is a failed turn, whose error went with the connection. */
 function stopReasonOf(sessionId: string, told: string): StopReason {
-  if (told === "error") throw new Error(`the turn of session ${sessionId} failed (its error was lost with the connection)`);
+  if (told === "error")
+    throw new Error(`the turn of session ${sessionId} failed (its error was lost with the connection)`);
   return told as StopReason;
 }
 

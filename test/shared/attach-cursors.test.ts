@@ -35,7 +35,8 @@ function collect(client: HostClient, sessionId: string): SessionUpdate[] {
   return updates;
 }
 
-const turn = (n: number) => script({ say: `turn ${n} starts` }, bash(`echo out ${n}`), { say: `turn ${n}: {{result}}` });
+const turn = (n: number) =>
+  script({ say: `turn ${n} starts` }, bash(`echo out ${n}`), { say: `turn ${n}: {{result}}` });
 
 it("an attach after an event gets exactly what followed it, from the recent updates or from the log", async () => {
   const server = await host();
@@ -64,7 +65,9 @@ it("an attach after an event gets exactly what followed it, from the recent upda
   const live = collect(watcher, sessionId);
   await watcher.attach(sessionId);
   for (let n = 4; n < 8; n++) await loader.prompt(sessionId, turn(n));
-  await waitFor("the watcher to have the last turn", () => live.some((u) => JSON.stringify(u).includes("turn 7: out 7")));
+  await waitFor("the watcher to have the last turn", () =>
+    live.some((u) => JSON.stringify(u).includes("turn 7: out 7")),
+  );
   expect(live.some((u) => u.sessionUpdate === "tool_call_update" && u.status === "in_progress")).toBe(true);
   const cut = Math.floor(live.length / 3);
   const resumed = await client(server.wsUrl);
@@ -112,7 +115,9 @@ it("event ids are the same after log compactions and a restart of the host", asy
   const liveById = new Map(live.map((update) => [eventId(update), update]));
   expect(replayed.length).toBeGreaterThan(30);
   for (const update of replayed) expect(liveById.get(eventId(update))).toEqual(update);
-  const durable = live.filter((update) => /^\d+\.\d+$/.test(eventId(update)) && update.sessionUpdate !== "user_message_chunk");
+  const durable = live.filter(
+    (update) => /^\d+\.\d+$/.test(eventId(update)) && update.sessionUpdate !== "user_message_chunk",
+  );
   expect(replayed.filter((update) => update.sessionUpdate !== "user_message_chunk")).toEqual(durable);
 
   // The next turn's ids follow the last ones.

@@ -69,7 +69,10 @@ it("observers and a controller see the owner's run in one order, and session/loa
     // In ask mode every command asks: the owner and the controller are both asked, the first answer wins.
     const steps =
       turn % 10 === 5
-        ? [spawnAgent({ prompt: script({ say: `child of turn ${turn}` }, bash("echo child")) }), { say: "child said {{result}}" }]
+        ? [
+            spawnAgent({ prompt: script({ say: `child of turn ${turn}` }, bash("echo child")) }),
+            { say: "child said {{result}}" },
+          ]
         : turn % 3 === 0
           ? [bash(`echo turn ${turn}`), { say: `ran: {{result}}` }]
           : [{ say: `turn ${turn} part one` }, { say: `turn ${turn} part two` }];
@@ -88,11 +91,14 @@ it("observers and a controller see the owner's run in one order, and session/loa
   // reads a session's traffic on a stream of its own, which it opens only for sessions it sent something about).
   for (const watcher of [seen[0]!, seen[1]!, ownerSeen]) expect(watcher.children.length).toBeGreaterThan(4);
   expect(seen[1]!.children).toEqual(seen[0]!.children);
-  expect(ownerSeen.children).toEqual(seen[0]!.children.filter((update) => update.sessionUpdate !== "user_message_chunk"));
+  expect(ownerSeen.children).toEqual(
+    seen[0]!.children.filter((update) => update.sessionUpdate !== "user_message_chunk"),
+  );
   // Every update numbered, in increasing order, the same for every attached client.
   for (const s of seen) {
     const positions = ids(s.updates).map((id) => parseEventId(id)!);
-    for (let i = 1; i < positions.length; i++) expect(compareEventPositions(positions[i - 1]!, positions[i]!)).toBeLessThan(0);
+    for (let i = 1; i < positions.length; i++)
+      expect(compareEventPositions(positions[i - 1]!, positions[i]!)).toBeLessThan(0);
     expect(s.updates).toEqual(seen[0]!.updates);
   }
   // The owner is shown the same but for the prompts' own text (the observers see what was asked).

@@ -4,7 +4,6 @@
 // never cut, is the reference.
 import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import type { HostClient } from "../../src/client/index.js";
 import { tempDir } from "../support/host.js";
 import { startRemoteHost, type RemoteHost } from "../support/remote-host.js";
 import { connectHost } from "../support/checked-host.js";

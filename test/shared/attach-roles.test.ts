@@ -84,18 +84,22 @@ it("an observer reads and changes nothing; a controller may; another tenant gets
   const unknownId = randomUUID();
   const unknown = await errorOf(bob.attach(unknownId, { role: "observer" }));
   expect(JSON.stringify(foreign).replaceAll(sessionId, "ID")).toBe(JSON.stringify(unknown).replaceAll(unknownId, "ID"));
-  expect(await errorOf(bob.detach(sessionId).then(() => bob.request("session/detach", { sessionId, attachmentId: "x" })))).toMatchObject({
+  expect(
+    await errorOf(bob.detach(sessionId).then(() => bob.request("session/detach", { sessionId, attachmentId: "x" }))),
+  ).toMatchObject({
     code: unknown.code,
   });
 });
 
 it("two controllers answer one permission at once: exactly one answer takes effect, every time", async () => {
   const answered: Record<string, number> = { allow: 0, reject: 0 };
-  const answering = (optionId: "allow_once" | "reject_once"): PermissionPolicy => (request: RequestPermissionRequest) => {
-    answered[optionId === "allow_once" ? "allow" : "reject"]!++;
-    void request;
-    return { outcome: { outcome: "selected", optionId } };
-  };
+  const answering =
+    (optionId: "allow_once" | "reject_once"): PermissionPolicy =>
+    (request: RequestPermissionRequest) => {
+      answered[optionId === "allow_once" ? "allow" : "reject"]!++;
+      void request;
+      return { outcome: { outcome: "selected", optionId } };
+    };
   const cwd = tempDir();
   const owner = await client(tokens.tokens.alice!, answering("allow_once"));
   const { sessionId } = await owner.newSession(cwd);
@@ -111,7 +115,7 @@ it("two controllers answer one permission at once: exactly one answer takes effe
   for (let round = 0; round < rounds; round++) {
     const result = await owner.prompt(sessionId, script(bash(`echo ${round} >> ran.txt`)));
     expect(result.toolCalls).toHaveLength(1);
-    outcomes.push(result.toolCalls[0]!.status);
+    outcomes.push(result.toolCalls[0]!.status ?? "");
   }
   // Both were asked every time; the log holds one outcome per call, and the command ran exactly when it was allowed.
   expect(answered.allow! + answered.reject!).toBe(2 * rounds);
@@ -120,11 +124,15 @@ it("two controllers answer one permission at once: exactly one answer takes effe
   expect(ran).toEqual(allowed);
   expect(outcomes.every((status) => status === "completed" || status === "failed")).toBe(true);
   // The observer saw every call's outcome as the controllers did.
-  await waitFor("the observer to have the last outcome", () =>
-    observed.filter((u) => u.sessionUpdate === "tool_call_update" && u.status !== "in_progress").length === rounds,
+  await waitFor(
+    "the observer to have the last outcome",
+    () =>
+      observed.filter((u) => u.sessionUpdate === "tool_call_update" && u.status !== "in_progress").length === rounds,
   );
   expect(
-    observed.filter((u) => u.sessionUpdate === "tool_call_update" && u.status !== "in_progress").map((u) => (u as { status: string }).status),
+    observed
+      .filter((u) => u.sessionUpdate === "tool_call_update" && u.status !== "in_progress")
+      .map((u) => (u as { status: string }).status),
   ).toEqual(outcomes);
 }, 120_000);
 
@@ -153,7 +161,9 @@ it("an observer that stops reading is detached with its last event id; the turn 
   const again = await client(tokens.tokens.alice!);
   const rest: SessionUpdate[] = [];
   again.onSessionUpdate(sessionId, (update) => rest.push(update));
-  await again.attach(sessionId, { replayFrom: lastEventId ? { type: "after_event", eventId: lastEventId } : { type: "start" } });
+  await again.attach(sessionId, {
+    replayFrom: lastEventId ? { type: "after_event", eventId: lastEventId } : { type: "start" },
+  });
   const last = result.updates.at(-1)!;
   expect(rest.at(-1)).toEqual(last);
 }, 120_000);

@@ -19,7 +19,12 @@ export class FollowedSessions {
   }
 
   /** An observer attached here to a session another host serves. */
-  async attach(peer: Peer, sessionId: string, from: ReplayFrom | undefined, maxQueuedBytes: number): Promise<AttachResponse> {
+  async attach(
+    peer: Peer,
+    sessionId: string,
+    from: ReplayFrom | undefined,
+    maxQueuedBytes: number,
+  ): Promise<AttachResponse> {
     const attachment = this.#attachment(sessionId, peer, maxQueuedBytes);
     const follower = await StoreFollower.start(sessionId, this.#feed, attachment, from, this.#logger);
     this.#add(sessionId, follower);

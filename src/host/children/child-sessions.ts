@@ -196,8 +196,7 @@ export class ChildSessions implements Delegation {
   async #runTurn(parent: LiveSession, { child, mode }: Chosen, request: ChildRequest): Promise<ChildOutcome> {
     const announce = (
       update: Omit<Extract<SessionUpdate, { sessionUpdate: "subagent_update" }>, "sessionUpdate" | "sessionId">,
-    ) =>
-      parent.announce({ sessionUpdate: "subagent_update", sessionId: child.id, ...update });
+    ) => parent.announce({ sessionUpdate: "subagent_update", sessionId: child.id, ...update });
     await announce({
       title: request.title ?? titleFrom(request.prompt),
       ...(request.description !== undefined ? { description: request.description } : {}),

@@ -76,12 +76,7 @@ export function withAttach(app: AgentApp, host: HandlerHost, peer: Peer): AgentA
       const followed = live ? null : await followElsewhere(host, peer, params);
       if (followed) return followed;
       const session = live ?? (await openStored(host, peer, sessionId, role));
-      const answer = await session.attachClient(
-        peer,
-        params.role,
-        params.replayFrom,
-        host.config.maxAttachQueueBytes,
-      );
+      const answer = await session.attachClient(peer, params.role, params.replayFrom, host.config.maxAttachQueueBytes);
       host.logger.info(
         { sessionId: session.id, connection: peer.label, role: params.role, attachmentId: answer.attachmentId },
         "client attached",

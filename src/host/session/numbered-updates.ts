@@ -7,11 +7,7 @@ import type { WorkerEvent } from "../../protocol/worker-events.js";
 import type { Numbering, ShownUpdate } from "../attach/shown-update.js";
 import { toSessionUpdates } from "./updates.js";
 
-export function numberedUpdates(
-  event: WorkerEvent,
-  clock: EventClock,
-  outbox: Numbering,
-): ShownUpdate[] {
+export function numberedUpdates(event: WorkerEvent, clock: EventClock, outbox: Numbering): ShownUpdate[] {
   const seq = "seq" in event ? event.seq : undefined;
   const next = () => (seq === undefined ? clock.transient() : clock.entry(seq));
   if (event.type !== "compaction") {

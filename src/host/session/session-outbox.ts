@@ -110,7 +110,8 @@ export class SessionOutbox {
   showOwner(updates: readonly ShownUpdate[]): Promise<void> {
     const owner = this.attachment;
     if (!owner) return this.#sent;
-    for (const shown of updates) if (shownTo(shown, owner.understands)) this.#toPeer(owner, "session/update", shown.update);
+    for (const shown of updates)
+      if (shownTo(shown, owner.understands)) this.#toPeer(owner, "session/update", shown.update);
     return this.#sent;
   }
 
@@ -137,7 +138,12 @@ export class SessionOutbox {
   }
 
   /** An update numbered at position, sized where a queue will hold it (shown-update.ts). */
-  number(update: SessionUpdate, position: EventPosition, audience: ShownUpdate["audience"], echo: boolean): ShownUpdate {
+  number(
+    update: SessionUpdate,
+    position: EventPosition,
+    audience: ShownUpdate["audience"],
+    echo: boolean,
+  ): ShownUpdate {
     return numbered(update, position, audience, echo, this.#recent !== null);
   }
 

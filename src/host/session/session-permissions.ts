@@ -51,7 +51,9 @@ export class PermissionRequests {
         options: PERMISSION_OPTIONS,
       };
       const asked = peers.map(() => new AbortController());
-      const answers = peers.map((peer, index) => this.#askOne(peer, request, AbortSignal.any([abort.signal, asked[index]!.signal])));
+      const answers = peers.map((peer, index) =>
+        this.#askOne(peer, request, AbortSignal.any([abort.signal, asked[index]!.signal])),
+      );
       // Compare-and-set: the first answer that is one of the options is the outcome; the others are withdrawn.
       const winner = await firstValid(answers);
       asked.forEach((controller, index) => index !== winner?.index && controller.abort());
@@ -91,11 +93,12 @@ function firstValid(
 ): Promise<{ index: number; outcome: PermissionOutcome } | null> {
   return new Promise((resolve) => {
     let left = answers.length;
-    answers.forEach((answer, index) =>
-      void answer.then((outcome) => {
-        if (outcome) resolve({ index, outcome });
-        else if (--left === 0) resolve(null);
-      }),
+    answers.forEach(
+      (answer, index) =>
+        void answer.then((outcome) => {
+          if (outcome) resolve({ index, outcome });
+          else if (--left === 0) resolve(null);
+        }),
     );
   });
 }

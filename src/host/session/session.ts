@@ -219,7 +219,9 @@ export class LiveSession implements SlotHolder {
 
   /** The observers attached, taken off the session (it is leaving this host): they go on following it elsewhere. */
   releaseObservers(): Attachment[] {
-    const observers = this.#outbox.attachments.filter((attachment) => attachment.role === "observer" && !attachment.ended);
+    const observers = this.#outbox.attachments.filter(
+      (attachment) => attachment.role === "observer" && !attachment.ended,
+    );
     for (const observer of observers) this.#outbox.remove(observer);
     return observers;
   }
@@ -237,7 +239,12 @@ export class LiveSession implements SlotHolder {
    * session/attach: the peer receives the session's updates from now on (after its replay, if it asked for one) through
    * a queue of its own. The owning connection that attaches stops being the owner: its updates come this way instead.
    */
-  async attachClient(peer: Peer, role: AttachRole, from: ReplayFrom | undefined, maxQueuedBytes: number): Promise<AttachResponse> {
+  async attachClient(
+    peer: Peer,
+    role: AttachRole,
+    from: ReplayFrom | undefined,
+    maxQueuedBytes: number,
+  ): Promise<AttachResponse> {
     if (this.#state.closed) throw sessionClosed();
     let cursor: EventPosition | null = null;
     if (from?.type === "after_event") {
@@ -256,7 +263,11 @@ export class LiveSession implements SlotHolder {
       logger: this.#logger,
       onEnd: (ended) => outbox.remove(ended),
     });
-    if (outbox.detach(peer)) this.#logger.info({ connection: peer.label }, "owning connection attached: its updates come through its attachment");
+    if (outbox.detach(peer))
+      this.#logger.info(
+        { connection: peer.label },
+        "owning connection attached: its updates come through its attachment",
+      );
     outbox.add(attachment);
     const answer = (): AttachResponse => ({
       attachmentId: attachment.id,
@@ -317,7 +328,7 @@ export class LiveSession implements SlotHolder {
       const lease = await this.#worker.wake();
       const clock = new EventClock();
       let older: ReplayedRecords | undefined;
-      for (let skip = 0; !attachment.ended; ) {
+      for (let skip = 0; !attachment.ended;) {
         const page = ReplayPage.safeParse(
           await lease.call<unknown>((api) => api.replayPage(older, fromSeq, skip, pageBytes)),
         );
@@ -443,7 +454,8 @@ export class LiveSession implements SlotHolder {
   /** The records before seq, read from the store the host writes (after what the worker appended is committed). */
   async #olderRecords(lease: WorkerLease, seq: number): Promise<ReplayedRecords> {
     const writer = this.#deps.store.writer(this.id);
-    if (!writer) throw this.#worker.fault(lease, "reply to replay", "it asked for records from a store it writes itself");
+    if (!writer)
+      throw this.#worker.fault(lease, "reply to replay", "it asked for records from a store it writes itself");
     await writer.committed();
     return { seq, records: await writer.replayedBefore(seq) };
   }

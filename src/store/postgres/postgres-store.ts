@@ -92,9 +92,11 @@ export class PostgresStore implements SessionStore {
       onLost: (sessionId) => this.#leases.lost(sessionId, "another host took it over"),
       onReachable: (reachable) => this.#setReachable(reachable),
       onCommitted: (sessions) =>
-        void this.#notices.publish({ op: "appended", sessions, from: options.hostId }).catch((error: unknown) =>
-          this.#logger.debug({ err: error }, "appended notice not sent: followers read the records at the next one"),
-        ),
+        void this.#notices
+          .publish({ op: "appended", sessions, from: options.hostId })
+          .catch((error: unknown) =>
+            this.#logger.debug({ err: error }, "appended notice not sent: followers read the records at the next one"),
+          ),
     });
     this.feed = new PostgresFeed(options.hostId, (text, values) => this.#query(text, values));
     this.#notices = new Notices(options.url, this.#logger, (notice) => {
