@@ -137,7 +137,8 @@ export async function watchCommand(
       say(`watching session ${sessionId} as an observer${running}; Ctrl-C to stop`);
     } catch (error) {
       stop.abort();
-      say(`session ${sessionId}: ${(error as Error).message}`);
+      const { message } = error as Error;
+      say(message.includes(sessionId) ? message : `session ${sessionId}: ${message}`);
       return 1;
     }
     const aborted = new Promise<void>((resolve) =>
