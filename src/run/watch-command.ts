@@ -141,9 +141,10 @@ export async function watchCommand(
       say(message.includes(sessionId) ? message : `session ${sessionId}: ${message}`);
       return 1;
     }
-    const aborted = new Promise<void>((resolve) =>
-      stop.signal.addEventListener("abort", () => resolve(), { once: true }),
-    );
+    // Ctrl-C may have come while attaching.
+    const aborted = stop.signal.aborted
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => stop.signal.addEventListener("abort", () => resolve(), { once: true }));
     await Promise.race([aborted, client.closed]);
     offEnded();
     await pumped;
