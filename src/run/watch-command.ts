@@ -124,14 +124,19 @@ export async function watchCommand(
     const pumped = (async () => {
       for await (const update of updates) view.update(update);
     })();
+    // Counted as they arrive (the view is given them later, through the queue of updates()).
+    let arrived = 0;
+    const offCount = client.onSessionUpdate(sessionId, () => arrived++);
     const offEnded = client.onTurnEnded((ended) => {
       if (ended.sessionId !== sessionId) return;
       if (!view.turnEnded(ended.stopReason, ended.lastEventId)) later(TURN_END_LAG_MS, () => view.flushTurnEnds());
     });
     try {
       const answer = await client.attach(sessionId, { role: "observer", replayFrom: { type: "start" } });
+      offCount();
+      // Over stdio and WebSocket the replay came before the answer; over Streamable HTTP it may come after.
       const ordered = !("connect" in options.target) || !/^https?:/.test(options.target.connect);
-      view.replayEnded(answer.lastEventId, ordered);
+      view.replayEnded(answer.lastEventId, ordered ? arrived : null);
       if (!view.live) later(REPLAY_LAG_MS, () => view.goLive());
       const running = answer.turnRunning ? " (a turn is running)" : "";
       say(`watching session ${sessionId} as an observer${running}; Ctrl-C to stop`);

@@ -55,6 +55,9 @@ export class WatchView {
   #held: WatchItem[] | null = [];
   /** The last update the replay holds (null: none), once the attach's answer has told it. */
   #replayEnd: EventPosition | null | undefined;
+  /** How many updates came, and how many of them the replay is (when the transport says so). */
+  #received = 0;
+  #replayCount: number | null = null;
   /** The furthest update shown or held. */
   #last: EventPosition | null = null;
   readonly #ends: Array<{ stopReason: string; after: EventPosition | null }> = [];
@@ -74,8 +77,9 @@ export class WatchView {
   update(update: SessionUpdate): void {
     const position = positionOf(update);
     if (position && (!this.#last || compareEventPositions(position, this.#last) > 0)) this.#last = position;
+    this.#received++;
     this.#show({ kind: "update", update });
-    if (this.#held && this.#replayEnd !== undefined && this.#reached(this.#replayEnd)) this.goLive();
+    if (this.#held && this.#replayEnd !== undefined && this.#replayDone()) this.goLive();
     this.#showEnds(false);
   }
 
@@ -92,12 +96,14 @@ export class WatchView {
   }
 
   /**
-   * The attach answered: its replay ends at lastEventId. `ordered`: every replayed update came before the answer (one
-   * ordered stream), so the view goes live now; otherwise when that update comes (or `goLive()`).
+   * The attach answered: its replay ends at lastEventId; the view goes live once that update has come (or at
+   * `goLive()`). `count`: on one ordered stream, every replayed update came before the answer, and this many had by
+   * then; the view goes live once it has been given that many (it may be given them later: they queue on the way).
    */
-  replayEnded(lastEventId: string | null, ordered: boolean): void {
+  replayEnded(lastEventId: string | null, count: number | null = null): void {
     this.#replayEnd = lastEventId ? parseEventId(lastEventId) : null;
-    if (ordered || this.#reached(this.#replayEnd)) this.goLive();
+    this.#replayCount = count;
+    if (this.#replayDone()) this.goLive();
   }
 
   /** Shows the held replay (its last turns) and everything after it as it comes. */
@@ -125,6 +131,11 @@ export class WatchView {
   /** What to print before the watcher stops: an open line ended. */
   finish(): string {
     return this.#renderer.finish();
+  }
+
+  #replayDone(): boolean {
+    if (this.#replayCount !== null && this.#received >= this.#replayCount) return true;
+    return this.#reached(this.#replayEnd!);
   }
 
   #reached(position: EventPosition | null): boolean {

@@ -129,7 +129,7 @@ it("holds the replay until it has all come, shows its last turn, then what comes
   view.update(user("two", "u2", "3.0"));
   expect(out).toBe("");
   // Over Streamable HTTP the answer may come before the replay's last update.
-  view.replayEnded("4.0", false);
+  view.replayEnded("4.0");
   expect(view.live).toBe(false);
   view.update(agent("2", "a2", "4.0"));
   expect(view.live).toBe(true);
@@ -142,13 +142,16 @@ it("holds the replay until it has all come, shows its last turn, then what comes
   expect(out).toBe("> two\n2\n> three\n3\n(turn ended: end_turn)\n");
 });
 
-it("goes live at the answer on an ordered stream, and keeps what came after the replay out of the cut", () => {
+it("on an ordered stream, goes live once it has the updates that came before the answer; keeps later ones out of the cut", () => {
   let out = "";
   const view = new WatchView(1, (text) => (out += text));
   view.update(user("one", "u1", "1.0"));
+  // Three came before the answer (one is still queued on its way to the view); the last id is not one the replay shows.
+  view.replayEnded("2.999999", 3);
+  expect(out).toBe("");
   view.update(agent("1", "a1", "2.0"));
-  view.replayEnded("2.0", true);
-  expect(out).toBe("> one\n1");
+  view.update(user("two", "u2", "2.1"));
+  expect(out).toBe("> two");
 
   // A live prompt held with the replay (its answer came late) does not push the replay's last turn out.
   let late = "";
@@ -156,7 +159,7 @@ it("goes live at the answer on an ordered stream, and keeps what came after the 
   held.update(user("one", "u1", "1.0"));
   held.update(agent("1", "a1", "2.0"));
   held.update(user("two", "u2", "3.0"));
-  held.replayEnded("2.0", false);
+  held.replayEnded("2.0");
   expect(late).toBe("> one\n1\n> two");
   // A turn end whose last update never comes is shown when flushed; --from-start shows everything.
   expect(held.turnEnded("cancelled", "9.0")).toBe(false);
@@ -166,6 +169,6 @@ it("goes live at the answer on an ordered stream, and keeps what came after the 
   const everything = new WatchView("all", (text) => (all += text));
   everything.update(user("one", "u1", "1.0"));
   everything.update(user("two", "u2", "2.0"));
-  everything.replayEnded(null, false);
+  everything.replayEnded(null);
   expect(all).toBe("> one\n> two");
 });
