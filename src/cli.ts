@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // acp-session-host [serve] [flags]: the server (stdio, or --listen). acp-session-host run …: drive sessions through a
-// host. acp-session-host token add NAME --tokens-file PATH: a tenant's new token.
+// host. acp-session-host token add NAME --tokens-file PATH: a tenant's new token. acp-session-host watch …: one
+// session's live view.
 import { readFileSync } from "node:fs";
 import { ConfigError, configHelp, parseHostOptions } from "./host-options.js";
 import { serve } from "./host/server.js";
@@ -9,6 +10,7 @@ import { runCommand } from "./run/run-command.js";
 import { runUsage } from "./run/run-config.js";
 import { statusCommand } from "./run/status-command.js";
 import { tokenCommand } from "./remote/token-command.js";
+import { watchCommand, watchUsage } from "./run/watch-command.js";
 
 const { version } = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
   version: string;
@@ -31,6 +33,11 @@ async function main(argv: string[]): Promise<void> {
     process.stdout.write(await statusCommand(rest));
     return;
   }
+  if (command === "watch") {
+    if (ownArgs.includes("--help")) process.stdout.write(watchUsage());
+    else process.exitCode = await watchCommand(rest);
+    return;
+  }
   if (command === "token") {
     process.stdout.write(await tokenCommand(rest));
     return;
@@ -47,6 +54,7 @@ async function main(argv: string[]): Promise<void> {
         `       acp-session-host demo [--base-url URL --model NAME]   (a dozen sessions doing small real tasks at once, checked)\n` +
         `       acp-session-host token add NAME --tokens-file PATH [--operator]   (prints a new token for tenant NAME once, appends its hash)\n` +
         `       acp-session-host status --connect URL [--json]   (a listening host's _host/status; token from ACP_SESSION_HOST_TOKEN)\n` +
+        `       acp-session-host watch (--connect URL | --state-dir DIR) SESSION_ID [--turns N | --from-start]   (a live view of one session, as an observer)\n` +
         `       acp-session-host store migrate --store postgres://…   (brings a PostgreSQL store's schema to this version and exits)\n` +
         `       acp-session-host store output --store postgres://… --session ID [--name NAME]   (a session's stored command outputs)\n\nflags:\n${configHelp()}\n`,
     );

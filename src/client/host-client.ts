@@ -771,6 +771,12 @@ export class HostClient {
     }
   }
 
+  /** Listens to `_host/turn_ended` (of the sessions this client is attached to); returns the function that stops it. */
+  onTurnEnded(listener: (ended: TurnEndedNotification) => void): () => void {
+    this.#turnEndListeners.add(listener);
+    return () => void this.#turnEndListeners.delete(listener);
+  }
+
   /** @internal */
   dispatchTurnEnded(ended: TurnEndedNotification): void {
     for (const listener of this.#turnEndListeners) listener(ended);
