@@ -266,6 +266,7 @@ export class HostClient {
   /** The sessions this client is attached to (session/attach), with the host's last answer. */
   readonly #attached = new Map<string, AttachResponse>();
   readonly #turnEndListeners = new Set<(ended: TurnEndedNotification) => void>();
+  readonly #detachedListeners = new Set<(notice: DetachedNotification) => void>();
   /** Settles once the client is connected (at once, unless a reconnection is under way). */
   #ready: Promise<void> = Promise.resolve();
   #ended = false;
@@ -782,12 +783,25 @@ export class HostClient {
     for (const listener of this.#turnEndListeners) listener(ended);
   }
 
-  /** @internal The host detached this client (it fell behind): with reconnect, it attaches again after its last event. */
+  /** Listens to the host ending this client's attachments (a client that fell behind, a session closed or moved). */
+  onDetached(listener: (notice: DetachedNotification) => void): () => void {
+    this.#detachedListeners.add(listener);
+    return () => void this.#detachedListeners.delete(listener);
+  }
+
+  /**
+   * @internal The host detached this client: one that fell behind attaches again after its last event (with
+   * reconnect); the listeners are told of any other end.
+   */
   dispatchDetached(notice: DetachedNotification): void {
     const attached = this.#attached.get(notice.sessionId);
     if (attached?.attachmentId !== notice.attachmentId) return;
     this.#attached.delete(notice.sessionId);
-    if (this.#redial) void this.#reattach(this.#connection, notice.sessionId, attached.role).catch(() => {});
+    if (this.#redial && notice.error.data.reason === "OBSERVER_TOO_SLOW") {
+      void this.#reattach(this.#connection, notice.sessionId, attached.role).catch(() => {});
+      return;
+    }
+    for (const listener of this.#detachedListeners) listener(notice);
   }
 
   /** With reconnect, the client attaches to each session it opens, so a reconnection can pick up after its last event. */

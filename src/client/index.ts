@@ -4,7 +4,7 @@ export { HOST_STATS_METHOD } from "../protocol/host-stats.js";
 export type { HostStats, HostStatsRequest } from "../protocol/host-stats.js";
 export { MCP_STATUS_METHOD } from "../protocol/mcp-status.js";
 export type { McpStatusNotification } from "../protocol/mcp-status.js";
-export type { AttachResponse, TurnEndedNotification } from "../protocol/attach.js";
+export type { AttachResponse, DetachedNotification, TurnEndedNotification } from "../protocol/attach.js";
 export type {
   AttachOptions,
   ConnectOptions,

@@ -127,6 +127,11 @@ export async function watchCommand(
     // Counted as they arrive (the view is given them later, through the queue of updates()).
     let arrived = 0;
     const offCount = client.onSessionUpdate(sessionId, () => arrived++);
+    let detached: (message: string) => void = () => {};
+    const ended = new Promise<string>((resolve) => (detached = resolve));
+    const offDetached = client.onDetached((notice) => {
+      if (notice.sessionId === sessionId) detached(notice.error.message);
+    });
     const offEnded = client.onTurnEnded((ended) => {
       if (ended.sessionId !== sessionId) return;
       if (!view.turnEnded(ended.stopReason, ended.lastEventId)) later(TURN_END_LAG_MS, () => view.flushTurnEnds());
@@ -150,8 +155,18 @@ export async function watchCommand(
     const aborted = stop.signal.aborted
       ? Promise.resolve()
       : new Promise<void>((resolve) => stop.signal.addEventListener("abort", () => resolve(), { once: true }));
-    await Promise.race([aborted, client.closed]);
+    const detachedBy = await Promise.race([aborted.then(() => null), client.closed.then(() => null), ended]);
     offEnded();
+    offDetached();
+    if (detachedBy !== null) {
+      stop.abort();
+      await pumped;
+      view.goLive();
+      const open = view.finish();
+      if (open) out.write(open);
+      say(`detached by the host: ${detachedBy}`);
+      return 1;
+    }
     await pumped;
     view.flushTurnEnds();
     view.goLive();

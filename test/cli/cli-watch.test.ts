@@ -156,3 +156,14 @@ it("--state-dir: a host of its own opens the stored session and shows its last t
   watcher.child.kill("SIGINT");
   expect(await watcher.exited).toBe(0);
 });
+
+it("the session closed by its owner ends the watch: the host says why, exit 1", async () => {
+  const alice = await owner();
+  const { sessionId } = await alice.newSession(tempDir());
+  await alice.prompt(sessionId, "before the close");
+  const watcher = watch(["--connect", host.wsUrl, sessionId], tokens.tokens.alice);
+  await waitFor("the watcher to attach", () => watcher.stderr().includes("Ctrl-C to stop"));
+  await alice.close(sessionId);
+  expect(await watcher.exited).toBe(1);
+  expect(watcher.stderr()).toMatch(/detached by the host: session .* was closed here/);
+});

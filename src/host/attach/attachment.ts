@@ -9,7 +9,7 @@ import {
   type DetachedNotification,
   type Participant,
 } from "../../protocol/attach.js";
-import { codeOf } from "../../protocol/errors.js";
+import { codeOf, type ErrorReason } from "../../protocol/errors.js";
 import type { Logger } from "../../logger.js";
 import type { Peer } from "../connection/peer.js";
 import { shownTo, type ShownUpdate } from "./shown-update.js";
@@ -155,20 +155,29 @@ export class Attachment {
   }
 
   #tooSlow(): void {
-    const lastEventId = this.#last ? formatEventId(this.#last) : null;
     if (this.#ended) return;
     this.#logger.warn(
-      { attachmentId: this.id, connection: this.peer.label, maxQueuedBytes: this.#maxQueuedBytes, lastEventId },
+      {
+        attachmentId: this.id,
+        connection: this.peer.label,
+        maxQueuedBytes: this.#maxQueuedBytes,
+        lastEventId: this.lastEventId,
+      },
       "attached client fell further behind than its queue holds: detached",
     );
+    this.endWith(
+      "OBSERVER_TOO_SLOW",
+      `this client fell more than ${this.#maxQueuedBytes} bytes of updates behind: detached; attach again after event ${this.lastEventId ?? "(none)"}`,
+    );
+  }
+
+  /** Ends it and tells its client why (DETACHED_NOTIFICATION), with the last event it was sent. */
+  endWith(reason: ErrorReason, message: string): void {
+    if (this.ended) return this.end();
     const notice: DetachedNotification = {
       sessionId: this.#sessionId,
       attachmentId: this.id,
-      error: {
-        code: codeOf("OBSERVER_TOO_SLOW"),
-        message: `this client fell more than ${this.#maxQueuedBytes} bytes of updates behind: detached; attach again after event ${lastEventId ?? "(none)"}`,
-        data: { reason: "OBSERVER_TOO_SLOW", lastEventId },
-      },
+      error: { code: codeOf(reason), message, data: { reason, lastEventId: this.lastEventId } },
     };
     this.peer.client.notify(DETACHED_NOTIFICATION, notice).catch(() => {});
     this.end();

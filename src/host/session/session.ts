@@ -672,7 +672,8 @@ export class LiveSession implements SlotHolder {
     if (turn) this.#settle(turn, { stopReason: "cancelled" });
     this.#permissions.abortAll();
     this.#replay?.fail(sessionClosed());
-    for (const attachment of this.#outbox.attachments) attachment.end();
+    for (const attachment of this.#outbox.attachments)
+      attachment.endWith("SESSION_CLOSED", `session ${this.id} was closed here: attach again to open it`);
     this.#closing = (async () => {
       try {
         // Its children close with it, beside its own worker.
