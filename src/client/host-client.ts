@@ -267,6 +267,8 @@ export class HostClient {
   readonly #attached = new Map<string, AttachResponse>();
   readonly #turnEndListeners = new Set<(ended: TurnEndedNotification) => void>();
   readonly #detachedListeners = new Set<(notice: DetachedNotification) => void>();
+  /** Sessions whose session/load is replaying them to this client. */
+  readonly #loading = new Set<string>();
   /** Settles once the client is connected (at once, unless a reconnection is under way). */
   #ready: Promise<void> = Promise.resolve();
   #ended = false;
@@ -475,6 +477,7 @@ export class HostClient {
       updates.push(update);
       options.onUpdate?.(update);
     });
+    this.#loading.add(sessionId);
     try {
       const mcpServers = options.mcpServers ?? [];
       await this.#request(
@@ -486,6 +489,7 @@ export class HostClient {
       await this.#attachForReconnect(sessionId);
       return updates;
     } finally {
+      this.#loading.delete(sessionId);
       off();
     }
   }
@@ -875,7 +879,10 @@ export class HostClient {
   /** @internal Routes one session/update notification to its listeners. */
   dispatch(notification: SessionNotification): void {
     const { sessionId, update } = notification;
-    if (!this.#cursors.admit(sessionId, update)) return;
+    // Seen already: dropped for a session this client is attached to (a re-attach's replay overlaps what it saw);
+    // session/load's replay is the history asked for, seen before or not.
+    const fresh = this.#cursors.admit(sessionId, update);
+    if (!fresh && this.#attached.has(sessionId) && !this.#loading.has(sessionId)) return;
     if (update.sessionUpdate === "subagent_update") this.#subagent(sessionId, update);
     this.#children.get(sessionId)?.record(update);
     for (const listener of this.#anyListeners) listener(notification);

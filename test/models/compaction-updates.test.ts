@@ -86,6 +86,7 @@ describe("compaction updates", () => {
         sessionUpdate: "compaction_update",
         compactionId: started.compactionId,
         status: "completed",
+        _meta: { eventId: expect.stringMatching(/^\d+\.\d+$/) },
       });
       ids.push(started.compactionId);
     }

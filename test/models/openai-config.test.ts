@@ -6,6 +6,7 @@ import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHost, tempDir, type TestHost } from "../support/host.js";
 import { OpenAiTestServer } from "../support/openai-server.js";
+import { anyEventId } from "../support/tools.js";
 
 const CLI = fileURLToPath(new URL("../../dist/src/cli.js", import.meta.url));
 
@@ -211,7 +212,9 @@ describe("the model config option", () => {
     const response = await host.client.setConfigOption(b.sessionId, "model", "model-b");
     off();
     expect(response).toEqual({ configOptions: modelOption("model-b") });
-    expect(updates).toEqual([{ sessionUpdate: "config_option_update", configOptions: modelOption("model-b") }]);
+    expect(updates).toEqual([
+      { sessionUpdate: "config_option_update", configOptions: modelOption("model-b"), _meta: { eventId: anyEventId } },
+    ]);
 
     const [ra, rb] = await Promise.all([
       host.client.prompt(a.sessionId, "who are you?"),

@@ -59,6 +59,7 @@ it("serves every method it lists, each with its real result, and no other", asyn
   let sessionId = "";
   let forkId = "";
   let model = "";
+  let attachmentId = "";
   const status = async (id: string) => (await call<{ status: string }>("session/status", { sessionId: id })).status;
   const listedIds = async (params: Record<string, unknown> = {}) =>
     (await call<{ sessions: Array<{ sessionId: string; title?: string | null }> }>("session/list", params)).sessions;
@@ -195,6 +196,29 @@ it("serves every method it lists, each with its real result, and no other", asyn
         expect(await call("session/delete", { sessionId: forkId })).toEqual({});
         expect((await listedIds()).map((row) => row.sessionId)).not.toContain(forkId);
         await expect(status(forkId)).rejects.toMatchObject({ code: -32002 });
+      },
+    ],
+    [
+      "session/attach",
+      async () => {
+        const updates = updatesOf(sessionId);
+        const answer = await call<{ attachmentId: string; role: string; lastEventId: string }>("session/attach", {
+          sessionId,
+          role: "observer",
+          replayFrom: { type: "start" },
+        });
+        expect(answer).toMatchObject({ role: "observer", turnRunning: false });
+        attachmentId = answer.attachmentId;
+        // The replay from the start: the first prompt, then its answer, each with its event id.
+        expect(transcript(updates).slice(0, 2)).toEqual(["user: hello", "agent: You said: hello"]);
+        expect(updates.at(-1)?._meta?.eventId).toBe(answer.lastEventId);
+      },
+    ],
+    [
+      "session/detach",
+      async () => {
+        expect(await call("session/detach", { sessionId, attachmentId })).toEqual({});
+        expect(await call("session/detach", { sessionId, attachmentId })).toEqual({});
       },
     ],
     ["_host/stats", async () => expect(await call("_host/stats", {})).toMatchObject({ pid: host.pid })],

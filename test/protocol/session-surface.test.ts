@@ -7,7 +7,7 @@ import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import { describe, expect, it } from "vitest";
 import { hostsPerTest, startHost, tempDir, type TestHost } from "../support/host.js";
 import { postgresPerFile } from "../support/postgres.js";
-import { script, waitFor } from "../support/tools.js";
+import { anyEventId, script, waitFor } from "../support/tools.js";
 
 const cluster = postgresPerFile();
 
@@ -55,6 +55,8 @@ describe("initialize", () => {
       title: {},
       archive: {},
       systemPrompt: { mode: { override: {} } },
+      // unstable, not in the SDK's schema yet (docs/protocol.md)
+      attach: {},
     });
   });
 });
@@ -110,7 +112,11 @@ describe.each(STORES)("on the $name", (store) => {
     const first = `${"a long first line ".repeat(6)}\nand a second line`;
     const turn = await host.client.prompt(sessionId, first);
     const expected = `${"a long first line ".repeat(6).trim().slice(0, 79)}…`;
-    expect(turn.updates[0]).toEqual({ sessionUpdate: "session_info_update", title: expected });
+    expect(turn.updates[0]).toEqual({
+      sessionUpdate: "session_info_update",
+      title: expected,
+      _meta: { eventId: anyEventId },
+    });
     expect(
       (await host.client.prompt(sessionId, "a second prompt")).updates.map((update) => update.sessionUpdate),
     ).toEqual(["agent_message_chunk"]);
@@ -119,7 +125,9 @@ describe.each(STORES)("on the $name", (store) => {
     const seen: SessionUpdate[] = [];
     host.client.onSessionUpdate(sessionId, (update) => seen.push(update));
     expect(await host.client.setTitle(sessionId, "  Plan\tA \n for the build  ")).toBe("Plan A for the build");
-    expect(seen).toEqual([{ sessionUpdate: "session_info_update", title: "Plan A for the build" }]);
+    expect(seen).toEqual([
+      { sessionUpdate: "session_info_update", title: "Plan A for the build", _meta: { eventId: anyEventId } },
+    ]);
     await host.client.prompt(sessionId, "a third prompt");
     expect((await host.client.list()).sessions[0]).toMatchObject({ sessionId, title: "Plan A for the build" });
 

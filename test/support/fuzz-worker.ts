@@ -73,7 +73,7 @@ export default function fuzzSession(task: SessionTask): Promise<never> {
   Comlink.expose(
     {
       start: (value: WorkerInit) => void (init = value),
-      open: () => ({ ok: true, turns: 0, mode: init!.mode, model: init!.model, threadId: 0 }),
+      open: () => ({ ok: true, turns: 0, mode: init!.mode, model: init!.model, threadId: 0, shown: 0 }),
       setMode: () => {},
       setModel: () => {},
       regrant: () => {},

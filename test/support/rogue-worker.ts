@@ -17,7 +17,7 @@ export default function rogueSession(task: SessionTask): Promise<never> {
       open: () =>
         init?.cwd.includes(MALFORMED_OPEN_CWD)
           ? { ok: "certainly", turns: -1 }
-          : { ok: true, turns: 0, mode: init!.mode, model: init!.model, threadId: 0 },
+          : { ok: true, turns: 0, mode: init!.mode, model: init!.model, threadId: 0, shown: 0 },
       setMode: () => {},
       regrant: () => {},
       stats: () => ({ activeMs: 0, heapUsedBytes: 0 }),

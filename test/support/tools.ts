@@ -1,7 +1,11 @@
 // Test support for tool flows: scripted prompts, tool results, and the processes a host's commands left behind.
 import { readFileSync } from "node:fs";
+import { expect } from "vitest";
 import type { PromptResult, ToolCallSummary } from "../../src/client/index.js";
 import { descendants, isAlive } from "./proc.js";
+
+/** Any event id an update carries in `_meta.eventId` (src/protocol/event-id.ts). */
+export const anyEventId = expect.stringMatching(/^\d+\.\d+(\.\d+)?$/);
 
 /** A scripted-model prompt from its steps. */
 export function script(...steps: unknown[]): string {
