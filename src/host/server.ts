@@ -21,11 +21,14 @@ import { createTeardown } from "./ops/teardown.js";
 import { openStore } from "../store/open-store.js";
 import { startWorkerWatchdog } from "./ops/worker-watchdog.js";
 import { startTracing } from "./traces/start-tracing.js";
+import { fixMallocThreshold, MMAP_THRESHOLD_BYTES } from "./ops/malloc-threshold.js";
 
 export async function serve(config: HostOptions, version: string): Promise<void> {
   const logger = createLogger(config.logLevel);
   // stderr carries the host's JSON only: the SDK's console lines are logged like the host's own warnings.
   routeConsole(logger);
+  // Before any session thread starts: the blocks they take are the ones it is for.
+  if (fixMallocThreshold()) logger.debug({ bytes: MMAP_THRESHOLD_BYTES }, "malloc's mmap threshold fixed");
   const remote = await remoteOptions(config);
   // The store first: a store that cannot be used ends the host before anything else has started (one line, exit 2).
   const store = await openStore(config, logger);

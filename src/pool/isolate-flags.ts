@@ -7,6 +7,12 @@
 // more host CPU than the turns did. One collection each time halves that and keeps RSS after a round where it was
 // (figures in docs/performance.md, "Measured choices in the code").
 //
+// The large-page pool (V8 14, Node 26): the page of a large object collected young (a large string built and dropped)
+// is kept, up to 32 MiB, for the next large object, and given back only when some isolate ends or on a memory-pressure
+// collection, not as time passes. A host at rest after a turn with a 30 MB answer kept such a page (the answer's text,
+// collected after the idle collection had run) until a session's thread next ended. Node 20's V8 gives such a page back
+// when it collects the object; with the pool off, so does Node 26's.
+//
 // V8 accepts a code cache only from an isolate with the same flags: the build writes the session worker's cache
 // under these (scripts/build-worker.mjs), or every thread would reject it and compile the bundle again.
 import { setFlagsFromString } from "node:v8";
@@ -17,6 +23,7 @@ const V8_MAJOR = Number(process.versions.v8.split(".")[0]);
 
 export const ISOLATE_FLAGS: readonly string[] = [
   V8_MAJOR < 12 ? "--memory-reducer-single-gc" : "--memory-reducer-gc-count=1",
+  ...(V8_MAJOR >= 14 ? ["--no-large-page-pool"] : []),
 ];
 
 export function tuneIsolates(): void {

@@ -13,7 +13,6 @@ import { connectHost } from "../support/checked-host.js";
 
 const MiB = 2 ** 20;
 const MAX_BUFFERED = 16 * MiB;
-const NODE_MAJOR = Number(process.versions.node.split(".")[0]);
 const rssOf = (pid: number) => Number(/^VmRSS:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) * 1024;
 
 interface Run {
@@ -114,9 +113,7 @@ it(
       );
     expect(stalled.peak - stalled.warm).toBeLessThanOrEqual(reading.peak - reading.warm + 4 * MAX_BUFFERED);
     for (const r of [reading, stalled]) {
-      // Node 26 keeps native memory of a session's ended worker thread that Node 20 gives back, after a reading client
-      // as after a stalled one and by a different amount each run: the bound at rest holds on Node 20 only, for now.
-      if (NODE_MAJOR === 20) expect(r.rest).toBeLessThanOrEqual(1.5 * r.warm);
+      expect(r.rest).toBeLessThanOrEqual(1.5 * r.warm);
       // The main thread keeps nothing of the answer once it is out (it kept the turn's last message, 30 MB here).
       expect(r.heapRest - r.heapWarm).toBeLessThan(8 * MiB);
     }
