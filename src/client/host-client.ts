@@ -846,9 +846,12 @@ export class HostClient {
         return response.stopReason;
       } catch (error) {
         if (!(error instanceof ConnectionLost) || !ended) throw error;
+        const before = this.#attached.get(sessionId)?.hostId;
         await this.#ready;
         const attached = this.#attached.get(sessionId);
-        if (attached?.promptId === promptId) {
+        // Another host (or this one restarted) serves the session now: whether it got the prompt cannot be known.
+        if (!attached || attached.hostId !== before) throw error;
+        if (attached.promptId === promptId) {
           if (!attached.turnRunning) return stopReasonOf(sessionId, attached.lastStopReason ?? "error");
           return await ended.promise;
         }

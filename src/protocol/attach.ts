@@ -39,6 +39,8 @@ export const Participant = z.object({ attachmentId: z.string(), role: AttachRole
 export type Participant = z.infer<typeof Participant>;
 
 export const AttachResponse = z.object({
+  /** The host that answered (--host-id): a client whose connection dropped tells a restarted or other host by it. */
+  hostId: z.string(),
   attachmentId: z.string(),
   role: AttachRole,
   /** The id of the last update the session has shown (null: none yet); replay ends there, live goes on after it. */

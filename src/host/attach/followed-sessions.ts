@@ -24,7 +24,7 @@ export class FollowedSessions {
     sessionId: string,
     from: ReplayFrom | undefined,
     maxQueuedBytes: number,
-  ): Promise<AttachResponse> {
+  ): Promise<Omit<AttachResponse, "hostId">> {
     const attachment = this.#attachment(sessionId, peer, maxQueuedBytes);
     const follower = await StoreFollower.start(sessionId, this.#feed, attachment, from, this.#logger);
     this.#add(sessionId, follower);

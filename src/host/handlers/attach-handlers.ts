@@ -35,7 +35,7 @@ async function followElsewhere(host: HandlerHost, peer: Peer, params: AttachRequ
     { sessionId: params.sessionId, connection: peer.label, attachmentId: answer.attachmentId },
     "client attached: it follows the session from the store (another host serves it)",
   );
-  return answer;
+  return { hostId: host.hostId, ...answer };
 }
 
 async function assertVisibleStored(host: HandlerHost, peer: Peer, sessionId: string): Promise<LogHeader> {
@@ -81,7 +81,7 @@ export function withAttach(app: AgentApp, host: HandlerHost, peer: Peer): AgentA
         { sessionId: session.id, connection: peer.label, role: params.role, attachmentId: answer.attachmentId },
         "client attached",
       );
-      return answer;
+      return { hostId: host.hostId, ...answer };
     })
     .onRequest(DETACH_METHOD, DetachRequest, async ({ params }) => {
       const session = findVisible(host.sessions, peer, params.sessionId);

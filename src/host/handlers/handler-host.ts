@@ -13,6 +13,8 @@ import type { FollowedSessions } from "../attach/followed-sessions.js";
 
 export interface HandlerHost extends OpeningHost {
   readonly config: HostOptions;
+  /** This host's name (--host-id). */
+  readonly hostId: string;
   readonly logger: Logger;
   readonly admission: Admission;
   readonly models: HostModels;

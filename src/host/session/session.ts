@@ -244,7 +244,7 @@ export class LiveSession implements SlotHolder {
     role: AttachRole,
     from: ReplayFrom | undefined,
     maxQueuedBytes: number,
-  ): Promise<AttachResponse> {
+  ): Promise<Omit<AttachResponse, "hostId">> {
     if (this.#state.closed) throw sessionClosed();
     let cursor: EventPosition | null = null;
     if (from?.type === "after_event") {
@@ -269,7 +269,7 @@ export class LiveSession implements SlotHolder {
         "owning connection attached: its updates come through its attachment",
       );
     outbox.add(attachment);
-    const answer = (): AttachResponse => ({
+    const answer = (): Omit<AttachResponse, "hostId"> => ({
       attachmentId: attachment.id,
       role,
       lastEventId: attachment.lastEventId,
