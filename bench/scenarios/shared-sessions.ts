@@ -198,7 +198,7 @@ async function fleetLatency(ctx: BenchContext, turns: number): Promise<SharedSes
   } catch (error) {
     return { skipped: `no PostgreSQL server to start here (${(error as Error).message.split("\n", 1)[0]})` };
   }
-  const hosts = await startHosts(2, await cluster.database(), ["--default-mode", "auto", "--log-level", "warn"]);
+  const hosts = await startHosts(2, await cluster.database(), ["--default-mode", "auto"]);
   const owner = await HostClient.connect(hosts[0]!.url);
   const remote = await HostClient.connect(hosts[1]!.url);
   try {
@@ -221,6 +221,13 @@ async function fleetLatency(ctx: BenchContext, turns: number): Promise<SharedSes
     await Promise.all(hosts.map((host) => host.stop("SIGTERM")));
     await cluster.stop();
   }
+}
+
+async function logged<T>(ctx: BenchContext, label: string, run: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  const result = await run();
+  ctx.log(`shared sessions: ${label} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  return result;
 }
 
 export async function sharedSessions(ctx: BenchContext): Promise<SharedSessionsResult> {
@@ -248,9 +255,9 @@ export async function sharedSessions(ctx: BenchContext): Promise<SharedSessionsR
     p99Ratio: { stalled: ratio(turnP99.stalled, turnP99.none), observers: ratio(turnP99.observers, turnP99.none) },
     rssGrowthMiB: by((run) => run.rssGrowth),
     cpuPerUpdatePerObserverUs: figure(perUpdate),
-    permissions: await permissionRaces(ctx, ctx.quick ? 100 : 1000),
-    reconnect: await cutConnections(ctx, ctx.quick ? 40 : 200),
-    fleet: await fleetLatency(ctx, ctx.quick ? 10 : 50),
+    permissions: await logged(ctx, "permission races", () => permissionRaces(ctx, ctx.quick ? 100 : 1000)),
+    reconnect: await logged(ctx, "cut connections", () => cutConnections(ctx, ctx.quick ? 40 : 200)),
+    fleet: await logged(ctx, "fleet observer", () => fleetLatency(ctx, ctx.quick ? 10 : 50)),
   };
 }
 
