@@ -20,7 +20,7 @@ import { connectPeer } from "../host/connection/connect-peer.js";
 import { mayOpenConnection, nameSdkConnection } from "../host/connection/sdk-console.js";
 import type { ListenerHost } from "./listener-host.js";
 import type { HostStatsMonitor } from "../host/ops/host-stats-monitor.js";
-import { Peer } from "../host/connection/peer.js";
+import { Peer, type DirectSend } from "../host/connection/peer.js";
 import { ConfigError } from "../flags.js";
 import { health, readiness } from "./health.js";
 import { closeIfRefused, isClosing, refuseClientError, refuseRequest, refuseUpgrade } from "./refusal.js";
@@ -70,6 +70,10 @@ interface Upgrade {
   gate: RequestGate | null;
   /** Set once the connection exists: the host's label for it. */
   label: string | null;
+  /** Set once the connection exists: its peer, which writes attached clients' updates to the WebSocket directly. */
+  peer: Peer | null;
+  /** Set once ws has accepted it. */
+  webSocket: WebSocket | null;
 }
 
 interface Door {
@@ -282,7 +286,7 @@ export class RemoteListener {
       this.#tenantRefusal(req, caller);
       return refuseUpgrade(socket, 503, { "Retry-After": "1" });
     }
-    const upgrade: Upgrade = { remote: req.socket.remoteAddress, gate: null, label: null };
+    const upgrade: Upgrade = { remote: req.socket.remoteAddress, gate: null, label: null, peer: null, webSocket: null };
     this.#upgrades.set(req, upgrade);
     this.#upgrading = upgrade;
     try {
@@ -296,6 +300,10 @@ export class RemoteListener {
   #onWebSocket(req: IncomingMessage, webSocket: WebSocket): void {
     const upgrade = this.#upgrades.get(req);
     upgrade?.gate?.attachInput(webSocket);
+    if (upgrade) {
+      upgrade.webSocket = webSocket;
+      if (upgrade.peer) upgrade.peer.sendDirectly(directSend(webSocket));
+    }
     dropBinaryFrames(webSocket, () =>
       this.#warnings.warn(upgrade?.remote, "binary frame", {}, "binary WebSocket frame dropped (ACP is text frames)"),
     );
@@ -373,6 +381,8 @@ export class RemoteListener {
     if (upgrade) {
       upgrade.gate = gate;
       upgrade.label = peer.label;
+      upgrade.peer = peer;
+      if (upgrade.webSocket) peer.sendDirectly(directSend(upgrade.webSocket));
     }
     const connection = connectPeer(this.#host, peer, this.#stats, gate.stream);
     this.#peers.add(peer);
@@ -406,6 +416,15 @@ export class RemoteListener {
       peer.close("idle timeout");
     }
   }
+}
+
+/** A WebSocket's send of one serialized message (the SDK sends each as a text frame of its own, as this does). */
+function directSend(webSocket: WebSocket): DirectSend {
+  return (json, done) => {
+    if (webSocket.readyState !== webSocket.OPEN) return false;
+    webSocket.send(json, () => done());
+    return true;
+  };
 }
 
 function pathOf(req: IncomingMessage): string {

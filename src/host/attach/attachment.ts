@@ -98,6 +98,8 @@ export class Attachment {
       this.#heldNotices.push([method, params]);
       return;
     }
+    // The same way as its updates, so it never overtakes them.
+    if (this.peer.writeDirectly(notification(method, params), () => {})) return;
     this.peer.client.notify(method, params).catch(() => {});
   }
 
@@ -145,13 +147,19 @@ export class Attachment {
 
   #queue(sessionId: string, shown: ShownUpdate): void {
     this.#queuedBytes += shown.bytes;
+    const sent = () => {
+      this.#queuedBytes -= shown.bytes;
+      if (this.#queuedBytes === 0) for (const resolve of this.#drainWaiters.splice(0)) resolve();
+    };
+    // The session's own updates are serialized once for all its clients; a child's (relayed) each time.
+    const own = sessionId === this.#sessionId;
+    const wire = own ? (shown.wire ??= notification("session/update", { sessionId, update: shown.update })) : null;
+    if (this.peer.writeDirectly(wire ?? notification("session/update", { sessionId, update: shown.update }), sent))
+      return;
     this.peer.client
       .notify("session/update", { sessionId, update: shown.update })
       .catch(() => {})
-      .finally(() => {
-        this.#queuedBytes -= shown.bytes;
-        if (this.#queuedBytes === 0) for (const resolve of this.#drainWaiters.splice(0)) resolve();
-      });
+      .finally(sent);
   }
 
   #tooSlow(): void {
@@ -179,7 +187,13 @@ export class Attachment {
       attachmentId: this.id,
       error: { code: codeOf(reason), message, data: { reason, lastEventId: this.lastEventId } },
     };
-    this.peer.client.notify(DETACHED_NOTIFICATION, notice).catch(() => {});
+    if (!this.peer.writeDirectly(notification(DETACHED_NOTIFICATION, notice), () => {}))
+      this.peer.client.notify(DETACHED_NOTIFICATION, notice).catch(() => {});
     this.end();
   }
+}
+
+/** A JSON-RPC notification as its text. */
+function notification(method: string, params: unknown): string {
+  return JSON.stringify({ jsonrpc: "2.0", method, params });
 }

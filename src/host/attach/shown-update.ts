@@ -7,6 +7,8 @@ import type { PeerUnderstands } from "../connection/peer.js";
 
 export interface ShownUpdate {
   readonly position: EventPosition;
+  /** Its session/update notification serialized (for a session's own id), once, for every client written directly. */
+  wire?: string;
   /** With `_meta.eventId` (and messageId on a message's chunks). */
   readonly update: SessionUpdate;
   /** What it costs a queue to hold (its text's length, about its JSON's). */

@@ -10,6 +10,9 @@ export interface PeerUnderstands {
   compaction: boolean;
 }
 
+/** Writes a serialized message; false when it cannot (the socket is not open). */
+export type DirectSend = (json: string, done: () => void) => boolean;
+
 export class Peer {
   /** For logs: "stdio", or the listener's connection number. */
   readonly label: string;
@@ -20,6 +23,7 @@ export class Peer {
   /** May read the host-wide figures (_host/stats, _host/status): stdio, a host without tokens, an operator's token. */
   readonly operator: boolean;
   #connection: AgentConnection | null = null;
+  #direct: DirectSend | null = null;
   #lastActive = performance.now();
   #understands: PeerUnderstands = { subagents: false, compaction: false };
 
@@ -32,6 +36,22 @@ export class Peer {
 
   bind(connection: AgentConnection): void {
     this.#connection = connection;
+  }
+
+  /**
+   * A WebSocket's own send: what the host fans out to attached clients (an update serialized once for all of them)
+   * is written there directly rather than through the SDK's pipeline of the connection, message by message.
+   */
+  sendDirectly(send: DirectSend): void {
+    this.#direct = send;
+  }
+
+  /**
+   * Writes one JSON-RPC notification, already serialized, straight to the client (done: once written, or lost with
+   * the connection); false where the connection has no direct way (Streamable HTTP, stdio): send it through client.
+   */
+  writeDirectly(json: string, done: () => void): boolean {
+    return this.#direct !== null && !this.closed && this.#direct(json, done);
   }
 
   /** The client's capabilities from its initialize request. */
