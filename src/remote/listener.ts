@@ -74,6 +74,8 @@ interface Upgrade {
   peer: Peer | null;
   /** Set once ws has accepted it. */
   webSocket: WebSocket | null;
+  /** The socket under it. */
+  socket: Socket;
 }
 
 interface Door {
@@ -286,7 +288,14 @@ export class RemoteListener {
       this.#tenantRefusal(req, caller);
       return refuseUpgrade(socket, 503, { "Retry-After": "1" });
     }
-    const upgrade: Upgrade = { remote: req.socket.remoteAddress, gate: null, label: null, peer: null, webSocket: null };
+    const upgrade: Upgrade = {
+      remote: req.socket.remoteAddress,
+      gate: null,
+      label: null,
+      peer: null,
+      webSocket: null,
+      socket: req.socket,
+    };
     this.#upgrades.set(req, upgrade);
     this.#upgrading = upgrade;
     try {
@@ -302,7 +311,7 @@ export class RemoteListener {
     upgrade?.gate?.attachInput(webSocket);
     if (upgrade) {
       upgrade.webSocket = webSocket;
-      if (upgrade.peer) upgrade.peer.sendDirectly(directSend(webSocket));
+      if (upgrade.peer) upgrade.peer.sendDirectly(directSend(webSocket, req.socket));
     }
     dropBinaryFrames(webSocket, () =>
       this.#warnings.warn(upgrade?.remote, "binary frame", {}, "binary WebSocket frame dropped (ACP is text frames)"),
@@ -382,7 +391,7 @@ export class RemoteListener {
       upgrade.gate = gate;
       upgrade.label = peer.label;
       upgrade.peer = peer;
-      if (upgrade.webSocket) peer.sendDirectly(directSend(upgrade.webSocket));
+      if (upgrade.webSocket && upgrade.socket) peer.sendDirectly(directSend(upgrade.webSocket, upgrade.socket));
     }
     const connection = connectPeer(this.#host, peer, this.#stats, gate.stream);
     this.#peers.add(peer);
@@ -418,12 +427,19 @@ export class RemoteListener {
   }
 }
 
-/** A WebSocket's send of one serialized message (the SDK sends each as a text frame of its own, as this does). */
-function directSend(webSocket: WebSocket): DirectSend {
-  return (json, done) => {
-    if (webSocket.readyState !== webSocket.OPEN) return false;
-    webSocket.send(json, () => done());
-    return true;
+/**
+ * A WebSocket's send of one serialized message (the SDK sends each as a text frame of its own, as this does); corked,
+ * its socket holds the frames until uncorked, then writes them at once.
+ */
+function directSend(webSocket: WebSocket, socket: Socket): DirectSend {
+  return {
+    send: (json, done) => {
+      if (webSocket.readyState !== webSocket.OPEN) return false;
+      webSocket.send(json, () => done());
+      return true;
+    },
+    cork: () => socket.cork(),
+    uncork: () => socket.uncork(),
   };
 }
 

@@ -10,8 +10,14 @@ export interface PeerUnderstands {
   compaction: boolean;
 }
 
-/** Writes a serialized message; false when it cannot (the socket is not open). */
-export type DirectSend = (json: string, done: () => void) => boolean;
+/** A WebSocket's own way to write serialized messages. */
+export interface DirectSend {
+  /** Writes one; false when it cannot (the socket is not open). */
+  send(json: string, done: () => void): boolean;
+  /** Holds what is written until uncork: a batch of updates leaves in one write (calls nest). */
+  cork(): void;
+  uncork(): void;
+}
 
 export class Peer {
   /** For logs: "stdio", or the listener's connection number. */
@@ -51,7 +57,15 @@ export class Peer {
    * the connection); false where the connection has no direct way (Streamable HTTP, stdio): send it through client.
    */
   writeDirectly(json: string, done: () => void): boolean {
-    return this.#direct !== null && !this.closed && this.#direct(json, done);
+    return this.#direct !== null && !this.closed && this.#direct.send(json, done);
+  }
+
+  /** Runs fn with the direct writes it makes held until it returns: one write system call for all of them. */
+  batchingDirectWrites(): () => void {
+    const direct = this.#direct;
+    if (!direct || this.closed) return () => {};
+    direct.cork();
+    return () => direct.uncork();
   }
 
   /** The client's capabilities from its initialize request. */

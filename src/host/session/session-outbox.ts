@@ -91,6 +91,20 @@ export class SessionOutbox {
     return this.publish([this.number(update, this.clock.transient(), audience, false)]);
   }
 
+  /**
+   * Runs fn (a batch of the worker's events) with the direct writes to attached clients held until it returns: each
+   * client's socket writes the batch's updates at once, not one system call an update.
+   */
+  batched(fn: () => void): void {
+    if (this.#attachments.size === 0) return fn();
+    const release = [...this.#attachments.values()].map((attachment) => attachment.peer.batchingDirectWrites());
+    try {
+      fn();
+    } finally {
+      for (const uncork of release) uncork();
+    }
+  }
+
   /** Numbered updates, shown live: to the owner (but a prompt's own text), to every attached client, kept recent. */
   publish(updates: readonly ShownUpdate[]): Promise<void> {
     const owner = this.#owner ?? null;

@@ -153,7 +153,9 @@ export class LiveSession implements SlotHolder {
       {
         holder: this,
         onEvents: (lease, events) => {
-          for (const event of events) if (lease === this.#worker.current) this.#events.handle(lease, event);
+          this.#outbox.batched(() => {
+            for (const event of events) if (lease === this.#worker.current) this.#events.handle(lease, event);
+          });
           // Updates go out in order: once these have, so has everything these events sent.
           return this.#outbox.drained;
         },
