@@ -54,7 +54,7 @@ it("an observer on another host follows the session from the store, and keeps fo
   const remoteSeen = collect(remote, sessionId);
   const answer = await remote.attach(sessionId, { replayFrom: { type: "start" } });
   expect(answer.role).toBe("observer");
-  expect(b.stderr()).toContain("it follows the session from the store");
+  await waitFor("b to say it follows", () => b.stderr().includes("it follows the session from the store"));
 
   for (let turn = 0; turn < 6; turn++)
     await owner.prompt(sessionId, script({ say: `turn ${turn}` }, bash(`echo out ${turn}`), { say: "{{result}}" }));
@@ -76,7 +76,7 @@ it("an observer on another host follows the session from the store, and keeps fo
   // Once it has detached, the attach at b takes the session over; both observers keep their streams.
   await controller.detach(sessionId);
   await elsewhere.attach(sessionId, { role: "controller" });
-  expect(a.stderr()).toContain("session let go");
+  await waitFor("a to let the session go", () => a.stderr().includes("session let go"));
   const moved = await elsewhere.prompt(sessionId, "served by h2 now");
   expect(moved.text).toBe("You said: served by h2 now");
   const movedId = eventId(durable(moved.updates).at(-1)!);

@@ -126,5 +126,5 @@ it("a stored session no host has open is opened for an attach, and an attach rep
   expect(seen.updates.map((update) => update.sessionUpdate)).toEqual(["user_message_chunk", "agent_message_chunk"]);
   // A controller of a session no connection owns prompts it like its owner would.
   expect((await watcher.prompt(sessionId, "second")).text).toBe("You said: second");
-  expect(host.stderr()).toContain("session opened for an attach");
+  await waitFor("the host to say it opened the session", () => host.stderr().includes("session opened for an attach"));
 });
