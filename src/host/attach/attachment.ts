@@ -12,7 +12,7 @@ import {
 import { codeOf, type ErrorReason } from "../../protocol/errors.js";
 import type { Logger } from "../../logger.js";
 import type { Peer } from "../connection/peer.js";
-import { shownTo, type ShownUpdate } from "./shown-update.js";
+import { notification, shownTo, type ShownUpdate } from "./shown-update.js";
 
 export class Attachment {
   readonly id = randomUUID();
@@ -99,7 +99,7 @@ export class Attachment {
       return;
     }
     // The same way as its updates, so it never overtakes them.
-    if (this.peer.writeDirectly(notification(method, params), () => {})) return;
+    if (this.peer.writesDirectly && this.peer.writeDirectly(notification(method, params), () => {})) return;
     this.peer.client.notify(method, params).catch(() => {});
   }
 
@@ -151,11 +151,11 @@ export class Attachment {
       this.#queuedBytes -= shown.bytes;
       if (this.#queuedBytes === 0) for (const resolve of this.#drainWaiters.splice(0)) resolve();
     };
-    // The session's own updates are serialized once for all its clients; a child's (relayed) each time.
-    const own = sessionId === this.#sessionId;
-    const wire = own ? (shown.wire ??= notification("session/update", { sessionId, update: shown.update })) : null;
-    if (this.peer.writeDirectly(wire ?? notification("session/update", { sessionId, update: shown.update }), sent))
-      return;
+    // Serialized once for every client of the session it was numbered for (a child's, relayed, has its own id).
+    if (this.peer.writesDirectly) {
+      const wire = shown.wire ?? notification("session/update", { sessionId, update: shown.update });
+      if (this.peer.writeDirectly(wire, sent)) return;
+    }
     this.peer.client
       .notify("session/update", { sessionId, update: shown.update })
       .catch(() => {})
@@ -187,13 +187,8 @@ export class Attachment {
       attachmentId: this.id,
       error: { code: codeOf(reason), message, data: { reason, lastEventId: this.lastEventId } },
     };
-    if (!this.peer.writeDirectly(notification(DETACHED_NOTIFICATION, notice), () => {}))
+    if (!this.peer.writesDirectly || !this.peer.writeDirectly(notification(DETACHED_NOTIFICATION, notice), () => {}))
       this.peer.client.notify(DETACHED_NOTIFICATION, notice).catch(() => {});
     this.end();
   }
-}
-
-/** A JSON-RPC notification as its text. */
-function notification(method: string, params: unknown): string {
-  return JSON.stringify({ jsonrpc: "2.0", method, params });
 }

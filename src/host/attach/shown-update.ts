@@ -7,11 +7,14 @@ import type { PeerUnderstands } from "../connection/peer.js";
 
 export interface ShownUpdate {
   readonly position: EventPosition;
-  /** Its session/update notification serialized (for a session's own id), once, for every client written directly. */
-  wire?: string;
+  /**
+   * Its session/update notification, serialized once where a queue will hold it (its session has attached clients):
+   * written as it is to every client on a WebSocket, and its length is what the update costs a queue.
+   */
+  readonly wire: string | null;
   /** With `_meta.eventId` (and messageId on a message's chunks). */
   readonly update: SessionUpdate;
-  /** What it costs a queue to hold (its text's length, about its JSON's). */
+  /** What it costs a queue to hold: its notification's length (0 where no queue holds it). */
   readonly bytes: number;
   /**
    * Which clients are shown it: every one, or (a compaction's) only those that understand compaction updates, or only
@@ -40,15 +43,16 @@ export interface Numbering {
 }
 
 /**
- * An update with its event id (and, for a message's chunk, the message's id: its log entry's number). sized: whether a
- * queue will hold it (a session nobody attached to pays nothing for its size).
+ * An update with its event id (and, for a message's chunk, the message's id: its log entry's number). queuedFor: the
+ * session whose attached clients' queues will hold it, which it is serialized for; null: none will (a session nobody
+ * attached to pays nothing for it).
  */
 export function numbered(
   update: SessionUpdate,
   position: EventPosition,
   audience: ShownUpdate["audience"],
   echo: boolean,
-  sized: boolean,
+  queuedFor: string | null,
 ): ShownUpdate {
   const eventId = formatEventId(position);
   const withId = { ...update, _meta: { ...update._meta, [EVENT_ID_META_KEY]: eventId } } as SessionUpdate;
@@ -59,5 +63,11 @@ export function numbered(
       withId.sessionUpdate === "agent_thought_chunk")
   )
     withId.messageId = `${withId.sessionUpdate === "agent_thought_chunk" ? "t" : "m"}${position[0]}`;
-  return { position, update: withId, bytes: sized ? JSON.stringify(withId).length : 0, audience, echo };
+  const wire = queuedFor === null ? null : notification("session/update", { sessionId: queuedFor, update: withId });
+  return { position, update: withId, wire, bytes: wire?.length ?? 0, audience, echo };
+}
+
+/** A JSON-RPC notification as its text. */
+export function notification(method: string, params: unknown): string {
+  return JSON.stringify({ jsonrpc: "2.0", method, params });
 }

@@ -13,11 +13,6 @@ import { numberedUpdates } from "../session/numbered-updates.js";
 import type { Attachment } from "./attachment.js";
 import { numbered, type Numbering, type ShownUpdate } from "./shown-update.js";
 
-/** Numbered and sized: a follower's updates always wait in its attachment's queue. */
-const SIZED: Numbering = {
-  number: (update, position, audience, echo) => numbered(update, position, audience, echo, true),
-};
-
 export class StoreFollower {
   readonly attachment: Attachment;
   readonly #sessionId: string;
@@ -25,6 +20,10 @@ export class StoreFollower {
   readonly #logger: Logger;
   readonly #renderer = new ReplayRenderer();
   readonly #clock = new EventClock();
+  /** Numbered and serialized: a follower's updates always wait in its attachment's queue. */
+  readonly #numbering: Numbering = {
+    number: (update, position, audience, echo) => numbered(update, position, audience, echo, this.#sessionId),
+  };
   #afterSeq = -1;
   #reading: Promise<void> = Promise.resolve();
   #stopWatching: () => void = () => {};
@@ -128,6 +127,6 @@ export class StoreFollower {
       this.#logger.warn({ sessionId: this.#sessionId, seq: record.seq }, "a stored record is not a log entry: skipped");
       return [];
     }
-    return this.#renderer.show(entry).flatMap((event) => numberedUpdates(event, this.#clock, SIZED));
+    return this.#renderer.show(entry).flatMap((event) => numberedUpdates(event, this.#clock, this.#numbering));
   }
 }

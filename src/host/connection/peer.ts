@@ -52,12 +52,17 @@ export class Peer {
     this.#direct = send;
   }
 
+  /** Whether it has a direct way to its client (a WebSocket) that is open. */
+  get writesDirectly(): boolean {
+    return this.#direct !== null && !this.closed;
+  }
+
   /**
    * Writes one JSON-RPC notification, already serialized, straight to the client (done: once written, or lost with
    * the connection); false where the connection has no direct way (Streamable HTTP, stdio): send it through client.
    */
   writeDirectly(json: string, done: () => void): boolean {
-    return this.#direct !== null && !this.closed && this.#direct.send(json, done);
+    return this.writesDirectly && this.#direct!.send(json, done);
   }
 
   /** Runs fn with the direct writes it makes held until it returns: one write system call for all of them. */

@@ -16,19 +16,18 @@ import type { LogHeader } from "../../protocol/log/session-log.js";
 import { hasReason, hostError } from "../../request-errors.js";
 import type { Peer } from "../connection/peer.js";
 import type { HandlerHost } from "./handler-host.js";
-import { findVisible } from "./session-access.js";
+import { findVisible, visibleStoredHeader } from "./session-access.js";
 import { openSession } from "../session/open-session.js";
 import { closeIfStillDetached } from "../connection/detached-close.js";
 import { lineageOf, type LiveSession } from "../session/session.js";
 
 /**
- * An observer's attach to a session another live host of the fleet serves: followed here from the store (null: none
- * does, the session is opened here).
+ * An observer's attach to a stored session (its tenant checked) that another live host of the fleet serves: followed
+ * here from the store (null: none does, the session is opened here).
  */
 async function followElsewhere(host: HandlerHost, peer: Peer, params: AttachRequest): Promise<AttachResponse | null> {
   const { followed, store } = host;
   if (!followed || !store.feed || params.role !== "observer") return null;
-  await assertVisibleStored(host, peer, params.sessionId);
   if ((await store.feed.holder(params.sessionId)) === null) return null;
   const answer = await followed.attach(peer, params.sessionId, params.replayFrom, host.config.maxAttachQueueBytes);
   host.logger.info(
@@ -38,19 +37,13 @@ async function followElsewhere(host: HandlerHost, peer: Peer, params: AttachRequ
   return { hostId: host.hostId, ...answer };
 }
 
-async function assertVisibleStored(host: HandlerHost, peer: Peer, sessionId: string): Promise<LogHeader> {
-  const header = await host.store.readHeader(sessionId);
-  if (!peer.sees(header.tenant ?? null)) throw host.store.unknownSession(sessionId);
-  return header;
-}
-
 /**
  * Opens a stored session here for an attach. A controller's, when another host serves the session and a client is
  * attached there as its controller, is refused with OWNED_ELSEWHERE and that host's id.
  */
-async function openStored(host: HandlerHost, peer: Peer, sessionId: string, role: AttachRole): Promise<LiveSession> {
+async function openStored(host: HandlerHost, peer: Peer, header: LogHeader, role: AttachRole): Promise<LiveSession> {
   host.admission.assertAccepting();
-  const header = await assertVisibleStored(host, peer, sessionId);
+  const { sessionId } = header;
   const model = host.models.get(header.model.model) ?? host.defaultModel;
   const session = await openSession(host, {
     kind: "resume",
@@ -72,10 +65,13 @@ export function withAttach(app: AgentApp, host: HandlerHost, peer: Peer): AgentA
   return app
     .onRequest(ATTACH_METHOD, AttachRequest, async ({ params }) => {
       const { sessionId, role } = params;
-      const live = findVisible(host.sessions, peer, sessionId);
-      const followed = live ? null : await followElsewhere(host, peer, params);
-      if (followed) return followed;
-      const session = live ?? (await openStored(host, peer, sessionId, role));
+      let session = findVisible(host.sessions, peer, sessionId);
+      if (!session) {
+        const header = await visibleStoredHeader(host.store, peer, sessionId);
+        const followed = await followElsewhere(host, peer, params);
+        if (followed) return followed;
+        session = await openStored(host, peer, header, role);
+      }
       const answer = await session.attachClient(peer, params.role, params.replayFrom, host.config.maxAttachQueueBytes);
       host.logger.info(
         { sessionId: session.id, connection: peer.label, role: params.role, attachmentId: answer.attachmentId },
@@ -87,7 +83,7 @@ export function withAttach(app: AgentApp, host: HandlerHost, peer: Peer): AgentA
       const session = findVisible(host.sessions, peer, params.sessionId);
       if (!session) {
         // Not open here: answered as attach would answer for that id; an observer following it from the store ends.
-        await assertVisibleStored(host, peer, params.sessionId);
+        await visibleStoredHeader(host.store, peer, params.sessionId);
         host.followed?.detach(peer, params.sessionId, params.attachmentId);
         return {};
       }

@@ -9,7 +9,7 @@ import { mcpServersFrom } from "./mcp-servers-param.js";
 import { OpenSessionParams } from "./session-params.js";
 import type { HandlerHost } from "./handler-host.js";
 import type { Peer } from "../connection/peer.js";
-import { assertAttachable, findVisible } from "./session-access.js";
+import { assertAttachable, findVisible, visibleStoredHeader } from "./session-access.js";
 import { openSession } from "../session/open-session.js";
 import { lineageOf, type LiveSession } from "../session/session.js";
 import { systemPromptFrom } from "./system-prompt-param.js";
@@ -89,8 +89,7 @@ async function open(
     if (options.replay) await live.replayHistory();
     return live;
   }
-  const header = await host.store.readHeader(id);
-  if (!peer.sees(header.tenant ?? null)) throw host.store.unknownSession(id);
+  const header = await visibleStoredHeader(host.store, peer, id);
   assertSameCwd(header.cwd, params.cwd);
   const cwd = await stat(header.cwd).catch(() => null);
   if (!cwd?.isDirectory()) throw invalidParams("cwd", `the session's cwd is no longer a directory: ${header.cwd}`);

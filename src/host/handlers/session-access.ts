@@ -2,6 +2,8 @@
 // not exist; a session of the peer's tenant attached to another connection is refused until that one lets it go. A
 // client attached as a controller may do what the owning connection may; an observer may change nothing.
 import type { Peer } from "../connection/peer.js";
+import type { LogHeader } from "../../protocol/log/session-log.js";
+import type { SessionStore } from "../../store/session-store.js";
 import type { LiveSession } from "../session/session.js";
 import { hostError, unknownSession } from "../../request-errors.js";
 import type { SessionTable } from "../session/session-table.js";
@@ -43,4 +45,18 @@ export function assertAttachable(session: LiveSession, peer: Peer): void {
     `session ${session.id} is not attached to this connection (its connection closed): session/resume or session/load it first`,
     { sessionId: session.id },
   );
+}
+
+/**
+ * A stored session's header, if this peer may see it: another tenant's is answered as an unknown id is (both read the
+ * header, and fail alike).
+ */
+export async function visibleStoredHeader(
+  store: Pick<SessionStore, "readHeader" | "unknownSession">,
+  peer: Peer,
+  sessionId: string,
+): Promise<LogHeader> {
+  const header = await store.readHeader(sessionId);
+  if (!peer.sees(header.tenant ?? null)) throw store.unknownSession(sessionId);
+  return header;
 }

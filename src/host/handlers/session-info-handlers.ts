@@ -7,7 +7,7 @@ import type { Peer } from "../connection/peer.js";
 import { invalidParams } from "../../request-errors.js";
 import type { LiveSession } from "../session/session.js";
 import { close } from "./durable-handlers.js";
-import { findVisible } from "./session-access.js";
+import { findVisible, visibleStoredHeader } from "./session-access.js";
 
 /** A title is stored on one line, at most this long. */
 const MAX_TITLE_CHARS = 256;
@@ -18,7 +18,7 @@ export function withSessionInfo(app: AgentApp, host: HandlerHost, peer: Peer): A
       // No side effect at all: nothing is loaded, started, attached, locked or listed anew; the store is only read.
       .onRequest("session/status", async ({ params }) => {
         if (findVisible(host.sessions, peer, params.sessionId)) return { status: "open" };
-        await assertStored(host, peer, params.sessionId);
+        await visibleStoredHeader(host.store, peer, params.sessionId);
         return { status: "saved" };
       })
       .onRequest("session/set_title", async ({ params }) => {
@@ -52,11 +52,6 @@ export function withSessionInfo(app: AgentApp, host: HandlerHost, peer: Peer): A
 async function visibleOrStored(host: HandlerHost, peer: Peer, sessionId: string): Promise<LiveSession | null> {
   const live = findVisible(host.sessions, peer, sessionId);
   if (live) return live;
-  await assertStored(host, peer, sessionId);
+  await visibleStoredHeader(host.store, peer, sessionId);
   return null;
-}
-
-async function assertStored(host: HandlerHost, peer: Peer, sessionId: string): Promise<void> {
-  const header = await host.store.readHeader(sessionId);
-  if (!peer.sees(header.tenant ?? null)) throw host.store.unknownSession(sessionId);
 }

@@ -158,7 +158,7 @@ export class SessionOutbox {
     audience: ShownUpdate["audience"],
     echo: boolean,
   ): ShownUpdate {
-    return numbered(update, position, audience, echo, this.#recent !== null);
+    return numbered(update, position, audience, echo, this.#recent === null ? null : this.#sessionId);
   }
 
   #toPeer(peer: Peer, method: string, update: SessionUpdate, sessionId = this.#sessionId): void {
