@@ -78,15 +78,18 @@ async function run(reading: boolean): Promise<Run> {
     await slow.call(0, "initialize", { protocolVersion: 1, clientCapabilities: {} });
     client = ((await slow.call(1, "session/new", { cwd, mcpServers: [] })) as { sessionId: string }).sessionId;
     if (!reading) slow.stopReading();
+    await ops.prompt(echo, "ping");
     slow.sendPrompt(2, client, fileSaidTimes("big.txt", 150));
     answered = slow.response(2);
     if (!reading) {
       const waits = new RegExp(`"sessionId":"${client}".*session output waits`);
       await waitFor("the turn to wait for its client", () => waits.test(host.stderr()), 60_000);
-      // While it waits, a dozen pings of the other session: what the stall holds stays held through them.
-      for (let i = 0; i < 12; i++) await ops.prompt(echo, "ping");
-      slow.resumeReading();
     }
+    // The other session's pings, the same in both runs (they restore its hibernated worker, a thread's worth of RSS,
+    // before the turn starts): in the stalled run they come while the turn waits, so what the stall holds stays held
+    // through them.
+    for (let i = 0; i < 12; i++) await ops.prompt(echo, "ping");
+    if (!reading) slow.resumeReading();
     expect(await answered).toMatchObject({ result: { stopReason: "end_turn" } });
     const peak = peakRssOf(pid);
     expect(slow.agentText()).toBe(150 * 200 * 1024);
