@@ -14,6 +14,14 @@ import type { Logger } from "../../logger.js";
 import type { Peer } from "../connection/peer.js";
 import { notification, shownTo, type ShownUpdate } from "./shown-update.js";
 
+/**
+ * How long an observer's writes are held to leave together. Each write to a socket is a system call that costs the
+ * main thread as much as the rest of an update's fan-out (loopback TCP delivers in the sender's call): a hundred
+ * observers of a busy session wrote each batch of its events a hundred times; held this long, a turn's updates reach
+ * an observer in one or two writes. A controller's writes are never held: its turn's answer would wait with them.
+ */
+const OBSERVER_HOLD_MS = 10;
+
 export class Attachment {
   readonly id = randomUUID();
   readonly peer: Peer;
@@ -99,7 +107,7 @@ export class Attachment {
       return;
     }
     // The same way as its updates, so it never overtakes them.
-    if (this.peer.writesDirectly && this.peer.writeDirectly(notification(method, params), () => {})) return;
+    if (this.#writeDirectly(notification(method, params), () => {})) return;
     this.peer.client.notify(method, params).catch(() => {});
   }
 
@@ -154,7 +162,7 @@ export class Attachment {
     // Serialized once for every client of the session it was numbered for (a child's, relayed, has its own id).
     if (this.peer.writesDirectly) {
       const wire = shown.wire ?? notification("session/update", { sessionId, update: shown.update });
-      if (this.peer.writeDirectly(wire, sent)) return;
+      if (this.#writeDirectly(wire, sent)) return;
     }
     this.peer.client
       .notify("session/update", { sessionId, update: shown.update })
@@ -187,8 +195,15 @@ export class Attachment {
       attachmentId: this.id,
       error: { code: codeOf(reason), message, data: { reason, lastEventId: this.lastEventId } },
     };
-    if (!this.peer.writesDirectly || !this.peer.writeDirectly(notification(DETACHED_NOTIFICATION, notice), () => {}))
+    if (!this.#writeDirectly(notification(DETACHED_NOTIFICATION, notice), () => {}))
       this.peer.client.notify(DETACHED_NOTIFICATION, notice).catch(() => {});
     this.end();
+  }
+
+  /** Straight to its WebSocket (an observer's held a moment: OBSERVER_HOLD_MS); false where it has none. */
+  #writeDirectly(json: string, done: () => void): boolean {
+    if (!this.peer.writesDirectly) return false;
+    if (this.role === "observer") this.peer.holdDirectWrites(OBSERVER_HOLD_MS);
+    return this.peer.writeDirectly(json, done);
   }
 }

@@ -30,6 +30,8 @@ export class Peer {
   readonly operator: boolean;
   #connection: AgentConnection | null = null;
   #direct: DirectSend | null = null;
+  /** Set while its direct writes are held (holdDirectWrites): the timer that lets them go. */
+  #hold: NodeJS.Timeout | null = null;
   #lastActive = performance.now();
   #understands: PeerUnderstands = { subagents: false, compaction: false };
 
@@ -69,8 +71,28 @@ export class Peer {
   batchingDirectWrites(): () => void {
     const direct = this.#direct;
     if (!direct || this.closed) return () => {};
+    // What an observer's hold keeps goes first, so the batch is not held with it.
+    this.#releaseHold();
     direct.cork();
     return () => direct.uncork();
+  }
+
+  /**
+   * Holds what is written to its socket (direct writes and the SDK's alike, in order) for ms from now, unless it is
+   * held already: the writes of that time leave in one system call.
+   */
+  holdDirectWrites(ms: number): void {
+    const direct = this.#direct;
+    if (this.#hold || !direct || this.closed) return;
+    direct.cork();
+    this.#hold = setTimeout(() => this.#releaseHold(), ms);
+  }
+
+  #releaseHold(): void {
+    if (!this.#hold) return;
+    clearTimeout(this.#hold);
+    this.#hold = null;
+    this.#direct!.uncork();
   }
 
   /** The client's capabilities from its initialize request. */

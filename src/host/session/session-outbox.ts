@@ -92,12 +92,15 @@ export class SessionOutbox {
   }
 
   /**
-   * Runs fn (a batch of the worker's events) with the direct writes to attached clients held until it returns: each
-   * client's socket writes the batch's updates at once, not one system call an update.
+   * Runs fn (a batch of the worker's events) with the direct writes to attached controllers held until it returns:
+   * each one's socket writes the batch's updates at once, not one system call an update (an observer's are held
+   * longer, by its attachment).
    */
   batched(fn: () => void): void {
     if (this.#attachments.size === 0) return fn();
-    const release = [...this.#attachments.values()].map((attachment) => attachment.peer.batchingDirectWrites());
+    const release: (() => void)[] = [];
+    for (const attachment of this.#attachments.values())
+      if (attachment.role === "controller") release.push(attachment.peer.batchingDirectWrites());
     try {
       fn();
     } finally {
