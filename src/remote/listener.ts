@@ -29,6 +29,7 @@ import { RequestGate } from "./request-gate.js";
 import { SocketSlots } from "./socket-slots.js";
 import { closingPromptly } from "./ws-closing.js";
 import { dropBinaryFrames } from "./ws-text-only.js";
+import { textFrame } from "./ws-frame.js";
 import { urlHost } from "./listen-address.js";
 import { callerKey, TokenGate, type Caller } from "./token-gate.js";
 import type { TokenEntry } from "./tokens.js";
@@ -428,14 +429,16 @@ export class RemoteListener {
 }
 
 /**
- * A WebSocket's send of one serialized message (the SDK sends each as a text frame of its own, as this does); corked,
- * its socket holds the frames until uncorked, then writes them at once.
+ * A WebSocket's send of one serialized message (the SDK sends each as a text frame of its own, as this does): the
+ * message's frame, built once for every socket it goes to, written to the socket under ws, where ws writes its own
+ * frames whole and in order (no compression is negotiated, so ws never holds one back); corked, the socket holds the
+ * frames until uncorked, then writes them at once.
  */
 function directSend(webSocket: WebSocket, socket: Socket): DirectSend {
   return {
-    send: (json, done) => {
+    send: (message, done) => {
       if (webSocket.readyState !== webSocket.OPEN) return false;
-      webSocket.send(json, () => done());
+      socket.write((message.frame ??= textFrame(message.json)), () => done());
       return true;
     },
     cork: () => socket.cork(),

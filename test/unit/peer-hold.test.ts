@@ -2,6 +2,7 @@
 // controller's batch on the same peer lets what was held go first, so the batch is never held with it.
 import { afterEach, expect, it, vi } from "vitest";
 import { Peer } from "../../src/host/connection/peer.js";
+import { WireMessage } from "../../src/host/connection/wire-message.js";
 
 afterEach(() => void vi.useRealTimers());
 
@@ -9,8 +10,8 @@ function recordedPeer(): { peer: Peer; socket: string[] } {
   const socket: string[] = [];
   const peer = new Peer("1", null);
   peer.sendDirectly({
-    send: (json, done) => {
-      socket.push(json);
+    send: (message, done) => {
+      socket.push(message.json);
       done();
       return true;
     },
@@ -24,9 +25,9 @@ it("holds writes until the hold ends, once however often it is asked; a batch le
   vi.useFakeTimers();
   const { peer, socket } = recordedPeer();
   peer.holdDirectWrites(10);
-  peer.writeDirectly("a", () => {});
+  peer.writeDirectly(new WireMessage("a"), () => {});
   peer.holdDirectWrites(10);
-  peer.writeDirectly("b", () => {});
+  peer.writeDirectly(new WireMessage("b"), () => {});
   vi.advanceTimersByTime(9);
   expect(socket).toEqual(["cork", "a", "b"]);
   vi.advanceTimersByTime(1);
@@ -34,9 +35,9 @@ it("holds writes until the hold ends, once however often it is asked; a batch le
 
   socket.length = 0;
   peer.holdDirectWrites(10);
-  peer.writeDirectly("c", () => {});
+  peer.writeDirectly(new WireMessage("c"), () => {});
   const release = peer.batchingDirectWrites();
-  peer.writeDirectly("d", () => {});
+  peer.writeDirectly(new WireMessage("d"), () => {});
   release();
   vi.advanceTimersByTime(10);
   expect(socket).toEqual(["cork", "c", "uncork", "cork", "d", "uncork"]);

@@ -12,6 +12,7 @@ import {
 import { codeOf, type ErrorReason } from "../../protocol/errors.js";
 import type { Logger } from "../../logger.js";
 import type { Peer } from "../connection/peer.js";
+import type { WireMessage } from "../connection/wire-message.js";
 import { notification, shownTo, type ShownUpdate } from "./shown-update.js";
 
 /**
@@ -201,9 +202,9 @@ export class Attachment {
   }
 
   /** Straight to its WebSocket (an observer's held a moment: OBSERVER_HOLD_MS); false where it has none. */
-  #writeDirectly(json: string, done: () => void): boolean {
+  #writeDirectly(message: WireMessage, done: () => void): boolean {
     if (!this.peer.writesDirectly) return false;
     if (this.role === "observer") this.peer.holdDirectWrites(OBSERVER_HOLD_MS);
-    return this.peer.writeDirectly(json, done);
+    return this.peer.writeDirectly(message, done);
   }
 }

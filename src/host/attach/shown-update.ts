@@ -4,6 +4,7 @@ import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import { EVENT_ID_META_KEY } from "../../protocol/attach.js";
 import { formatEventId, type EventPosition } from "../../protocol/event-id.js";
 import type { PeerUnderstands } from "../connection/peer.js";
+import { WireMessage } from "../connection/wire-message.js";
 
 export interface ShownUpdate {
   readonly position: EventPosition;
@@ -11,7 +12,7 @@ export interface ShownUpdate {
    * Its session/update notification, serialized once where a queue will hold it (its session has attached clients):
    * written as it is to every client on a WebSocket, and its length is what the update costs a queue.
    */
-  readonly wire: string | null;
+  readonly wire: WireMessage | null;
   /** With `_meta.eventId` (and messageId on a message's chunks). */
   readonly update: SessionUpdate;
   /** What it costs a queue to hold: its notification's length (0 where no queue holds it). */
@@ -64,10 +65,10 @@ export function numbered(
   )
     withId.messageId = `${withId.sessionUpdate === "agent_thought_chunk" ? "t" : "m"}${position[0]}`;
   const wire = queuedFor === null ? null : notification("session/update", { sessionId: queuedFor, update: withId });
-  return { position, update: withId, wire, bytes: wire?.length ?? 0, audience, echo };
+  return { position, update: withId, wire, bytes: wire?.json.length ?? 0, audience, echo };
 }
 
-/** A JSON-RPC notification as its text. */
-export function notification(method: string, params: unknown): string {
-  return JSON.stringify({ jsonrpc: "2.0", method, params });
+/** A JSON-RPC notification, serialized. */
+export function notification(method: string, params: unknown): WireMessage {
+  return new WireMessage(JSON.stringify({ jsonrpc: "2.0", method, params }));
 }

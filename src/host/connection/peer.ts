@@ -1,6 +1,7 @@
 // One ACP connection as the host sees it: whose it is (its tenant) and how to reach its client. A session is
 // attached to at most one peer at a time; its updates and permission requests go to that peer only.
 import type { AgentConnection, AgentContext, ClientCapabilities } from "@agentclientprotocol/sdk/unstable";
+import type { WireMessage } from "./wire-message.js";
 
 /** What the client said it understands (initialize), where the host sends something else to clients that do not. */
 export interface PeerUnderstands {
@@ -13,7 +14,7 @@ export interface PeerUnderstands {
 /** A WebSocket's own way to write serialized messages. */
 export interface DirectSend {
   /** Writes one; false when it cannot (the socket is not open). */
-  send(json: string, done: () => void): boolean;
+  send(message: WireMessage, done: () => void): boolean;
   /** Holds what is written until uncork: a batch of updates leaves in one write (calls nest). */
   cork(): void;
   uncork(): void;
@@ -63,8 +64,8 @@ export class Peer {
    * Writes one JSON-RPC notification, already serialized, straight to the client (done: once written, or lost with
    * the connection); false where the connection has no direct way (Streamable HTTP, stdio): send it through client.
    */
-  writeDirectly(json: string, done: () => void): boolean {
-    return this.writesDirectly && this.#direct!.send(json, done);
+  writeDirectly(message: WireMessage, done: () => void): boolean {
+    return this.writesDirectly && this.#direct!.send(message, done);
   }
 
   /** Runs fn with the direct writes it makes held until it returns: one write system call for all of them. */
