@@ -40,6 +40,11 @@ export class HostModels {
     return this.#byName.get(name);
   }
 
+  /** The model of that name, or the default where this host no longer serves it (a stored session's, a fork's). */
+  resolve(name: string): ModelConfig {
+    return this.#byName.get(name) ?? this.default;
+  }
+
   /** The session's config options (`configOptions` of session/new, set_config_option and config_option_update). */
   configOptions(current: string): SessionConfigOption[] {
     return [

@@ -44,7 +44,7 @@ async function followElsewhere(host: HandlerHost, peer: Peer, params: AttachRequ
 async function openStored(host: HandlerHost, peer: Peer, header: LogHeader, role: AttachRole): Promise<LiveSession> {
   host.admission.assertAccepting();
   const { sessionId } = header;
-  const model = host.models.get(header.model.model) ?? host.defaultModel;
+  const model = host.models.resolve(header.model.model);
   const session = await openSession(host, {
     kind: "resume",
     id: sessionId,

@@ -93,7 +93,7 @@ async function open(
   assertSameCwd(header.cwd, params.cwd);
   const cwd = await stat(header.cwd).catch(() => null);
   if (!cwd?.isDirectory()) throw invalidParams("cwd", `the session's cwd is no longer a directory: ${header.cwd}`);
-  const model = host.models.get(header.model.model) ?? host.defaultModel;
+  const model = host.models.resolve(header.model.model);
   const session = await openSession(host, {
     kind: options.replay ? "load" : "resume",
     id,

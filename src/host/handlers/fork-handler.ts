@@ -52,7 +52,7 @@ async function fork(
     },
     settings: (made) => {
       forked = made;
-      const model = host.models.get(made.model.model) ?? host.defaultModel;
+      const model = host.models.resolve(made.model.model);
       return { cwd: params.cwd, mode: made.mode, model, mcpServers, ...(systemPrompt ? { systemPrompt } : {}) };
     },
     peer,
