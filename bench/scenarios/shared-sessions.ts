@@ -189,6 +189,8 @@ async function cutConnections(ctx: BenchContext, cuts: number): Promise<SharedSe
     const { sessionId } = await controller.newSession(ctx.cwd);
     const reference: SessionUpdate[] = [];
     host.client.onSessionUpdate(sessionId, (update) => reference.push(update));
+    let turnsEnded = 0;
+    host.client.onTurnEnded((ended) => void (ended.sessionId === sessionId && turnsEnded++));
     await host.client.attach(sessionId);
     const seen: SessionUpdate[] = [];
     controller.onSessionUpdate(sessionId, (update) => seen.push(update));
@@ -207,6 +209,8 @@ async function cutConnections(ctx: BenchContext, cuts: number): Promise<SharedSe
       if (proxy.cut() > 0 && !done) cutMidTurn++;
       if ((await answer).stopReason === "end_turn") answered++;
     }
+    // The observer's updates may come a little after the controller's (its writes are held to leave together).
+    await until(() => turnsEnded === cuts);
     const last = eventId(reference.at(-1)!);
     await until(() => seen.some((update) => eventId(update) === last));
     const seenIds = seen.map(eventId);

@@ -35,6 +35,8 @@ it(`a controller's connection cut mid-turn ${CUTS} times: every prompt answered,
     const { sessionId } = await controller.newSession(tempDir());
     const reference: SessionUpdate[] = [];
     observer.onSessionUpdate(sessionId, (update) => reference.push(update));
+    let turnsEnded = 0;
+    observer.onTurnEnded((ended) => void (ended.sessionId === sessionId && turnsEnded++));
     await observer.attach(sessionId);
     const seen: SessionUpdate[] = [];
     controller.onSessionUpdate(sessionId, (update) => seen.push(update));
@@ -58,6 +60,8 @@ it(`a controller's connection cut mid-turn ${CUTS} times: every prompt answered,
     expect(answers).toEqual(Array.from({ length: CUTS }, () => "end_turn"));
     expect(reconnections).toBeGreaterThan(CUTS / 2);
     expect(cutMidTurn).toBeGreaterThan(CUTS / 4);
+    // An observer's updates may come a little after the controller's (its writes are held to leave together).
+    await waitFor("the observer to have every turn's end", () => turnsEnded === CUTS);
     const last = reference.at(-1)!;
     await waitFor("the controller to have the last update", () =>
       seen.some((update) => update._meta?.eventId === last._meta?.eventId),
