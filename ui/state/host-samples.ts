@@ -1,0 +1,47 @@
+// The host's figures sampled from _host/status, kept in the page for the last 15 minutes: the charts' data. Rates
+// are differences between two samples, per session (turns) and per tenant and model (tokens), so a session that
+// closed between them takes nothing away.
+import type { HostStatus } from "../acp/host-api";
+
+export const WINDOW_MS = 15 * 60 * 1000;
+
+export interface Sample {
+  /** Seconds since the epoch (uPlot's x). */
+  at: number;
+  workers: number;
+  rssMiB: number;
+  turnsPerSecond: number;
+  /** Model tokens a second, by "tenant · model". */
+  tokensPerSecond: Map<string, number>;
+}
+
+export class HostSamples {
+  readonly samples: Sample[] = [];
+  #last: { at: number; turns: Map<string, number>; tokens: Map<string, number> } | null = null;
+
+  add(status: HostStatus, nowMs: number): void {
+    const turns = new Map(status.sessionRows.map((row) => [row.sessionId, row.turns]));
+    const tokens = new Map(
+      status.usage.map((usage) => [
+        `${usage.tenant ?? "(no tenant)"} · ${usage.model}`,
+        usage.tokens.prompt + usage.tokens.completion,
+      ]),
+    );
+    const last = this.#last;
+    const seconds = last ? Math.max(0.001, (nowMs - last.at) / 1000) : 1;
+    let turnsDone = 0;
+    if (last) for (const [id, count] of turns) turnsDone += Math.max(0, count - (last.turns.get(id) ?? count));
+    const tokensPerSecond = new Map<string, number>();
+    for (const [key, count] of tokens)
+      tokensPerSecond.set(key, last ? Math.max(0, count - (last.tokens.get(key) ?? 0)) / seconds : 0);
+    this.#last = { at: nowMs, turns, tokens };
+    this.samples.push({
+      at: nowMs / 1000,
+      workers: status.threads.workers,
+      rssMiB: status.memory.rssBytes / 2 ** 20,
+      turnsPerSecond: turnsDone / seconds,
+      tokensPerSecond,
+    });
+    while (this.samples.length > 0 && this.samples[0]!.at * 1000 < nowMs - WINDOW_MS) this.samples.shift();
+  }
+}
