@@ -28,6 +28,7 @@ await Promise.all([
   }),
   copyFile(`${ui}index.html`, `${out}index.html`),
   copyFile(`${ui}style.css`, `${out}style.css`),
+  copyFile(`${ui}favicon.svg`, `${out}favicon.svg`),
   copyFile(uplotCss, `${out}uplot.css`),
 ]);
 let total = 0;

@@ -1,6 +1,7 @@
 // A small time-series chart (uPlot on a canvas): the series' names are set as text by uPlot, never as markup.
 import { useEffect, useRef } from "preact/hooks";
 import uPlot from "uplot";
+import { WINDOW_MS } from "../state/host-samples";
 
 export interface ChartProps {
   title: string;
@@ -27,6 +28,8 @@ export function Chart(props: ChartProps) {
           {},
           ...props.series.map((label, index) => ({ label, stroke: COLOURS[index % COLOURS.length]!, width: 1.5 })),
         ],
+        // The x axis is always the last 15 minutes, however few samples there are yet.
+        scales: { x: { time: true, range: (_plot, _min, max) => [max - WINDOW_MS / 1000, max] } },
         axes: [{}, { size: 50 }],
         legend: { show: props.series.length > 1 },
       },

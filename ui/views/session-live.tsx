@@ -11,6 +11,15 @@ import { EntryView } from "./entry-view";
 import { PermissionView } from "./permission-view";
 
 const MODES = ["ask", "auto", "read-only"];
+/** Updates only a turn shows: one that arrives live says a turn runs (whoever prompted it). */
+const TURN_UPDATES = new Set([
+  "user_message_chunk",
+  "agent_message_chunk",
+  "agent_thought_chunk",
+  "tool_call",
+  "tool_call_update",
+  "plan",
+]);
 
 interface Attached {
   role: AttachRole;
@@ -23,10 +32,18 @@ export function SessionLive(props: { socket: AcpSocket; sessionId: string }) {
   const [, setVersion] = useState(0);
   const redraw = () => setVersion((version) => version + 1);
   const permissions = useRef(new Permissions(redraw));
-  const [attached, setAttached] = useState<Attached | null>(null);
+  const [attached, setAttachedState] = useState<Attached | null>(null);
+  // What to detach when the view closes: the attachment of now, not of when the view opened.
+  const attachedNow = useRef<Attached | null>(null);
+  const setAttached = (next: Attached | null) => {
+    attachedNow.current = next;
+    setAttachedState(next);
+  };
   const [turnRunning, setTurnRunning] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [draft, setDraft] = useState("");
+  // The replay has all been sent when the attach's answer comes: what arrives after it is live.
+  const live = useRef(false);
 
   useEffect(() => {
     const stopNotifications = socket.onNotification((method, params) => {
@@ -35,6 +52,7 @@ export function SessionLive(props: { socket: AcpSocket; sessionId: string }) {
         if (note.sessionId !== sessionId) return;
         const eventId = (note.update._meta?.["eventId"] ?? note._meta?.["eventId"] ?? null) as string | null;
         transcript.current.apply(note.update, eventId);
+        if (live.current && TURN_UPDATES.has(note.update.sessionUpdate)) setTurnRunning(true);
         redraw();
       } else if (method === "_host/turn_ended" && (params as { sessionId?: string }).sessionId === sessionId) {
         setTurnRunning(false);
@@ -49,17 +67,17 @@ export function SessionLive(props: { socket: AcpSocket; sessionId: string }) {
       if (method !== "session/request_permission") throw new RpcError(-32601, `Method not found: ${method}`, null);
       return permissions.current.ask(id, params as RequestPermissionRequest);
     });
-    let current: Attached | null = null;
     void attach(socket, sessionId, "observer", null).then(
       (answer) => {
-        current = { role: answer.role, attachmentId: answer.attachmentId };
-        setAttached(current);
+        live.current = true;
+        setAttached({ role: answer.role, attachmentId: answer.attachmentId });
         setTurnRunning(answer.turnRunning);
       },
       (failure: unknown) => setError((failure as Error).message),
     );
     return () => {
       stopNotifications();
+      const current = attachedNow.current;
       if (current && socket.open) void detach(socket, sessionId, current.attachmentId).catch(() => {});
     };
   }, [socket, sessionId]);
@@ -67,8 +85,10 @@ export function SessionLive(props: { socket: AcpSocket; sessionId: string }) {
   const switchRole = async (role: AttachRole) => {
     if (!attached) return;
     try {
+      live.current = false;
       await detach(socket, sessionId, attached.attachmentId);
       const answer = await attach(socket, sessionId, role, transcript.current.lastEventId);
+      live.current = true;
       setAttached({ role: answer.role, attachmentId: answer.attachmentId });
       setTurnRunning(answer.turnRunning);
       setError(null);
