@@ -206,19 +206,35 @@ it("the live view streams a running turn", async () => {
   await textIs(page, "#turn-state", "no turn running");
   expect(await page.$eval("#transcript", (node) => node.textContent)).toContain("through-the-gate");
   await shoot(page, "session");
+  // The page's own measure of each update, from its message's arrival to its render: printed, not asserted.
+  const shown = (await page.evaluate(
+    `performance.getEntriesByName("dashboard:update-shown").map((entry) => entry.duration)`,
+  )) as number[];
+  const sorted = [...shown].sort((a, b) => a - b);
+  console.log(
+    `dashboard: ${sorted.length} updates shown, arrival to render p50 ${sorted[Math.floor(sorted.length / 2)]?.toFixed(1)} ms, ` +
+      `max ${sorted[sorted.length - 1]?.toFixed(1)} ms`,
+  );
   expectClean(watch);
 });
 
-it("a permission answered from the page lets the turn go on", async () => {
-  // The owner never answers: only the page can.
-  const owner = await client(tokens.tokens.alice!, () => new Promise(() => {}));
+it("a session waiting for a permission stands out; the permission answered from the page lets the turn go on", async () => {
+  // The operator's own session (its rows are its tenant's), whose owner never answers: only the page can.
+  const owner = await client(tokens.tokens.ops!, () => new Promise(() => {}));
   const { sessionId } = await owner.newSession(tempDir(), { mode: "ask" });
-  const { page, watch } = await signIn(tokens.tokens.alice!);
+  const { page, watch } = await signIn(tokens.tokens.ops!);
   await openSession(page, sessionId);
   await takeControl(page);
   const running = owner.prompt(sessionId, script(bash("echo permitted-$((6*7))"), { say: "ran it" }));
   await page.waitForSelector(".permission .option-allow_once");
   await shoot(page, "permission");
+
+  const list = await signIn(tokens.tokens.ops!);
+  await goTo(list.page, "#/sessions");
+  await list.page.waitForSelector(`tr.state-waiting[data-session-id="${sessionId}"]`);
+  await shoot(list.page, "sessions-waiting");
+  expectClean(list.watch);
+
   await page.click(".permission .option-allow_once");
   const result = await running;
   expect(result.stopReason).toBe("end_turn");

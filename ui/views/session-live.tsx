@@ -11,6 +11,8 @@ import { EntryView } from "./entry-view";
 import { PermissionView } from "./permission-view";
 
 const MODES = ["ask", "auto", "read-only"];
+/** The User Timing name of an update's delay from its message's arrival to its render (read by the tests). */
+export const UPDATE_MEASURE = "dashboard:update-shown";
 /** Updates only a turn shows: one that arrives live says a turn runs (whoever prompted it). */
 const TURN_UPDATES = new Set([
   "user_message_chunk",
@@ -29,7 +31,9 @@ interface Attached {
 export function SessionLive(props: { socket: AcpSocket; sessionId: string }) {
   const { socket, sessionId } = props;
   const transcript = useRef(new Transcript());
-  const [, setVersion] = useState(0);
+  const [version, setVersion] = useState(0);
+  // When each update not yet shown arrived: once shown, the delay is a User Timing measure (UPDATE_MEASURE).
+  const arrivals = useRef<number[]>([]);
   const redraw = () => setVersion((version) => version + 1);
   const permissions = useRef(new Permissions(redraw));
   const [attached, setAttachedState] = useState<Attached | null>(null);
@@ -51,6 +55,7 @@ export function SessionLive(props: { socket: AcpSocket; sessionId: string }) {
         const note = params as SessionNotification;
         if (note.sessionId !== sessionId) return;
         const eventId = (note.update._meta?.["eventId"] ?? note._meta?.["eventId"] ?? null) as string | null;
+        arrivals.current.push(performance.now());
         transcript.current.apply(note.update, eventId);
         if (live.current && TURN_UPDATES.has(note.update.sessionUpdate)) setTurnRunning(true);
         redraw();
@@ -81,6 +86,11 @@ export function SessionLive(props: { socket: AcpSocket; sessionId: string }) {
       if (current && socket.open) void detach(socket, sessionId, current.attachmentId).catch(() => {});
     };
   }, [socket, sessionId]);
+
+  useEffect(() => {
+    for (const start of arrivals.current) performance.measure(UPDATE_MEASURE, { start });
+    arrivals.current = [];
+  }, [version]);
 
   const switchRole = async (role: AttachRole) => {
     if (!attached) return;

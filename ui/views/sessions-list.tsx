@@ -26,7 +26,8 @@ export function SessionsList(props: { socket: AcpSocket }) {
   const [cursor, setCursor] = useState<string | null>(null);
   const [loading, setLoading] = useState(true);
   const [error, setError] = useState<string | null>(null);
-  const [rows, setRows] = useState<Map<string, Row>>(new Map());
+  // null: this token is refused the host's figures (a tenant's), so no state is known.
+  const [rows, setRows] = useState<Map<string, Row> | null>(null);
   const [text, setText] = useState("");
   const [state, setState] = useState<StateFilter>("any");
 
@@ -68,7 +69,7 @@ export function SessionsList(props: { socket: AcpSocket }) {
 
   const needle = text.trim().toLowerCase();
   const shown = sessions.filter((session) => {
-    if (state !== "any" && stateOf(rows.get(session.sessionId)) !== state) return false;
+    if (rows !== null && state !== "any" && stateOf(rows.get(session.sessionId)) !== state) return false;
     if (needle === "") return true;
     return [session.sessionId, session.title ?? "", session.cwd].some((field) => field.toLowerCase().includes(needle));
   });
@@ -84,17 +85,19 @@ export function SessionsList(props: { socket: AcpSocket }) {
           value={text}
           onInput={(event) => setText(event.currentTarget.value)}
         />
-        <select
-          id="state-filter"
-          value={state}
-          onChange={(event) => setState(event.currentTarget.value as StateFilter)}
-        >
-          {STATES.map((name) => (
-            <option value={name} key={name}>
-              {name}
-            </option>
-          ))}
-        </select>
+        {rows !== null && (
+          <select
+            id="state-filter"
+            value={state}
+            onChange={(event) => setState(event.currentTarget.value as StateFilter)}
+          >
+            {STATES.map((name) => (
+              <option value={name} key={name}>
+                {name}
+              </option>
+            ))}
+          </select>
+        )}
         <button type="button" onClick={() => void load(null)}>
           Refresh
         </button>
@@ -104,7 +107,7 @@ export function SessionsList(props: { socket: AcpSocket }) {
         <thead>
           <tr>
             <th>Title</th>
-            <th>State</th>
+            {rows !== null && <th>State</th>}
             <th>Working directory</th>
             <th>Turns</th>
             <th>Last activity</th>
@@ -112,7 +115,7 @@ export function SessionsList(props: { socket: AcpSocket }) {
         </thead>
         <tbody>
           {shown.map((session) => {
-            const sessionState = stateOf(rows.get(session.sessionId));
+            const sessionState = rows === null ? "unknown" : stateOf(rows.get(session.sessionId));
             return (
               <tr
                 key={session.sessionId}
@@ -122,11 +125,13 @@ export function SessionsList(props: { socket: AcpSocket }) {
                 <td>
                   <a href={sessionHref(session.sessionId)}>{session.title ?? session.sessionId}</a>
                 </td>
-                <td>
-                  <span class={`badge state-${sessionState}`}>
-                    {sessionState === "waiting" ? "waiting for permission" : sessionState}
-                  </span>
-                </td>
+                {rows !== null && (
+                  <td>
+                    <span class={`badge state-${sessionState}`}>
+                      {sessionState === "waiting" ? "waiting for permission" : sessionState}
+                    </span>
+                  </td>
+                )}
                 <td class="cwd">{session.cwd}</td>
                 <td>{turnsOf(session) ?? ""}</td>
                 <td>{session.updatedAt ? new Date(session.updatedAt).toLocaleString() : ""}</td>
