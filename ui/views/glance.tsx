@@ -7,8 +7,10 @@ import { HostSamples } from "../state/host-samples";
 import { Chart } from "./chart";
 
 const SAMPLE_MS = 1000;
-/** Rows of _host/status read a sample: the states counted and the turns summed are those of the first rows. */
+/** Rows of _host/status read with the rows: the states counted and the turns summed are those of the first rows. */
 const ROWS = 500;
+/** The rows are read every this many samples (each row asks its session's worker); the others read one row. */
+const ROWS_EVERY = 5;
 
 function mib(bytes: number): string {
   return `${(bytes / 2 ** 20).toFixed(0)} MiB`;
@@ -17,17 +19,21 @@ function mib(bytes: number): string {
 export function Glance(props: { socket: AcpSocket }) {
   const samples = useRef(new HostSamples());
   const [status, setStatus] = useState<HostStatus | null>(null);
+  const [rows, setRows] = useState<HostStatus["sessionRows"]>([]);
   const [refused, setRefused] = useState<string | null>(null);
 
   useEffect(() => {
     let stopped = false;
     let timer: number | undefined;
+    let count = 0;
     const sample = async () => {
+      const withRows = count++ % ROWS_EVERY === 0;
       try {
-        const next = await hostStatus(props.socket, ROWS);
+        const next = await hostStatus(props.socket, withRows ? ROWS : 1);
         if (stopped) return;
-        samples.current.add(next, Date.now());
+        samples.current.add(next, Date.now(), withRows);
         setStatus(next);
+        if (withRows) setRows(next.sessionRows);
       } catch (error) {
         if (stopped) return;
         if (error instanceof RpcError) return setRefused(error.message);
@@ -53,7 +59,6 @@ export function Glance(props: { socket: AcpSocket }) {
     );
   if (status === null) return <p class="connecting">Reading the host's figures…</p>;
 
-  const rows = status.sessionRows;
   const count = (test: (row: (typeof rows)[number]) => boolean) => rows.filter(test).length;
   // The host-wide counts are the host's; the rows (and so the states read from them) are only this token's tenant's.
   const states = [

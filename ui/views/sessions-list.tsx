@@ -1,5 +1,5 @@
 // The sessions this token may see, newest activity first, a page of session/list at a time (its cursor), filtered in
-// the page by text and state. With an operator's token the states come from _host/status, read every second: a
+// the page by text and state. With an operator's token the states come from _host/status, read every 2 seconds: a
 // session waiting for a permission stands out.
 import { useEffect, useState } from "preact/hooks";
 import { hostStatus, listSessions, type HostStatus, type SessionInfo } from "../acp/host-api";
@@ -7,6 +7,8 @@ import type { AcpSocket } from "../acp/socket";
 import { sessionHref } from "../state/route";
 
 type Row = HostStatus["sessionRows"][number];
+/** How often the states are read again (each read asks every listed session's worker for its figures). */
+const STATES_EVERY_MS = 2000;
 const STATES = ["any", "running", "waiting", "idle", "hibernated", "stored"] as const;
 type StateFilter = (typeof STATES)[number];
 
@@ -16,9 +18,9 @@ function stateOf(row: Row | undefined): Exclude<StateFilter, "any"> {
   return row.state === "busy" ? "running" : row.state === "live" ? "idle" : "hibernated";
 }
 
-function turnsOf(session: SessionInfo): number | null {
-  const meta = session._meta?.["acp-session-host"] as { turns?: number } | undefined;
-  return meta?.turns ?? null;
+/** What the host adds to a listed session (src/store/listing.ts): its turns; a child's parent. */
+function listed(session: SessionInfo): { turns?: number; parentSessionId?: string } {
+  return (session._meta?.["acp-session-host"] as { turns?: number; parentSessionId?: string } | undefined) ?? {};
 }
 
 export function SessionsList(props: { socket: AcpSocket }) {
@@ -58,7 +60,7 @@ export function SessionsList(props: { socket: AcpSocket }) {
         // A tenant's token is refused the host's figures: the list shows no states.
         return;
       }
-      if (!stopped) timer = window.setTimeout(() => void readStates(), 1000);
+      if (!stopped) timer = window.setTimeout(() => void readStates(), STATES_EVERY_MS);
     };
     void readStates();
     return () => {
@@ -115,6 +117,7 @@ export function SessionsList(props: { socket: AcpSocket }) {
         </thead>
         <tbody>
           {shown.map((session) => {
+            const parent = listed(session).parentSessionId;
             const sessionState = rows === null ? "unknown" : stateOf(rows.get(session.sessionId));
             return (
               <tr
@@ -124,6 +127,12 @@ export function SessionsList(props: { socket: AcpSocket }) {
               >
                 <td>
                   <a href={sessionHref(session.sessionId)}>{session.title ?? session.sessionId}</a>
+                  {parent !== undefined && (
+                    <span class="parent">
+                      {" "}
+                      child of <a href={sessionHref(parent)}>{parent.slice(0, 8)}</a>
+                    </span>
+                  )}
                 </td>
                 {rows !== null && (
                   <td>
@@ -133,7 +142,7 @@ export function SessionsList(props: { socket: AcpSocket }) {
                   </td>
                 )}
                 <td class="cwd">{session.cwd}</td>
-                <td>{turnsOf(session) ?? ""}</td>
+                <td>{listed(session).turns ?? ""}</td>
                 <td>{session.updatedAt ? new Date(session.updatedAt).toLocaleString() : ""}</td>
               </tr>
             );
