@@ -7,8 +7,8 @@ import { writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Browser, Page } from "puppeteer-core";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import type { Browser, BrowserContext, Page } from "puppeteer-core";
+import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
 import type { HostClient, PermissionPolicy } from "../../src/client/index.js";
 import { launchChromium, watchPage, type PageWatch } from "../support/browser.js";
 import { connectHost } from "../support/checked-host.js";
@@ -23,6 +23,8 @@ let tokens: ReturnType<typeof tokensFile>;
 let browser: Browser;
 let origin: string;
 const clients: HostClient[] = [];
+/** The test's browser contexts: closed after it, so no page of one test still polls the host in the next. */
+let contexts: BrowserContext[] = [];
 
 beforeAll(async () => {
   tokens = tokensFile(["alice", "bob", "ops"], ["ops"]);
@@ -32,6 +34,10 @@ beforeAll(async () => {
   ]);
   origin = new URL(host.httpUrl).origin;
 }, 60_000);
+afterEach(async () => {
+  await Promise.all(contexts.map((context) => context.close()));
+  contexts = [];
+});
 afterAll(async () => {
   await browser?.close();
   await Promise.all(clients.map((client) => client.dispose()));
@@ -47,6 +53,7 @@ async function client(token: string, permission: PermissionPolicy = "deny"): Pro
 /** A page of its own browser context (its own sessionStorage), watched from its first request. */
 async function openPage(): Promise<{ page: Page; watch: PageWatch }> {
   const context = await browser.createBrowserContext();
+  contexts.push(context);
   const page = await context.newPage();
   const watch = watchPage(page, origin);
   await page.goto(`${origin}/ui/`);
