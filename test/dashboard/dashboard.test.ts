@@ -182,6 +182,9 @@ it("lists the tenant's sessions, newest first, without another tenant's; the ope
   expect(listed).not.toContain(bobs);
   expect(await page.evaluate("document.body.textContent")).not.toContain(bobs);
   await shoot(page, "sessions");
+  await page.type("#filter", "the NEWER");
+  await page.waitForFunction(`document.querySelectorAll("tr.session-row").length === 1`);
+  expect(await page.$eval("tr.session-row", (row) => row.getAttribute("data-session-id"))).toBe(newer);
   expectClean(watch);
 
   const operator = await signIn(tokens.tokens.ops!);

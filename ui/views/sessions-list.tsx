@@ -11,6 +11,13 @@ type Row = HostStatus["sessionRows"][number];
 const STATES_EVERY_MS = 2000;
 const STATES = ["any", "running", "waiting", "idle", "hibernated", "stored"] as const;
 type StateFilter = (typeof STATES)[number];
+/** "Last activity within": the label and its span in ms (0: any time). */
+const WITHIN: ReadonlyArray<readonly [string, number]> = [
+  ["any time", 0],
+  ["the last hour", 3_600_000],
+  ["the last day", 86_400_000],
+  ["the last week", 604_800_000],
+];
 
 function stateOf(row: Row | undefined): Exclude<StateFilter, "any"> {
   if (!row) return "stored";
@@ -32,6 +39,7 @@ export function SessionsList(props: { socket: AcpSocket }) {
   const [rows, setRows] = useState<Map<string, Row> | null>(null);
   const [text, setText] = useState("");
   const [state, setState] = useState<StateFilter>("any");
+  const [within, setWithin] = useState(0);
 
   const load = async (from: string | null) => {
     setLoading(true);
@@ -72,6 +80,7 @@ export function SessionsList(props: { socket: AcpSocket }) {
   const needle = text.trim().toLowerCase();
   const shown = sessions.filter((session) => {
     if (rows !== null && state !== "any" && stateOf(rows.get(session.sessionId)) !== state) return false;
+    if (within > 0 && (!session.updatedAt || Date.now() - Date.parse(session.updatedAt) > within)) return false;
     if (needle === "") return true;
     return [session.sessionId, session.title ?? "", session.cwd].some((field) => field.toLowerCase().includes(needle));
   });
@@ -100,6 +109,13 @@ export function SessionsList(props: { socket: AcpSocket }) {
             ))}
           </select>
         )}
+        <select id="within-filter" value={within} onChange={(event) => setWithin(Number(event.currentTarget.value))}>
+          {WITHIN.map(([label, span]) => (
+            <option value={span} key={span}>
+              active in {label}
+            </option>
+          ))}
+        </select>
         <button type="button" onClick={() => void load(null)}>
           Refresh
         </button>
