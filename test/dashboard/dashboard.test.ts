@@ -185,6 +185,12 @@ it("lists the tenant's sessions, newest first, without another tenant's; the ope
   await page.type("#filter", "the NEWER");
   await page.waitForFunction(`document.querySelectorAll("tr.session-row").length === 1`);
   expect(await page.$eval("tr.session-row", (row) => row.getAttribute("data-session-id"))).toBe(newer);
+  // Signing out forgets the token at once.
+  expect(await page.evaluate("sessionStorage.length")).toBe(1);
+  await page.click("#sign-out");
+  await page.waitForSelector("#token");
+  expect(await page.evaluate("sessionStorage.length")).toBe(0);
+  expect(await page.$("#sign-in-error")).toBeNull();
   expectClean(watch);
 
   const operator = await signIn(tokens.tokens.ops!);

@@ -28,7 +28,14 @@ export function App() {
       const socket = await AcpSocket.open(token);
       await initialize(socket);
       tokenStore.set(token);
-      socket.onClose(() => setConnection({ state: "signed-out", error: "The connection to the host closed." }));
+      // A close the page asked for (sign-out) has already left this connection: nothing to say then.
+      socket.onClose(() =>
+        setConnection((current) =>
+          current.state === "ready" && current.socket === socket
+            ? { state: "signed-out", error: "The connection to the host closed." }
+            : current,
+        ),
+      );
       setConnection({ state: "ready", socket });
     } catch (error) {
       tokenStore.clear();
@@ -47,8 +54,8 @@ export function App() {
 
   const signOut = () => {
     tokenStore.clear();
-    if (connection.state === "ready") connection.socket.close();
     setConnection({ state: "signed-out", error: null });
+    if (connection.state === "ready") connection.socket.close();
   };
 
   if (connection.state === "signed-out")

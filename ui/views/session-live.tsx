@@ -70,7 +70,10 @@ export function SessionLive(props: { socket: AcpSocket; sessionId: string }) {
     });
     socket.onRequest(async (method, params, id) => {
       if (method !== "session/request_permission") throw new RpcError(-32601, `Method not found: ${method}`, null);
-      return permissions.current.ask(id, params as RequestPermissionRequest);
+      const request = params as RequestPermissionRequest;
+      // Asked about a session this view does not show (it was left): no answer of the page's, the others decide.
+      if (request.sessionId !== sessionId) return { outcome: { outcome: "cancelled" } };
+      return permissions.current.ask(id, request);
     });
     void attach(socket, sessionId, "observer", null).then(
       (answer) => {
