@@ -77,7 +77,7 @@ export function Glance(props: { socket: AcpSocket }) {
       <h2>Host</h2>
       <div class="tiles">
         {states.map(([name, value]) => (
-          <div class={`tile state-${name.replace(/ /g, "-")}`} key={name}>
+          <div class={`tile state-${name.replace(/ /g, "-")}${value > 0 ? " lit" : ""}`} key={name}>
             <span class="value">{value}</span>
             <span class="label">{name}</span>
           </div>
@@ -102,6 +102,10 @@ export function Glance(props: { socket: AcpSocket }) {
           </span>
         </div>
       </div>
+      <p class="hint">
+        Open and running count every tenant's sessions; waiting, idle and hibernated count this token's tenant's (the
+        rows _host/status gives it).
+      </p>
       <div class="charts">
         <Chart title="Live workers" series={["workers"]} data={[x, list.map((sample) => sample.workers)]} />
         <Chart title="RSS (MiB)" series={["RSS"]} data={[x, list.map((sample) => sample.rssMiB)]} />
