@@ -91,9 +91,9 @@ async function shoot(page: Page, name: string): Promise<void> {
 }
 
 /** The status a WebSocket upgrade to /acp with these headers is answered with (101: accepted). */
-function upgradeStatus(headers: Record<string, string>): Promise<number> {
+function upgradeStatus(url: string, headers: Record<string, string>): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = request(host.httpUrl, {
+    const req = request(url, {
       headers: {
         Connection: "Upgrade",
         Upgrade: "websocket",
@@ -135,9 +135,24 @@ it("serves the page with a strict Content-Security-Policy, and only with --dashb
   expect(script.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
   expect((await fetch(`${origin}/ui/../acp`)).status).not.toBe(200);
   expect((await fetch(`${origin}/ui/nothing.js`)).status).toBe(404);
+  const bare = await fetch(`${origin}/ui`, { redirect: "manual" });
+  expect([bare.status, bare.headers.get("location")]).toEqual([308, "/ui/"]);
+  expect((await fetch(`${origin}/ui/`, { method: "POST" })).status).toBe(405);
 });
 
-it("a wrong token is refused; a token in the URL or from another origin is not accepted", async () => {
+it("without --dashboard there is no page, and a token offered as a subprotocol is no token", async () => {
+  const plain = await startRemoteHost(["--tokens-file", tokens.path]);
+  try {
+    const plainOrigin = new URL(plain.httpUrl).origin;
+    expect((await fetch(`${plainOrigin}/ui/`)).status).toBe(404);
+    const offered = `acp.v1, base64url.bearer.acp-session-host.${Buffer.from(tokens.tokens.alice!).toString("base64url")}`;
+    expect(await upgradeStatus(plain.httpUrl, { "Sec-WebSocket-Protocol": offered, Origin: plainOrigin })).toBe(401);
+  } finally {
+    expect(await plain.stop()).toBe(0);
+  }
+});
+
+it("a wrong token is refused, and so is a right one offered by a page of another origin", async () => {
   const { page, watch } = await openPage();
   await shoot(page, "sign-in");
   await page.type("#token", "not-a-token");
@@ -157,8 +172,10 @@ it("a wrong token is refused; a token in the URL or from another origin is not a
 
   // The token as a subprotocol, from a page of another origin: refused like no token.
   const offered = `acp.v1, base64url.bearer.acp-session-host.${Buffer.from(tokens.tokens.alice!).toString("base64url")}`;
-  expect(await upgradeStatus({ "Sec-WebSocket-Protocol": offered, Origin: "https://elsewhere.example" })).toBe(401);
-  expect(await upgradeStatus({ "Sec-WebSocket-Protocol": offered, Origin: origin })).toBe(101);
+  expect(
+    await upgradeStatus(host.httpUrl, { "Sec-WebSocket-Protocol": offered, Origin: "https://elsewhere.example" }),
+  ).toBe(401);
+  expect(await upgradeStatus(host.httpUrl, { "Sec-WebSocket-Protocol": offered, Origin: origin })).toBe(101);
 });
 
 it("lists the tenant's sessions, newest first, without another tenant's; the operator sees the host at a glance", async () => {
