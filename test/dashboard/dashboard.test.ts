@@ -276,7 +276,7 @@ it("a session waiting for a permission stands out; the permission answered from 
   expectClean(watch);
 });
 
-it("cancel from the page ends the running turn; a prompt from the page runs", async () => {
+it("cancel from the page ends the running turn; a prompt and a mode from the page take effect", async () => {
   const owner = await client(tokens.tokens.alice!);
   const { sessionId } = await owner.newSession(tempDir(), { mode: "auto" });
   const { page, watch } = await signIn(tokens.tokens.alice!);
@@ -292,6 +292,12 @@ it("cancel from the page ends the running turn; a prompt from the page runs", as
   await page.type("#prompt", "from the page");
   await page.click("#send");
   await transcriptHas(page, "You said: from the page");
+
+  await page.select("#mode", "read-only");
+  await page.waitForFunction(
+    `[...document.querySelectorAll(".badge")].some((b) => b.textContent === "mode read-only")`,
+  );
+  expect(await page.$eval("#mode", (select) => (select as unknown as { value: string }).value)).toBe("read-only");
   expectClean(watch);
 });
 
