@@ -70,6 +70,48 @@ export default tseslint.config(
     },
   },
   {
+    // The dashboard's page: the DOM's types (ui/tsconfig.json); it reaches the host's code only for src/protocol/'s
+    // names and types, and renders untrusted text as text only.
+    files: ["ui/**/*.ts", "ui/**/*.tsx"],
+    extends: [tseslint.configs.base],
+    languageOptions: { parserOptions: { project: "./ui/tsconfig.json", tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      "@typescript-eslint/no-unused-vars": [
+        "error",
+        { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none" },
+      ],
+      "@typescript-eslint/no-floating-promises": "error",
+      "@typescript-eslint/consistent-type-imports": [
+        "error",
+        { fixStyle: "inline-type-imports", disallowTypeAnnotations: false },
+      ],
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              regex: "^\\.\\./\\.\\./src/(?!protocol/)",
+              message: "the page shares only src/protocol/ with the host",
+            },
+          ],
+        },
+      ],
+      "no-restricted-properties": [
+        "error",
+        { property: "innerHTML", message: "untrusted text is rendered as text nodes" },
+        { property: "outerHTML", message: "untrusted text is rendered as text nodes" },
+        { property: "insertAdjacentHTML", message: "untrusted text is rendered as text nodes" },
+      ],
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: "JSXAttribute[name.name='dangerouslySetInnerHTML']",
+          message: "untrusted text is rendered as text nodes",
+        },
+      ],
+    },
+  },
+  {
     files: ["src/**/*.ts", "workers/**/*.ts"],
     plugins: { house },
     rules: { "house/no-measured-time": "error" },

@@ -1,4 +1,4 @@
-// npm run lint: types (tsc on the whole tree), ESLint (the rules and the thread boundaries of eslint.config.js),
+// npm run lint: types (tsc on the whole tree, and on the dashboard's ui/ with the DOM's types), ESLint (the rules and the thread boundaries of eslint.config.js),
 // Prettier, and no import cycle from any entry point a process or thread starts at (dpdm). Stops at the first that fails.
 import { spawnSync } from "node:child_process";
 import { readdirSync } from "node:fs";
@@ -20,12 +20,14 @@ const ENTRIES = [
   "workers/trace-export/export-entry.ts",
   "workers/mcp/mcp-client.ts",
   "bench/run.ts",
+  "ui/main.tsx",
   ...each("bench/scenarios"),
   ...each("bench/processes"),
 ];
 
 const STEPS = [
   ["tsc", "-p", "tsconfig.lint.json"],
+  ["tsc", "-p", "ui/tsconfig.json"],
   ["eslint", "."],
   ["prettier", "--check", ".", "--log-level", "warn"],
   ["dpdm", "--no-warning", "--no-tree", "--exit-code", "circular:1", ...ENTRIES],

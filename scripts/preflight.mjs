@@ -10,6 +10,7 @@ const problems = [
   postgresProblem(),
   notOnPath("openssl", "openssl"),
   notOnPath("ps", "procps"),
+  notOnPath("chromium", "chromium"),
 ].filter((problem) => problem !== null);
 if (problems.length > 0) {
   console.error("npm test: this machine lacks what the tests run for real:");

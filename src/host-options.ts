@@ -203,6 +203,9 @@ export const HostFlags = z
       .describe("tenants and their token hashes, one `name sha256-hex` a line (re-read on SIGHUP)"),
     "tls-cert": z.string().min(1).optional().describe("PEM certificate: serve HTTPS/WSS (with --tls-key)"),
     "tls-key": z.string().min(1).optional().describe("PEM private key of --tls-cert"),
+    dashboard: flag
+      .default(false)
+      .describe("serve the web dashboard at /ui/ (--listen; it signs in with a token, as any client)"),
     "trace-content": flag
       .default(false)
       .describe(
@@ -259,6 +262,7 @@ export const HostFlags = z
     const fail = (flag: string, message: string) => ctx.addIssue({ code: "custom", path: [flag], message });
     const remoteOnly = (["tokens-file", "tls-cert", "tls-key"] as const).find((name) => config[name] !== undefined);
     if (remoteOnly && !config.listen) fail(remoteOnly, "needs --listen");
+    if (config.dashboard && !config.listen) fail("dashboard", "needs --listen");
     if ((config["tls-cert"] === undefined) !== (config["tls-key"] === undefined))
       fail(config["tls-cert"] ? "tls-key" : "tls-cert", "--tls-cert and --tls-key go together");
     if (config.listen && !isLoopback(config.listen.host) && !config["tokens-file"]) {

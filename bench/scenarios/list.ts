@@ -3,15 +3,13 @@
 // for the index to be built (every sidecar read once); then pages are timed while walking the listing with its
 // cursor, pages filtered to a cwd that 1 session in 100 has, and a page right after a turn ended in one session.
 // The host's RSS once the index is built says what holding it costs.
-import { randomUUID } from "node:crypto";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { SIDECAR_FORMAT, sessionPaths, sessionsDir, type SessionSidecar } from "../../src/protocol/log/session-log.js";
 import type { BenchContext } from "../context.js";
 import { repeat } from "../context.js";
 import { rssBytes, waitForIdle } from "../support/proc.js";
-import { logHeader } from "../support/session-logs.js";
+import { writeStoredSessions } from "../support/stored-sessions.js";
 import { figures, summarize, type Figure } from "../support/stats.js";
 import { startHost, withSystem } from "../support/systems.js";
 import { fmt, plural, table } from "../support/markdown.js";
@@ -87,29 +85,6 @@ export async function list(ctx: BenchContext): Promise<ListResult> {
     return { runs, sessions, pageSize: PAGE_SIZE, pagesWalked, writeS, figures: figures(measured, KEYS) };
   } finally {
     rmSync(stateDir, { recursive: true, force: true });
-  }
-}
-
-function writeStoredSessions(stateDir: string, count: number, cwds: readonly string[]): void {
-  mkdirSync(sessionsDir(stateDir), { recursive: true });
-  mkdirSync(join(stateDir, "deleted"), { recursive: true });
-  const base = Date.UTC(2026, 0, 1);
-  for (let n = 0; n < count; n++) {
-    const id = randomUUID();
-    const cwd = cwds[n % cwds.length]!;
-    const createdAt = new Date(base + n * 1000).toISOString();
-    const paths = sessionPaths(stateDir, id);
-    writeFileSync(paths.log, `${JSON.stringify(logHeader(id, cwd, createdAt))}\n`);
-    const sidecar: SessionSidecar = {
-      format: SIDECAR_FORMAT,
-      sessionId: id,
-      cwd,
-      title: `session ${n}`,
-      createdAt,
-      updatedAt: new Date(base + n * 1000 + 500).toISOString(),
-      turns: 3,
-    };
-    writeFileSync(paths.sidecar, JSON.stringify(sidecar));
   }
 }
 

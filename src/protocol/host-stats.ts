@@ -50,6 +50,11 @@ export const HostStats = z.object({
     /** Since when the histogram has been recording (ms ago). */
     windowMs: Millis,
   }),
+  /** The host's bounds (--max-live-workers, --max-rss-mb), so a reader can set the figures against them. */
+  limits: z.object({
+    maxLiveWorkers: z.number().int().positive(),
+    maxRssBytes: z.number().int().positive(),
+  }),
   /** Where sessions live. */
   store: z.object({
     /** `state dir /path` or `postgres postgres://user@host/db`. */

@@ -29,6 +29,8 @@ export const SessionStatus = z.object({
   /** Time the worker's event loop has been busy (ms), and its JS heap in use (MiB); null without a worker. */
   workerActiveMs: z.number().nonnegative().nullable(),
   heapUsedMiB: z.number().nonnegative().nullable(),
+  /** A permission request of its running turn waits for a controller's answer. */
+  waitingForPermission: z.boolean(),
   /** Turns answered since it was opened in this host. */
   turns: Count,
   /** ms since its last prompt or load. */

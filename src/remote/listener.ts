@@ -33,6 +33,9 @@ import { textFrame } from "./ws-frame.js";
 import { urlHost } from "./listen-address.js";
 import { callerKey, TokenGate, type Caller } from "./token-gate.js";
 import type { TokenEntry } from "./tokens.js";
+import { isUiPath, serveUi } from "./dashboard/serve-ui.js";
+import type { UiFiles } from "./dashboard/ui-files.js";
+import { chooseSubprotocol } from "./ws-bearer-token.js";
 
 export const ACP_PATH = "/acp";
 export const HEALTH_PATH = "/healthz";
@@ -62,6 +65,8 @@ export interface RemoteOptions {
   maxMessageBytes: number;
   /** 0: never. */
   idleTimeoutMs: number;
+  /** --dashboard: the page's files, served at /ui/; its WebSockets may carry their token as a subprotocol. */
+  dashboard: UiFiles | null;
 }
 
 /** A WebSocket upgrade while the SDK opens its connection (synchronously, inside the upgrade handler). */
@@ -146,6 +151,7 @@ export class RemoteListener {
       noServer: true,
       maxPayload: options.maxMessageBytes,
       allowSynchronousEvents: false,
+      handleProtocols: chooseSubprotocol,
     });
     // The SDK adds the id of the connection it opened to a WebSocket's upgrade answer (a listener of its own, after
     // this one): read once they all have run.
@@ -245,6 +251,8 @@ export class RemoteListener {
       res.writeHead(httpStatus, { "Content-Type": "application/json" }).end(JSON.stringify(body));
       return;
     }
+    // The page is public (it holds no data): what it shows comes through /acp, with the token typed into it.
+    if (this.#options.dashboard && isUiPath(path)) return serveUi(this.#options.dashboard, path, req, res);
     // Refusals before a request authenticates are answered at its address's pace (socket-slots.ts).
     if (path !== ACP_PATH) return this.#slots.pace(req.socket, () => refuseRequest(req, 404, {}, "Not Found"));
     const caller = this.#gate.authenticate(req);
@@ -280,7 +288,7 @@ export class RemoteListener {
   #onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     if (isClosing(socket)) return;
     if (pathOf(req) !== ACP_PATH) return this.#slots.pace(req.socket, () => refuseUpgrade(socket, 404));
-    const caller = this.#gate.authenticate(req);
+    const caller = this.#gate.authenticate(req, this.#options.dashboard !== null);
     if (!caller)
       return this.#slots.pace(req.socket, () => refuseUpgrade(socket, 401, { "WWW-Authenticate": "Bearer" }));
     if (this.#refuseNewConnection(req, caller)) return refuseUpgrade(socket, 503, { "Retry-After": "1" });

@@ -6,6 +6,7 @@ import type { HostOptions } from "../host-options.js";
 import type { RemoteOptions } from "./listener.js";
 import { readTokensFile } from "./token-file.js";
 import type { TokenEntry } from "./tokens.js";
+import { readUiFiles } from "./dashboard/ui-files.js";
 
 export async function remoteOptions(
   config: HostOptions,
@@ -34,6 +35,7 @@ export async function remoteOptions(
       maxOutputStallMs: config.maxOutputStallMs,
       maxMessageBytes: config.maxMessageBytes,
       idleTimeoutMs: config.idleTimeoutMs,
+      dashboard: config.dashboard ? await readUiFiles() : null,
     },
   };
 }

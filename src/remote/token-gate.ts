@@ -1,10 +1,12 @@
 // Who a request is: the bearer token checked against the tokens file (re-read on SIGHUP). Without a tokens file
-// every caller is tenantless.
+// every caller is tenantless. The token is an Authorization header's; with the dashboard on, a WebSocket upgrade of
+// the dashboard's origin may carry it in Sec-WebSocket-Protocol instead (ws-bearer-token.ts), and nowhere else.
 import type { IncomingMessage } from "node:http";
 import type { Logger } from "../logger.js";
 import type { RepeatedWarnings } from "./repeated-warnings.js";
 import { readTokensFile } from "./token-file.js";
 import { bearerToken, matchToken, type TokenEntry } from "./tokens.js";
+import { sameOrigin, subprotocolToken } from "./ws-bearer-token.js";
 
 /** Who a request authenticated as: the tenant and the hash of its token (both null without a tokens file). */
 export interface Caller {
@@ -28,13 +30,19 @@ export class TokenGate {
     this.#warnings = warnings;
   }
 
-  /** The caller, or null (then 401 with no detail; the log says why, never the token). */
-  authenticate(req: IncomingMessage): Caller | null {
+  /**
+   * The caller, or null (then 401 with no detail; the log says why, never the token). subprotocol: a WebSocket
+   * upgrade may carry its token in Sec-WebSocket-Protocol (the dashboard is on).
+   */
+  authenticate(req: IncomingMessage, subprotocol = false): Caller | null {
     if (this.#tokens === null) return { tenant: null, tokenHash: null, operator: true };
-    const token = bearerToken(req.headers.authorization);
+    const header = bearerToken(req.headers.authorization);
+    const offered = header === null && subprotocol ? subprotocolToken(req) : null;
+    const foreign = offered !== null && !sameOrigin(req);
+    const token = foreign ? null : (header ?? offered);
     const entry = token === null ? null : matchToken(this.#tokens, token);
     if (entry) return { tenant: entry.tenant, tokenHash: entry.hash, operator: entry.operator };
-    const reason = token === null ? "no bearer token" : "unknown token";
+    const reason = foreign ? "another origin" : token === null ? "no bearer token" : "unknown token";
     this.#warnings.warn(
       req.socket.remoteAddress,
       `unauthorized: ${reason}`,

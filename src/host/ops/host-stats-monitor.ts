@@ -52,6 +52,10 @@ export class HostStatsMonitor {
         max: empty ? 0 : ms(h.max),
         windowMs: now - this.#since,
       },
+      limits: {
+        maxLiveWorkers: this.#host.config.maxLiveWorkers,
+        maxRssBytes: this.#host.config.maxRssMb * 2 ** 20,
+      },
       store: {
         label: store.label,
         shared: store.shared,

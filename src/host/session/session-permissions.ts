@@ -24,6 +24,11 @@ export class PermissionRequests {
     this.#logger = logger;
   }
 
+  /** Whether a request waits for its answer. */
+  get waiting(): boolean {
+    return this.#pending.size > 0;
+  }
+
   /** Every request still waiting is answered cancelled. */
   abortAll(): void {
     for (const request of this.#pending.values()) request.abort();

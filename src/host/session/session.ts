@@ -492,6 +492,7 @@ export class LiveSession implements SlotHolder {
       threadId: lease ? threadId : null,
       workerActiveMs: figures ? figures.activeMs : null,
       heapUsedMiB: figures ? figures.heapUsedBytes / 2 ** 20 : null,
+      waitingForPermission: this.#permissions.waiting,
       turns: this.#turns.answered,
       idleMs: Math.max(0, now - this.#lastUsed),
       tokens: this.#events.tokens,

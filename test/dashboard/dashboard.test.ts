@@ -1,0 +1,329 @@
+// The dashboard in a real browser (Debian's chromium, puppeteer-core) against a real host with --dashboard and a
+// tokens file: sign-in, a wrong token refused, the sessions of the token's tenant listed and another tenant's absent,
+// a running turn streamed, a permission answered and a turn cancelled from the page, and output full of markup,
+// a javascript: link and terminal escapes shown as text with nothing run. Every wait is on a DOM condition or an
+// answer; each page's screenshot goes to docs/dashboard/ (docs/dashboard.md shows them).
+import { writeFileSync } from "node:fs";
+import { request } from "node:http";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Browser, BrowserContext, Page } from "puppeteer-core";
+import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
+import type { HostClient, PermissionPolicy } from "../../src/client/index.js";
+import { launchChromium, watchPage, type PageWatch } from "../support/browser.js";
+import { connectHost } from "../support/checked-host.js";
+import { tempDir } from "../support/host.js";
+import { startRemoteHost, tokensFile, type RemoteHost } from "../support/remote-host.js";
+import { bash, script } from "../support/tools.js";
+
+const SHOTS = fileURLToPath(new URL("../../docs/dashboard/", import.meta.url));
+
+let host: RemoteHost;
+let tokens: ReturnType<typeof tokensFile>;
+let browser: Browser;
+let origin: string;
+const clients: HostClient[] = [];
+/** The test's browser contexts: closed after it, so no page of one test still polls the host in the next. */
+let contexts: BrowserContext[] = [];
+
+beforeAll(async () => {
+  tokens = tokensFile(["alice", "bob", "ops"], ["ops"]);
+  [host, browser] = await Promise.all([
+    startRemoteHost(["--tokens-file", tokens.path, "--dashboard", "--max-output-stall-ms", "600000"]),
+    launchChromium(),
+  ]);
+  origin = new URL(host.httpUrl).origin;
+}, 60_000);
+afterEach(async () => {
+  await Promise.all(contexts.map((context) => context.close()));
+  contexts = [];
+});
+afterAll(async () => {
+  await browser?.close();
+  await Promise.all(clients.map((client) => client.dispose()));
+  expect(await host.stop()).toBe(0);
+});
+
+async function client(token: string, permission: PermissionPolicy = "deny"): Promise<HostClient> {
+  const connected = await connectHost(host.wsUrl, { token, permission });
+  clients.push(connected);
+  return connected;
+}
+
+/** A page of its own browser context (its own sessionStorage), watched from its first request. */
+async function openPage(): Promise<{ page: Page; watch: PageWatch }> {
+  const context = await browser.createBrowserContext();
+  contexts.push(context);
+  const page = await context.newPage();
+  const watch = watchPage(page, origin);
+  await page.goto(`${origin}/ui/`);
+  await page.waitForSelector("#token");
+  return { page, watch };
+}
+
+async function signIn(token: string): Promise<{ page: Page; watch: PageWatch }> {
+  const opened = await openPage();
+  await opened.page.type("#token", token);
+  await opened.page.click("#sign-in");
+  await opened.page.waitForSelector("nav #sign-out");
+  return opened;
+}
+
+async function openSession(page: Page, sessionId: string): Promise<void> {
+  await goTo(page, `#/session/${encodeURIComponent(sessionId)}`);
+  await textIs(page, "#attach-role", "observer");
+}
+
+async function takeControl(page: Page): Promise<void> {
+  await page.click("#take-control");
+  await textIs(page, "#attach-role", "controller");
+}
+
+// The page's own conditions are strings: this file is compiled without the DOM's types.
+const goTo = (page: Page, hash: string) => page.evaluate(`location.hash = ${JSON.stringify(hash)}`);
+const textIs = (page: Page, selector: string, text: string) =>
+  page.waitForFunction(`document.querySelector(${JSON.stringify(selector)})?.textContent === ${JSON.stringify(text)}`);
+const transcriptHas = (page: Page, text: string) =>
+  page.waitForFunction(`document.querySelector("#transcript")?.textContent?.includes(${JSON.stringify(text)})`);
+
+async function shoot(page: Page, name: string): Promise<void> {
+  writeFileSync(join(SHOTS, `${name}.png`), await page.screenshot({ fullPage: true }));
+}
+
+/** The status a WebSocket upgrade to /acp with these headers is answered with (101: accepted). */
+function upgradeStatus(url: string, headers: Record<string, string>): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, {
+      headers: {
+        Connection: "Upgrade",
+        Upgrade: "websocket",
+        "Sec-WebSocket-Version": "13",
+        "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
+        ...headers,
+      },
+    });
+    req.once("response", (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.once("upgrade", (res, socket) => {
+      socket.destroy();
+      resolve(res.statusCode ?? 0);
+    });
+    req.once("error", reject);
+    req.end();
+  });
+}
+
+function expectClean(watch: PageWatch): void {
+  expect(watch).toEqual({ dialogs: [], pageErrors: [], consoleErrors: [], strayRequests: [] });
+}
+
+it("serves the page with a strict Content-Security-Policy, and only with --dashboard's files", async () => {
+  const page = await fetch(`${origin}/ui/`);
+  expect(page.status).toBe(200);
+  expect(page.headers.get("content-type")).toBe("text/html; charset=utf-8");
+  expect(page.headers.get("content-security-policy")).toBe(
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; " +
+      "frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+  );
+  expect(page.headers.get("x-content-type-options")).toBe("nosniff");
+  expect(page.headers.get("referrer-policy")).toBe("no-referrer");
+  const html = await page.text();
+  expect(html).not.toMatch(/<script>|<style|\sstyle=|\son[a-z]+=/i);
+  const script = await fetch(`${origin}/ui/app.js`);
+  expect(script.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
+  expect((await fetch(`${origin}/ui/../acp`)).status).not.toBe(200);
+  expect((await fetch(`${origin}/ui/nothing.js`)).status).toBe(404);
+  const bare = await fetch(`${origin}/ui`, { redirect: "manual" });
+  expect([bare.status, bare.headers.get("location")]).toEqual([308, "/ui/"]);
+  expect((await fetch(`${origin}/ui/`, { method: "POST" })).status).toBe(405);
+});
+
+it("without --dashboard there is no page, and a token offered as a subprotocol is no token", async () => {
+  const plain = await startRemoteHost(["--tokens-file", tokens.path]);
+  try {
+    const plainOrigin = new URL(plain.httpUrl).origin;
+    expect((await fetch(`${plainOrigin}/ui/`)).status).toBe(404);
+    const offered = `acp.v1, base64url.bearer.acp-session-host.${Buffer.from(tokens.tokens.alice!).toString("base64url")}`;
+    expect(await upgradeStatus(plain.httpUrl, { "Sec-WebSocket-Protocol": offered, Origin: plainOrigin })).toBe(401);
+  } finally {
+    expect(await plain.stop()).toBe(0);
+  }
+});
+
+it("a wrong token is refused, and so is a right one offered by a page of another origin", async () => {
+  const { page, watch } = await openPage();
+  await shoot(page, "sign-in");
+  await page.type("#token", "not-a-token");
+  await page.click("#sign-in");
+  await page.waitForSelector("#sign-in-error");
+  expect(await page.$eval("#sign-in-error", (node) => node.textContent)).toContain("refused");
+  expect(await page.evaluate("sessionStorage.length")).toBe(0);
+  // Chromium logs the refused handshake (401); nothing else.
+  expect(watch.consoleErrors.every((line) => line.includes("WebSocket"))).toBe(true);
+  expect({ ...watch, consoleErrors: [] }).toEqual({
+    dialogs: [],
+    pageErrors: [],
+    consoleErrors: [],
+    strayRequests: [],
+  });
+  await shoot(page, "sign-in-refused");
+
+  // The token as a subprotocol, from a page of another origin: refused like no token.
+  const offered = `acp.v1, base64url.bearer.acp-session-host.${Buffer.from(tokens.tokens.alice!).toString("base64url")}`;
+  expect(
+    await upgradeStatus(host.httpUrl, { "Sec-WebSocket-Protocol": offered, Origin: "https://elsewhere.example" }),
+  ).toBe(401);
+  expect(await upgradeStatus(host.httpUrl, { "Sec-WebSocket-Protocol": offered, Origin: origin })).toBe(101);
+});
+
+it("lists the tenant's sessions, newest first, without another tenant's; the operator sees the host at a glance", async () => {
+  const alice = await client(tokens.tokens.alice!);
+  const bob = await client(tokens.tokens.bob!);
+  const older = (await alice.newSession(tempDir())).sessionId;
+  await alice.prompt(older, "the older session");
+  const newer = (await alice.newSession(tempDir())).sessionId;
+  await alice.prompt(newer, "the newer session");
+  const bobs = (await bob.newSession(tempDir())).sessionId;
+  await bob.prompt(bobs, "bob's own session");
+
+  const { page, watch } = await signIn(tokens.tokens.alice!);
+  // A tenant's token is refused the host-wide figures: the page says so.
+  await page.waitForSelector("#glance-refused");
+  await goTo(page, "#/sessions");
+  await page.waitForSelector(`tr[data-session-id="${older}"]`);
+  await page.waitForSelector(`tr[data-session-id="${newer}"]`);
+  const listed = await page.$$eval("tr.session-row", (rows) => rows.map((row) => row.getAttribute("data-session-id")));
+  expect(listed.indexOf(newer)).toBeLessThan(listed.indexOf(older));
+  expect(listed).not.toContain(bobs);
+  expect(await page.evaluate("document.body.textContent")).not.toContain(bobs);
+  await shoot(page, "sessions");
+  await page.type("#filter", "the NEWER");
+  await page.waitForFunction(`document.querySelectorAll("tr.session-row").length === 1`);
+  expect(await page.$eval("tr.session-row", (row) => row.getAttribute("data-session-id"))).toBe(newer);
+  // Signing out forgets the token at once.
+  expect(await page.evaluate("sessionStorage.length")).toBe(1);
+  await page.click("#sign-out");
+  await page.waitForSelector("#token");
+  expect(await page.evaluate("sessionStorage.length")).toBe(0);
+  expect(await page.$("#sign-in-error")).toBeNull();
+  expectClean(watch);
+
+  const operator = await signIn(tokens.tokens.ops!);
+  await operator.page.waitForSelector("#tile-workers");
+  await operator.page.waitForFunction(`document.querySelectorAll("#glance .chart canvas").length >= 3`);
+  expect(await operator.page.$eval("#tile-workers .value", (node) => node.textContent)).toMatch(/^\d+ \/ \d+$/);
+  await shoot(operator.page, "host");
+  expectClean(operator.watch);
+});
+
+it("the live view streams a running turn", async () => {
+  const alice = await client(tokens.tokens.alice!);
+  const cwd = tempDir();
+  const { sessionId } = await alice.newSession(cwd, { mode: "auto" });
+  const { page, watch } = await signIn(tokens.tokens.alice!);
+  await openSession(page, sessionId);
+  const running = alice.prompt(
+    sessionId,
+    script(bash("echo waiting-for-the-gate; while [ ! -e gate ]; do sleep 0.05; done; echo through-the-gate"), {
+      say: "the turn went on",
+    }),
+  );
+  await transcriptHas(page, "waiting-for-the-gate");
+  await textIs(page, "#turn-state", "turn running");
+  await shoot(page, "session-running");
+  writeFileSync(join(cwd, "gate"), "");
+  await transcriptHas(page, "the turn went on");
+  expect((await running).stopReason).toBe("end_turn");
+  await textIs(page, "#turn-state", "no turn running");
+  expect(await page.$eval("#transcript", (node) => node.textContent)).toContain("through-the-gate");
+  await shoot(page, "session");
+  // The page's own measure of each update, from its message's arrival to its render: printed, not asserted.
+  const shown = (await page.evaluate(
+    `performance.getEntriesByName("dashboard:update-shown").map((entry) => entry.duration)`,
+  )) as number[];
+  const sorted = [...shown].sort((a, b) => a - b);
+  console.log(
+    `dashboard: ${sorted.length} updates shown, arrival to render p50 ${sorted[Math.floor(sorted.length / 2)]?.toFixed(1)} ms, ` +
+      `max ${sorted[sorted.length - 1]?.toFixed(1)} ms`,
+  );
+  expectClean(watch);
+});
+
+it("a session waiting for a permission stands out; the permission answered from the page lets the turn go on", async () => {
+  // The operator's own session (its rows are its tenant's), whose owner never answers: only the page can.
+  const owner = await client(tokens.tokens.ops!, () => new Promise(() => {}));
+  const { sessionId } = await owner.newSession(tempDir(), { mode: "ask" });
+  const { page, watch } = await signIn(tokens.tokens.ops!);
+  await openSession(page, sessionId);
+  await takeControl(page);
+  const running = owner.prompt(sessionId, script(bash("echo permitted-$((6*7))"), { say: "ran it" }));
+  await page.waitForSelector(".permission .option-allow_once");
+  await shoot(page, "permission");
+
+  const list = await signIn(tokens.tokens.ops!);
+  await goTo(list.page, "#/sessions");
+  await list.page.waitForSelector(`tr.state-waiting[data-session-id="${sessionId}"]`);
+  await shoot(list.page, "sessions-waiting");
+  expectClean(list.watch);
+
+  await page.click(".permission .option-allow_once");
+  const result = await running;
+  expect(result.stopReason).toBe("end_turn");
+  await transcriptHas(page, "permitted-42");
+  await page.waitForFunction(`document.querySelector(".permission") === null`);
+  expectClean(watch);
+});
+
+it("cancel from the page ends the running turn; a prompt and a mode from the page take effect", async () => {
+  const owner = await client(tokens.tokens.alice!);
+  const { sessionId } = await owner.newSession(tempDir(), { mode: "auto" });
+  const { page, watch } = await signIn(tokens.tokens.alice!);
+  await openSession(page, sessionId);
+  await takeControl(page);
+  const running = owner.prompt(sessionId, script(bash("echo looping; while true; do sleep 0.05; done")));
+  await transcriptHas(page, "looping");
+  await page.waitForSelector("#cancel-turn:not([disabled])");
+  await page.click("#cancel-turn");
+  expect((await running).stopReason).toBe("cancelled");
+  await textIs(page, "#turn-state", "no turn running");
+
+  await page.type("#prompt", "from the page");
+  await page.click("#send");
+  await transcriptHas(page, "You said: from the page");
+
+  await page.select("#mode", "read-only");
+  await page.waitForFunction(
+    `[...document.querySelectorAll(".badge")].some((b) => b.textContent === "mode read-only")`,
+  );
+  expect(await page.$eval("#mode", (select) => (select as unknown as { value: string }).value)).toBe("read-only");
+  expectClean(watch);
+});
+
+it("markup, a javascript: link and terminal escapes in a session's output are shown as text, and run nothing", async () => {
+  const alice = await client(tokens.tokens.alice!);
+  const cwd = tempDir();
+  const { sessionId } = await alice.newSession(cwd, { mode: "auto" });
+  const hostile =
+    "<script>alert('script')</script> <img src=x onerror=alert('img')> " +
+    "[click](javascript:alert('link')) <a href=\"javascript:alert('a')\">a link</a> " +
+    "\u001b[31mred\u001b[0m \u001b]8;;javascript:alert('osc')\u0007osc link\u001b]8;;\u0007";
+  writeFileSync(join(cwd, "hostile.txt"), hostile);
+  await alice.prompt(sessionId, script(bash("cat hostile.txt"), { say: hostile }));
+  const { page, watch } = await signIn(tokens.tokens.alice!);
+  await openSession(page, sessionId);
+  await transcriptHas(page, "<script>alert('script')</script>");
+  const transcript = await page.$eval("#transcript", (node) => ({
+    text: node.textContent ?? "",
+    elements: [...node.querySelectorAll("script, img, a, iframe, object, embed")].length,
+  }));
+  expect(transcript.elements).toBe(0);
+  expect(transcript.text).toContain("<img src=x onerror=alert('img')>");
+  expect(transcript.text).toContain("javascript:alert('link')");
+  expect(transcript.text).toContain("red");
+  expect(transcript.text).not.toContain("\u001b");
+  expect(await page.$$("body script, body img")).toHaveLength(0);
+  await shoot(page, "hostile-output");
+  expectClean(watch);
+});

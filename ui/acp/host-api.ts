@@ -1,0 +1,58 @@
+// The ACP calls the page makes, typed with the SDK's and the host's own schema types (type imports only: nothing of
+// either is bundled).
+import type {
+  InitializeResponse,
+  ListSessionsResponse,
+  PromptResponse,
+  SessionInfo,
+} from "@agentclientprotocol/sdk/unstable";
+import type { AttachResponse, AttachRole } from "../../src/protocol/attach";
+import type { HostStatus } from "../../src/protocol/host-status";
+import type { AcpSocket } from "./socket";
+
+export type { AttachResponse, AttachRole, HostStatus, SessionInfo };
+
+export function initialize(socket: AcpSocket): Promise<InitializeResponse> {
+  return socket.request("initialize", {
+    protocolVersion: 1,
+    clientCapabilities: {},
+    clientInfo: { name: "acp-session-host dashboard", version: "1" },
+  });
+}
+
+export function listSessions(socket: AcpSocket, cursor: string | null): Promise<ListSessionsResponse> {
+  return socket.request("session/list", cursor === null ? {} : { cursor });
+}
+
+export function hostStatus(socket: AcpSocket, pageSize: number): Promise<HostStatus> {
+  return socket.request("_host/status", { pageSize });
+}
+
+export function attach(
+  socket: AcpSocket,
+  sessionId: string,
+  role: AttachRole,
+  afterEventId: string | null,
+): Promise<AttachResponse> {
+  return socket.request("session/attach", {
+    sessionId,
+    role,
+    replayFrom: afterEventId === null ? { type: "start" } : { type: "after_event", eventId: afterEventId },
+  });
+}
+
+export function detach(socket: AcpSocket, sessionId: string, attachmentId: string): Promise<unknown> {
+  return socket.request("session/detach", { sessionId, attachmentId });
+}
+
+export function prompt(socket: AcpSocket, sessionId: string, text: string): Promise<PromptResponse> {
+  return socket.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
+}
+
+export function cancel(socket: AcpSocket, sessionId: string): void {
+  socket.notify("session/cancel", { sessionId });
+}
+
+export function setMode(socket: AcpSocket, sessionId: string, modeId: string): Promise<unknown> {
+  return socket.request("session/set_mode", { sessionId, modeId });
+}

@@ -1,0 +1,107 @@
+// One session's updates folded into what the live view shows: messages (chunks of one message joined), tool calls
+// with their input and output, the plan, the mode and usage. Every string is kept as the host sent it, escapes
+// stripped; the views render it as text only.
+import type { SessionUpdate, ToolCallContent } from "@agentclientprotocol/sdk/unstable";
+import { stripAnsi } from "../text/ansi";
+
+export interface MessageEntry {
+  kind: "user" | "agent" | "thought";
+  id: string;
+  text: string;
+}
+
+export interface ToolEntry {
+  kind: "tool";
+  id: string;
+  title: string;
+  toolKind: string;
+  status: string;
+  input: string;
+  output: string;
+}
+
+export type Entry = MessageEntry | ToolEntry;
+
+export interface PlanItem {
+  content: string;
+  status: string;
+}
+
+export class Transcript {
+  entries: Entry[] = [];
+  plan: PlanItem[] = [];
+  mode: string | null = null;
+  usage: string | null = null;
+  lastEventId: string | null = null;
+  #messages = 0;
+
+  apply(update: SessionUpdate, eventId: string | null): void {
+    if (eventId !== null) this.lastEventId = eventId;
+    switch (update.sessionUpdate) {
+      case "user_message_chunk":
+      case "agent_message_chunk":
+      case "agent_thought_chunk": {
+        const kind =
+          update.sessionUpdate === "user_message_chunk"
+            ? "user"
+            : update.sessionUpdate === "agent_message_chunk"
+              ? "agent"
+              : "thought";
+        const text = update.content.type === "text" ? update.content.text : `[${update.content.type}]`;
+        const last = this.entries[this.entries.length - 1];
+        const messageId = (update as { messageId?: string | null }).messageId ?? null;
+        if (last && last.kind === kind && messageId !== null && last.id === messageId) last.text += stripAnsi(text);
+        else this.entries.push({ kind, id: messageId ?? `m${++this.#messages}`, text: stripAnsi(text) });
+        break;
+      }
+      case "tool_call":
+        this.entries.push({
+          kind: "tool",
+          id: update.toolCallId,
+          title: stripAnsi(update.title),
+          toolKind: update.kind ?? "other",
+          status: update.status ?? "pending",
+          input: shown(update.rawInput),
+          output: contentText(update.content ?? []),
+        });
+        break;
+      case "tool_call_update": {
+        const call = this.entries.find(
+          (entry): entry is ToolEntry => entry.kind === "tool" && entry.id === update.toolCallId,
+        );
+        if (!call) break;
+        if (update.title) call.title = stripAnsi(update.title);
+        if (update.status) call.status = update.status;
+        if (update.rawInput !== undefined) call.input = shown(update.rawInput);
+        if (update.rawOutput !== undefined) {
+          const raw = update.rawOutput as { output?: unknown } | null;
+          call.output = typeof raw?.output === "string" ? stripAnsi(raw.output) : shown(update.rawOutput);
+        } else if (update.content) call.output += contentText(update.content);
+        break;
+      }
+      case "plan":
+        this.plan = update.entries.map((entry) => ({ content: stripAnsi(entry.content), status: entry.status }));
+        break;
+      case "current_mode_update":
+        this.mode = update.currentModeId;
+        break;
+      case "usage_update":
+        this.usage = `${update.used} / ${update.size} tokens`;
+        break;
+      default:
+        break;
+    }
+  }
+}
+
+function contentText(content: ToolCallContent[]): string {
+  let text = "";
+  for (const item of content)
+    if (item.type === "content" && item.content.type === "text") text += stripAnsi(item.content.text);
+  return text;
+}
+
+function shown(value: unknown): string {
+  if (value === undefined || value === null) return "";
+  return stripAnsi(typeof value === "string" ? value : JSON.stringify(value, null, 2));
+}

@@ -1,0 +1,123 @@
+// The host at a glance: sessions by state, workers and memory against their bounds, the store, and charts of the
+// last 15 minutes, sampled from _host/status every second (an operator's token: a tenant's is refused the figures).
+import { useEffect, useRef, useState } from "preact/hooks";
+import { hostStatus, type HostStatus } from "../acp/host-api";
+import { RpcError, type AcpSocket } from "../acp/socket";
+import { HostSamples } from "../state/host-samples";
+import { Chart } from "./chart";
+
+const SAMPLE_MS = 1000;
+/** Rows of _host/status read with the rows: the states counted and the turns summed are those of the first rows. */
+const ROWS = 500;
+/** The rows are read every this many samples (each row asks its session's worker); the others read one row. */
+const ROWS_EVERY = 5;
+
+function mib(bytes: number): string {
+  return `${(bytes / 2 ** 20).toFixed(0)} MiB`;
+}
+
+export function Glance(props: { socket: AcpSocket }) {
+  const samples = useRef(new HostSamples());
+  const [status, setStatus] = useState<HostStatus | null>(null);
+  const [rows, setRows] = useState<HostStatus["sessionRows"]>([]);
+  const [refused, setRefused] = useState<string | null>(null);
+
+  useEffect(() => {
+    let stopped = false;
+    let timer: number | undefined;
+    let count = 0;
+    const sample = async () => {
+      const withRows = count++ % ROWS_EVERY === 0;
+      try {
+        const next = await hostStatus(props.socket, withRows ? ROWS : 1);
+        if (stopped) return;
+        samples.current.add(next, Date.now(), withRows);
+        setStatus(next);
+        if (withRows) setRows(next.sessionRows);
+      } catch (error) {
+        if (stopped) return;
+        if (error instanceof RpcError) return setRefused(error.message);
+      }
+      if (!stopped) timer = window.setTimeout(() => void sample(), SAMPLE_MS);
+    };
+    void sample();
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+    };
+  }, [props.socket]);
+
+  if (refused !== null)
+    return (
+      <section class="glance">
+        <h2>Host</h2>
+        <p class="notice" id="glance-refused">
+          The host's figures need an operator's token ({refused}). The sessions of this token's tenant are under
+          Sessions.
+        </p>
+      </section>
+    );
+  if (status === null) return <p class="connecting">Reading the host's figures…</p>;
+
+  const count = (test: (row: (typeof rows)[number]) => boolean) => rows.filter(test).length;
+  // The host-wide counts are the host's; the rows (and so the states read from them) are only this token's tenant's.
+  const states = [
+    ["open", status.sessions.live],
+    ["running", status.sessions.busy],
+    ["waiting for permission", count((row) => row.waitingForPermission)],
+    ["idle", count((row) => row.state === "live")],
+    ["hibernated", count((row) => row.state === "hibernated")],
+  ] as const;
+  const list = samples.current.samples;
+  const x = list.map((sample) => sample.at);
+  const models = [...new Set(list.flatMap((sample) => [...sample.tokensPerSecond.keys()]))].sort();
+
+  return (
+    <section class="glance" id="glance">
+      <h2>Host</h2>
+      <div class="tiles">
+        {states.map(([name, value]) => (
+          <div class={`tile state-${name.replace(/ /g, "-")}${value > 0 ? " lit" : ""}`} key={name}>
+            <span class="value">{value}</span>
+            <span class="label">{name}</span>
+          </div>
+        ))}
+        <div class="tile" id="tile-workers">
+          <span class="value">
+            {status.threads.workers} / {status.limits.maxLiveWorkers}
+          </span>
+          <span class="label">live workers / --max-live-workers</span>
+        </div>
+        <div class="tile" id="tile-rss">
+          <span class="value">
+            {mib(status.memory.rssBytes)} / {mib(status.limits.maxRssBytes)}
+          </span>
+          <span class="label">RSS / --max-rss-mb</span>
+        </div>
+        <div class={`tile ${status.store.reachable ? "" : "bad"}`}>
+          <span class="value">{status.store.reachable ? "reachable" : "unreachable"}</span>
+          <span class="label">
+            {status.store.label}
+            {status.store.shared ? ` (fleet, host ${status.store.hostId})` : ""}
+          </span>
+        </div>
+      </div>
+      <p class="hint">
+        Open and running count every tenant's sessions; waiting, idle and hibernated count this token's tenant's (the
+        rows _host/status gives it).
+      </p>
+      <div class="charts">
+        <Chart title="Live workers" series={["workers"]} data={[x, list.map((sample) => sample.workers)]} />
+        <Chart title="RSS (MiB)" series={["RSS"]} data={[x, list.map((sample) => sample.rssMiB)]} />
+        <Chart title="Turns a second" series={["turns/s"]} data={[x, list.map((sample) => sample.turnsPerSecond)]} />
+        {models.length > 0 && (
+          <Chart
+            title="Model tokens a second, by tenant and model"
+            series={models}
+            data={[x, ...models.map((key) => list.map((sample) => sample.tokensPerSecond.get(key) ?? 0))]}
+          />
+        )}
+      </div>
+    </section>
+  );
+}

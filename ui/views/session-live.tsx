@@ -1,0 +1,221 @@
+// One session, live: attached as an observer from its start (replayed), its updates folded into the conversation as
+// they come. Taking control re-attaches as a controller after the last update shown; a controller may cancel the
+// turn, answer a permission, send a prompt and change the mode.
+import type { RequestPermissionRequest, SessionNotification } from "@agentclientprotocol/sdk/unstable";
+import { useEffect, useRef, useState } from "preact/hooks";
+import { attach, cancel, detach, prompt, setMode, type AttachRole } from "../acp/host-api";
+import { RpcError, type AcpSocket } from "../acp/socket";
+import { Permissions } from "../state/permissions";
+import { Transcript } from "../state/transcript";
+import { EntryView } from "./entry-view";
+import { PermissionView } from "./permission-view";
+
+const MODES = ["ask", "auto", "read-only"];
+/** The User Timing name of an update's delay from its message's arrival to its render (read by the tests). */
+export const UPDATE_MEASURE = "dashboard:update-shown";
+/** Updates only a turn shows: one that arrives live says a turn runs (whoever prompted it). */
+const TURN_UPDATES = new Set([
+  "user_message_chunk",
+  "agent_message_chunk",
+  "agent_thought_chunk",
+  "tool_call",
+  "tool_call_update",
+  "plan",
+]);
+
+interface Attached {
+  role: AttachRole;
+  attachmentId: string;
+}
+
+export function SessionLive(props: { socket: AcpSocket; sessionId: string }) {
+  const { socket, sessionId } = props;
+  const transcript = useRef(new Transcript());
+  const [version, setVersion] = useState(0);
+  // When each update not yet shown arrived: once shown, the delay is a User Timing measure (UPDATE_MEASURE).
+  const arrivals = useRef<number[]>([]);
+  const redraw = () => setVersion((version) => version + 1);
+  const permissions = useRef(new Permissions(redraw));
+  const [attached, setAttachedState] = useState<Attached | null>(null);
+  // What to detach when the view closes: the attachment of now, not of when the view opened.
+  const attachedNow = useRef<Attached | null>(null);
+  const setAttached = (next: Attached | null) => {
+    attachedNow.current = next;
+    setAttachedState(next);
+  };
+  const [turnRunning, setTurnRunning] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [draft, setDraft] = useState("");
+  // The replay has all been sent when the attach's answer comes: what arrives after it is live.
+  const live = useRef(false);
+
+  useEffect(() => {
+    const stopNotifications = socket.onNotification((method, params) => {
+      if (method === "session/update") {
+        const note = params as SessionNotification;
+        if (note.sessionId !== sessionId) return;
+        const eventId = (note.update._meta?.["eventId"] ?? note._meta?.["eventId"] ?? null) as string | null;
+        arrivals.current.push(performance.now());
+        transcript.current.apply(note.update, eventId);
+        if (live.current && TURN_UPDATES.has(note.update.sessionUpdate)) setTurnRunning(true);
+        redraw();
+      } else if (method === "_host/turn_ended" && (params as { sessionId?: string }).sessionId === sessionId) {
+        setTurnRunning(false);
+      } else if (method === "_host/detached" && (params as { sessionId?: string }).sessionId === sessionId) {
+        setAttached(null);
+        setError("The host detached this page from the session (it fell behind): open it again.");
+      } else if (method === "$/cancel_request") {
+        permissions.current.withdraw((params as { requestId: number | string }).requestId);
+      }
+    });
+    socket.onRequest(async (method, params, id) => {
+      if (method !== "session/request_permission") throw new RpcError(-32601, `Method not found: ${method}`, null);
+      const request = params as RequestPermissionRequest;
+      // Asked about a session this view does not show (it was left): no answer of the page's, the others decide.
+      if (request.sessionId !== sessionId) return { outcome: { outcome: "cancelled" } };
+      return permissions.current.ask(id, request);
+    });
+    void attach(socket, sessionId, "observer", null).then(
+      (answer) => {
+        live.current = true;
+        setAttached({ role: answer.role, attachmentId: answer.attachmentId });
+        setTurnRunning(answer.turnRunning);
+      },
+      (failure: unknown) => setError((failure as Error).message),
+    );
+    return () => {
+      stopNotifications();
+      const current = attachedNow.current;
+      if (current && socket.open) void detach(socket, sessionId, current.attachmentId).catch(() => {});
+    };
+  }, [socket, sessionId]);
+
+  useEffect(() => {
+    for (const start of arrivals.current) performance.measure(UPDATE_MEASURE, { start });
+    arrivals.current = [];
+  }, [version]);
+
+  const switchRole = async (role: AttachRole) => {
+    if (!attached) return;
+    try {
+      live.current = false;
+      await detach(socket, sessionId, attached.attachmentId);
+      const answer = await attach(socket, sessionId, role, transcript.current.lastEventId);
+      live.current = true;
+      setAttached({ role: answer.role, attachmentId: answer.attachmentId });
+      setTurnRunning(answer.turnRunning);
+      setError(null);
+    } catch (failure) {
+      setError((failure as Error).message);
+    }
+  };
+
+  const send = async () => {
+    const text = draft.trim();
+    if (text === "") return;
+    setDraft("");
+    setTurnRunning(true);
+    try {
+      await prompt(socket, sessionId, text);
+    } catch (failure) {
+      setError((failure as Error).message);
+    } finally {
+      setTurnRunning(false);
+    }
+  };
+
+  const t = transcript.current;
+  const controller = attached?.role === "controller";
+  return (
+    <section class="session-live" id="session-live">
+      <h2>
+        Session <code>{sessionId}</code>
+      </h2>
+      <div class="session-bar">
+        <span id="attach-role" class="badge">
+          {attached ? attached.role : "not attached"}
+        </span>
+        <span id="turn-state" class={`badge ${turnRunning ? "state-running" : "state-idle"}`}>
+          {turnRunning ? "turn running" : "no turn running"}
+        </span>
+        {t.mode !== null && <span class="badge">mode {t.mode}</span>}
+        {t.usage !== null && <span class="badge">{t.usage}</span>}
+        {attached && !controller && (
+          <button type="button" id="take-control" onClick={() => void switchRole("controller")}>
+            Take control
+          </button>
+        )}
+        {controller && (
+          <>
+            <button type="button" id="observe" onClick={() => void switchRole("observer")}>
+              Observe only
+            </button>
+            <button type="button" id="cancel-turn" disabled={!turnRunning} onClick={() => cancel(socket, sessionId)}>
+              Cancel turn
+            </button>
+            <select
+              id="mode"
+              value={t.mode ?? ""}
+              onChange={(event) =>
+                void setMode(socket, sessionId, event.currentTarget.value).catch((failure: unknown) =>
+                  setError((failure as Error).message),
+                )
+              }
+            >
+              <option value="" disabled>
+                mode
+              </option>
+              {MODES.map((mode) => (
+                <option value={mode} key={mode}>
+                  {mode}
+                </option>
+              ))}
+            </select>
+          </>
+        )}
+      </div>
+      {error !== null && (
+        <p class="error" id="session-error">
+          {error}
+        </p>
+      )}
+      {permissions.current.pending.map((pending) => (
+        <PermissionView key={String(pending.requestId)} pending={pending} />
+      ))}
+      {t.plan.length > 0 && (
+        <ol class="plan">
+          {t.plan.map((item, index) => (
+            <li key={index} class={`plan-${item.status}`}>
+              {item.content}
+            </li>
+          ))}
+        </ol>
+      )}
+      <div class="transcript" id="transcript">
+        {t.entries.map((entry) => (
+          <EntryView key={`${entry.kind}:${entry.id}`} entry={entry} />
+        ))}
+      </div>
+      {controller && (
+        <form
+          class="prompt"
+          onSubmit={(event) => {
+            event.preventDefault();
+            void send();
+          }}
+        >
+          <textarea
+            id="prompt"
+            rows={3}
+            value={draft}
+            onInput={(event) => setDraft(event.currentTarget.value)}
+            placeholder="Send a prompt"
+          />
+          <button type="submit" id="send" disabled={turnRunning}>
+            Send
+          </button>
+        </form>
+      )}
+    </section>
+  );
+}

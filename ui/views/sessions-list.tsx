@@ -1,0 +1,177 @@
+// The sessions this token may see, newest activity first, a page of session/list at a time (its cursor), filtered in
+// the page by text and state. With an operator's token the states come from _host/status, read every 2 seconds: a
+// session waiting for a permission stands out.
+import { useEffect, useState } from "preact/hooks";
+import { hostStatus, listSessions, type HostStatus, type SessionInfo } from "../acp/host-api";
+import type { AcpSocket } from "../acp/socket";
+import { sessionHref } from "../state/route";
+
+type Row = HostStatus["sessionRows"][number];
+/** How often the states are read again (each read asks every listed session's worker for its figures). */
+const STATES_EVERY_MS = 2000;
+const STATES = ["any", "running", "waiting", "idle", "hibernated", "stored"] as const;
+type StateFilter = (typeof STATES)[number];
+/** "Last activity within": the label and its span in ms (0: any time). */
+const WITHIN: ReadonlyArray<readonly [string, number]> = [
+  ["any time", 0],
+  ["the last hour", 3_600_000],
+  ["the last day", 86_400_000],
+  ["the last week", 604_800_000],
+];
+
+function stateOf(row: Row | undefined): Exclude<StateFilter, "any"> {
+  if (!row) return "stored";
+  if (row.waitingForPermission) return "waiting";
+  return row.state === "busy" ? "running" : row.state === "live" ? "idle" : "hibernated";
+}
+
+/** What the host adds to a listed session (src/store/listing.ts): its turns; a child's parent. */
+function listed(session: SessionInfo): { turns?: number; parentSessionId?: string } {
+  return (session._meta?.["acp-session-host"] as { turns?: number; parentSessionId?: string } | undefined) ?? {};
+}
+
+export function SessionsList(props: { socket: AcpSocket }) {
+  const [sessions, setSessions] = useState<SessionInfo[]>([]);
+  const [cursor, setCursor] = useState<string | null>(null);
+  const [loading, setLoading] = useState(true);
+  const [error, setError] = useState<string | null>(null);
+  // null: this token is refused the host's figures (a tenant's), so no state is known.
+  const [rows, setRows] = useState<Map<string, Row> | null>(null);
+  const [text, setText] = useState("");
+  const [state, setState] = useState<StateFilter>("any");
+  const [within, setWithin] = useState(0);
+
+  const load = async (from: string | null) => {
+    setLoading(true);
+    try {
+      const page = await listSessions(props.socket, from);
+      setSessions((shown) => (from === null ? page.sessions : [...shown, ...page.sessions]));
+      setCursor(page.nextCursor ?? null);
+      setError(null);
+    } catch (failure) {
+      setError(String((failure as Error).message));
+    } finally {
+      setLoading(false);
+    }
+  };
+
+  useEffect(() => {
+    void load(null);
+    let stopped = false;
+    let timer: number | undefined;
+    const readStates = async () => {
+      try {
+        const status = await hostStatus(props.socket, 500);
+        if (stopped) return;
+        setRows(new Map(status.sessionRows.map((row) => [row.sessionId, row])));
+      } catch {
+        // A tenant's token is refused the host's figures: the list shows no states.
+        return;
+      }
+      if (!stopped) timer = window.setTimeout(() => void readStates(), STATES_EVERY_MS);
+    };
+    void readStates();
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+    };
+  }, [props.socket]);
+
+  const needle = text.trim().toLowerCase();
+  const shown = sessions.filter((session) => {
+    if (rows !== null && state !== "any" && stateOf(rows.get(session.sessionId)) !== state) return false;
+    if (within > 0 && (!session.updatedAt || Date.now() - Date.parse(session.updatedAt) > within)) return false;
+    if (needle === "") return true;
+    return [session.sessionId, session.title ?? "", session.cwd].some((field) => field.toLowerCase().includes(needle));
+  });
+
+  return (
+    <section class="sessions">
+      <h2>Sessions</h2>
+      <div class="filters">
+        <input
+          id="filter"
+          type="search"
+          placeholder="Filter by title, cwd or id"
+          value={text}
+          onInput={(event) => setText(event.currentTarget.value)}
+        />
+        {rows !== null && (
+          <select
+            id="state-filter"
+            value={state}
+            onChange={(event) => setState(event.currentTarget.value as StateFilter)}
+          >
+            {STATES.map((name) => (
+              <option value={name} key={name}>
+                {name}
+              </option>
+            ))}
+          </select>
+        )}
+        <select id="within-filter" value={within} onChange={(event) => setWithin(Number(event.currentTarget.value))}>
+          {WITHIN.map(([label, span]) => (
+            <option value={span} key={span}>
+              active in {label}
+            </option>
+          ))}
+        </select>
+        <button type="button" onClick={() => void load(null)}>
+          Refresh
+        </button>
+      </div>
+      {error !== null && <p class="error">{error}</p>}
+      <table id="sessions-table">
+        <thead>
+          <tr>
+            <th>Title</th>
+            {rows !== null && <th>State</th>}
+            <th>Working directory</th>
+            <th>Turns</th>
+            <th>Last activity</th>
+          </tr>
+        </thead>
+        <tbody>
+          {shown.map((session) => {
+            const parent = listed(session).parentSessionId;
+            const sessionState = rows === null ? "unknown" : stateOf(rows.get(session.sessionId));
+            return (
+              <tr
+                key={session.sessionId}
+                class={`session-row state-${sessionState}`}
+                data-session-id={session.sessionId}
+              >
+                <td>
+                  <a href={sessionHref(session.sessionId)}>{session.title ?? session.sessionId}</a>
+                  {parent !== undefined && (
+                    <span class="parent">
+                      {" "}
+                      child of <a href={sessionHref(parent)}>{parent.slice(0, 8)}</a>
+                    </span>
+                  )}
+                </td>
+                {rows !== null && (
+                  <td>
+                    <span class={`badge state-${sessionState}`}>
+                      {sessionState === "waiting" ? "waiting for permission" : sessionState}
+                    </span>
+                  </td>
+                )}
+                <td class="cwd">{session.cwd}</td>
+                <td>{listed(session).turns ?? ""}</td>
+                <td>{session.updatedAt ? new Date(session.updatedAt).toLocaleString() : ""}</td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+      {loading && <p class="connecting">Loading…</p>}
+      {!loading && cursor !== null && (
+        <button type="button" id="more" onClick={() => void load(cursor)}>
+          More
+        </button>
+      )}
+      {!loading && shown.length === 0 && <p class="notice">No sessions.</p>}
+    </section>
+  );
+}
