@@ -252,7 +252,7 @@ it("the live view streams a running turn", async () => {
 });
 
 it("a session waiting for a permission stands out; the permission answered from the page lets the turn go on", async () => {
-  // The operator's own session (its rows are its tenant's), whose owner never answers: only the page can.
+  // A session whose owner never answers: only the page can.
   const owner = await client(tokens.tokens.ops!, () => new Promise(() => {}));
   const { sessionId } = await owner.newSession(tempDir(), { mode: "ask" });
   const { page, watch } = await signIn(tokens.tokens.ops!);

@@ -1,6 +1,7 @@
 // The host-wide figures are the operator's: on a host with tenants, `_host/stats` and `_host/status` answer only a
-// connection whose token is marked `operator` in the tokens file, and an operator's `_host/status` lists its own
-// sessions only. `token add --operator` marks a token so; a token that loses the mark loses its connections.
+// connection whose token is marked `operator` in the tokens file. The operator sees every tenant's sessions (its
+// status rows, model usage, session/list, an attach); a tenant sees only its own. `token add --operator` marks a
+// token so; a token that loses the mark loses its connections.
 import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -14,7 +15,7 @@ import { connectHost } from "../support/checked-host.js";
 const CLI = fileURLToPath(new URL("../../dist/src/cli.js", import.meta.url));
 
 it(
-  "a tenant is refused _host/stats and _host/status; the operator gets them, with its own sessions only",
+  "a tenant is refused _host/stats and _host/status and sees only its sessions; the operator gets them, and every tenant's sessions",
   { timeout: 60_000 },
   async () => {
     const tokens = tokensFile(["alpha", "ops"], ["ops"]);
@@ -42,11 +43,19 @@ it(
       await ops.prompt(ofOps, "the operator's own");
       await ops.prompt(ofOps, "and again");
       const status = await ops.status();
-      expect(status.sessionRows.map((row) => row.sessionId)).toEqual([ofOps]);
-      // Model usage by tenant and model: the operator's own, none of alpha's.
-      expect(status.usage).toEqual([
-        { tenant: "ops", model: "scripted", requests: 2, errors: 0, tokens: { prompt: 0, completion: 0, cached: 0 } },
+      expect(status.sessionRows.map((row) => row.sessionId).sort()).toEqual([ofAlpha, ofOps].sort());
+      // Model usage by tenant and model: every tenant's.
+      const tokensUsed = { prompt: 0, completion: 0, cached: 0 };
+      expect([...status.usage].sort((a, b) => a.tenant!.localeCompare(b.tenant!))).toEqual([
+        { tenant: "alpha", model: "scripted", requests: 1, errors: 0, tokens: tokensUsed },
+        { tenant: "ops", model: "scripted", requests: 2, errors: 0, tokens: tokensUsed },
       ]);
+      const listed = async (client: typeof ops) => (await client.list()).sessions.map((s) => s.sessionId);
+      expect((await listed(ops)).sort()).toEqual([ofAlpha, ofOps].sort());
+      expect(await listed(alpha)).toEqual([ofAlpha]);
+      // The operator may watch a tenant's session; the tenant is told the operator's does not exist.
+      await expect(ops.attach(ofAlpha)).resolves.toMatchObject({ role: "observer" });
+      await expect(alpha.attach(ofOps)).rejects.toMatchObject({ code: -32002 });
 
       // Without the mark, the operator's token is a tenant's: its connections are closed, and it is refused anew.
       writeFileSync(

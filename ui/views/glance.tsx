@@ -60,7 +60,7 @@ export function Glance(props: { socket: AcpSocket }) {
   if (status === null) return <p class="connecting">Reading the host's figures…</p>;
 
   const count = (test: (row: (typeof rows)[number]) => boolean) => rows.filter(test).length;
-  // The host-wide counts are the host's; the rows (and so the states read from them) are only this token's tenant's.
+  // Open and running are the host's counts; the other states are read from the rows (the first 500 of them).
   const states = [
     ["open", status.sessions.live],
     ["running", status.sessions.busy],
@@ -103,8 +103,8 @@ export function Glance(props: { socket: AcpSocket }) {
         </div>
       </div>
       <p class="hint">
-        Open and running count every tenant's sessions; waiting, idle and hibernated count this token's tenant's (the
-        rows _host/status gives it).
+        Open and running count every session of the host; waiting, idle and hibernated are read from the first 500 rows
+        of _host/status.
       </p>
       <div class="charts">
         <Chart title="Live workers" series={["workers"]} data={[x, list.map((sample) => sample.workers)]} />

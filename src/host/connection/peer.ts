@@ -117,9 +117,17 @@ export class Peer {
     return this.#connection?.signal.aborted ?? false;
   }
 
-  /** Whether this peer may see a session of that tenant (a session of another tenant does not exist for it). */
+  /**
+   * Whether this peer may see a session of that tenant (a session of another tenant does not exist for it): a tenant
+   * its own, the operator every tenant's.
+   */
   sees(sessionTenant: string | null): boolean {
-    return this.tenant === null || this.tenant === sessionTenant;
+    return this.tenant === null || this.operator || this.tenant === sessionTenant;
+  }
+
+  /** The tenant whose sessions it lists; null: every tenant's. */
+  get listedTenant(): string | null {
+    return this.operator ? null : this.tenant;
   }
 
   touch(): void {

@@ -43,7 +43,7 @@ export function withDurableSessions(
         cwd: params.cwd,
         cursor: params.cursor,
         pageSize: host.config.listPageSize,
-        tenant: peer.tenant,
+        tenant: peer.listedTenant,
         archived: archived as ArchiveFilter,
       });
     })
