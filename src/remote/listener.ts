@@ -35,7 +35,7 @@ import { callerKey, TokenGate, type Caller } from "./token-gate.js";
 import type { TokenEntry } from "./tokens.js";
 import { isUiPath, serveUi } from "./dashboard/serve-ui.js";
 import type { UiFiles } from "./dashboard/ui-files.js";
-import { chooseSubprotocol } from "./ws-bearer-token.js";
+import { chooseSubprotocol, sameOrigin } from "./ws-bearer-token.js";
 
 export const ACP_PATH = "/acp";
 export const HEALTH_PATH = "/healthz";
@@ -288,6 +288,10 @@ export class RemoteListener {
   #onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     if (isClosing(socket)) return;
     if (pathOf(req) !== ACP_PATH) return this.#slots.pace(req.socket, () => refuseUpgrade(socket, 404));
+    // A browser's page of another origin may not open one, token or not: a site the operator visits would otherwise
+    // reach a host on loopback without a tokens file (cross-site WebSocket hijacking). Clients other than browsers
+    // send no Origin.
+    if (!sameOrigin(req)) return this.#slots.pace(req.socket, () => refuseUpgrade(socket, 403));
     const caller = this.#gate.authenticate(req, this.#options.dashboard !== null);
     if (!caller)
       return this.#slots.pace(req.socket, () => refuseUpgrade(socket, 401, { "WWW-Authenticate": "Bearer" }));

@@ -1,12 +1,13 @@
 // Who a request is: the bearer token checked against the tokens file (re-read on SIGHUP). Without a tokens file
-// every caller is tenantless. The token is an Authorization header's; with the dashboard on, a WebSocket upgrade of
-// the dashboard's origin may carry it in Sec-WebSocket-Protocol instead (ws-bearer-token.ts), and nowhere else.
+// every caller is tenantless. The token is an Authorization header's; with the dashboard on, a WebSocket upgrade (of
+// the listener's own origin: listener.ts refuses others) may carry it in Sec-WebSocket-Protocol instead
+// (ws-bearer-token.ts), and nowhere else.
 import type { IncomingMessage } from "node:http";
 import type { Logger } from "../logger.js";
 import type { RepeatedWarnings } from "./repeated-warnings.js";
 import { readTokensFile } from "./token-file.js";
 import { bearerToken, matchToken, type TokenEntry } from "./tokens.js";
-import { sameOrigin, subprotocolToken } from "./ws-bearer-token.js";
+import { subprotocolToken } from "./ws-bearer-token.js";
 
 /** Who a request authenticated as: the tenant and the hash of its token (both null without a tokens file). */
 export interface Caller {
@@ -37,12 +38,10 @@ export class TokenGate {
   authenticate(req: IncomingMessage, subprotocol = false): Caller | null {
     if (this.#tokens === null) return { tenant: null, tokenHash: null, operator: true };
     const header = bearerToken(req.headers.authorization);
-    const offered = header === null && subprotocol ? subprotocolToken(req) : null;
-    const foreign = offered !== null && !sameOrigin(req);
-    const token = foreign ? null : (header ?? offered);
+    const token = header ?? (subprotocol ? subprotocolToken(req) : null);
     const entry = token === null ? null : matchToken(this.#tokens, token);
     if (entry) return { tenant: entry.tenant, tokenHash: entry.hash, operator: entry.operator };
-    const reason = foreign ? "another origin" : token === null ? "no bearer token" : "unknown token";
+    const reason = token === null ? "no bearer token" : "unknown token";
     this.#warnings.warn(
       req.socket.remoteAddress,
       `unauthorized: ${reason}`,

@@ -4,7 +4,6 @@
 // a javascript: link and terminal escapes shown as text with nothing run. Every wait is on a DOM condition or an
 // answer; each page's screenshot goes to docs/dashboard/ (docs/dashboard.md shows them).
 import { writeFileSync } from "node:fs";
-import { request } from "node:http";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Browser, BrowserContext, Page } from "puppeteer-core";
@@ -15,6 +14,7 @@ import { connectHost } from "../support/checked-host.js";
 import { tempDir } from "../support/host.js";
 import { startRemoteHost, tokensFile, type RemoteHost } from "../support/remote-host.js";
 import { bash, script } from "../support/tools.js";
+import { upgradeStatus } from "../support/upgrade-status.js";
 
 const SHOTS = fileURLToPath(new URL("../../docs/dashboard/", import.meta.url));
 
@@ -90,31 +90,6 @@ async function shoot(page: Page, name: string): Promise<void> {
   writeFileSync(join(SHOTS, `${name}.png`), await page.screenshot({ fullPage: true }));
 }
 
-/** The status a WebSocket upgrade to /acp with these headers is answered with (101: accepted). */
-function upgradeStatus(url: string, headers: Record<string, string>): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, {
-      headers: {
-        Connection: "Upgrade",
-        Upgrade: "websocket",
-        "Sec-WebSocket-Version": "13",
-        "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
-        ...headers,
-      },
-    });
-    req.once("response", (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
-    });
-    req.once("upgrade", (res, socket) => {
-      socket.destroy();
-      resolve(res.statusCode ?? 0);
-    });
-    req.once("error", reject);
-    req.end();
-  });
-}
-
 function expectClean(watch: PageWatch): void {
   expect(watch).toEqual({ dialogs: [], pageErrors: [], consoleErrors: [], strayRequests: [] });
 }
@@ -170,11 +145,13 @@ it("a wrong token is refused, and so is a right one offered by a page of another
   });
   await shoot(page, "sign-in-refused");
 
-  // The token as a subprotocol, from a page of another origin: refused like no token.
+  // The token, as a subprotocol or a header, from a page of another origin: refused before the token is looked at.
   const offered = `acp.v1, base64url.bearer.acp-session-host.${Buffer.from(tokens.tokens.alice!).toString("base64url")}`;
+  const elsewhere = "https://elsewhere.example";
+  expect(await upgradeStatus(host.httpUrl, { "Sec-WebSocket-Protocol": offered, Origin: elsewhere })).toBe(403);
   expect(
-    await upgradeStatus(host.httpUrl, { "Sec-WebSocket-Protocol": offered, Origin: "https://elsewhere.example" }),
-  ).toBe(401);
+    await upgradeStatus(host.httpUrl, { Authorization: `Bearer ${tokens.tokens.alice!}`, Origin: elsewhere }),
+  ).toBe(403);
   expect(await upgradeStatus(host.httpUrl, { "Sec-WebSocket-Protocol": offered, Origin: origin })).toBe(101);
 });
 

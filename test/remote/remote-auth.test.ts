@@ -6,11 +6,11 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { WebSocket } from "ws";
 import { hashToken } from "../../src/remote/tokens.js";
 import { tempDir } from "../support/host.js";
 import { startRemoteHost, tokensFile, transports, type RemoteHost } from "../support/remote-host.js";
 import { waitFor } from "../support/tools.js";
+import { upgradeStatus } from "../support/upgrade-status.js";
 import { connectHost } from "../support/checked-host.js";
 
 const CLI = fileURLToPath(new URL("../../dist/src/cli.js", import.meta.url));
@@ -37,22 +37,6 @@ async function postInitialize(
   return { status: response.status, body: await response.text(), challenge: response.headers.get("www-authenticate") };
 }
 
-/** The HTTP status a WebSocket upgrade gets (101 when accepted). */
-function upgradeStatus(url: string, authorization?: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const socket = new WebSocket(url, { headers: authorization ? { Authorization: authorization } : {} });
-    socket.once("upgrade", (response) => {
-      resolve(response.statusCode ?? 0);
-      socket.terminate();
-    });
-    socket.once("unexpected-response", (_request, response) => {
-      resolve(response.statusCode ?? 0);
-      socket.terminate();
-    });
-    socket.once("error", reject);
-  });
-}
-
 describe("a host with a tokens file", () => {
   let host: RemoteHost;
   let tokens: ReturnType<typeof tokensFile>;
@@ -73,7 +57,7 @@ describe("a host with a tokens file", () => {
     ]) {
       const answer = await postInitialize(host.httpUrl, authorization);
       expect(answer).toEqual({ status: 401, body: "", challenge: "Bearer" });
-      expect(await upgradeStatus(host.wsUrl, authorization)).toBe(401);
+      expect(await upgradeStatus(host.wsUrl, authorization ? { Authorization: authorization } : {})).toBe(401);
     }
     expect(host.stderr()).toContain("unauthorized request refused");
     expect(host.stderr()).not.toContain("wrong-token-123");
@@ -85,7 +69,7 @@ describe("a host with a tokens file", () => {
 
   it("accepts the right token on both transports", async () => {
     expect((await postInitialize(host.httpUrl, `Bearer ${tokens.tokens.alpha}`)).status).toBe(200);
-    expect(await upgradeStatus(host.wsUrl, `Bearer ${tokens.tokens.beta}`)).toBe(101);
+    expect(await upgradeStatus(host.wsUrl, { Authorization: `Bearer ${tokens.tokens.beta}` })).toBe(101);
     for (const { url } of transports) {
       const client = await connectHost(url(host), { token: tokens.tokens.alpha! });
       const { sessionId } = await client.newSession(tempDir());
@@ -110,7 +94,7 @@ describe("a host with a tokens file", () => {
     host.child.kill("SIGHUP");
     await Promise.all([alphaWs.closed, alphaHttp.closed]);
     expect((await postInitialize(host.httpUrl, `Bearer ${tokens.tokens.alpha}`)).status).toBe(401);
-    expect(await upgradeStatus(host.wsUrl, `Bearer ${tokens.tokens.alpha}`)).toBe(401);
+    expect(await upgradeStatus(host.wsUrl, { Authorization: `Bearer ${tokens.tokens.alpha}` })).toBe(401);
     expect((await beta.prompt(sessionId, "still here")).text).toBe("You said: still here");
     // The tenant's other token still works.
     const again = await connectHost(host.httpUrl, { token: fresh });
@@ -145,6 +129,17 @@ describe("a host with a tokens file", () => {
       await asDelta.dispose();
     }
   });
+});
+
+it("refuses a WebSocket upgrade from a page of another origin (403), even on loopback without a tokens file", async () => {
+  const open = await startRemoteHost([]);
+  try {
+    expect(await upgradeStatus(open.wsUrl, { Origin: "https://elsewhere.example" })).toBe(403);
+    expect(await upgradeStatus(open.wsUrl, { Origin: new URL(open.httpUrl).origin })).toBe(101);
+    expect(await upgradeStatus(open.wsUrl)).toBe(101);
+  } finally {
+    expect(await open.stop()).toBe(0);
+  }
 });
 
 describe("token add and listen refusals", () => {
