@@ -5,9 +5,11 @@
 // answer takes effect each time), a controller's connection cut at random moments of its turns (reconnected: nothing
 // lost or repeated), and, on a throwaway PostgreSQL fleet of two hosts, how long after the owner's client an observer
 // at the other host sees each update.
+import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { readFileSync } from "node:fs";
-import { WebSocket } from "ws";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
 
 import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import { HostClient } from "../../src/client/index.js";
@@ -22,6 +24,8 @@ import { startListeningHost, type ListeningHost } from "../support/remote-host.j
 import { figure, ratio, summarize, type Figure } from "../support/stats.js";
 import { fmt, plural, table, x } from "../support/markdown.js";
 import type { Scenario } from "../scenario.js";
+
+const OBSERVERS = fileURLToPath(new URL("../processes/observers.js", import.meta.url));
 
 type Audience = "none" | "stalled" | "observers";
 const AUDIENCES: Audience[] = ["none", "stalled", "observers"];
@@ -76,7 +80,7 @@ async function busyTurns(
   observers: number,
 ): Promise<AudienceRun> {
   const host = await startListeningHost(["--default-mode", "auto", "--max-output-stall-ms", "600000"]);
-  const lastSeen: LightObserver[] = [];
+  let observing: Observers | null = null;
   try {
     const pid = (await host.client.stats()).pid;
     const { sessionId } = await host.client.newSession(ctx.cwd);
@@ -87,7 +91,7 @@ async function busyTurns(
       await stalled.call(1, "session/attach", { sessionId, role: "observer" });
       stalled.stopReading();
     } else if (audience === "observers") {
-      for (let i = 0; i < observers; i++) lastSeen.push(await lightObserver(host.wsUrl, sessionId));
+      observing = await startObservers(host.wsUrl, sessionId, observers);
     }
     const rssBefore = rssBytes(pid);
     let rssPeak = rssBefore;
@@ -103,7 +107,7 @@ async function busyTurns(
     }
     // The observers have what was sent before the CPU is read.
     const last = eventId((await host.client.prompt(sessionId, "last")).updates.at(-1)!);
-    await until(() => lastSeen.every((seen) => seen.saw(last)));
+    await observing?.waitFor(last);
     const summary = summarize(times);
     return {
       p50: summary.p50,
@@ -113,43 +117,38 @@ async function busyTurns(
       updates,
     };
   } finally {
-    for (const observer of lastSeen) observer.close();
+    await observing?.close();
     await host.dispose();
   }
 }
 
-interface LightObserver {
-  /** Whether the update with this event id has arrived. */
-  saw(eventId: string): boolean;
-  close(): void;
+/** The observers' process (bench/processes/observers.ts), once all are attached. */
+async function startObservers(wsUrl: string, sessionId: string, count: number): Promise<Observers> {
+  const child = spawn(process.execPath, [OBSERVERS, wsUrl, sessionId, String(count)], {
+    stdio: ["pipe", "pipe", "inherit"],
+  });
+  const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
+  const next = async (expected: string) => {
+    const { value } = await lines.next();
+    if (value !== expected) throw new Error(`observers said ${String(value)}, not ${expected}`);
+  };
+  await next("ready");
+  return {
+    waitFor: async (eventId) => {
+      child.stdin!.write(`wait ${eventId}\n`);
+      await next("saw");
+    },
+    close: async () => {
+      child.stdin!.end();
+      if (child.exitCode === null) await once(child, "exit");
+    },
+  };
 }
 
-/**
- * An observer that reads every frame and looks only for the id it is waited on with: the bench's process, on the same
- * two cores as the host, then spends next to nothing on a hundred of them, and the figure is the host's cost.
- */
-async function lightObserver(wsUrl: string, sessionId: string): Promise<LightObserver> {
-  const socket = new WebSocket(wsUrl);
-  await once(socket, "open");
-  const frames: string[] = [];
-  const answered = new Map<number, () => void>();
-  socket.on("message", (data) => {
-    const text = data.toString();
-    // Only answers (no method) are parsed: the two of the setup.
-    if (text.includes('"method"')) frames.push(text.slice(-200));
-    else answered.get((JSON.parse(text) as { id: number }).id)?.();
-  });
-  const call = (id: number, method: string, params: unknown) =>
-    new Promise<void>((resolve) => {
-      answered.set(id, resolve);
-      socket.send(JSON.stringify({ jsonrpc: "2.0", id, method, params }));
-    });
-  await call(0, "initialize", { protocolVersion: 1, clientCapabilities: {} });
-  await call(1, "session/attach", { sessionId, role: "observer" });
-  return {
-    saw: (eventId) => frames.some((frame) => frame.includes(`"eventId":"${eventId}"`)),
-    close: () => socket.close(),
-  };
+interface Observers {
+  /** Resolves once every observer has received that event. */
+  waitFor(eventId: string): Promise<void>;
+  close(): Promise<void>;
 }
 
 async function permissionRaces(ctx: BenchContext, rounds: number): Promise<SharedSessionsResult["permissions"]> {
@@ -310,7 +309,8 @@ export const scenario: Scenario<SharedSessionsResult> = {
     return [
       `${plural(s.runs, "run")} of ${s.turns} turns of one busy session (a command's 400 lines, two messages), driven over ` +
         `WebSocket, alternating: nobody attached; an observer that never reads; ${s.observers} observers reading (raw ` +
-        "WebSocket clients in the bench's process that read every frame and parse none, so the figure is the host's).",
+        "WebSocket clients in a process of their own, as other clients are, that read every frame and parse none, so the " +
+        "figure is the host's).",
       "",
       table(
         ["audience", "turn p50 ms", "turn p99 ms", "p99 ÷ none", "host RSS growth MiB"],
