@@ -11,9 +11,18 @@ export const HostStatusRequest = z
     pageSize: z.number().int().min(1).max(500).optional(),
     /** The nextCursor of the previous page. */
     cursor: z.string().optional(),
+    /**
+     * false: the rows leave out what only the sessions' workers know (workerActiveMs, heapUsedMiB are null), so the
+     * answer asks no worker anything: cheap enough to poll every second.
+     */
+    workerFigures: z.boolean().optional(),
   })
   .nullish()
-  .transform((params) => ({ pageSize: params?.pageSize ?? 100, cursor: params?.cursor ?? null }));
+  .transform((params) => ({
+    pageSize: params?.pageSize ?? 100,
+    cursor: params?.cursor ?? null,
+    workerFigures: params?.workerFigures ?? true,
+  }));
 export type HostStatusRequest = z.input<typeof HostStatusRequest>;
 export type HostStatusParams = z.output<typeof HostStatusRequest>;
 

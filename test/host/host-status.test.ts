@@ -44,6 +44,15 @@ describe("_host/status", () => {
       expect(rowA.tokens!.completion).toBeGreaterThan(0);
       expect(rows.find((row) => row.sessionId === b)).toMatchObject({ turns: 1 });
       expect(first.pid).toBe(host.pid);
+      // Without the workers' own figures: the same rows, nothing asked of a worker.
+      const light = await host.client.status({ workerFigures: false });
+      expect(light.sessionRows.find((row) => row.sessionId === a)).toMatchObject({
+        state: "live",
+        turns: 2,
+        threadId: rowA.threadId,
+        heapUsedMiB: null,
+        workerActiveMs: null,
+      });
     } finally {
       await host.dispose();
       await server.close();

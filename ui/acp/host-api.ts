@@ -24,8 +24,9 @@ export function listSessions(socket: AcpSocket, cursor: string | null): Promise<
   return socket.request("session/list", cursor === null ? {} : { cursor });
 }
 
+/** The page needs no worker's own figures: the host asks no session's worker for them (workerFigures: false). */
 export function hostStatus(socket: AcpSocket, pageSize: number): Promise<HostStatus> {
-  return socket.request("_host/status", { pageSize });
+  return socket.request("_host/status", { pageSize, workerFigures: false });
 }
 
 export function attach(

@@ -9,7 +9,7 @@ import { Chart } from "./chart";
 const SAMPLE_MS = 1000;
 /** Rows of _host/status read with the rows: the states counted and the turns summed are those of the first rows. */
 const ROWS = 500;
-/** The rows are read every this many samples (each row asks its session's worker); the others read one row. */
+/** The rows are read every this many samples (the host builds each one); the others read one row. */
 const ROWS_EVERY = 5;
 
 function mib(bytes: number): string {

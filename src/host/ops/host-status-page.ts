@@ -20,7 +20,7 @@ export async function hostStatus(
   const start = after === null ? 0 : ids.findIndex((id) => id > after);
   const page = start < 0 ? [] : ids.slice(start, start + params.pageSize);
   const now = performance.now();
-  const sessionRows = await Promise.all(page.map((id) => host.sessions.get(id).status(now)));
+  const sessionRows = await Promise.all(page.map((id) => host.sessions.get(id).status(now, params.workerFigures)));
   const last = page.at(-1);
   const more = start >= 0 && start + params.pageSize < ids.length;
   return {

@@ -477,15 +477,17 @@ export class LiveSession implements SlotHolder {
   }
 
   /** The session's row in `_host/status`: its worker's own figures are asked for, and left out if it is slow. */
-  async status(now: number): Promise<SessionStatus> {
+  /** askWorker false: the worker's own figures are left out (null), and it is asked nothing. */
+  async status(now: number, askWorker = true): Promise<SessionStatus> {
     const threadId = this.#worker.threadId;
     const lease = threadId === null ? null : this.#worker.live;
-    const figures = lease
-      ? await Promise.race([
-          lease.call((api) => api.stats()).catch(() => null),
-          new Promise<null>((resolve) => setTimeout(resolve, STATUS_WAIT_MS, null)),
-        ])
-      : null;
+    const figures =
+      lease && askWorker
+        ? await Promise.race([
+            lease.call((api) => api.stats()).catch(() => null),
+            new Promise<null>((resolve) => setTimeout(resolve, STATUS_WAIT_MS, null)),
+          ])
+        : null;
     return {
       sessionId: this.id,
       state: this.#turns.current ? "busy" : this.hibernated ? "hibernated" : "live",
