@@ -476,8 +476,10 @@ export class LiveSession implements SlotHolder {
     void this.#release(0);
   }
 
-  /** The session's row in `_host/status`: its worker's own figures are asked for, and left out if it is slow. */
-  /** askWorker false: the worker's own figures are left out (null), and it is asked nothing. */
+  /**
+   * The session's row in `_host/status`: its worker's own figures are asked for, and left out if it is slow (or, with
+   * askWorker false, left out and not asked for).
+   */
   async status(now: number, askWorker = true): Promise<SessionStatus> {
     const threadId = this.#worker.threadId;
     const lease = threadId === null ? null : this.#worker.live;
