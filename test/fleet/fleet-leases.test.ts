@@ -177,7 +177,10 @@ describe("fleet: session ownership", () => {
     const { sessionId } = await alice.newSession(cwd);
     await alice.prompt(sessionId, "alice's");
     expect((await bob.list()).sessions).toEqual([]);
-    expect((await aliceOnH2.list()).sessions.map((session) => session.sessionId)).toEqual([sessionId]);
+    // Each listed session names its tenant, from the store.
+    expect(
+      (await aliceOnH2.list()).sessions.map((session) => [session.sessionId, session._meta?.["acp-session-host"]]),
+    ).toEqual([[sessionId, expect.objectContaining({ tenant: "alice" })]]);
     await expect(bob.load(sessionId, cwd)).rejects.toMatchObject({
       code: -32002,
       data: expect.objectContaining({ reason: "SESSION_NOT_FOUND" }),

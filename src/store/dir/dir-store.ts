@@ -451,7 +451,13 @@ export class DirStore implements SessionStore {
         return listed({
           tenant: tenant ?? null,
           cwdKey: resolve(cwd),
-          info: { sessionId: id, cwd, title, updatedAt, _meta: listedMeta({ turns, createdAt, parent, forkOf }) },
+          info: {
+            sessionId: id,
+            cwd,
+            title,
+            updatedAt,
+            _meta: listedMeta({ turns, createdAt, tenant, parent, forkOf }),
+          },
         });
       }
     } catch {
@@ -472,7 +478,13 @@ export class DirStore implements SessionStore {
           cwd: header.cwd,
           title: null,
           updatedAt: header.createdAt,
-          _meta: listedMeta({ turns, createdAt: header.createdAt, parent: header.parent, forkOf: header.forkOf }),
+          _meta: listedMeta({
+            turns,
+            createdAt: header.createdAt,
+            tenant: header.tenant,
+            parent: header.parent,
+            forkOf: header.forkOf,
+          }),
         },
       });
     } catch (error) {

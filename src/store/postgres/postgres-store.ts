@@ -298,12 +298,13 @@ export class PostgresStore implements SessionStore {
       turns: number;
       created_ms: string;
       archived: boolean;
+      tenant: string | null;
       parent_id: string | null;
       parent_depth: number | null;
       fork_of: string | null;
       fork_turns: number | null;
     }>(
-      `SELECT id::text, cwd, title, updated_ms, turns, created_ms, archived, parent_id::text, parent_depth, fork_of::text, fork_turns FROM ash_sessions
+      `SELECT id::text, cwd, title, updated_ms, turns, created_ms, archived, tenant, parent_id::text, parent_depth, fork_of::text, fork_turns FROM ash_sessions
        WHERE ($1::text IS NULL OR tenant = $1) AND ($2::text IS NULL OR cwd = $2)
          AND ($3::bigint IS NULL OR (updated_ms, id) < ($3, $4::uuid))
          AND ($6::text = 'include' OR archived = ($6::text = 'only'))
@@ -326,6 +327,7 @@ export class PostgresStore implements SessionStore {
       _meta: listedMeta({
         turns: row.turns,
         createdAt: new Date(Number(row.created_ms)).toISOString(),
+        tenant: row.tenant,
         parent:
           row.parent_id !== null && row.parent_depth !== null
             ? { sessionId: row.parent_id, depth: row.parent_depth }
