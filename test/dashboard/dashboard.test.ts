@@ -86,6 +86,9 @@ const textIs = (page: Page, selector: string, text: string) =>
 const transcriptHas = (page: Page, text: string) =>
   page.waitForFunction(`document.querySelector("#transcript")?.textContent?.includes(${JSON.stringify(text)})`);
 
+const tenantOfRow = (page: Page, sessionId: string) =>
+  page.$eval(`tr[data-session-id="${sessionId}"] .tenant`, (node) => node.textContent);
+
 async function shoot(page: Page, name: string): Promise<void> {
   writeFileSync(join(SHOTS, `${name}.png`), await page.screenshot({ fullPage: true }));
 }
@@ -192,6 +195,26 @@ it("lists the tenant's sessions, newest first, without another tenant's; the ope
   await operator.page.waitForFunction(`document.querySelectorAll("#glance .chart canvas").length >= 3`);
   expect(await operator.page.$eval("#tile-workers .value", (node) => node.textContent)).toMatch(/^\d+ \/ \d+$/);
   await shoot(operator.page, "host");
+
+  // The operator sees every tenant's sessions, each naming its tenant, and narrows them to one tenant.
+  await goTo(operator.page, "#/sessions");
+  for (const id of [older, newer, bobs]) await operator.page.waitForSelector(`tr[data-session-id="${id}"]`);
+  expect(await tenantOfRow(operator.page, bobs)).toBe("bob");
+  expect(await tenantOfRow(operator.page, older)).toBe("alice");
+  await operator.page.waitForFunction(
+    `[...document.querySelectorAll("#tenant-filter option")].some((option) => option.value === "bob")`,
+  );
+  await operator.page.select("#tenant-filter", "bob");
+  await operator.page.waitForFunction(
+    `[...document.querySelectorAll("tr.session-row")].every((row) => row.querySelector(".tenant")?.textContent === "bob")`,
+  );
+  const narrowed = await operator.page.$$eval("tr.session-row", (rows) =>
+    rows.map((row) => row.getAttribute("data-session-id")),
+  );
+  expect(narrowed).toContain(bobs);
+  expect(narrowed).not.toContain(older);
+  expect(narrowed).not.toContain(newer);
+  await shoot(operator.page, "sessions-operator");
   expectClean(operator.watch);
 });
 

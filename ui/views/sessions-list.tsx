@@ -1,10 +1,12 @@
 // The sessions this token may see, newest activity first, a page of session/list at a time (its cursor), filtered in
-// the page by text and state. With an operator's token the states come from _host/status, read every 2 seconds: a
-// session waiting for a permission stands out.
+// the page by text, state and tenant, child sessions nested under their parent. With an operator's token the states
+// come from _host/status, read every 2 seconds: a session waiting for a permission stands out.
 import { useEffect, useState } from "preact/hooks";
 import { hostStatus, listSessions, type HostStatus, type SessionInfo } from "../acp/host-api";
 import type { AcpSocket } from "../acp/socket";
+import { listed } from "../state/listed";
 import { sessionHref } from "../state/route";
+import { sessionTree } from "../state/session-tree";
 
 type Row = HostStatus["sessionRows"][number];
 /** How often the states are read again (each read asks every listed session's worker for its figures). */
@@ -25,10 +27,9 @@ function stateOf(row: Row | undefined): Exclude<StateFilter, "any"> {
   return row.state === "busy" ? "running" : row.state === "live" ? "idle" : "hibernated";
 }
 
-/** What the host adds to a listed session (src/store/listing.ts): its turns; a child's parent. */
-function listed(session: SessionInfo): { turns?: number; parentSessionId?: string } {
-  return (session._meta?.["acp-session-host"] as { turns?: number; parentSessionId?: string } | undefined) ?? {};
-}
+/** The tenant filter's value for "every tenant", and a tenantless session's label. */
+const ANY_TENANT = "";
+const NO_TENANT = "(no tenant)";
 
 export function SessionsList(props: { socket: AcpSocket }) {
   const [sessions, setSessions] = useState<SessionInfo[]>([]);
@@ -40,6 +41,14 @@ export function SessionsList(props: { socket: AcpSocket }) {
   const [text, setText] = useState("");
   const [state, setState] = useState<StateFilter>("any");
   const [within, setWithin] = useState(0);
+  const [tenant, setTenant] = useState(ANY_TENANT);
+  const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(new Set());
+  const toggle = (sessionId: string) =>
+    setCollapsed((now) => {
+      const next = new Set(now);
+      if (!next.delete(sessionId)) next.add(sessionId);
+      return next;
+    });
 
   const load = async (from: string | null) => {
     setLoading(true);
@@ -78,7 +87,11 @@ export function SessionsList(props: { socket: AcpSocket }) {
   }, [props.socket]);
 
   const needle = text.trim().toLowerCase();
+  const tenantOf = (session: SessionInfo) => listed(session).tenant ?? NO_TENANT;
+  // Only the operator sees more than one tenant's sessions (and the host's figures): the filter is the operator's.
+  const tenants = rows === null ? [] : [...new Set(sessions.map(tenantOf))].sort();
   const shown = sessions.filter((session) => {
+    if (rows !== null && tenant !== ANY_TENANT && tenantOf(session) !== tenant) return false;
     if (rows !== null && state !== "any" && stateOf(rows.get(session.sessionId)) !== state) return false;
     if (within > 0 && (!session.updatedAt || Date.now() - Date.parse(session.updatedAt) > within)) return false;
     if (needle === "") return true;
@@ -109,6 +122,16 @@ export function SessionsList(props: { socket: AcpSocket }) {
             ))}
           </select>
         )}
+        {rows !== null && (
+          <select id="tenant-filter" value={tenant} onChange={(event) => setTenant(event.currentTarget.value)}>
+            <option value={ANY_TENANT}>any tenant</option>
+            {tenants.map((name) => (
+              <option value={name} key={name}>
+                {name}
+              </option>
+            ))}
+          </select>
+        )}
         <select id="within-filter" value={within} onChange={(event) => setWithin(Number(event.currentTarget.value))}>
           {WITHIN.map(([label, span]) => (
             <option value={span} key={span}>
@@ -125,6 +148,7 @@ export function SessionsList(props: { socket: AcpSocket }) {
         <thead>
           <tr>
             <th>Title</th>
+            {rows !== null && <th>Tenant</th>}
             {rows !== null && <th>State</th>}
             <th>Working directory</th>
             <th>Turns</th>
@@ -132,24 +156,43 @@ export function SessionsList(props: { socket: AcpSocket }) {
           </tr>
         </thead>
         <tbody>
-          {shown.map((session) => {
-            const parent = listed(session).parentSessionId;
+          {sessionTree(shown, collapsed).map(({ session, depth, children, orphanOf }) => {
             const sessionState = rows === null ? "unknown" : stateOf(rows.get(session.sessionId));
+            const open = !collapsed.has(session.sessionId);
             return (
               <tr
                 key={session.sessionId}
-                class={`session-row state-${sessionState}`}
+                class={`session-row state-${sessionState} depth-${Math.min(depth, 6)}`}
                 data-session-id={session.sessionId}
+                data-depth={depth}
               >
-                <td>
+                <td class="title">
+                  {children > 0 ? (
+                    <button
+                      type="button"
+                      class="toggle"
+                      aria-expanded={open}
+                      title={open ? "Hide its child sessions" : "Show its child sessions"}
+                      onClick={() => toggle(session.sessionId)}
+                    >
+                      {open ? "▾" : `▸ ${children}`}
+                    </button>
+                  ) : (
+                    <span class="toggle-space" />
+                  )}
                   <a href={sessionHref(session.sessionId)}>{session.title ?? session.sessionId}</a>
-                  {parent !== undefined && (
+                  {orphanOf !== null && (
                     <span class="parent">
                       {" "}
-                      child of <a href={sessionHref(parent)}>{parent.slice(0, 8)}</a>
+                      child of <a href={sessionHref(orphanOf)}>{orphanOf.slice(0, 8)}</a>
                     </span>
                   )}
                 </td>
+                {rows !== null && (
+                  <td>
+                    <span class="badge tenant">{tenantOf(session)}</span>
+                  </td>
+                )}
                 {rows !== null && (
                   <td>
                     <span class={`badge state-${sessionState}`}>
