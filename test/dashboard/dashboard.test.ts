@@ -251,6 +251,35 @@ it("the live view streams a running turn", async () => {
   expectClean(watch);
 });
 
+it("the live view shows a session's last 10 turns, and all of them from the start when asked", async () => {
+  const alice = await client(tokens.tokens.alice!);
+  const { sessionId } = await alice.newSession(tempDir());
+  const said = (turn: number) => `You said: turn-${String(turn).padStart(2, "0")}`;
+  for (let turn = 1; turn <= 12; turn++) await alice.prompt(sessionId, `turn-${String(turn).padStart(2, "0")}`);
+  const { page, watch } = await signIn(tokens.tokens.alice!);
+  await openSession(page, sessionId);
+  await textIs(page, "#skipped-turns", `2 earlier turns not shown ("from the start" shows them)`);
+  const lastTen = (await page.$eval("#transcript", (node) => node.textContent)) ?? "";
+  expect(lastTen).toContain(said(3));
+  expect(lastTen).toContain(said(12));
+  expect(lastTen).not.toContain(said(1));
+  expect(lastTen).not.toContain(said(2));
+  await shoot(page, "session-last-turns");
+
+  await page.select("#replay-turns", "all");
+  await transcriptHas(page, said(1));
+  await textIs(page, "#attach-role", "observer");
+  expect(await page.$("#skipped-turns")).toBeNull();
+  const all = (await page.$eval("#transcript", (node) => node.textContent)) ?? "";
+  // Each turn once: nothing of the attachment left behind is shown twice.
+  for (let turn = 1; turn <= 12; turn++) expect(all.split(said(turn)).length - 1).toBe(1);
+
+  // A turn after the choice streams as before.
+  await alice.prompt(sessionId, "turn-13");
+  await transcriptHas(page, said(13));
+  expectClean(watch);
+});
+
 it("a session waiting for a permission stands out; the permission answered from the page lets the turn go on", async () => {
   // A session whose owner never answers: only the page can.
   const owner = await client(tokens.tokens.ops!, () => new Promise(() => {}));

@@ -34,6 +34,18 @@ export class Transcript {
   usage: string | null = null;
   lastEventId: string | null = null;
   #messages = 0;
+  /** Where each turn's entries start: a user message that does not follow another (as `watch` counts turns). */
+  #turnStarts: number[] = [];
+
+  /** Leaves out the entries of all but the last `turns` turns; answers how many turns were left out. */
+  keepLastTurns(turns: number): number {
+    const skipped = Math.max(0, this.#turnStarts.length - turns);
+    if (skipped === 0) return 0;
+    const start = this.#turnStarts[skipped]!;
+    this.entries = this.entries.slice(start);
+    this.#turnStarts = this.#turnStarts.slice(skipped).map((index) => index - start);
+    return skipped;
+  }
 
   apply(update: SessionUpdate, eventId: string | null): void {
     if (eventId !== null) this.lastEventId = eventId;
@@ -51,7 +63,10 @@ export class Transcript {
         const last = this.entries[this.entries.length - 1];
         const messageId = (update as { messageId?: string | null }).messageId ?? null;
         if (last && last.kind === kind && messageId !== null && last.id === messageId) last.text += stripAnsi(text);
-        else this.entries.push({ kind, id: messageId ?? `m${++this.#messages}`, text: stripAnsi(text) });
+        else {
+          if (kind === "user" && last?.kind !== "user") this.#turnStarts.push(this.entries.length);
+          this.entries.push({ kind, id: messageId ?? `m${++this.#messages}`, text: stripAnsi(text) });
+        }
         break;
       }
       case "tool_call":
