@@ -280,6 +280,41 @@ it("the live view shows a session's last 10 turns, and all of them from the star
   expectClean(watch);
 });
 
+it("a child session nests under its parent in the list, and opens from there and from the parent's live view", async () => {
+  const alice = await client(tokens.tokens.alice!);
+  const { sessionId: parent } = await alice.newSession(tempDir(), { mode: "auto" });
+  const { page, watch } = await signIn(tokens.tokens.alice!);
+  await openSession(page, parent);
+  const result = await alice.prompt(
+    parent,
+    script({ tool: "spawn_agent", input: { prompt: script({ say: "the child's own answer" }) } }, { say: "done" }),
+  );
+  expect(result.children).toHaveLength(1);
+  const child = result.children[0]!.sessionId;
+  // Announced as it started (live), and named by its spawn_agent call's output (in a replay too).
+  await page.waitForSelector(`#transcript .child-session[data-session-id="${child}"] a.child-link`);
+  await page.waitForSelector(`#transcript .tool-call a.child-link[data-child-session-id="${child}"]`);
+  await transcriptHas(page, "done");
+  await page.click(`#transcript .tool-call a.child-link[data-child-session-id="${child}"]`);
+  await textIs(page, "#session-live h2 code", child);
+  await textIs(page, "#attach-role", "observer");
+  await transcriptHas(page, "the child's own answer");
+
+  await goTo(page, "#/sessions");
+  await page.waitForSelector(`tr[data-session-id="${child}"][data-depth="1"]`);
+  const order = await page.$$eval("tr.session-row", (rows) => rows.map((row) => row.getAttribute("data-session-id")));
+  expect(order.indexOf(child)).toBe(order.indexOf(parent) + 1);
+  await shoot(page, "sessions-tree");
+  const toggle = `tr[data-session-id="${parent}"] button.toggle`;
+  await page.click(toggle);
+  await page.waitForFunction(`document.querySelector('tr[data-session-id="${child}"]') === null`);
+  await page.click(toggle);
+  await page.click(`tr[data-session-id="${child}"] td.title a`);
+  await textIs(page, "#session-live h2 code", child);
+  await transcriptHas(page, "the child's own answer");
+  expectClean(watch);
+});
+
 it("a session waiting for a permission stands out; the permission answered from the page lets the turn go on", async () => {
   // A session whose owner never answers: only the page can.
   const owner = await client(tokens.tokens.ops!, () => new Promise(() => {}));

@@ -15,7 +15,8 @@ export type { AttachResponse, AttachRole, HostStatus, SessionInfo };
 export function initialize(socket: AcpSocket): Promise<InitializeResponse> {
   return socket.request("initialize", {
     protocolVersion: 1,
-    clientCapabilities: {},
+    // subagents: a child session is announced on its parent as it starts (subagent_update), so the live view links it.
+    clientCapabilities: { subagents: {} },
     clientInfo: { name: "acp-session-host dashboard", version: "1" },
   });
 }
