@@ -380,6 +380,11 @@ export class DirStore implements SessionStore {
     return this.#index.size();
   }
 
+  /** A state dir is one host's: no fleet. */
+  fleetHosts(): Promise<null> {
+    return Promise.resolve(null);
+  }
+
   /** Reads every stored session's summary in the background, so the first session/list does not. */
   start(): void {
     this.#index

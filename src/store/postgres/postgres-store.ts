@@ -18,6 +18,7 @@ import { decodeCursor, encodeCursor } from "../list-cursor.js";
 import { listedMeta } from "../listing.js";
 import { newSessionHeader } from "../new-header.js";
 import type {
+  FleetHost,
   ForkedSession,
   ForkRequest,
   ListOptions,
@@ -58,6 +59,7 @@ export class PostgresStore implements SessionStore {
   readonly #leases: Leases;
   #reachable = true;
   #stored: { count: number; at: number } | null = null;
+  #hosts: { hosts: FleetHost[]; at: number } | null = null;
   #closed = false;
 
   /** Connects, migrates the schema and starts listening; throws ConfigError (one line naming the store) if it cannot. */
@@ -283,6 +285,22 @@ export class PostgresStore implements SessionStore {
       const { rows } = await this.#pool.query<{ count: string }>("SELECT count(*) FROM ash_sessions");
       this.#stored = { count: Number(rows[0]?.count ?? 0), at: performance.now() };
       return this.#stored.count;
+    } catch {
+      return null;
+    }
+  }
+
+  /** Read at most every 5 s: `_host/stats` asks for it with every answer. */
+  async fleetHosts(): Promise<FleetHost[] | null> {
+    if (this.#hosts && performance.now() - this.#hosts.at < 5_000) return this.#hosts.hosts;
+    try {
+      const { rows } = await this.#pool.query<{ owner: string; sessions: string }>(
+        `SELECT owner, count(*) AS sessions FROM ash_sessions
+         WHERE owner IS NOT NULL AND lease_until > clock_timestamp() GROUP BY owner ORDER BY owner`,
+      );
+      const hosts = rows.map((row) => ({ hostId: row.owner, sessions: Number(row.sessions) }));
+      this.#hosts = { hosts, at: performance.now() };
+      return hosts;
     } catch {
       return null;
     }
