@@ -1,6 +1,6 @@
 // One session, live: attached as an observer, its history replayed (the last N turns of it shown, or all of it), its
-// updates folded into the conversation as they come. Taking control re-attaches as a controller after the last update shown; a controller may cancel the
-// turn, answer a permission, send a prompt and change the mode.
+// updates folded into the conversation as they come. Taking control re-attaches as a controller after the last update
+// shown; a controller may cancel the turn, answer a permission, send a prompt and change the mode.
 import type { RequestPermissionRequest, SessionNotification } from "@agentclientprotocol/sdk/unstable";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { attach, cancel, detach, prompt, setMode, type AttachRole } from "../acp/host-api";
@@ -59,6 +59,7 @@ export function SessionLive(props: { socket: AcpSocket; sessionId: string }) {
     transcript.current = new Transcript();
     live.current = false;
     setSkipped(0);
+    setError(null);
     setAttached(null);
     redraw();
     // Updates of the attachment being left still arrive until its detach is answered: not this attachment's.
@@ -70,7 +71,8 @@ export function SessionLive(props: { socket: AcpSocket; sessionId: string }) {
         const note = params as SessionNotification;
         if (note.sessionId !== sessionId) return;
         const eventId = (note.update._meta?.["eventId"] ?? note._meta?.["eventId"] ?? null) as string | null;
-        arrivals.current.push(performance.now());
+        // A replayed update waits for the rest of the replay before it is shown: only live ones are measured.
+        if (live.current) arrivals.current.push(performance.now());
         transcript.current.apply(note.update, eventId);
         if (live.current && TURN_UPDATES.has(note.update.sessionUpdate)) setTurnRunning(true);
         // The replay is shown at once when it has all come (its last turns only, when so chosen).
