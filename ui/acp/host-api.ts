@@ -21,8 +21,16 @@ export function initialize(socket: AcpSocket): Promise<InitializeResponse> {
   });
 }
 
-export function listSessions(socket: AcpSocket, cursor: string | null): Promise<ListSessionsResponse> {
-  return socket.request("session/list", cursor === null ? {} : { cursor });
+/** tenant: only that tenant's sessions (the host honours it for a token that sees every tenant's); null: all. */
+export function listSessions(
+  socket: AcpSocket,
+  cursor: string | null,
+  tenant: string | null,
+): Promise<ListSessionsResponse> {
+  return socket.request("session/list", {
+    ...(cursor === null ? {} : { cursor }),
+    ...(tenant === null ? {} : { _meta: { "acp-session-host": { tenant } } }),
+  });
 }
 
 /** The page needs no worker's own figures: the host asks no session's worker for them (workerFigures: false). */

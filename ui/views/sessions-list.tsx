@@ -1,7 +1,7 @@
 // The sessions this token may see, newest activity first, a page of session/list at a time (its cursor), filtered in
-// the page by text, state and tenant, child sessions nested under their parent. With an operator's token the states
+// the page by text and state and by the host by tenant, child sessions nested under their parent. With an operator's token the states
 // come from _host/status, read every 2 seconds: a session waiting for a permission stands out.
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { hostStatus, listSessions, type HostStatus, type SessionInfo } from "../acp/host-api";
 import type { AcpSocket } from "../acp/socket";
 import { listed } from "../state/listed";
@@ -21,6 +21,10 @@ const WITHIN: ReadonlyArray<readonly [string, number]> = [
   ["the last week", 604_800_000],
 ];
 
+function tenantOf(session: SessionInfo): string {
+  return listed(session).tenant ?? NO_TENANT;
+}
+
 function stateOf(row: Row | undefined): Exclude<StateFilter, "any"> {
   if (!row) return "stored";
   if (row.waitingForPermission) return "waiting";
@@ -30,6 +34,8 @@ function stateOf(row: Row | undefined): Exclude<StateFilter, "any"> {
 /** The tenant filter's value for "every tenant", and a tenantless session's label. */
 const ANY_TENANT = "";
 const NO_TENANT = "(no tenant)";
+/** The tenant the host is asked to list (tenantless sessions are only told apart in the page). */
+const askedTenant = (tenant: string) => (tenant === ANY_TENANT || tenant === NO_TENANT ? null : tenant);
 
 export function SessionsList(props: { socket: AcpSocket }) {
   const [sessions, setSessions] = useState<SessionInfo[]>([]);
@@ -42,6 +48,10 @@ export function SessionsList(props: { socket: AcpSocket }) {
   const [state, setState] = useState<StateFilter>("any");
   const [within, setWithin] = useState(0);
   const [tenant, setTenant] = useState(ANY_TENANT);
+  // The tenants seen in any page so far: the filter's choices, kept while one tenant's sessions are listed.
+  const [known, setKnown] = useState<ReadonlySet<string>>(new Set());
+  // The last load asked for: an earlier one answered later (another tenant's) is dropped.
+  const latest = useRef(0);
   const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(new Set());
   const toggle = (sessionId: string) =>
     setCollapsed((now) => {
@@ -50,22 +60,25 @@ export function SessionsList(props: { socket: AcpSocket }) {
       return next;
     });
 
-  const load = async (from: string | null) => {
+  const load = async (from: string | null, forTenant: string) => {
+    const asked = ++latest.current;
     setLoading(true);
     try {
-      const page = await listSessions(props.socket, from);
+      const page = await listSessions(props.socket, from, askedTenant(forTenant));
+      if (asked !== latest.current) return;
+      setKnown((now) => new Set([...now, ...page.sessions.map(tenantOf)]));
       setSessions((shown) => (from === null ? page.sessions : [...shown, ...page.sessions]));
       setCursor(page.nextCursor ?? null);
       setError(null);
     } catch (failure) {
       setError(String((failure as Error).message));
     } finally {
-      setLoading(false);
+      if (asked === latest.current) setLoading(false);
     }
   };
 
   useEffect(() => {
-    void load(null);
+    void load(null, ANY_TENANT);
     let stopped = false;
     let timer: number | undefined;
     const readStates = async () => {
@@ -87,9 +100,8 @@ export function SessionsList(props: { socket: AcpSocket }) {
   }, [props.socket]);
 
   const needle = text.trim().toLowerCase();
-  const tenantOf = (session: SessionInfo) => listed(session).tenant ?? NO_TENANT;
   // Only the operator sees more than one tenant's sessions (and the host's figures): the filter is the operator's.
-  const tenants = rows === null ? [] : [...new Set(sessions.map(tenantOf))].sort();
+  const tenants = rows === null ? [] : [...known].sort();
   const shown = sessions.filter((session) => {
     if (rows !== null && tenant !== ANY_TENANT && tenantOf(session) !== tenant) return false;
     if (rows !== null && state !== "any" && stateOf(rows.get(session.sessionId)) !== state) return false;
@@ -123,7 +135,15 @@ export function SessionsList(props: { socket: AcpSocket }) {
           </select>
         )}
         {rows !== null && (
-          <select id="tenant-filter" value={tenant} onChange={(event) => setTenant(event.currentTarget.value)}>
+          <select
+            id="tenant-filter"
+            value={tenant}
+            onChange={(event) => {
+              const chosen = event.currentTarget.value;
+              setTenant(chosen);
+              void load(null, chosen);
+            }}
+          >
             <option value={ANY_TENANT}>any tenant</option>
             {tenants.map((name) => (
               <option value={name} key={name}>
@@ -139,7 +159,7 @@ export function SessionsList(props: { socket: AcpSocket }) {
             </option>
           ))}
         </select>
-        <button type="button" onClick={() => void load(null)}>
+        <button type="button" onClick={() => void load(null, tenant)}>
           Refresh
         </button>
       </div>
@@ -210,7 +230,7 @@ export function SessionsList(props: { socket: AcpSocket }) {
       </table>
       {loading && <p class="connecting">Loading…</p>}
       {!loading && cursor !== null && (
-        <button type="button" id="more" onClick={() => void load(cursor)}>
+        <button type="button" id="more" onClick={() => void load(cursor, tenant)}>
           More
         </button>
       )}
