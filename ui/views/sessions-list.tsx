@@ -129,7 +129,7 @@ export function SessionsList(props: { socket: AcpSocket }) {
           >
             {STATES.map((name) => (
               <option value={name} key={name}>
-                {name}
+                {name === "any" ? "any state" : name}
               </option>
             ))}
           </select>
