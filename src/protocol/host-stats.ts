@@ -67,6 +67,14 @@ export const HostStats = z.object({
     reachable: z.boolean(),
     /** Statements that committed session records (group commits; 0 for the state dir, whose workers fsync their logs). */
     commits: z.number().int().nonnegative(),
+    /**
+     * A shared store's hosts holding a live lease, with how many sessions each (read at most every 5 s); null: a
+     * store of one host, or the store did not answer. Absent from a host of an earlier version.
+     */
+    fleetHosts: z
+      .array(z.object({ hostId: z.string(), sessions: z.number().int().nonnegative() }))
+      .nullable()
+      .optional(),
   }),
   memory: z.object({
     rssBytes: z.number().int().nonnegative(),

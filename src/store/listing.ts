@@ -4,9 +4,13 @@ import type { ArchiveFilter } from "./session-store.js";
 
 export const LIST_META_KEY = "acp-session-host";
 
-/** `_meta["acp-session-host"]` of a listed session: its turns and creation time; a child's parent; a fork's source. */
+/**
+ * `_meta["acp-session-host"]` of a listed session: its turns and creation time; its tenant (none for a session made
+ * without a tenant: no key, as for a parent or a fork source it does not have); a child's parent; a fork's source.
+ */
 export function listedMeta(listed: {
   turns?: number | undefined;
+  tenant?: string | null | undefined;
   createdAt: string;
   parent?: ParentLink | null | undefined;
   forkOf?: ForkPoint | null | undefined;
@@ -15,6 +19,7 @@ export function listedMeta(listed: {
     [LIST_META_KEY]: {
       ...(listed.turns !== undefined ? { turns: listed.turns } : {}),
       createdAt: listed.createdAt,
+      ...(listed.tenant ? { tenant: listed.tenant } : {}),
       ...(listed.parent ? { parentSessionId: listed.parent.sessionId, depth: listed.parent.depth } : {}),
       ...(listed.forkOf ? { forkOf: listed.forkOf } : {}),
     },

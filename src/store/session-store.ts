@@ -99,6 +99,14 @@ export interface SessionFeed {
   watch(sessionId: string, onCommitted: () => void): () => void;
 }
 
+/** A host of a fleet sharing a store, as the store knows it (src/protocol/host-stats.ts carries it). */
+export interface FleetHost {
+  /** Its --host-id. */
+  hostId: string;
+  /** Sessions whose live lease it holds. */
+  sessions: number;
+}
+
 export interface SessionStore {
   /** Names the store in logs and errors: `state dir /path`, `postgres postgres://user@host/db`. */
   readonly label: string;
@@ -135,6 +143,11 @@ export interface SessionStore {
   touched(sessionId: string): void;
   /** Stored sessions, as far as the store knows without waiting (null: not yet known). */
   storedSessions(): Promise<number | null>;
+  /**
+   * The fleet's hosts as a shared store knows them: each host that holds a live lease, with how many sessions it
+   * holds (this host among them when it holds one); null for a store of one host, or when the store did not answer.
+   */
+  fleetHosts(): Promise<FleetHost[] | null>;
   list(options: ListOptions): Promise<ListSessionsResponse>;
   /** What a session's worker opens its log from. */
   workerLog(sessionId: string, settingsFrom: SettingsFrom): Promise<WorkerLog>;

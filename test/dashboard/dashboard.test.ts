@@ -86,6 +86,9 @@ const textIs = (page: Page, selector: string, text: string) =>
 const transcriptHas = (page: Page, text: string) =>
   page.waitForFunction(`document.querySelector("#transcript")?.textContent?.includes(${JSON.stringify(text)})`);
 
+const tenantOfRow = (page: Page, sessionId: string) =>
+  page.$eval(`tr[data-session-id="${sessionId}"] .tenant`, (node) => node.textContent);
+
 async function shoot(page: Page, name: string): Promise<void> {
   writeFileSync(join(SHOTS, `${name}.png`), await page.screenshot({ fullPage: true }));
 }
@@ -192,6 +195,26 @@ it("lists the tenant's sessions, newest first, without another tenant's; the ope
   await operator.page.waitForFunction(`document.querySelectorAll("#glance .chart canvas").length >= 3`);
   expect(await operator.page.$eval("#tile-workers .value", (node) => node.textContent)).toMatch(/^\d+ \/ \d+$/);
   await shoot(operator.page, "host");
+
+  // The operator sees every tenant's sessions, each naming its tenant, and narrows them to one tenant.
+  await goTo(operator.page, "#/sessions");
+  for (const id of [older, newer, bobs]) await operator.page.waitForSelector(`tr[data-session-id="${id}"]`);
+  expect(await tenantOfRow(operator.page, bobs)).toBe("bob");
+  expect(await tenantOfRow(operator.page, older)).toBe("alice");
+  await operator.page.waitForFunction(
+    `[...document.querySelectorAll("#tenant-filter option")].some((option) => option.value === "bob")`,
+  );
+  await operator.page.select("#tenant-filter", "bob");
+  await operator.page.waitForFunction(
+    `[...document.querySelectorAll("tr.session-row")].every((row) => row.querySelector(".tenant")?.textContent === "bob")`,
+  );
+  const narrowed = await operator.page.$$eval("tr.session-row", (rows) =>
+    rows.map((row) => row.getAttribute("data-session-id")),
+  );
+  expect(narrowed).toContain(bobs);
+  expect(narrowed).not.toContain(older);
+  expect(narrowed).not.toContain(newer);
+  await shoot(operator.page, "sessions-operator");
   expectClean(operator.watch);
 });
 
@@ -225,6 +248,70 @@ it("the live view streams a running turn", async () => {
     `dashboard: ${sorted.length} updates shown, arrival to render p50 ${sorted[Math.floor(sorted.length / 2)]?.toFixed(1)} ms, ` +
       `max ${sorted[sorted.length - 1]?.toFixed(1)} ms`,
   );
+  expectClean(watch);
+});
+
+it("the live view shows a session's last 10 turns, and all of them from the start when asked", async () => {
+  const alice = await client(tokens.tokens.alice!);
+  const { sessionId } = await alice.newSession(tempDir());
+  const said = (turn: number) => `You said: turn-${String(turn).padStart(2, "0")}`;
+  for (let turn = 1; turn <= 12; turn++) await alice.prompt(sessionId, `turn-${String(turn).padStart(2, "0")}`);
+  const { page, watch } = await signIn(tokens.tokens.alice!);
+  await openSession(page, sessionId);
+  await textIs(page, "#skipped-turns", `2 earlier turns not shown ("from the start" shows them)`);
+  const lastTen = (await page.$eval("#transcript", (node) => node.textContent)) ?? "";
+  expect(lastTen).toContain(said(3));
+  expect(lastTen).toContain(said(12));
+  expect(lastTen).not.toContain(said(1));
+  expect(lastTen).not.toContain(said(2));
+  await shoot(page, "session-last-turns");
+
+  await page.select("#replay-turns", "all");
+  await transcriptHas(page, said(1));
+  await textIs(page, "#attach-role", "observer");
+  expect(await page.$("#skipped-turns")).toBeNull();
+  const all = (await page.$eval("#transcript", (node) => node.textContent)) ?? "";
+  // Each turn once: nothing of the attachment left behind is shown twice.
+  for (let turn = 1; turn <= 12; turn++) expect(all.split(said(turn)).length - 1).toBe(1);
+
+  // A turn after the choice streams as before.
+  await alice.prompt(sessionId, "turn-13");
+  await transcriptHas(page, said(13));
+  expectClean(watch);
+});
+
+it("a child session nests under its parent in the list, and opens from there and from the parent's live view", async () => {
+  const alice = await client(tokens.tokens.alice!);
+  const { sessionId: parent } = await alice.newSession(tempDir(), { mode: "auto" });
+  const { page, watch } = await signIn(tokens.tokens.alice!);
+  await openSession(page, parent);
+  const result = await alice.prompt(
+    parent,
+    script({ tool: "spawn_agent", input: { prompt: script({ say: "the child's own answer" }) } }, { say: "done" }),
+  );
+  expect(result.children).toHaveLength(1);
+  const child = result.children[0]!.sessionId;
+  // Announced as it started (live), and named by its spawn_agent call's output (in a replay too).
+  await page.waitForSelector(`#transcript .child-session[data-session-id="${child}"] a.child-link`);
+  await page.waitForSelector(`#transcript .tool-call a.child-link[data-child-session-id="${child}"]`);
+  await transcriptHas(page, "done");
+  await page.click(`#transcript .tool-call a.child-link[data-child-session-id="${child}"]`);
+  await textIs(page, "#session-live h2 code", child);
+  await textIs(page, "#attach-role", "observer");
+  await transcriptHas(page, "the child's own answer");
+
+  await goTo(page, "#/sessions");
+  await page.waitForSelector(`tr[data-session-id="${child}"][data-depth="1"]`);
+  const order = await page.$$eval("tr.session-row", (rows) => rows.map((row) => row.getAttribute("data-session-id")));
+  expect(order.indexOf(child)).toBe(order.indexOf(parent) + 1);
+  await shoot(page, "sessions-tree");
+  const toggle = `tr[data-session-id="${parent}"] button.toggle`;
+  await page.click(toggle);
+  await page.waitForFunction(`document.querySelector('tr[data-session-id="${child}"]') === null`);
+  await page.click(toggle);
+  await page.click(`tr[data-session-id="${child}"] td.title a`);
+  await textIs(page, "#session-live h2 code", child);
+  await transcriptHas(page, "the child's own answer");
   expectClean(watch);
 });
 

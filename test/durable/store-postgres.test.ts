@@ -45,6 +45,8 @@ describe("PostgreSQL store", () => {
       expect(
         listed.sessions.map((session) => [session.sessionId, session.title, session._meta?.["acp-session-host"]]),
       ).toEqual([[sessionId, "one", expect.objectContaining({ turns: 3 })]]);
+      // A session made without a tenant (over stdio) lists no tenant.
+      expect(listed.sessions[0]!._meta?.["acp-session-host"]).not.toHaveProperty("tenant");
       expect(texts(await second.client.load(sessionId, cwd))).toEqual([
         "You said: one",
         "You said: two",

@@ -53,6 +53,8 @@ describe("fleet: session ownership", () => {
     const { sessionId } = await a.newSession(cwd);
     expect((await a.prompt(sessionId, "on h1")).text).toBe("You said: on h1");
     expect(await owner(url, sessionId)).toMatchObject({ owner: "h1" });
+    // The store tells every host of the fleet who holds sessions: h2 sees h1 with its one.
+    expect((await b.stats()).store.fleetHosts).toEqual([{ hostId: "h1", sessions: 1 }]);
 
     const busy = a.prompt(sessionId, script({ sleep_ms: 60_000 }, { say: "late" }));
     await waitFor("the prompt to be in flight on h1", async () => (await a.stats()).sessions.busy === 1);
@@ -177,7 +179,10 @@ describe("fleet: session ownership", () => {
     const { sessionId } = await alice.newSession(cwd);
     await alice.prompt(sessionId, "alice's");
     expect((await bob.list()).sessions).toEqual([]);
-    expect((await aliceOnH2.list()).sessions.map((session) => session.sessionId)).toEqual([sessionId]);
+    // Each listed session names its tenant, from the store.
+    expect(
+      (await aliceOnH2.list()).sessions.map((session) => [session.sessionId, session._meta?.["acp-session-host"]]),
+    ).toEqual([[sessionId, expect.objectContaining({ tenant: "alice" })]]);
     await expect(bob.load(sessionId, cwd)).rejects.toMatchObject({
       code: -32002,
       data: expect.objectContaining({ reason: "SESSION_NOT_FOUND" }),

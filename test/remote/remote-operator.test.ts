@@ -53,6 +53,26 @@ it(
       const listed = async (client: typeof ops) => (await client.list()).sessions.map((s) => s.sessionId);
       expect((await listed(ops)).sort()).toEqual([ofAlpha, ofOps].sort());
       expect(await listed(alpha)).toEqual([ofAlpha]);
+      // Each listed session names its tenant: the operator tells whose a session is.
+      const tenants = new Map(
+        (await ops.list()).sessions.map((s) => [
+          s.sessionId,
+          (s._meta?.["acp-session-host"] as { tenant?: string }).tenant,
+        ]),
+      );
+      expect(tenants).toEqual(
+        new Map([
+          [ofAlpha, "alpha"],
+          [ofOps, "ops"],
+        ]),
+      );
+      // The operator lists one tenant's sessions by asking; a tenant asking for another's is listed its own.
+      const ofTenant = async (client: typeof ops, tenant: unknown) =>
+        (await client.list({ _meta: { "acp-session-host": { tenant } } })).sessions.map((s) => s.sessionId);
+      expect(await ofTenant(ops, "alpha")).toEqual([ofAlpha]);
+      expect(await ofTenant(ops, "nobody")).toEqual([]);
+      expect(await ofTenant(alpha, "ops")).toEqual([ofAlpha]);
+      await expect(ofTenant(ops, 7)).rejects.toMatchObject({ code: -32602 });
       // The operator may watch a tenant's session; the tenant is told the operator's does not exist.
       await expect(ops.attach(ofAlpha)).resolves.toMatchObject({ role: "observer" });
       await expect(alpha.attach(ofOps)).rejects.toMatchObject({ code: -32002 });

@@ -15,13 +15,22 @@ export type { AttachResponse, AttachRole, HostStatus, SessionInfo };
 export function initialize(socket: AcpSocket): Promise<InitializeResponse> {
   return socket.request("initialize", {
     protocolVersion: 1,
-    clientCapabilities: {},
+    // subagents: a child session is announced on its parent as it starts (subagent_update), so the live view links it.
+    clientCapabilities: { subagents: {} },
     clientInfo: { name: "acp-session-host dashboard", version: "1" },
   });
 }
 
-export function listSessions(socket: AcpSocket, cursor: string | null): Promise<ListSessionsResponse> {
-  return socket.request("session/list", cursor === null ? {} : { cursor });
+/** tenant: only that tenant's sessions (the host honours it for a token that sees every tenant's); null: all. */
+export function listSessions(
+  socket: AcpSocket,
+  cursor: string | null,
+  tenant: string | null,
+): Promise<ListSessionsResponse> {
+  return socket.request("session/list", {
+    ...(cursor === null ? {} : { cursor }),
+    ...(tenant === null ? {} : { _meta: { "acp-session-host": { tenant } } }),
+  });
 }
 
 /** The page needs no worker's own figures: the host asks no session's worker for them (workerFigures: false). */

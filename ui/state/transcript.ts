@@ -1,8 +1,10 @@
 // One session's updates folded into what the live view shows: messages (chunks of one message joined), tool calls
-// with their input and output, the plan, the mode and usage. Every string is kept as the host sent it, escapes
+// with their input and output, child sessions (announced, or named by their spawn_agent call), the plan, the mode and
+// usage. Every string is kept as the host sent it, escapes
 // stripped; the views render it as text only.
 import type { SessionUpdate, ToolCallContent } from "@agentclientprotocol/sdk/unstable";
 import { stripAnsi } from "../text/ansi";
+import { childOfOutput } from "./child-note";
 
 export interface MessageEntry {
   kind: "user" | "agent" | "thought";
@@ -18,9 +20,20 @@ export interface ToolEntry {
   status: string;
   input: string;
   output: string;
+  /** The child session a spawn_agent call ran, once its output names it. */
+  childSessionId: string | null;
 }
 
-export type Entry = MessageEntry | ToolEntry;
+/** A child session announced on its parent (subagent_update; sent live only to clients that understand subagents). */
+export interface ChildEntry {
+  kind: "child";
+  /** The child's session id. */
+  id: string;
+  title: string;
+  state: string;
+}
+
+export type Entry = MessageEntry | ToolEntry | ChildEntry;
 
 export interface PlanItem {
   content: string;
@@ -34,6 +47,18 @@ export class Transcript {
   usage: string | null = null;
   lastEventId: string | null = null;
   #messages = 0;
+  /** Where each turn's entries start: a user message that does not follow another (as `watch` counts turns). */
+  #turnStarts: number[] = [];
+
+  /** Leaves out the entries of all but the last `turns` turns; answers how many turns were left out. */
+  keepLastTurns(turns: number): number {
+    const skipped = Math.max(0, this.#turnStarts.length - turns);
+    if (skipped === 0) return 0;
+    const start = this.#turnStarts[skipped]!;
+    this.entries = this.entries.slice(start);
+    this.#turnStarts = this.#turnStarts.slice(skipped).map((index) => index - start);
+    return skipped;
+  }
 
   apply(update: SessionUpdate, eventId: string | null): void {
     if (eventId !== null) this.lastEventId = eventId;
@@ -51,7 +76,10 @@ export class Transcript {
         const last = this.entries[this.entries.length - 1];
         const messageId = (update as { messageId?: string | null }).messageId ?? null;
         if (last && last.kind === kind && messageId !== null && last.id === messageId) last.text += stripAnsi(text);
-        else this.entries.push({ kind, id: messageId ?? `m${++this.#messages}`, text: stripAnsi(text) });
+        else {
+          if (kind === "user" && last?.kind !== "user") this.#turnStarts.push(this.entries.length);
+          this.entries.push({ kind, id: messageId ?? `m${++this.#messages}`, text: stripAnsi(text) });
+        }
         break;
       }
       case "tool_call":
@@ -63,6 +91,7 @@ export class Transcript {
           status: update.status ?? "pending",
           input: shown(update.rawInput),
           output: contentText(update.content ?? []),
+          childSessionId: null,
         });
         break;
       case "tool_call_update": {
@@ -77,6 +106,24 @@ export class Transcript {
           const raw = update.rawOutput as { output?: unknown } | null;
           call.output = typeof raw?.output === "string" ? stripAnsi(raw.output) : shown(update.rawOutput);
         } else if (update.content) call.output += contentText(update.content);
+        call.childSessionId = childOfOutput(call.title, call.output);
+        break;
+      }
+      case "subagent_update": {
+        const child = this.entries.find(
+          (entry): entry is ChildEntry => entry.kind === "child" && entry.id === update.sessionId,
+        );
+        const state = update.state?.state;
+        if (child) {
+          if (update.title) child.title = stripAnsi(update.title);
+          if (state) child.state = state;
+        } else
+          this.entries.push({
+            kind: "child",
+            id: update.sessionId,
+            title: stripAnsi(update.title ?? ""),
+            state: state ?? "running",
+          });
         break;
       }
       case "plan":

@@ -1,5 +1,7 @@
 // One entry of the conversation. Every string is a text child (a text node): nothing a model, a tool or a user wrote
-// becomes markup, and nothing in it becomes a link. Long tool output is folded.
+// becomes markup, and nothing in it becomes a link; the only links are the page's own, to a child session's live view.
+// Long tool output is folded.
+import { sessionHref } from "../state/route";
 import type { Entry } from "../state/transcript";
 
 const FOLD_LINES = 12;
@@ -18,8 +20,23 @@ function Folded(props: { label: string; text: string }) {
   );
 }
 
+function ChildLink(props: { sessionId: string; label: string }) {
+  return (
+    <a class="child-link" href={sessionHref(props.sessionId)} data-child-session-id={props.sessionId}>
+      {props.label}
+    </a>
+  );
+}
+
 export function EntryView(props: { entry: Entry }) {
   const entry = props.entry;
+  if (entry.kind === "child")
+    return (
+      <div class="child-session" data-session-id={entry.id}>
+        <span class="badge">child session</span> <ChildLink sessionId={entry.id} label={entry.title || entry.id} />{" "}
+        <span class="tool-status">{entry.state}</span>
+      </div>
+    );
   if (entry.kind !== "tool")
     return (
       <div class={`message message-${entry.kind}`}>
@@ -35,6 +52,9 @@ export function EntryView(props: { entry: Entry }) {
       </div>
       {entry.input !== "" && <Folded label="input" text={entry.input} />}
       {entry.output !== "" && <Folded label="output" text={entry.output} />}
+      {entry.childSessionId !== null && (
+        <ChildLink sessionId={entry.childSessionId} label={`open child session ${entry.childSessionId.slice(0, 8)}`} />
+      )}
     </div>
   );
 }

@@ -5,6 +5,7 @@ import { hostStatus, type HostStatus } from "../acp/host-api";
 import { RpcError, type AcpSocket } from "../acp/socket";
 import { HostSamples } from "../state/host-samples";
 import { Chart } from "./chart";
+import { FleetTile } from "./fleet-tile";
 
 const SAMPLE_MS = 1000;
 /** Rows of _host/status read with the rows: the states counted and the turns summed are those of the first rows. */
@@ -101,6 +102,7 @@ export function Glance(props: { socket: AcpSocket }) {
             {status.store.shared ? ` (fleet, host ${status.store.hostId})` : ""}
           </span>
         </div>
+        <FleetTile store={status.store} />
       </div>
       <p class="hint">
         Open and running count every session of the host; waiting, idle and hibernated are read from the first 500 rows

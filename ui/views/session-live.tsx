@@ -1,6 +1,6 @@
-// One session, live: attached as an observer from its start (replayed), its updates folded into the conversation as
-// they come. Taking control re-attaches as a controller after the last update shown; a controller may cancel the
-// turn, answer a permission, send a prompt and change the mode.
+// One session, live: attached as an observer, its history replayed (the last N turns of it shown, or all of it), its
+// updates folded into the conversation as they come. Taking control re-attaches as a controller after the last update
+// shown; a controller may cancel the turn, answer a permission, send a prompt and change the mode.
 import type { RequestPermissionRequest, SessionNotification } from "@agentclientprotocol/sdk/unstable";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { attach, cancel, detach, prompt, setMode, type AttachRole } from "../acp/host-api";
@@ -9,6 +9,7 @@ import { Permissions } from "../state/permissions";
 import { Transcript } from "../state/transcript";
 import { EntryView } from "./entry-view";
 import { PermissionView } from "./permission-view";
+import { DEFAULT_REPLAY_TURNS, ReplayChoice, type ReplayTurns } from "./replay-choice";
 
 const MODES = ["ask", "auto", "read-only"];
 /** The User Timing name of an update's delay from its message's arrival to its render (read by the tests). */
@@ -31,6 +32,11 @@ interface Attached {
 export function SessionLive(props: { socket: AcpSocket; sessionId: string }) {
   const { socket, sessionId } = props;
   const transcript = useRef(new Transcript());
+  const [turns, setTurns] = useState<ReplayTurns>(DEFAULT_REPLAY_TURNS);
+  // How many turns of the replay are not shown (turns: N).
+  const [skipped, setSkipped] = useState(0);
+  // The attachment being left when the view re-attaches (another choice of turns): the next attach waits for it.
+  const leaving = useRef<Promise<unknown>>(Promise.resolve());
   const [version, setVersion] = useState(0);
   // When each update not yet shown arrived: once shown, the delay is a User Timing measure (UPDATE_MEASURE).
   const arrivals = useRef<number[]>([]);
@@ -50,15 +56,27 @@ export function SessionLive(props: { socket: AcpSocket; sessionId: string }) {
   const live = useRef(false);
 
   useEffect(() => {
+    transcript.current = new Transcript();
+    live.current = false;
+    setSkipped(0);
+    setError(null);
+    setAttached(null);
+    redraw();
+    // Updates of the attachment being left still arrive until its detach is answered: not this attachment's.
+    let attaching = false;
+    let left = false;
     const stopNotifications = socket.onNotification((method, params) => {
+      if (!attaching) return;
       if (method === "session/update") {
         const note = params as SessionNotification;
         if (note.sessionId !== sessionId) return;
         const eventId = (note.update._meta?.["eventId"] ?? note._meta?.["eventId"] ?? null) as string | null;
-        arrivals.current.push(performance.now());
+        // A replayed update waits for the rest of the replay before it is shown: only live ones are measured.
+        if (live.current) arrivals.current.push(performance.now());
         transcript.current.apply(note.update, eventId);
         if (live.current && TURN_UPDATES.has(note.update.sessionUpdate)) setTurnRunning(true);
-        redraw();
+        // The replay is shown at once when it has all come (its last turns only, when so chosen).
+        if (live.current) redraw();
       } else if (method === "_host/turn_ended" && (params as { sessionId?: string }).sessionId === sessionId) {
         setTurnRunning(false);
       } else if (method === "_host/detached" && (params as { sessionId?: string }).sessionId === sessionId) {
@@ -75,20 +93,33 @@ export function SessionLive(props: { socket: AcpSocket; sessionId: string }) {
       if (request.sessionId !== sessionId) return { outcome: { outcome: "cancelled" } };
       return permissions.current.ask(id, request);
     });
-    void attach(socket, sessionId, "observer", null).then(
-      (answer) => {
-        live.current = true;
-        setAttached({ role: answer.role, attachmentId: answer.attachmentId });
-        setTurnRunning(answer.turnRunning);
-      },
-      (failure: unknown) => setError((failure as Error).message),
-    );
+    void leaving.current
+      .then(() => {
+        attaching = true;
+        return attach(socket, sessionId, "observer", null);
+      })
+      .then(
+        (answer) => {
+          // Left while attaching: this attachment is no longer wanted.
+          if (left) {
+            leaving.current = detach(socket, sessionId, answer.attachmentId).catch(() => {});
+            return;
+          }
+          if (turns !== "all") setSkipped(transcript.current.keepLastTurns(turns));
+          live.current = true;
+          redraw();
+          setAttached({ role: answer.role, attachmentId: answer.attachmentId });
+          setTurnRunning(answer.turnRunning);
+        },
+        (failure: unknown) => setError((failure as Error).message),
+      );
     return () => {
+      left = true;
       stopNotifications();
       const current = attachedNow.current;
-      if (current && socket.open) void detach(socket, sessionId, current.attachmentId).catch(() => {});
+      if (current && socket.open) leaving.current = detach(socket, sessionId, current.attachmentId).catch(() => {});
     };
-  }, [socket, sessionId]);
+  }, [socket, sessionId, turns]);
 
   useEffect(() => {
     for (const start of arrivals.current) performance.measure(UPDATE_MEASURE, { start });
@@ -138,6 +169,7 @@ export function SessionLive(props: { socket: AcpSocket; sessionId: string }) {
         <span id="turn-state" class={`badge ${turnRunning ? "state-running" : "state-idle"}`}>
           {turnRunning ? "turn running" : "no turn running"}
         </span>
+        <ReplayChoice turns={turns} onChange={setTurns} />
         {t.mode !== null && <span class="badge">mode {t.mode}</span>}
         {t.usage !== null && <span class="badge">{t.usage}</span>}
         {attached && !controller && (
@@ -190,6 +222,11 @@ export function SessionLive(props: { socket: AcpSocket; sessionId: string }) {
             </li>
           ))}
         </ol>
+      )}
+      {skipped > 0 && (
+        <p class="hint" id="skipped-turns">
+          {skipped} earlier turn{skipped === 1 ? "" : "s"} not shown ("from the start" shows them)
+        </p>
       )}
       <div class="transcript" id="transcript">
         {t.entries.map((entry) => (

@@ -1,10 +1,12 @@
 // The sessions this token may see, newest activity first, a page of session/list at a time (its cursor), filtered in
-// the page by text and state. With an operator's token the states come from _host/status, read every 2 seconds: a
-// session waiting for a permission stands out.
-import { useEffect, useState } from "preact/hooks";
+// the page by text and state and by the host by tenant, child sessions nested under their parent. With an operator's token the states
+// come from _host/status, read every 2 seconds: a session waiting for a permission stands out.
+import { useEffect, useRef, useState } from "preact/hooks";
 import { hostStatus, listSessions, type HostStatus, type SessionInfo } from "../acp/host-api";
 import type { AcpSocket } from "../acp/socket";
+import { listed } from "../state/listed";
 import { sessionHref } from "../state/route";
+import { sessionTree } from "../state/session-tree";
 
 type Row = HostStatus["sessionRows"][number];
 /** How often the states are read again (each read asks every listed session's worker for its figures). */
@@ -19,16 +21,21 @@ const WITHIN: ReadonlyArray<readonly [string, number]> = [
   ["the last week", 604_800_000],
 ];
 
+function tenantOf(session: SessionInfo): string {
+  return listed(session).tenant ?? NO_TENANT;
+}
+
 function stateOf(row: Row | undefined): Exclude<StateFilter, "any"> {
   if (!row) return "stored";
   if (row.waitingForPermission) return "waiting";
   return row.state === "busy" ? "running" : row.state === "live" ? "idle" : "hibernated";
 }
 
-/** What the host adds to a listed session (src/store/listing.ts): its turns; a child's parent. */
-function listed(session: SessionInfo): { turns?: number; parentSessionId?: string } {
-  return (session._meta?.["acp-session-host"] as { turns?: number; parentSessionId?: string } | undefined) ?? {};
-}
+/** The tenant filter's value for "every tenant", and a tenantless session's label. */
+const ANY_TENANT = "";
+const NO_TENANT = "(no tenant)";
+/** The tenant the host is asked to list (tenantless sessions are only told apart in the page). */
+const askedTenant = (tenant: string) => (tenant === ANY_TENANT || tenant === NO_TENANT ? null : tenant);
 
 export function SessionsList(props: { socket: AcpSocket }) {
   const [sessions, setSessions] = useState<SessionInfo[]>([]);
@@ -40,23 +47,38 @@ export function SessionsList(props: { socket: AcpSocket }) {
   const [text, setText] = useState("");
   const [state, setState] = useState<StateFilter>("any");
   const [within, setWithin] = useState(0);
+  const [tenant, setTenant] = useState(ANY_TENANT);
+  // The tenants seen in any page so far: the filter's choices, kept while one tenant's sessions are listed.
+  const [known, setKnown] = useState<ReadonlySet<string>>(new Set());
+  // The last load asked for: an earlier one answered later (another tenant's) is dropped.
+  const latest = useRef(0);
+  const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(new Set());
+  const toggle = (sessionId: string) =>
+    setCollapsed((now) => {
+      const next = new Set(now);
+      if (!next.delete(sessionId)) next.add(sessionId);
+      return next;
+    });
 
-  const load = async (from: string | null) => {
+  const load = async (from: string | null, forTenant: string) => {
+    const asked = ++latest.current;
     setLoading(true);
     try {
-      const page = await listSessions(props.socket, from);
+      const page = await listSessions(props.socket, from, askedTenant(forTenant));
+      if (asked !== latest.current) return;
+      setKnown((now) => new Set([...now, ...page.sessions.map(tenantOf)]));
       setSessions((shown) => (from === null ? page.sessions : [...shown, ...page.sessions]));
       setCursor(page.nextCursor ?? null);
       setError(null);
     } catch (failure) {
       setError(String((failure as Error).message));
     } finally {
-      setLoading(false);
+      if (asked === latest.current) setLoading(false);
     }
   };
 
   useEffect(() => {
-    void load(null);
+    void load(null, ANY_TENANT);
     let stopped = false;
     let timer: number | undefined;
     const readStates = async () => {
@@ -78,7 +100,10 @@ export function SessionsList(props: { socket: AcpSocket }) {
   }, [props.socket]);
 
   const needle = text.trim().toLowerCase();
+  // Only the operator sees more than one tenant's sessions (and the host's figures): the filter is the operator's.
+  const tenants = rows === null ? [] : [...known].sort();
   const shown = sessions.filter((session) => {
+    if (rows !== null && tenant !== ANY_TENANT && tenantOf(session) !== tenant) return false;
     if (rows !== null && state !== "any" && stateOf(rows.get(session.sessionId)) !== state) return false;
     if (within > 0 && (!session.updatedAt || Date.now() - Date.parse(session.updatedAt) > within)) return false;
     if (needle === "") return true;
@@ -104,6 +129,24 @@ export function SessionsList(props: { socket: AcpSocket }) {
           >
             {STATES.map((name) => (
               <option value={name} key={name}>
+                {name === "any" ? "any state" : name}
+              </option>
+            ))}
+          </select>
+        )}
+        {rows !== null && (
+          <select
+            id="tenant-filter"
+            value={tenant}
+            onChange={(event) => {
+              const chosen = event.currentTarget.value;
+              setTenant(chosen);
+              void load(null, chosen);
+            }}
+          >
+            <option value={ANY_TENANT}>any tenant</option>
+            {tenants.map((name) => (
+              <option value={name} key={name}>
                 {name}
               </option>
             ))}
@@ -116,7 +159,7 @@ export function SessionsList(props: { socket: AcpSocket }) {
             </option>
           ))}
         </select>
-        <button type="button" onClick={() => void load(null)}>
+        <button type="button" onClick={() => void load(null, tenant)}>
           Refresh
         </button>
       </div>
@@ -125,6 +168,7 @@ export function SessionsList(props: { socket: AcpSocket }) {
         <thead>
           <tr>
             <th>Title</th>
+            {rows !== null && <th>Tenant</th>}
             {rows !== null && <th>State</th>}
             <th>Working directory</th>
             <th>Turns</th>
@@ -132,24 +176,43 @@ export function SessionsList(props: { socket: AcpSocket }) {
           </tr>
         </thead>
         <tbody>
-          {shown.map((session) => {
-            const parent = listed(session).parentSessionId;
+          {sessionTree(shown, collapsed).map(({ session, depth, children, orphanOf }) => {
             const sessionState = rows === null ? "unknown" : stateOf(rows.get(session.sessionId));
+            const open = !collapsed.has(session.sessionId);
             return (
               <tr
                 key={session.sessionId}
-                class={`session-row state-${sessionState}`}
+                class={`session-row state-${sessionState} depth-${Math.min(depth, 6)}`}
                 data-session-id={session.sessionId}
+                data-depth={depth}
               >
-                <td>
+                <td class="title">
+                  {children > 0 ? (
+                    <button
+                      type="button"
+                      class="toggle"
+                      aria-expanded={open}
+                      title={open ? "Hide its child sessions" : "Show its child sessions"}
+                      onClick={() => toggle(session.sessionId)}
+                    >
+                      {open ? "▾" : `▸ ${children}`}
+                    </button>
+                  ) : (
+                    <span class="toggle-space" />
+                  )}
                   <a href={sessionHref(session.sessionId)}>{session.title ?? session.sessionId}</a>
-                  {parent !== undefined && (
+                  {orphanOf !== null && (
                     <span class="parent">
                       {" "}
-                      child of <a href={sessionHref(parent)}>{parent.slice(0, 8)}</a>
+                      child of <a href={sessionHref(orphanOf)}>{orphanOf.slice(0, 8)}</a>
                     </span>
                   )}
                 </td>
+                {rows !== null && (
+                  <td>
+                    <span class="badge tenant">{tenantOf(session)}</span>
+                  </td>
+                )}
                 {rows !== null && (
                   <td>
                     <span class={`badge state-${sessionState}`}>
@@ -167,7 +230,7 @@ export function SessionsList(props: { socket: AcpSocket }) {
       </table>
       {loading && <p class="connecting">Loading…</p>}
       {!loading && cursor !== null && (
-        <button type="button" id="more" onClick={() => void load(cursor)}>
+        <button type="button" id="more" onClick={() => void load(cursor, tenant)}>
           More
         </button>
       )}

@@ -13,6 +13,7 @@ import { assertAttachable, findVisible, visibleStoredHeader } from "./session-ac
 import { openSession } from "../session/open-session.js";
 import { lineageOf, type LiveSession } from "../session/session.js";
 import { systemPromptFrom } from "./system-prompt-param.js";
+import { listedTenantFor } from "./list-tenant-param.js";
 import type { ArchiveFilter } from "../../store/session-store.js";
 
 const ARCHIVE_FILTERS: readonly string[] = ["exclude", "include", "only"] satisfies ArchiveFilter[];
@@ -43,7 +44,7 @@ export function withDurableSessions(
         cwd: params.cwd,
         cursor: params.cursor,
         pageSize: host.config.listPageSize,
-        tenant: peer.listedTenant,
+        tenant: listedTenantFor(peer, params._meta),
         archived: archived as ArchiveFilter,
       });
     })

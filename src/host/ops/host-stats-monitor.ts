@@ -19,10 +19,13 @@ export class HostStatsMonitor {
   }
 
   async snapshot(request: HostStatsParams): Promise<HostStats> {
-    const processThreads = await readdir("/proc/self/task").then(
-      (tasks) => tasks.length,
-      () => null,
-    );
+    const [processThreads, fleetHosts] = await Promise.all([
+      readdir("/proc/self/task").then(
+        (tasks) => tasks.length,
+        () => null,
+      ),
+      this.#host.store.fleetHosts(),
+    ]);
     const h = this.#delay;
     // The histogram records whole timer intervals; the lag is what exceeds the sampling resolution.
     const ms = (ns: number) => (Number.isFinite(ns) ? Math.max(0, ns / 1e6 - RESOLUTION_MS) : 0);
@@ -62,6 +65,7 @@ export class HostStatsMonitor {
         hostId: this.#host.hostId,
         reachable: store.reachable,
         commits: store.commits,
+        fleetHosts,
       },
       memory: {
         rssBytes: memory.rss,

@@ -380,6 +380,11 @@ export class DirStore implements SessionStore {
     return this.#index.size();
   }
 
+  /** A state dir is one host's: no fleet. */
+  fleetHosts(): Promise<null> {
+    return Promise.resolve(null);
+  }
+
   /** Reads every stored session's summary in the background, so the first session/list does not. */
   start(): void {
     this.#index
@@ -451,7 +456,13 @@ export class DirStore implements SessionStore {
         return listed({
           tenant: tenant ?? null,
           cwdKey: resolve(cwd),
-          info: { sessionId: id, cwd, title, updatedAt, _meta: listedMeta({ turns, createdAt, parent, forkOf }) },
+          info: {
+            sessionId: id,
+            cwd,
+            title,
+            updatedAt,
+            _meta: listedMeta({ turns, createdAt, tenant, parent, forkOf }),
+          },
         });
       }
     } catch {
@@ -472,7 +483,13 @@ export class DirStore implements SessionStore {
           cwd: header.cwd,
           title: null,
           updatedAt: header.createdAt,
-          _meta: listedMeta({ turns, createdAt: header.createdAt, parent: header.parent, forkOf: header.forkOf }),
+          _meta: listedMeta({
+            turns,
+            createdAt: header.createdAt,
+            tenant: header.tenant,
+            parent: header.parent,
+            forkOf: header.forkOf,
+          }),
         },
       });
     } catch (error) {

@@ -18,6 +18,7 @@ import { decodeCursor, encodeCursor } from "../list-cursor.js";
 import { listedMeta } from "../listing.js";
 import { newSessionHeader } from "../new-header.js";
 import type {
+  FleetHost,
   ForkedSession,
   ForkRequest,
   ListOptions,
@@ -58,6 +59,7 @@ export class PostgresStore implements SessionStore {
   readonly #leases: Leases;
   #reachable = true;
   #stored: { count: number; at: number } | null = null;
+  #hosts: { hosts: FleetHost[]; at: number } | null = null;
   #closed = false;
 
   /** Connects, migrates the schema and starts listening; throws ConfigError (one line naming the store) if it cannot. */
@@ -288,6 +290,22 @@ export class PostgresStore implements SessionStore {
     }
   }
 
+  /** Read at most every 5 s: `_host/stats` asks for it with every answer. */
+  async fleetHosts(): Promise<FleetHost[] | null> {
+    if (this.#hosts && performance.now() - this.#hosts.at < 5_000) return this.#hosts.hosts;
+    try {
+      const { rows } = await this.#pool.query<{ owner: string; sessions: string }>(
+        `SELECT owner, count(*) AS sessions FROM ash_sessions
+         WHERE owner IS NOT NULL AND lease_until > clock_timestamp() GROUP BY owner ORDER BY owner`,
+      );
+      const hosts = rows.map((row) => ({ hostId: row.owner, sessions: Number(row.sessions) }));
+      this.#hosts = { hosts, at: performance.now() };
+      return hosts;
+    } catch {
+      return null;
+    }
+  }
+
   async list(options: ListOptions): Promise<ListSessionsResponse> {
     const after = options.cursor ? decodeCursor(options.cursor) : null;
     const { rows } = await this.#query<{
@@ -298,12 +316,13 @@ export class PostgresStore implements SessionStore {
       turns: number;
       created_ms: string;
       archived: boolean;
+      tenant: string | null;
       parent_id: string | null;
       parent_depth: number | null;
       fork_of: string | null;
       fork_turns: number | null;
     }>(
-      `SELECT id::text, cwd, title, updated_ms, turns, created_ms, archived, parent_id::text, parent_depth, fork_of::text, fork_turns FROM ash_sessions
+      `SELECT id::text, cwd, title, updated_ms, turns, created_ms, archived, tenant, parent_id::text, parent_depth, fork_of::text, fork_turns FROM ash_sessions
        WHERE ($1::text IS NULL OR tenant = $1) AND ($2::text IS NULL OR cwd = $2)
          AND ($3::bigint IS NULL OR (updated_ms, id) < ($3, $4::uuid))
          AND ($6::text = 'include' OR archived = ($6::text = 'only'))
@@ -326,6 +345,7 @@ export class PostgresStore implements SessionStore {
       _meta: listedMeta({
         turns: row.turns,
         createdAt: new Date(Number(row.created_ms)).toISOString(),
+        tenant: row.tenant,
         parent:
           row.parent_id !== null && row.parent_depth !== null
             ? { sessionId: row.parent_id, depth: row.parent_depth }
