@@ -53,8 +53,11 @@ describe("fleet: session ownership", () => {
     const { sessionId } = await a.newSession(cwd);
     expect((await a.prompt(sessionId, "on h1")).text).toBe("You said: on h1");
     expect(await owner(url, sessionId)).toMatchObject({ owner: "h1" });
-    // The store tells every host of the fleet who holds sessions: h2 sees h1 with its one.
-    expect((await b.stats()).store.fleetHosts).toEqual([{ hostId: "h1", sessions: 1 }]);
+    // The store tells every host of the fleet who holds sessions: h2 sees h1 with its one (read every few seconds).
+    await waitFor("h2 to see h1 holding the session", async () => {
+      const hosts = (await b.stats()).store.fleetHosts;
+      return hosts?.length === 1 && hosts[0]!.hostId === "h1" && hosts[0]!.sessions === 1;
+    });
 
     const busy = a.prompt(sessionId, script({ sleep_ms: 60_000 }, { say: "late" }));
     await waitFor("the prompt to be in flight on h1", async () => (await a.stats()).sessions.busy === 1);

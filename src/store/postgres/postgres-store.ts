@@ -60,6 +60,7 @@ export class PostgresStore implements SessionStore {
   #reachable = true;
   #stored: { count: number; at: number } | null = null;
   #hosts: { hosts: FleetHost[]; at: number } | null = null;
+  #hostsRead: Promise<FleetHost[] | null> | null = null;
   #closed = false;
 
   /** Connects, migrates the schema and starts listening; throws ConfigError (one line naming the store) if it cannot. */
@@ -290,9 +291,17 @@ export class PostgresStore implements SessionStore {
     }
   }
 
-  /** Read at most every 5 s: `_host/stats` asks for it with every answer. */
-  async fleetHosts(): Promise<FleetHost[] | null> {
-    if (this.#hosts && performance.now() - this.#hosts.at < 5_000) return this.#hosts.hosts;
+  /**
+   * `_host/stats` asks for it with every answer: read at most every 5 s, in the background once read (the answer
+   * never waits for a store that is slow to answer; it says what was read last).
+   */
+  fleetHosts(): Promise<FleetHost[] | null> {
+    if (!this.#hostsRead && (!this.#hosts || performance.now() - this.#hosts.at >= 5_000))
+      this.#hostsRead = this.#readFleetHosts().finally(() => (this.#hostsRead = null));
+    return this.#hosts ? Promise.resolve(this.#hosts.hosts) : this.#hostsRead!;
+  }
+
+  async #readFleetHosts(): Promise<FleetHost[] | null> {
     try {
       const { rows } = await this.#pool.query<{ owner: string; sessions: string }>(
         `SELECT owner, count(*) AS sessions FROM ash_sessions
