@@ -51,23 +51,26 @@ const house = {
   },
 };
 
+/** The rules of every typed file, the host's and the page's alike. */
+const TYPED_RULES = {
+  "@typescript-eslint/no-unused-vars": [
+    "error",
+    { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none" },
+  ],
+  "@typescript-eslint/no-floating-promises": "error",
+  "@typescript-eslint/consistent-type-imports": [
+    "error",
+    { fixStyle: "inline-type-imports", disallowTypeAnnotations: false },
+  ],
+};
+
 export default tseslint.config(
   { ignores: ["dist/**", "node_modules/**", "bench/results/**", "scripts/pack-test-consumer.ts"] },
   {
     files: ["src/**/*.ts", "workers/**/*.ts", "bench/**/*.ts", "scripts/**/*.ts", "test/**/*.ts"],
     extends: [tseslint.configs.base],
     languageOptions: { parserOptions: { project: "./tsconfig.lint.json", tsconfigRootDir: import.meta.dirname } },
-    rules: {
-      "@typescript-eslint/no-unused-vars": [
-        "error",
-        { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none" },
-      ],
-      "@typescript-eslint/no-floating-promises": "error",
-      "@typescript-eslint/consistent-type-imports": [
-        "error",
-        { fixStyle: "inline-type-imports", disallowTypeAnnotations: false },
-      ],
-    },
+    rules: TYPED_RULES,
   },
   {
     // The dashboard's page: the DOM's types (ui/tsconfig.json); it reaches the host's code only for src/protocol/'s
@@ -76,15 +79,7 @@ export default tseslint.config(
     extends: [tseslint.configs.base],
     languageOptions: { parserOptions: { project: "./ui/tsconfig.json", tsconfigRootDir: import.meta.dirname } },
     rules: {
-      "@typescript-eslint/no-unused-vars": [
-        "error",
-        { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none" },
-      ],
-      "@typescript-eslint/no-floating-promises": "error",
-      "@typescript-eslint/consistent-type-imports": [
-        "error",
-        { fixStyle: "inline-type-imports", disallowTypeAnnotations: false },
-      ],
+      ...TYPED_RULES,
       "no-restricted-imports": [
         "error",
         {
