@@ -1,10 +1,11 @@
 // The host at a glance: sessions by state, workers and memory against their bounds, the store, and charts of the
 // last 15 minutes, sampled from _host/status every second (an operator's token: a tenant's is refused the figures).
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useRef, useState } from "preact/hooks";
 import { hostStatus, type HostStatus } from "../acp/host-api";
 import { RpcError, type AcpSocket } from "../acp/socket";
 import { HostSamples } from "../state/host-samples";
 import { Chart } from "./chart";
+import { usePolling } from "./use-polling";
 import { FleetTile } from "./fleet-tile";
 
 const SAMPLE_MS = 1000;
@@ -23,30 +24,27 @@ export function Glance(props: { socket: AcpSocket }) {
   const [rows, setRows] = useState<HostStatus["sessionRows"]>([]);
   const [refused, setRefused] = useState<string | null>(null);
 
-  useEffect(() => {
-    let stopped = false;
-    let timer: number | undefined;
-    let count = 0;
-    const sample = async () => {
-      const withRows = count++ % ROWS_EVERY === 0;
+  usePolling(
+    async (run, stopped) => {
+      const withRows = run % ROWS_EVERY === 0;
       try {
         const next = await hostStatus(props.socket, withRows ? ROWS : 1);
-        if (stopped) return;
+        if (stopped()) return false;
         samples.current.add(next, Date.now(), withRows);
         setStatus(next);
         if (withRows) setRows(next.sessionRows);
       } catch (error) {
-        if (stopped) return;
-        if (error instanceof RpcError) return setRefused(error.message);
+        if (stopped()) return false;
+        if (error instanceof RpcError) {
+          setRefused(error.message);
+          return false;
+        }
       }
-      if (!stopped) timer = window.setTimeout(() => void sample(), SAMPLE_MS);
-    };
-    void sample();
-    return () => {
-      stopped = true;
-      clearTimeout(timer);
-    };
-  }, [props.socket]);
+      return true;
+    },
+    SAMPLE_MS,
+    [props.socket],
+  );
 
   if (refused !== null)
     return (

@@ -7,9 +7,10 @@ import type { AcpSocket } from "../acp/socket";
 import { listed } from "../state/listed";
 import { sessionHref } from "../state/route";
 import { sessionTree } from "../state/session-tree";
+import { usePolling } from "./use-polling";
 
 type Row = HostStatus["sessionRows"][number];
-/** How often the states are read again (each read asks every listed session's worker for its figures). */
+/** How often the states are read again (from the host's rows: no worker is asked). */
 const STATES_EVERY_MS = 2000;
 const STATES = ["any", "running", "waiting", "idle", "hibernated", "stored"] as const;
 type StateFilter = (typeof STATES)[number];
@@ -77,27 +78,22 @@ export function SessionsList(props: { socket: AcpSocket }) {
     }
   };
 
-  useEffect(() => {
-    void load(null, ANY_TENANT);
-    let stopped = false;
-    let timer: number | undefined;
-    const readStates = async () => {
+  useEffect(() => void load(null, ANY_TENANT), [props.socket]);
+  usePolling(
+    async (_run, stopped) => {
       try {
         const status = await hostStatus(props.socket, 500);
-        if (stopped) return;
+        if (stopped()) return false;
         setRows(new Map(status.sessionRows.map((row) => [row.sessionId, row])));
+        return true;
       } catch {
         // A tenant's token is refused the host's figures: the list shows no states.
-        return;
+        return false;
       }
-      if (!stopped) timer = window.setTimeout(() => void readStates(), STATES_EVERY_MS);
-    };
-    void readStates();
-    return () => {
-      stopped = true;
-      clearTimeout(timer);
-    };
-  }, [props.socket]);
+    },
+    STATES_EVERY_MS,
+    [props.socket],
+  );
 
   const needle = text.trim().toLowerCase();
   // Only the operator sees more than one tenant's sessions (and the host's figures): the filter is the operator's.
