@@ -262,8 +262,9 @@ async function logged<T>(ctx: BenchContext, label: string, run: () => Promise<T>
 }
 
 export async function sharedSessions(ctx: BenchContext): Promise<SharedSessionsResult> {
-  const runs = ctx.quick ? 1 : 3;
-  const turns = ctx.quick ? 20 : 100;
+  // A p99 of 100 turns is their second longest: 500 a run and the median of 5 runs move less from run to run.
+  const runs = ctx.quick ? 1 : 5;
+  const turns = ctx.quick ? 50 : 500;
   const observers = ctx.quick ? 20 : 100;
   const measured: Record<Audience, AudienceRun[]> = { none: [], stalled: [], observers: [] };
   await repeat(ctx, `shared sessions: ${turns} busy turns by audience`, runs, async (rep) => {
