@@ -1,3 +1,4 @@
+import "./zod-settings";
 import { render } from "preact";
 import { App } from "./views/app";
 

@@ -34,7 +34,7 @@ it("the glance of one host lists the fleet's hosts holding sessions, another hos
   // h2's page, signed in on a loopback host without a tokens file (any token: the operator).
   const origin = `http://127.0.0.1:${h2.port}`;
   const page = await (await browser.createBrowserContext()).newPage();
-  const watch = watchPage(page, origin);
+  const watch = await watchPage(page, origin);
   await page.goto(`${origin}/ui/`);
   await page.type("#token", "operator");
   await page.click("#sign-in");
@@ -46,5 +46,5 @@ it("the glance of one host lists the fleet's hosts holding sessions, another hos
     fileURLToPath(new URL("../../docs/dashboard/host-fleet.png", import.meta.url)),
     await page.screenshot({ fullPage: true }),
   );
-  expect(watch).toEqual({ dialogs: [], pageErrors: [], consoleErrors: [], strayRequests: [] });
+  expect(watch).toEqual({ dialogs: [], pageErrors: [], consoleErrors: [], policyViolations: [], strayRequests: [] });
 });

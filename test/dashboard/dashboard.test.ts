@@ -55,7 +55,7 @@ async function openPage(): Promise<{ page: Page; watch: PageWatch }> {
   const context = await browser.createBrowserContext();
   contexts.push(context);
   const page = await context.newPage();
-  const watch = watchPage(page, origin);
+  const watch = await watchPage(page, origin);
   await page.goto(`${origin}/ui/`);
   await page.waitForSelector("#token");
   return { page, watch };
@@ -94,7 +94,7 @@ async function shoot(page: Page, name: string): Promise<void> {
 }
 
 function expectClean(watch: PageWatch): void {
-  expect(watch).toEqual({ dialogs: [], pageErrors: [], consoleErrors: [], strayRequests: [] });
+  expect(watch).toEqual({ dialogs: [], pageErrors: [], consoleErrors: [], policyViolations: [], strayRequests: [] });
 }
 
 it("serves the page with a strict Content-Security-Policy, and only with --dashboard's files", async () => {
@@ -144,6 +144,7 @@ it("a wrong token is refused, and so is a right one offered by a page of another
     dialogs: [],
     pageErrors: [],
     consoleErrors: [],
+    policyViolations: [],
     strayRequests: [],
   });
   await shoot(page, "sign-in-refused");

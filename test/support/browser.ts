@@ -1,6 +1,6 @@
 // Test support: Debian's chromium driven by puppeteer-core (scripts/setup installs it), and a watch on a page for
-// anything the dashboard must never do: open a dialog, throw, log an error, or ask another origin (or any file it does
-// not ship) for anything.
+// anything the dashboard must never do: open a dialog, throw, log an error, do what its Content-Security-Policy forbids
+// (an eval, say), or ask another origin (or any file it does not ship) for anything.
 import { execFileSync } from "node:child_process";
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
 
@@ -22,6 +22,8 @@ export interface PageWatch {
   dialogs: string[];
   pageErrors: string[];
   consoleErrors: string[];
+  /** What the page's Content-Security-Policy blocked (directive and what it blocked): Chromium logs none of it. */
+  policyViolations: string[];
   /** Requests to another origin, or to a path of the host's other than the page's own files and /acp. */
   strayRequests: string[];
 }
@@ -29,8 +31,12 @@ export interface PageWatch {
 /** The page's own files: anything else it asks for is a request it must not make. */
 const PAGE_FILES = new Set(["/ui/", "/ui/app.js", "/ui/style.css", "/ui/uplot.css", "/ui/favicon.svg", "/acp"]);
 
-export function watchPage(page: Page, origin: string): PageWatch {
-  const watch: PageWatch = { dialogs: [], pageErrors: [], consoleErrors: [], strayRequests: [] };
+export async function watchPage(page: Page, origin: string): Promise<PageWatch> {
+  const watch: PageWatch = { dialogs: [], pageErrors: [], consoleErrors: [], policyViolations: [], strayRequests: [] };
+  await page.exposeFunction("reportPolicyViolation", (violation: string) => watch.policyViolations.push(violation));
+  await page.evaluateOnNewDocument(
+    `document.addEventListener("securitypolicyviolation", (event) => reportPolicyViolation(event.violatedDirective + " " + event.blockedURI))`,
+  );
   page.on("dialog", (dialog) => {
     watch.dialogs.push(dialog.message());
     void dialog.dismiss();

@@ -1,68 +1,59 @@
-// The ACP calls the page makes, typed with the SDK's and the host's own schema types (type imports only: nothing of
-// either is bundled).
-import type {
-  InitializeResponse,
-  ListSessionsResponse,
-  PromptResponse,
-  SessionInfo,
-} from "@agentclientprotocol/sdk/unstable";
-import type { AttachResponse, AttachRole } from "../../src/protocol/attach";
-import type { HostStatus } from "../../src/protocol/host-status";
-import type { AcpSocket } from "./socket";
+// The ACP calls the page makes: ACP's own methods typed by the SDK, the host's extension methods by the names and
+// schemas the host answers with (src/protocol).
+import type { ListSessionsResponse, PromptResponse, SessionInfo } from "@agentclientprotocol/sdk/unstable";
+import {
+  ATTACH_METHOD,
+  AttachResponse,
+  DETACH_METHOD,
+  type AttachRole,
+  type ReplayFrom,
+} from "../../src/protocol/attach";
+import { HOST_STATUS_METHOD, HostStatus, type HostStatusRequest } from "../../src/protocol/host-status";
+import type { HostConnection } from "./host-connection";
 
 export type { AttachResponse, AttachRole, HostStatus, SessionInfo };
 
-export function initialize(socket: AcpSocket): Promise<InitializeResponse> {
-  return socket.request("initialize", {
-    protocolVersion: 1,
-    // subagents: a child session is announced on its parent as it starts (subagent_update), so the live view links it.
-    clientCapabilities: { subagents: {} },
-    clientInfo: { name: "acp-session-host dashboard", version: "1" },
-  });
-}
-
 /** tenant: only that tenant's sessions (the host honours it for a token that sees every tenant's); null: all. */
 export function listSessions(
-  socket: AcpSocket,
+  connection: HostConnection,
   cursor: string | null,
   tenant: string | null,
 ): Promise<ListSessionsResponse> {
-  return socket.request("session/list", {
+  return connection.agent.request("session/list", {
     ...(cursor === null ? {} : { cursor }),
     ...(tenant === null ? {} : { _meta: { "acp-session-host": { tenant } } }),
   });
 }
 
 /** The page needs no worker's own figures: the host asks no session's worker for them (workerFigures: false). */
-export function hostStatus(socket: AcpSocket, pageSize: number): Promise<HostStatus> {
-  return socket.request("_host/status", { pageSize, workerFigures: false });
+export async function hostStatus(connection: HostConnection, pageSize: number): Promise<HostStatus> {
+  const request: HostStatusRequest = { pageSize, workerFigures: false };
+  return HostStatus.parse(await connection.agent.request(HOST_STATUS_METHOD, request));
 }
 
-export function attach(
-  socket: AcpSocket,
+export async function attach(
+  connection: HostConnection,
   sessionId: string,
   role: AttachRole,
   afterEventId: string | null,
 ): Promise<AttachResponse> {
-  return socket.request("session/attach", {
-    sessionId,
-    role,
-    replayFrom: afterEventId === null ? { type: "start" } : { type: "after_event", eventId: afterEventId },
-  });
+  const replayFrom: ReplayFrom =
+    afterEventId === null ? { type: "start" } : { type: "after_event", eventId: afterEventId };
+  return AttachResponse.parse(await connection.agent.request(ATTACH_METHOD, { sessionId, role, replayFrom }));
 }
 
-export function detach(socket: AcpSocket, sessionId: string, attachmentId: string): Promise<unknown> {
-  return socket.request("session/detach", { sessionId, attachmentId });
+export async function detach(connection: HostConnection, sessionId: string, attachmentId: string): Promise<void> {
+  await connection.agent.request(DETACH_METHOD, { sessionId, attachmentId });
 }
 
-export function prompt(socket: AcpSocket, sessionId: string, text: string): Promise<PromptResponse> {
-  return socket.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
+export function prompt(connection: HostConnection, sessionId: string, text: string): Promise<PromptResponse> {
+  return connection.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
 }
 
-export function cancel(socket: AcpSocket, sessionId: string): void {
-  socket.notify("session/cancel", { sessionId });
+export function cancel(connection: HostConnection, sessionId: string): void {
+  void connection.agent.notify("session/cancel", { sessionId }).catch(() => {});
 }
 
-export function setMode(socket: AcpSocket, sessionId: string, modeId: string): Promise<unknown> {
-  return socket.request("session/set_mode", { sessionId, modeId });
+export async function setMode(connection: HostConnection, sessionId: string, modeId: string): Promise<void> {
+  await connection.agent.request("session/set_mode", { sessionId, modeId });
 }

@@ -1,10 +1,9 @@
 // The host's permission questions to this page (it is a controller): each waits for a click; the host withdraws one
-// ($/cancel_request) once another controller answered it or the turn ended.
-import type { RequestPermissionRequest, RequestPermissionResponse } from "@agentclientprotocol/sdk/unstable";
-import { RpcError } from "../acp/socket";
+// ($/cancel_request, which aborts its signal) once another controller answered it or the turn ended.
+import type { JsonRpcId, RequestPermissionRequest, RequestPermissionResponse } from "@agentclientprotocol/sdk/unstable";
 
 export interface PendingPermission {
-  requestId: number | string;
+  requestId: JsonRpcId;
   request: RequestPermissionRequest;
   answer(optionId: string): void;
 }
@@ -17,35 +16,36 @@ export class Permissions {
     this.#changed = changed;
   }
 
-  ask(requestId: number | string, request: RequestPermissionRequest): Promise<RequestPermissionResponse> {
+  /** Rejects with the withdrawal's reason (the SDK answers the host "cancelled") once `withdrawn` aborts. */
+  ask(
+    requestId: JsonRpcId,
+    request: RequestPermissionRequest,
+    withdrawn: AbortSignal,
+  ): Promise<RequestPermissionResponse> {
     return new Promise((resolve, reject) => {
+      const withdraw = () => {
+        this.#remove(entry);
+        reject(withdrawn.reason);
+      };
       const entry: PendingPermission = {
         requestId,
         request,
         answer: (optionId) => {
+          withdrawn.removeEventListener("abort", withdraw);
           this.#remove(entry);
           resolve({ outcome: { outcome: "selected", optionId } });
         },
       };
-      this.#withdrawals.set(requestId, () => {
-        this.#remove(entry);
-        reject(new RpcError(-32800, "Request cancelled", null));
-      });
+      if (withdrawn.aborted) return reject(withdrawn.reason);
+      withdrawn.addEventListener("abort", withdraw, { once: true });
       this.pending.push(entry);
       this.#changed();
     });
   }
 
-  withdraw(requestId: number | string): void {
-    this.#withdrawals.get(requestId)?.();
-  }
-
-  readonly #withdrawals = new Map<number | string, () => void>();
-
   #remove(entry: PendingPermission): void {
     const index = this.pending.indexOf(entry);
     if (index >= 0) this.pending.splice(index, 1);
-    this.#withdrawals.delete(entry.requestId);
     this.#changed();
   }
 }

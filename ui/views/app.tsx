@@ -1,7 +1,7 @@
 // The page: sign-in until a token opens a connection, then the host at a glance, the sessions, or one session.
 import { useEffect, useState } from "preact/hooks";
-import { AcpSocket, RefusedError, RpcError } from "../acp/socket";
-import { initialize } from "../acp/host-api";
+import { RequestError } from "@agentclientprotocol/sdk/unstable";
+import { HostConnection, RefusedError } from "../acp/host-connection";
 import { tokenStore } from "../state/token-store";
 import { parseRoute, type Route } from "../state/route";
 import { SignIn } from "./sign-in";
@@ -9,37 +9,38 @@ import { Glance } from "./glance";
 import { SessionsList } from "./sessions-list";
 import { SessionLive } from "./session-live";
 
-type Connection =
-  { state: "signed-out"; error: string | null } | { state: "connecting" } | { state: "ready"; socket: AcpSocket };
+type Access =
+  | { state: "signed-out"; error: string | null }
+  | { state: "connecting" }
+  | { state: "ready"; connection: HostConnection };
 
 function describe(error: unknown): string {
   if (error instanceof RefusedError) return "The host refused this token.";
-  if (error instanceof RpcError) return `The host answered: ${error.message}`;
+  if (error instanceof RequestError) return `The host answered: ${error.message}`;
   return String(error);
 }
 
 export function App() {
-  const [connection, setConnection] = useState<Connection>({ state: "connecting" });
+  const [access, setAccess] = useState<Access>({ state: "connecting" });
   const [route, setRoute] = useState<Route>(parseRoute(location.hash));
 
   const connect = async (token: string) => {
-    setConnection({ state: "connecting" });
+    setAccess({ state: "connecting" });
     try {
-      const socket = await AcpSocket.open(token);
-      await initialize(socket);
+      const connection = await HostConnection.open(token);
       tokenStore.set(token);
       // A close the page asked for (sign-out) has already left this connection: nothing to say then.
-      socket.onClose(() =>
-        setConnection((current) =>
-          current.state === "ready" && current.socket === socket
+      connection.onClose(() =>
+        setAccess((current) =>
+          current.state === "ready" && current.connection === connection
             ? { state: "signed-out", error: "The connection to the host closed." }
             : current,
         ),
       );
-      setConnection({ state: "ready", socket });
+      setAccess({ state: "ready", connection });
     } catch (error) {
       tokenStore.clear();
-      setConnection({ state: "signed-out", error: describe(error) });
+      setAccess({ state: "signed-out", error: describe(error) });
     }
   };
 
@@ -47,21 +48,20 @@ export function App() {
     const onHash = () => setRoute(parseRoute(location.hash));
     addEventListener("hashchange", onHash);
     const saved = tokenStore.get();
-    if (saved === null) setConnection({ state: "signed-out", error: null });
+    if (saved === null) setAccess({ state: "signed-out", error: null });
     else void connect(saved);
     return () => removeEventListener("hashchange", onHash);
   }, []);
 
   const signOut = () => {
     tokenStore.clear();
-    setConnection({ state: "signed-out", error: null });
-    if (connection.state === "ready") connection.socket.close();
+    setAccess({ state: "signed-out", error: null });
+    if (access.state === "ready") access.connection.close();
   };
 
-  if (connection.state === "signed-out")
-    return <SignIn error={connection.error} onSubmit={(token) => void connect(token)} />;
-  if (connection.state === "connecting") return <p class="connecting">Connecting…</p>;
-  const socket = connection.socket;
+  if (access.state === "signed-out") return <SignIn error={access.error} onSubmit={(token) => void connect(token)} />;
+  if (access.state === "connecting") return <p class="connecting">Connecting…</p>;
+  const connection = access.connection;
   return (
     <div class="shell">
       <nav>
@@ -76,9 +76,11 @@ export function App() {
           Sign out
         </button>
       </nav>
-      {route.view === "glance" && <Glance socket={socket} />}
-      {route.view === "sessions" && <SessionsList socket={socket} />}
-      {route.view === "session" && <SessionLive key={route.sessionId} socket={socket} sessionId={route.sessionId} />}
+      {route.view === "glance" && <Glance connection={connection} />}
+      {route.view === "sessions" && <SessionsList connection={connection} />}
+      {route.view === "session" && (
+        <SessionLive key={route.sessionId} connection={connection} sessionId={route.sessionId} />
+      )}
     </div>
   );
 }

@@ -2,7 +2,8 @@
 // last 15 minutes, sampled from _host/status every second (an operator's token: a tenant's is refused the figures).
 import { useRef, useState } from "preact/hooks";
 import { hostStatus, type HostStatus } from "../acp/host-api";
-import { RpcError, type AcpSocket } from "../acp/socket";
+import { RequestError } from "@agentclientprotocol/sdk/unstable";
+import type { HostConnection } from "../acp/host-connection";
 import { HostSamples } from "../state/host-samples";
 import { Chart } from "./chart";
 import { usePolling } from "./use-polling";
@@ -18,7 +19,7 @@ function mib(bytes: number): string {
   return `${(bytes / 2 ** 20).toFixed(0)} MiB`;
 }
 
-export function Glance(props: { socket: AcpSocket }) {
+export function Glance(props: { connection: HostConnection }) {
   const samples = useRef(new HostSamples());
   const [status, setStatus] = useState<HostStatus | null>(null);
   const [rows, setRows] = useState<HostStatus["sessionRows"]>([]);
@@ -28,14 +29,14 @@ export function Glance(props: { socket: AcpSocket }) {
     async (run, stopped) => {
       const withRows = run % ROWS_EVERY === 0;
       try {
-        const next = await hostStatus(props.socket, withRows ? ROWS : 1);
+        const next = await hostStatus(props.connection, withRows ? ROWS : 1);
         if (stopped()) return false;
         samples.current.add(next, Date.now(), withRows);
         setStatus(next);
         if (withRows) setRows(next.sessionRows);
       } catch (error) {
         if (stopped()) return false;
-        if (error instanceof RpcError) {
+        if (error instanceof RequestError) {
           setRefused(error.message);
           return false;
         }
@@ -43,7 +44,7 @@ export function Glance(props: { socket: AcpSocket }) {
       return true;
     },
     SAMPLE_MS,
-    [props.socket],
+    [props.connection],
   );
 
   if (refused !== null)

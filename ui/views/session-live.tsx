@@ -1,10 +1,10 @@
 // One session, live: attached as an observer, its history replayed (the last N turns of it shown, or all of it), its
 // updates folded into the conversation as they come. Taking control re-attaches as a controller after the last update
 // shown; a controller may cancel the turn, answer a permission, send a prompt and change the mode.
-import type { RequestPermissionRequest, SessionNotification } from "@agentclientprotocol/sdk/unstable";
 import { useEffect, useRef, useState } from "preact/hooks";
+import { TURN_ENDED_NOTIFICATION } from "../../src/protocol/attach";
 import { attach, cancel, detach, prompt, setMode, type AttachRole } from "../acp/host-api";
-import { RpcError, type AcpSocket } from "../acp/socket";
+import type { HostConnection } from "../acp/host-connection";
 import { Permissions } from "../state/permissions";
 import { Transcript } from "../state/transcript";
 import { EntryView } from "./entry-view";
@@ -29,8 +29,8 @@ interface Attached {
   attachmentId: string;
 }
 
-export function SessionLive(props: { socket: AcpSocket; sessionId: string }) {
-  const { socket, sessionId } = props;
+export function SessionLive(props: { connection: HostConnection; sessionId: string }) {
+  const { connection, sessionId } = props;
   const transcript = useRef(new Transcript());
   const [turns, setTurns] = useState<ReplayTurns>(DEFAULT_REPLAY_TURNS);
   // How many turns of the replay are not shown (turns: N).
@@ -65,11 +65,10 @@ export function SessionLive(props: { socket: AcpSocket; sessionId: string }) {
     // Updates of the attachment being left still arrive until its detach is answered: not this attachment's.
     let attaching = false;
     let left = false;
-    const stopNotifications = socket.onNotification((method, params) => {
-      if (!attaching) return;
-      if (method === "session/update") {
-        const note = params as SessionNotification;
-        if (note.sessionId !== sessionId) return;
+    const stopNotices = connection.onNotice((notice) => {
+      if (!attaching || notice.params.sessionId !== sessionId) return;
+      if (notice.method === "session/update") {
+        const note = notice.params;
         const eventId = (note.update._meta?.["eventId"] ?? note._meta?.["eventId"] ?? null) as string | null;
         // A replayed update waits for the rest of the replay before it is shown: only live ones are measured.
         if (live.current) arrivals.current.push(performance.now());
@@ -77,32 +76,29 @@ export function SessionLive(props: { socket: AcpSocket; sessionId: string }) {
         if (live.current && TURN_UPDATES.has(note.update.sessionUpdate)) setTurnRunning(true);
         // The replay is shown at once when it has all come (its last turns only, when so chosen).
         if (live.current) redraw();
-      } else if (method === "_host/turn_ended" && (params as { sessionId?: string }).sessionId === sessionId) {
+      } else if (notice.method === TURN_ENDED_NOTIFICATION) {
         setTurnRunning(false);
-      } else if (method === "_host/detached" && (params as { sessionId?: string }).sessionId === sessionId) {
+      } else {
         setAttached(null);
         setError("The host detached this page from the session (it fell behind): open it again.");
-      } else if (method === "$/cancel_request") {
-        permissions.current.withdraw((params as { requestId: number | string }).requestId);
       }
     });
-    socket.onRequest(async (method, params, id) => {
-      if (method !== "session/request_permission") throw new RpcError(-32601, `Method not found: ${method}`, null);
-      const request = params as RequestPermissionRequest;
+    connection.answerPermissions((request, requestId, withdrawn) =>
       // Asked about a session this view does not show (it was left): no answer of the page's, the others decide.
-      if (request.sessionId !== sessionId) return { outcome: { outcome: "cancelled" } };
-      return permissions.current.ask(id, request);
-    });
+      request.sessionId === sessionId
+        ? permissions.current.ask(requestId, request, withdrawn)
+        : Promise.resolve({ outcome: { outcome: "cancelled" } }),
+    );
     void leaving.current
       .then(() => {
         attaching = true;
-        return attach(socket, sessionId, "observer", null);
+        return attach(connection, sessionId, "observer", null);
       })
       .then(
         (answer) => {
           // Left while attaching: this attachment is no longer wanted.
           if (left) {
-            leaving.current = detach(socket, sessionId, answer.attachmentId).catch(() => {});
+            leaving.current = detach(connection, sessionId, answer.attachmentId).catch(() => {});
             return;
           }
           if (turns !== "all") setSkipped(transcript.current.keepLastTurns(turns));
@@ -115,11 +111,12 @@ export function SessionLive(props: { socket: AcpSocket; sessionId: string }) {
       );
     return () => {
       left = true;
-      stopNotifications();
+      stopNotices();
       const current = attachedNow.current;
-      if (current && socket.open) leaving.current = detach(socket, sessionId, current.attachmentId).catch(() => {});
+      if (current && connection.open)
+        leaving.current = detach(connection, sessionId, current.attachmentId).catch(() => {});
     };
-  }, [socket, sessionId, turns]);
+  }, [connection, sessionId, turns]);
 
   useEffect(() => {
     for (const start of arrivals.current) performance.measure(UPDATE_MEASURE, { start });
@@ -130,8 +127,8 @@ export function SessionLive(props: { socket: AcpSocket; sessionId: string }) {
     if (!attached) return;
     try {
       live.current = false;
-      await detach(socket, sessionId, attached.attachmentId);
-      const answer = await attach(socket, sessionId, role, transcript.current.lastEventId);
+      await detach(connection, sessionId, attached.attachmentId);
+      const answer = await attach(connection, sessionId, role, transcript.current.lastEventId);
       live.current = true;
       setAttached({ role: answer.role, attachmentId: answer.attachmentId });
       setTurnRunning(answer.turnRunning);
@@ -147,7 +144,7 @@ export function SessionLive(props: { socket: AcpSocket; sessionId: string }) {
     setDraft("");
     setTurnRunning(true);
     try {
-      await prompt(socket, sessionId, text);
+      await prompt(connection, sessionId, text);
     } catch (failure) {
       setError((failure as Error).message);
     } finally {
@@ -182,14 +179,19 @@ export function SessionLive(props: { socket: AcpSocket; sessionId: string }) {
             <button type="button" id="observe" onClick={() => void switchRole("observer")}>
               Observe only
             </button>
-            <button type="button" id="cancel-turn" disabled={!turnRunning} onClick={() => cancel(socket, sessionId)}>
+            <button
+              type="button"
+              id="cancel-turn"
+              disabled={!turnRunning}
+              onClick={() => cancel(connection, sessionId)}
+            >
               Cancel turn
             </button>
             <select
               id="mode"
               value={t.mode ?? ""}
               onChange={(event) =>
-                void setMode(socket, sessionId, event.currentTarget.value).catch((failure: unknown) =>
+                void setMode(connection, sessionId, event.currentTarget.value).catch((failure: unknown) =>
                   setError((failure as Error).message),
                 )
               }

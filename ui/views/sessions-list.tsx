@@ -3,7 +3,7 @@
 // come from _host/status, read every 2 seconds: a session waiting for a permission stands out.
 import { useEffect, useRef, useState } from "preact/hooks";
 import { hostStatus, listSessions, type HostStatus, type SessionInfo } from "../acp/host-api";
-import type { AcpSocket } from "../acp/socket";
+import type { HostConnection } from "../acp/host-connection";
 import { listed } from "../state/listed";
 import { sessionHref } from "../state/route";
 import { sessionTree } from "../state/session-tree";
@@ -38,7 +38,7 @@ const NO_TENANT = "(no tenant)";
 /** The tenant the host is asked to list (tenantless sessions are only told apart in the page). */
 const askedTenant = (tenant: string) => (tenant === ANY_TENANT || tenant === NO_TENANT ? null : tenant);
 
-export function SessionsList(props: { socket: AcpSocket }) {
+export function SessionsList(props: { connection: HostConnection }) {
   const [sessions, setSessions] = useState<SessionInfo[]>([]);
   const [cursor, setCursor] = useState<string | null>(null);
   const [loading, setLoading] = useState(true);
@@ -65,7 +65,7 @@ export function SessionsList(props: { socket: AcpSocket }) {
     const asked = ++latest.current;
     setLoading(true);
     try {
-      const page = await listSessions(props.socket, from, askedTenant(forTenant));
+      const page = await listSessions(props.connection, from, askedTenant(forTenant));
       if (asked !== latest.current) return;
       setKnown((now) => new Set([...now, ...page.sessions.map(tenantOf)]));
       setSessions((shown) => (from === null ? page.sessions : [...shown, ...page.sessions]));
@@ -78,11 +78,11 @@ export function SessionsList(props: { socket: AcpSocket }) {
     }
   };
 
-  useEffect(() => void load(null, ANY_TENANT), [props.socket]);
+  useEffect(() => void load(null, ANY_TENANT), [props.connection]);
   usePolling(
     async (_run, stopped) => {
       try {
-        const status = await hostStatus(props.socket, 500);
+        const status = await hostStatus(props.connection, 500);
         if (stopped()) return false;
         setRows(new Map(status.sessionRows.map((row) => [row.sessionId, row])));
         return true;
@@ -92,7 +92,7 @@ export function SessionsList(props: { socket: AcpSocket }) {
       }
     },
     STATES_EVERY_MS,
-    [props.socket],
+    [props.connection],
   );
 
   const needle = text.trim().toLowerCase();
