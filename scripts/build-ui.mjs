@@ -10,6 +10,20 @@ const ui = fileURLToPath(new URL("../ui/", import.meta.url));
 const out = fileURLToPath(new URL("../dist/ui/", import.meta.url));
 const uplotCss = fileURLToPath(new URL("../node_modules/uplot/dist/uPlot.min.css", import.meta.url));
 
+/**
+ * zod's namespace re-exports all its locales (z.locales, ~260 kB of the bundle's ~450 kB of zod); the page uses none
+ * of them by that name (its messages are English, set by ui/zod-settings.ts from the English locale's own file).
+ */
+const noZodLocales = {
+  name: "no-zod-locales",
+  setup(pluginBuild) {
+    pluginBuild.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      args.importer.includes("/node_modules/zod/") ? { path: "zod-locales", namespace: "no-zod-locales" } : undefined,
+    );
+    pluginBuild.onLoad({ filter: /.*/, namespace: "no-zod-locales" }, () => ({ contents: "export {};", loader: "js" }));
+  },
+};
+
 await rm(out, { recursive: true, force: true });
 await mkdir(out, { recursive: true });
 await Promise.all([
@@ -25,6 +39,7 @@ await Promise.all([
     jsxImportSource: "preact",
     legalComments: "none",
     logLevel: "warning",
+    plugins: [noZodLocales],
   }),
   copyFile(`${ui}index.html`, `${out}index.html`),
   copyFile(`${ui}style.css`, `${out}style.css`),
