@@ -18,6 +18,7 @@ export function parseLeaseSamples(): boolean {
       outputDir: "/sample-output",
       settingsFrom: "host",
       compactingPath: "/sample.jsonl.compact",
+      restorePointPath: "/sample.jsonl.restore",
       compactBytes: 1,
     }),
   );

@@ -31,6 +31,7 @@ export async function warmUp(): Promise<void> {
         outputDir: join(dir, "out"),
         settingsFrom: "host",
         compactingPath: `${log}.compact`,
+        restorePointPath: `${log}.restore`,
         compactBytes: 8 * 1024 * 1024,
       }),
     );

@@ -105,6 +105,7 @@ async function journal(samples: number): Promise<{ appendUs: number; syncUs: num
         path: paths.log,
         sidecarPath: paths.sidecar,
         compactingPath: paths.compacting,
+        restorePointPath: paths.restorePoint,
         compactBytes: 2 ** 40,
         log: () => {},
       },

@@ -87,6 +87,7 @@ async function onStateDir(
         path: paths.log,
         sidecarPath: paths.sidecar,
         compactingPath: paths.compacting,
+        restorePointPath: paths.restorePoint,
         compactBytes: NEVER,
         log: () => {},
       };

@@ -76,6 +76,8 @@ export const WorkerLog = z.discriminatedUnion("kind", [
     settingsFrom: SettingsFrom,
     /** Where a compaction writes the new log before it renames it over path. */
     compactingPath: z.string(),
+    /** The log's restore point: the worker reads it to start its restore there, and writes it between turns. */
+    restorePointPath: z.string(),
     /** Compact the log once its entries since the last compaction take this many bytes (--log-compact-bytes). */
     compactBytes: z.int().check(z.positive()),
   }),

@@ -1,7 +1,7 @@
 // Bounded session logs through a real host: a log past --log-compact-bytes is rewritten by its worker into a
 // snapshot and the replayable history (off the request path: after the open and after each turn end); restores
 // read the snapshot, session/load still replays every message the client saw, and a kill -9 or a compaction's
-// leftover file never costs a turn.
+// leftover file never costs a turn. A long log that compaction would not shrink is restored from its restore point.
 import { randomUUID } from "node:crypto";
 import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
@@ -160,7 +160,46 @@ describe("log compaction", () => {
     }
   });
 
-  it("session/delete removes a compaction's leftover file too", async () => {
+  it("a long log not compacted gets a restore point; after a restart the session goes on from it and replays whole", async () => {
+    const state = tempDir();
+    const cwd = tempDir();
+    const id = randomUUID();
+    const point = paths(state, id).restorePoint;
+    const h = await startHost(["--state-dir", state]);
+    try {
+      writeLog(state, id, [header(id, cwd), ...logTurns(1, 3_000)]);
+      await h.client.resume(id, cwd);
+      // Read from its start once: the worker leaves a point after the open, off the request path.
+      await eventually(() => expect(exists(point)).toBe(true));
+      expect((await h.client.prompt(id, "first after")).text).toBe("You said: first after");
+    } finally {
+      process.kill(h.pid, "SIGKILL");
+      await h.dispose().catch(() => null);
+    }
+    expect(firstLine(paths(state, id).log).formatVersion).toBe(1);
+
+    const again = await startHost(["--state-dir", state]);
+    try {
+      await again.client.resume(id, cwd);
+      expect((await again.client.prompt(id, "after restart")).text).toBe("You said: after restart");
+      await again.client.close(id);
+      expect(transcript(await again.client.load(id, cwd))).toEqual([
+        ...shown(1, 3_000),
+        "user: first after",
+        "agent: You said: first after",
+        "user: after restart",
+        "agent: You said: after restart",
+      ]);
+      expect((await again.client.list({ cwd })).sessions).toMatchObject([
+        { sessionId: id, title: "run step 1", _meta: { "acp-session-host": { turns: 3_002 } } },
+      ]);
+      expect(again.stderr()).not.toMatch(/restore point ignored/);
+    } finally {
+      await again.dispose();
+    }
+  }, 120_000);
+
+  it("session/delete removes a compaction's leftover file and the restore point too", async () => {
     const state = tempDir();
     const h = await startHost(["--state-dir", state]);
     try {
@@ -168,8 +207,12 @@ describe("log compaction", () => {
       const cwd = tempDir();
       writeLog(state, id, [header(id, cwd), ...logTurns(1, 2)]);
       writeFileSync(paths(state, id).compacting, "torn");
+      writeFileSync(paths(state, id).restorePoint, "a point");
+      writeFileSync(`${paths(state, id).restorePoint}.new`, "a torn point");
       await h.client.delete(id);
       expect(exists(paths(state, id).compacting)).toBe(false);
+      expect(exists(paths(state, id).restorePoint)).toBe(false);
+      expect(exists(`${paths(state, id).restorePoint}.new`)).toBe(false);
     } finally {
       await h.dispose();
     }

@@ -18,6 +18,7 @@ it("throws, leaves the log byte for byte, and later appends land in it", () => {
     path,
     sidecarPath: `${path}.meta`,
     compactingPath: join(dir, "no-such-dir", "new.jsonl"),
+    restorePointPath: `${path}.restore`,
     compactBytes: 1024,
     log: () => {},
   };

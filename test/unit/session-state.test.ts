@@ -122,6 +122,7 @@ describe("one fold", () => {
           path,
           sidecarPath: `${path}.meta`,
           compactingPath: `${path}.compact`,
+          restorePointPath: `${path}.restore`,
           compactBytes: 2 ** 40,
           log: () => {},
         };

@@ -1,7 +1,9 @@
 // A session's journal as its append-only log file. Appends are synchronous (the write call has returned before
 // the agent loop posts the event that shows the entry); every turn end is fdatasynced and refreshes the sidecar.
 // Once the entries since the log's last snapshot pass compactBytes, the log is compacted when the session is idle
-// (after a turn has ended and been posted, never during one): see log-compaction.ts.
+// (after a turn has ended and been posted, never during one): see log-compaction.ts. Once the log has grown enough
+// since the state the journal holds was last written down (a compaction's snapshot or a restore point), a restore
+// point is written beside it at the same moment, so that a restore starts there: see restore-point.ts.
 import {
   closeSync,
   constants,
@@ -22,10 +24,24 @@ import {
   type SessionState,
   type SessionSummary,
 } from "../../src/protocol/log/session-state.js";
-import { LogError, SessionSidecar, SIDECAR_FORMAT, type LogHeader } from "../../src/protocol/log/session-log.js";
+import {
+  COMPACTED_LOG_FORMAT_VERSION,
+  LogError,
+  SessionSidecar,
+  SIDECAR_FORMAT,
+  type LogHeader,
+} from "../../src/protocol/log/session-log.js";
 import { LogWriteError, type Journal, type JournalEntry } from "./journal.js";
 import { logRewrite, syncDirOf, writeCompactedLog } from "./log-compaction.js";
-import { parseReplayed, restoreLogFrom } from "./log-repair.js";
+import { parseReplayed, replayableIn, restoreLogFrom } from "./log-repair.js";
+import {
+  logCheck,
+  readRestorePoint,
+  removeRestorePoint,
+  restorePointFile,
+  writeRestorePoint,
+  type ReplayExtent,
+} from "./restore-point.js";
 
 /** Never creates the file: a missing log is an error, not a new empty one. */
 const READ_APPEND = constants.O_RDWR | constants.O_APPEND;
@@ -35,9 +51,11 @@ export interface LogFiles {
   sidecarPath: string;
   /** Where a compaction writes the new log before renaming it over path. */
   compactingPath: string;
+  /** The log's restore point (restore-point.ts). */
+  restorePointPath: string;
   /** Compact once the entries since the last snapshot take this many bytes. */
   compactBytes: number;
-  /** Says how a compaction went (or why it did not). */
+  /** Says how a compaction went (or why it did not), and why a restore point was not used. */
   log(level: "info" | "warn", msg: string, data: Record<string, unknown>): void;
 }
 
@@ -46,25 +64,38 @@ export interface RepairReport {
   appended: JournalEntry[];
 }
 
-/** Where the replayable history of the log lies (empty for a log never compacted). */
-interface ReplaySection {
-  start: number;
-  bytes: number;
-  lines: number;
-}
+/**
+ * A restore point is written once the log has grown this much since the state the journal holds was last written
+ * down, and by at least half the last point's size. A point costs about its size to write and to read, and its size
+ * is the state's, which grows with the conversation: half of it in new log between points keeps what points write
+ * under twice what the log itself takes, however long the session. The floor bounds what a restore parses after a
+ * point (a cold worker reads and checks about 30 MiB of entries a second: 256 KiB in under 10 ms), and spares short
+ * sessions a second file.
+ */
+const RESTORE_POINT_MIN_BYTES = 256 * 1024;
 
 export class FileJournal implements Journal {
   readonly header: LogHeader;
   readonly repair: RepairReport;
   readonly #files: LogFiles;
   readonly #headerLine: string;
+  /** The state at #baseAt: the header's, a compacted log's snapshot's, or a restore point's. */
   #base: SessionState;
-  #replay: ReplaySection;
+  #formatVersion: number;
+  #replay: ReplayExtent;
+  /** Where #entries start in the log: the end of the replayable history, or a restore point's offset. */
+  #baseAt: number;
+  /** Lines of the log before #baseAt, and the replayable entries among them. */
+  #linesBefore: number;
+  #shownBefore: number;
   #entries: JournalEntry[];
   /** Bytes of the entries after the replayable history. */
   #tailBytes: number;
   #turnOpen = false;
   #compactionDue = false;
+  #restorePointDue = false;
+  /** The size of the last restore point read or written (0: none). */
+  #restorePointBytes = 0;
   /** The tail's size at which the next compaction is tried. */
   #compactAtTail: number;
   #sidecarFd: number | null = null;
@@ -72,8 +103,8 @@ export class FileJournal implements Journal {
   #fd: number | null;
   /** The base and every entry since, folded. */
   #summary: SessionSummary;
-  /** Replayable entries after the replayable history (replay.lines of them are in it). */
-  #shownInTail = 0;
+  /** Replayable entries in #entries. */
+  #shownAfter = 0;
 
   /** Restores the log with load-repair; throws LogError when it is not a usable log of this session. */
   static open(files: LogFiles, sessionId: string): FileJournal {
@@ -97,31 +128,38 @@ export class FileJournal implements Journal {
 
   static #restore(fd: number, files: LogFiles, sessionId: string): FileJournal {
     const stat = fstatSync(fd);
-    const restored = restoreLogFrom((position, length) => readAt(fd, position, length), stat.size, sessionId);
+    const stored = readRestorePoint(files.restorePointPath, sessionId);
+    const point = stored && "point" in stored ? stored.point : null;
+    const restored = restoreLogFrom((position, length) => readAt(fd, position, length), stat.size, sessionId, point);
+    const refused = stored && "refused" in stored ? stored.refused : restored.pointRefused;
+    if (refused !== null) {
+      // The log is the truth: it was read from its start, and a point that did not fit it never will.
+      files.log(stored && "refused" in stored ? "warn" : "info", "session restore point ignored", { reason: refused });
+      try {
+        removeRestorePoint(files.restorePointPath);
+      } catch {
+        // read again (and refused again) at the next open, until a new point replaces it
+      }
+    }
     const modified = stat.mtime.toISOString();
     if (restored.droppedBytes > 0) ftruncateSync(fd, restored.validLength);
-    const snapshot = restored.snapshot;
-    const replay = snapshot
-      ? { start: restored.replayStart, bytes: snapshot.replayBytes, lines: snapshot.replayLines }
-      : { start: restored.replayStart, bytes: 0, lines: 0 };
-    const journal = new FileJournal(
-      fd,
-      files,
-      restored.header,
-      restored.headerLine,
-      snapshot?.base ?? emptyState(restored.header),
-      replay,
-      restored.entries,
-      {
-        droppedBytes: restored.droppedBytes,
-        appended: restored.repairs,
-      },
-    );
-    journal.#tailBytes = restored.validLength - replay.start - replay.bytes;
+    const journal = new FileJournal(fd, files, restored.header, restored.headerLine, {
+      base: restored.base ?? emptyState(restored.header),
+      replay: restored.replay,
+      baseAt: restored.entriesStart,
+      linesBefore: restored.linesBefore,
+      shownBefore: restored.shownBefore,
+      entries: restored.entries,
+      repair: { droppedBytes: restored.droppedBytes, appended: restored.repairs },
+    });
+    if (restored.point && stored && "point" in stored) journal.#restorePointBytes = stored.bytes;
+    journal.#tailBytes = restored.validLength - restored.replay.start - restored.replay.bytes;
     journal.append(...restored.repairs);
     if (restored.droppedBytes > 0 || restored.repairs.length > 0) fsyncSync(fd);
     journal.#writeSidecar(previousUpdate(files.sidecarPath, sessionId) ?? modified);
     journal.#scheduleCompaction();
+    // A long log read from its start (none was written, or it did not fit) gets a point now, not at its next turn.
+    journal.#scheduleRestorePoint();
     return journal;
   }
 
@@ -130,17 +168,27 @@ export class FileJournal implements Journal {
     files: LogFiles,
     header: LogHeader,
     headerLine: string,
-    base: SessionState,
-    replay: ReplaySection,
-    entries: JournalEntry[],
-    repair: RepairReport,
+    restored: {
+      base: SessionState;
+      replay: ReplayExtent;
+      baseAt: number;
+      linesBefore: number;
+      shownBefore: number;
+      entries: JournalEntry[];
+      repair: RepairReport;
+    },
   ) {
     this.#fd = fd;
     this.#files = files;
     this.header = header;
     this.#headerLine = headerLine;
+    this.#formatVersion = header.formatVersion;
+    const { base, replay, entries, repair } = restored;
     this.#base = base;
     this.#replay = replay;
+    this.#baseAt = restored.baseAt;
+    this.#linesBefore = restored.linesBefore;
+    this.#shownBefore = restored.shownBefore;
     this.#entries = entries;
     this.#tailBytes = 0;
     this.#compactAtTail = files.compactBytes;
@@ -158,10 +206,10 @@ export class FileJournal implements Journal {
   }
 
   get shown(): number {
-    return this.#replay.lines + this.#shownInTail;
+    return this.#shownBefore + this.#shownAfter;
   }
 
-  /** The session as of the log's snapshot (the header's settings for a log never compacted). */
+  /** The session as of the log's snapshot or restore point (the header's settings for a log with neither). */
   base(): SessionState {
     return this.#base;
   }
@@ -177,7 +225,7 @@ export class FileJournal implements Journal {
     } catch (error) {
       // No partial record may stay: the next append would follow it, and a damaged line mid-log costs every turn after it.
       try {
-        ftruncateSync(this.#fd, this.#replay.start + this.#replay.bytes + this.#tailBytes);
+        ftruncateSync(this.#fd, this.#logBytes());
       } catch {
         // the record's tail is then repaired away when the log is next opened
       }
@@ -200,6 +248,7 @@ export class FileJournal implements Journal {
     }
     this.#writeSidecar(new Date().toISOString());
     this.#scheduleCompaction();
+    this.#scheduleRestorePoint();
   }
 
   entries(): readonly JournalEntry[] {
@@ -210,9 +259,13 @@ export class FileJournal implements Journal {
     return null;
   }
 
+  /** The replayable history, then the replayable entries between it and a restore point (read from the log). */
   replayed(): readonly JournalEntry[] {
-    if (this.#fd === null || this.#replay.bytes === 0) return [];
-    return parseReplayed(this.#read(this.#replay.start, this.#replay.bytes), 3);
+    if (this.#fd === null) return [];
+    const history =
+      this.#replay.bytes === 0 ? [] : parseReplayed(this.#read(this.#replay.start, this.#replay.bytes), 3);
+    const skipped = this.#skippedReplayable();
+    return skipped.length === 0 ? history : history.concat(skipped);
   }
 
   /**
@@ -224,14 +277,14 @@ export class FileJournal implements Journal {
   compact(): boolean {
     const fd = this.#fd;
     if (fd === null || this.#turnOpen) return false;
-    const bytesBefore = this.#replay.start + this.#replay.bytes + this.#tailBytes;
+    const bytesBefore = this.#logBytes();
     const base = foldLog(this.#base, this.#entries);
     const plan = logRewrite(
       {
         headerLine: this.#headerLine,
         base,
         replayedLines: this.#replay.lines,
-        added: this.#entries.filter(isReplayed),
+        added: this.#skippedReplayable().concat(this.#entries.filter(isReplayed)),
       },
       this.#replay.bytes,
     );
@@ -247,12 +300,20 @@ export class FileJournal implements Journal {
     const next = writeCompactedLog(this.#files, plan, this.#read(this.#replay.start, this.#replay.bytes));
     // From the rename on, the log is the new file, whatever fails after it.
     this.#fd = next;
-    this.#base = base;
+    this.#formatVersion = COMPACTED_LOG_FORMAT_VERSION;
+    this.#rebase(base, plan.replay.start + plan.replay.bytes, 2 + plan.replay.lines, plan.replay.lines);
     this.#replay = plan.replay;
-    this.#entries = [];
-    this.#shownInTail = 0;
     this.#tailBytes = 0;
     this.#compactAtTail = this.#files.compactBytes;
+    // The compacted log's snapshot is its restore point now; the old point no longer fits the log in any case.
+    this.#restorePointBytes = 0;
+    try {
+      removeRestorePoint(this.#files.restorePointPath);
+    } catch (error) {
+      this.#files.log("warn", "stale restore point not removed after a compaction", {
+        reason: (error as Error).message,
+      });
+    }
     try {
       closeSync(fd);
       syncDirOf(this.#files.path);
@@ -275,9 +336,57 @@ export class FileJournal implements Journal {
     this.#sidecarFd = null;
   }
 
+  /**
+   * Writes a restore point at the log's end, and the journal starts from it (its state folded, its entries dropped):
+   * between turns only (returns false during one). Every turn end that has grown the log enough since writes one.
+   */
+  writeRestorePoint(): boolean {
+    if (this.#fd === null || this.#turnOpen) return false;
+    const logBytes = this.#logBytes();
+    const base = foldLog(this.#base, this.#entries);
+    const lines = this.#linesBefore + this.#entries.length;
+    const shown = this.shown;
+    const data = restorePointFile({
+      sessionId: this.header.sessionId,
+      logBytes,
+      lines,
+      shown,
+      formatVersion: this.#formatVersion,
+      replay: this.#replay,
+      check: logCheck((position, length) => this.#read(position, length), logBytes),
+      base,
+    });
+    writeRestorePoint(this.#files.restorePointPath, data);
+    this.#rebase(base, logBytes, lines, shown);
+    this.#restorePointBytes = data.length;
+    return true;
+  }
+
+  #rebase(base: SessionState, baseAt: number, linesBefore: number, shownBefore: number): void {
+    this.#base = base;
+    this.#baseAt = baseAt;
+    this.#linesBefore = linesBefore;
+    this.#shownBefore = shownBefore;
+    this.#entries = [];
+    this.#shownAfter = 0;
+  }
+
+  #logBytes(): number {
+    return this.#replay.start + this.#replay.bytes + this.#tailBytes;
+  }
+
+  /** The replayable entries between the replayable history and #baseAt (a restore point's), read from the log. */
+  #skippedReplayable(): JournalEntry[] {
+    const replayEnd = this.#replay.start + this.#replay.bytes;
+    if (this.#baseAt === replayEnd) return [];
+    // The header, a compacted log's snapshot line and its replayable history come first.
+    const firstLine = (this.#formatVersion === COMPACTED_LOG_FORMAT_VERSION ? 3 : 2) + this.#replay.lines;
+    return replayableIn(this.#read(replayEnd, this.#baseAt - replayEnd), firstLine);
+  }
+
   #count(entry: JournalEntry): void {
     this.#summary = foldSummary(this.#summary, entry);
-    if (isReplayed(entry)) this.#shownInTail++;
+    if (isReplayed(entry)) this.#shownAfter++;
     if (entry.type === "turn_start") this.#turnOpen = true;
     else if (entry.type === "turn_end") this.#turnOpen = false;
   }
@@ -296,6 +405,30 @@ export class FileJournal implements Journal {
         this.#files.log("warn", "session log not compacted", { reason: (error as Error).message });
       }
     }, 0);
+  }
+
+  /** At a turn's end, after it has been posted, like a compaction (which goes first and makes a point needless). */
+  #scheduleRestorePoint(): void {
+    if (this.#restorePointDue || !this.#restorePointWanted()) return;
+    this.#restorePointDue = true;
+    setTimeout(() => {
+      this.#restorePointDue = false;
+      if (!this.#restorePointWanted()) return;
+      try {
+        this.writeRestorePoint();
+      } catch (error) {
+        // A cache: the next restore reads more of the log, and the next turn end tries again.
+        this.#files.log("warn", "session restore point not written", { reason: (error as Error).message });
+      }
+    }, 0);
+  }
+
+  #restorePointWanted(): boolean {
+    return (
+      this.#fd !== null &&
+      !this.#turnOpen &&
+      this.#logBytes() - this.#baseAt >= Math.max(RESTORE_POINT_MIN_BYTES, this.#restorePointBytes / 2)
+    );
   }
 
   #read(position: number, length: number): Buffer {

@@ -2,8 +2,11 @@
 // it is whole again. A torn last line is dropped; a turn with no end is closed as interrupted, after an
 // "outcome unknown" result for each of its tool calls that has none. Anything else wrong is a LogError: the
 // log is refused, never rewritten. A compacted log's replayable history is skipped, not read: only its snapshot and
-// the entries after it are (a compaction happens between turns, so an open turn lies wholly after it).
-import { parseSnapshotLine, type Snapshot } from "../../src/protocol/log/snapshot.js";
+// the entries after it are (a compaction happens between turns, so an open turn lies wholly after it). A restore point
+// that fits the log (workers/log/restore-point.ts) skips the entries before its offset too: it is written between
+// turns only, so an open turn lies wholly after it as well.
+import { isReplayed, parseSnapshotLine, type Snapshot } from "../../src/protocol/log/snapshot.js";
+import type { SessionState } from "../../src/protocol/log/session-state.js";
 import {
   COMPACTED_LOG_FORMAT_VERSION,
   LogError,
@@ -12,6 +15,7 @@ import {
   type LogHeader,
 } from "../../src/protocol/log/session-log.js";
 import { asLogEntry } from "./log-entry-check.js";
+import { restorePointMismatch, type ReplayExtent, type RestorePoint } from "./restore-point.js";
 
 export const OUTCOME_UNKNOWN = "outcome unknown: the session stopped while this tool call was running";
 export const NOT_RUN = "tool call not run: the session stopped before it started";
@@ -20,11 +24,23 @@ export interface RestoredLog {
   header: LogHeader;
   /** The header line as written (a compaction keeps every field of it, known to this host or not). */
   headerLine: string;
-  /** A compacted log's snapshot; null for a log never compacted. */
+  /** A compacted log's snapshot; null for a log never compacted, and when restored from a point (it is not read). */
   snapshot: Snapshot | null;
-  /** Where the replayable history starts (after the snapshot line); the entries start at replayStart + replayBytes. */
+  /** Where the replayable history starts (after the snapshot line). */
   replayStart: number;
-  /** The entries after the snapshot's replayable history (all of them in a log never compacted). */
+  /** The replayable history (empty for a log never compacted). */
+  replay: ReplayExtent;
+  /** The state `entries` follow: the snapshot's or the point's; null for the header's. */
+  base: SessionState | null;
+  /** Where `entries` start: the end of the replayable history, or the restore point's offset. */
+  entriesStart: number;
+  /** Lines of the log before entriesStart, and the replayable entries among them. */
+  linesBefore: number;
+  shownBefore: number;
+  /** The restore point the entries follow (null: none was given, or it does not fit the log: see pointRefused). */
+  point: RestorePoint | null;
+  pointRefused: string | null;
+  /** The entries after entriesStart (all of them in a log never compacted and restored without a point). */
   entries: LogEntry[];
   /** Length of the part of the file made of whole, valid lines; the rest is a torn tail to truncate. */
   validLength: number;
@@ -41,13 +57,40 @@ export function restoreLog(data: Buffer, sessionId: string): RestoredLog {
   return restoreLogFrom((position, length) => data.subarray(position, position + length), data.length, sessionId);
 }
 
-/** A log of `size` bytes read in parts: a compacted log's replayable history is never read. */
-export function restoreLogFrom(read: ReadAt, size: number, sessionId: string): RestoredLog {
+/**
+ * A log of `size` bytes read in parts: a compacted log's replayable history is never read, nor, given a restore point
+ * that fits the log, anything before the point's offset.
+ */
+export function restoreLogFrom(
+  read: ReadAt,
+  size: number,
+  sessionId: string,
+  point: RestorePoint | null = null,
+): RestoredLog {
   const headerEnd = lineEnd(read, 0, size);
   if (headerEnd < 0)
     throw new LogError(size === 0 ? "the file is empty (no header)" : "its header line is torn (no newline)");
   const headerLine = read(0, headerEnd).toString("utf8");
   const header = parseHeaderLine(headerLine, sessionId);
+  const pointRefused = point
+    ? restorePointMismatch(point, { formatVersion: header.formatVersion, headerEnd, size, read })
+    : null;
+  if (point && pointRefused === null) {
+    return {
+      ...readEntries(read, size, point.logBytes, point.lines),
+      header,
+      headerLine,
+      snapshot: null,
+      replayStart: point.replay.start,
+      replay: point.replay,
+      base: point.base,
+      entriesStart: point.logBytes,
+      linesBefore: point.lines,
+      shownBefore: point.shown,
+      point,
+      pointRefused: null,
+    };
+  }
   let snapshot: Snapshot | null = null;
   let replayStart = headerEnd + 1;
   let tailStart = replayStart;
@@ -65,7 +108,30 @@ export function restoreLogFrom(read: ReadAt, size: number, sessionId: string): R
     }
     lineNumber = 2 + snapshot.replayLines;
   }
+  return {
+    ...readEntries(read, size, tailStart, lineNumber),
+    header,
+    headerLine,
+    snapshot,
+    replayStart,
+    replay: { start: replayStart, bytes: snapshot?.replayBytes ?? 0, lines: snapshot?.replayLines ?? 0 },
+    base: snapshot?.base ?? null,
+    entriesStart: tailStart,
+    linesBefore: lineNumber,
+    shownBefore: snapshot?.replayLines ?? 0,
+    point: null,
+    pointRefused,
+  };
+}
 
+/** The entries from `tailStart` (after `linesBefore` lines) to the end, a torn last line left out, and the repairs. */
+function readEntries(
+  read: ReadAt,
+  size: number,
+  tailStart: number,
+  linesBefore: number,
+): Pick<RestoredLog, "entries" | "validLength" | "droppedBytes" | "repairs"> {
+  let lineNumber = linesBefore;
   const data = read(tailStart, size - tailStart);
   // Decoded once, not line by line (a call into the decoder for each of a long log's ten thousand lines). A newline
   // byte is never part of a UTF-8 sequence, so the text's newlines are the bytes' in the same order: the bytes give
@@ -91,10 +157,6 @@ export function restoreLogFrom(read: ReadAt, size: number, sessionId: string): R
   }
   const validLength = tailStart + valid;
   return {
-    header,
-    headerLine,
-    snapshot,
-    replayStart,
     entries,
     validLength,
     droppedBytes: size - validLength,
@@ -114,14 +176,23 @@ function lineEnd(read: ReadAt, start: number, size: number): number {
 
 /** The replayable history of a compacted log (its bytes), parsed: a LogError if any of it is not an entry. */
 export function parseReplayed(data: Buffer, firstLine: number): LogEntry[] {
+  return parseLines(data, firstLine, "in its replayable history", () => true);
+}
+
+/** The replayable entries of whole lines of a log (the part a restore point skipped): a LogError if any is not an entry. */
+export function replayableIn(data: Buffer, firstLine: number): LogEntry[] {
+  return parseLines(data, firstLine, "before its restore point", isReplayed);
+}
+
+function parseLines(data: Buffer, firstLine: number, where: string, keep: (entry: LogEntry) => boolean): LogEntry[] {
   const text = data.toString("utf8");
   const entries: LogEntry[] = [];
   for (let start = 0, line = firstLine; start < text.length; line++) {
     let newline = text.indexOf("\n", start);
     if (newline < 0) newline = text.length;
     const entry = parseEntry(text.slice(start, newline));
-    if (!entry) throw new LogError(`line ${line} (in its replayable history) is not a valid log entry`);
-    entries.push(entry);
+    if (!entry) throw new LogError(`line ${line} (${where}) is not a valid log entry`);
+    if (keep(entry)) entries.push(entry);
     start = newline + 1;
   }
   return entries;

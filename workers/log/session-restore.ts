@@ -34,9 +34,16 @@ export function restoreSession(init: WorkerInit, events: EventSink): RestoredSes
   const where = log.kind === "dir" ? `session log ${log.path}` : `the stored log of session ${init.sessionId}`;
   try {
     if (log.kind === "dir") {
-      const { path, sidecarPath, compactingPath, compactBytes } = log;
+      const { path, sidecarPath, compactingPath, restorePointPath, compactBytes } = log;
       journal = FileJournal.open(
-        { path, sidecarPath, compactingPath, compactBytes, log: (level, msg, data) => events.log(level, msg, data) },
+        {
+          path,
+          sidecarPath,
+          compactingPath,
+          restorePointPath,
+          compactBytes,
+          log: (level, msg, data) => events.log(level, msg, data),
+        },
         init.sessionId,
       );
       repair = journal.repair;

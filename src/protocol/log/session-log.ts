@@ -3,6 +3,8 @@
 //                            (header with formatVersion 2, a snapshot line, the replayable history, see
 //                            src/protocol/log/snapshot.ts) into a new file renamed over it
 //   sessions/<id>.jsonl.compact  a compaction's new file before its rename (a crash can leave one; it is ignored)
+//   sessions/<id>.jsonl.restore  the restore point: the state at an offset of the log, where a restore starts (a cache
+//                            the worker writes between turns, ignored unless it fits the log; workers/log/restore-point.ts)
 //   sessions/<id>.meta.json  the sidecar: what session/list shows, rewritten (atomically) at every turn end
 //   sessions/<id>.lock       the pid of the host process that has the session open
 //   sessions/<id>.out/       output files of the session's tool runs, if any
@@ -159,6 +161,8 @@ export interface SessionPaths {
   log: string;
   /** A compaction's new log before it is renamed over the log. */
   compacting: string;
+  /** The log's restore point (a cache of the state at an offset of the log). */
+  restorePoint: string;
   sidecar: string;
   lock: string;
   outputDir: string;
@@ -170,12 +174,16 @@ export function sessionPaths(stateDir: string, sessionId: string): SessionPaths 
   return {
     log: join(sessions, `${sessionId}.jsonl`),
     compacting: join(sessions, `${sessionId}.jsonl.compact`),
+    restorePoint: join(sessions, `${sessionId}.jsonl.restore`),
     sidecar: join(sessions, `${sessionId}.meta.json`),
     lock: join(sessions, `${sessionId}.lock`),
     outputDir: join(sessions, `${sessionId}.out`),
     tombstone: join(deletedDir(stateDir), sessionId),
   };
 }
+
+/** Where a restore point is written before it is renamed over the one at `path` (a crash can leave it). */
+export const freshRestorePoint = (path: string): string => `${path}.new`;
 
 export const sessionsDir = (stateDir: string): string => join(stateDir, "sessions");
 export const deletedDir = (stateDir: string): string => join(stateDir, "deleted");

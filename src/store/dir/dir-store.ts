@@ -11,6 +11,7 @@ import type { ListSessionsResponse, RequestError } from "@agentclientprotocol/sd
 import type { WorkerLog, SettingsFrom } from "../../protocol/port.js";
 import {
   deletedDir,
+  freshRestorePoint,
   isSessionId,
   LOG_FORMAT,
   LOG_SUFFIX,
@@ -108,6 +109,7 @@ export class DirStore implements SessionStore {
       outputDir: paths.outputDir,
       settingsFrom,
       compactingPath: paths.compacting,
+      restorePointPath: paths.restorePoint,
       compactBytes: this.#options.compactBytes,
     };
   }
@@ -358,6 +360,8 @@ export class DirStore implements SessionStore {
       await Promise.all([
         rm(paths.log, { force: true }),
         rm(paths.compacting, { force: true }),
+        rm(paths.restorePoint, { force: true }),
+        rm(freshRestorePoint(paths.restorePoint), { force: true }),
         rm(paths.sidecar, { force: true }),
         rm(paths.outputDir, { recursive: true, force: true }),
         removeAttributes(attributesPath(this.stateDir, sessionId)),
