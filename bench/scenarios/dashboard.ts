@@ -99,6 +99,9 @@ async function busyHost(ctx: BenchContext): Promise<BusyFigures> {
   try {
     const origin = new URL(host.httpUrl).origin;
     const ids = await openSessions(host.client, sessions, ctx.cwd);
+    // Not measured: the first burst after the sessions opened met their threads' first turns (567 ms against 117–260
+    // for the later bursts without a page).
+    await echoPrompts(host.client, ids, prompts, "dashboard warm-up");
     await repeat(ctx, `dashboard: ${sessions} busy sessions`, runs, async (rep) => {
       const order = ["without", "blank", "with"] as const;
       for (const variant of rep % 2 === 0 ? order : [...order].reverse()) {
