@@ -6,12 +6,22 @@
 // session/resume and its first prompt in a host started for it, against the same for a session of one turn (issue 54:
 // within 1.5 times the one-turn session's, plus 20 ms).
 import { randomUUID } from "node:crypto";
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { foldLog } from "../../src/protocol/log/session-state.js";
 import { sessionPaths, sessionsDir } from "../../src/protocol/log/session-log.js";
-import { FileJournal, type LogFiles } from "../../workers/log/journal-file.js";
+import { FileJournal, RESTORE_POINT_MIN_BYTES, type LogFiles } from "../../workers/log/journal-file.js";
 import type { BenchContext } from "../context.js";
 import { repeat } from "../context.js";
 import { waitForIdle } from "../support/proc.js";
@@ -43,6 +53,8 @@ export interface FirstAnswerRow {
   compacted: boolean;
   /** Whether a restore point lies beside it (the worker writes one at a turn end when the log was not compacted). */
   restorePoint: boolean;
+  /** How far before the log's end its restore point lies, bytes (0: at its end). */
+  pointBehind: number;
   logBytes: number;
   ms: Figure;
 }
@@ -142,14 +154,16 @@ async function firstAnswerAfterResume(ctx: BenchContext): Promise<FirstAnswerAft
   const stateDir = mkdtempSync(join(tmpdir(), "ash-bench-first-answer-"));
   try {
     mkdirSync(sessionsDir(stateDir), { recursive: true });
-    const write = (turns: number, summarisedEvery: number | null) => {
+    const write = (turns: number, summarisedEvery: number | null, pointBehind = 0) => {
       const id = randomUUID();
       const { log } = sessionPaths(stateDir, id);
       writeSessionLog(log, id, ctx.cwd, turns, summarisedEvery === null ? {} : { summarisedEvery });
       const journal = FileJournal.open(logFiles(log), id);
       const compacted = journal.compact();
-      // As a worker leaves a long log it could not compact: a restore point at its last turn end.
-      const restorePoint = !compacted && turns > 1 && journal.writeRestorePoint();
+      // As a worker leaves a long log it could not compact: a restore point at its last turn end, or as far behind
+      // it as a worker lets one be.
+      const restorePoint =
+        !compacted && turns > 1 && (pointBehind > 0 ? pointAt(log, id, pointBehind) : journal.writeRestorePoint());
       journal.close();
       return {
         id,
@@ -157,13 +171,27 @@ async function firstAnswerAfterResume(ctx: BenchContext): Promise<FirstAnswerAft
         summarisedEvery,
         compacted,
         restorePoint,
+        pointBehind,
         logBytes: statSync(log).size,
         timed: [] as number[],
       };
     };
     const oneTurn = write(1, null);
-    const long = [write(LONG_TURNS, SUMMARISED_EVERY), write(LONG_TURNS, null)];
+    const long = [
+      write(LONG_TURNS, SUMMARISED_EVERY),
+      write(LONG_TURNS, null),
+      write(LONG_TURNS, null, RESTORE_POINT_MIN_BYTES),
+    ];
+    // Each round starts from the same files: a round's turn would otherwise move the log on, and its turn end the point.
+    const saved = [oneTurn, ...long].flatMap(({ id }) => {
+      const { log } = sessionPaths(stateDir, id);
+      return [log, `${log}.restore`]
+        .filter((path) => existsSync(path))
+        .map((path) => ({ path, copy: `${path}.saved` }));
+    });
+    for (const { path, copy } of saved) copyFileSync(path, copy);
     for (let round = 0; round < rounds; round++) {
+      for (const { path, copy } of saved) copyFileSync(copy, path);
       for (const session of [oneTurn, ...long]) {
         session.timed.push(
           await withSystem(startHost(["--state-dir", stateDir]), async ({ client, pid }) => {
@@ -179,11 +207,12 @@ async function firstAnswerAfterResume(ctx: BenchContext): Promise<FirstAnswerAft
       }
     }
     const oneTurnMs = figure(oneTurn.timed);
-    const rows = long.map(({ turns, summarisedEvery, compacted, restorePoint, logBytes, timed }) => ({
+    const rows = long.map(({ turns, summarisedEvery, compacted, restorePoint, pointBehind, logBytes, timed }) => ({
       turns,
       summarisedEvery,
       compacted,
       restorePoint,
+      pointBehind,
       logBytes,
       ms: figure(timed),
     }));
@@ -194,6 +223,25 @@ async function firstAnswerAfterResume(ctx: BenchContext): Promise<FirstAnswerAft
   } finally {
     rmSync(stateDir, { recursive: true, force: true });
   }
+}
+
+/**
+ * A restore point `behind` bytes (or a little more, at a turn's end) before the end of the log at `log`: written by a
+ * journal on a copy of the log up to there (the same bytes), then moved beside the log. Returns whether it was.
+ */
+function pointAt(log: string, sessionId: string, behind: number): boolean {
+  const data = readFileSync(log);
+  let cut = data.lastIndexOf(0x0a, data.length - behind);
+  while (cut > 0 && !data.toString("utf8", data.lastIndexOf(0x0a, cut - 1) + 1, cut).includes('"type":"turn_end"'))
+    cut = data.lastIndexOf(0x0a, cut - 1);
+  const prefix = `${log}.prefix`;
+  writeFileSync(prefix, data.subarray(0, cut + 1));
+  const journal = FileJournal.open(logFiles(prefix), sessionId);
+  const written = journal.writeRestorePoint();
+  journal.close();
+  renameSync(`${prefix}.restore`, `${log}.restore`);
+  for (const path of [prefix, `${prefix}.meta`]) rmSync(path, { force: true });
+  return written;
 }
 
 /** A log's files as a worker opens them, never compacted on its own. */
@@ -251,7 +299,13 @@ export const scenario: Scenario<RestoreResult> = {
       r.firstAnswer.rows.map((row) => [
         String(row.turns),
         row.summarisedEvery === null ? "never" : `every ${row.summarisedEvery} turns`,
-        row.compacted ? "compacted" : row.restorePoint ? "as appended, restore point" : "as appended",
+        row.compacted
+          ? "compacted"
+          : !row.restorePoint
+            ? "as appended"
+            : row.pointBehind > 0
+              ? `as appended, restore point ${Math.round(row.pointBehind / 1024)} KiB before its end`
+              : "as appended, restore point at its end",
         (row.logBytes / 2 ** 20).toFixed(1),
         fmt(row.ms),
         r.firstAnswer.goalMs.toFixed(1),

@@ -72,7 +72,7 @@ export interface RepairReport {
  * point (a cold worker reads and checks about 30 MiB of entries a second: 256 KiB in under 10 ms), and spares short
  * sessions a second file.
  */
-const RESTORE_POINT_MIN_BYTES = 256 * 1024;
+export const RESTORE_POINT_MIN_BYTES = 256 * 1024;
 
 export class FileJournal implements Journal {
   readonly header: LogHeader;
