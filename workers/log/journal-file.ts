@@ -92,8 +92,8 @@ export class FileJournal implements Journal {
   /** Bytes of the entries after the replayable history. */
   #tailBytes: number;
   #turnOpen = false;
-  #compactionDue = false;
-  #restorePointDue = false;
+  /** Set while a compaction or a restore point is scheduled (scheduleIdleWork). */
+  #idleWorkDue = false;
   /** The size of the last restore point read or written (0: none). */
   #restorePointBytes = 0;
   /** The tail's size at which the next compaction is tried. */
@@ -157,9 +157,8 @@ export class FileJournal implements Journal {
     journal.append(...restored.repairs);
     if (restored.droppedBytes > 0 || restored.repairs.length > 0) fsyncSync(fd);
     journal.#writeSidecar(previousUpdate(files.sidecarPath, sessionId) ?? modified);
-    journal.#scheduleCompaction();
     // A long log read from its start (none was written, or it did not fit) gets a point now, not at its next turn.
-    journal.#scheduleRestorePoint();
+    journal.#scheduleIdleWork();
     return journal;
   }
 
@@ -247,8 +246,7 @@ export class FileJournal implements Journal {
       throw new LogWriteError("fdatasync", error);
     }
     this.#writeSidecar(new Date().toISOString());
-    this.#scheduleCompaction();
-    this.#scheduleRestorePoint();
+    this.#scheduleIdleWork();
   }
 
   entries(): readonly JournalEntry[] {
@@ -391,36 +389,36 @@ export class FileJournal implements Journal {
     else if (entry.type === "turn_end") this.#turnOpen = false;
   }
 
-  /** After the turn's end has been posted: a compaction delays the next prompt of this session only, not its answer. */
-  #scheduleCompaction(): void {
-    if (this.#compactionDue || this.#tailBytes < this.#compactAtTail) return;
-    this.#compactionDue = true;
+  /**
+   * After the turn's end has been posted (or the log opened): a compaction, then a restore point if one is still
+   * wanted (a compaction makes it needless). Either delays the next prompt of this session only, not its answer.
+   */
+  #scheduleIdleWork(): void {
+    if (this.#idleWorkDue || (!this.#compactionWanted() && !this.#restorePointWanted())) return;
+    this.#idleWorkDue = true;
     setTimeout(() => {
-      this.#compactionDue = false;
-      if (this.#tailBytes < this.#compactAtTail) return;
-      try {
-        this.compact();
-      } catch (error) {
-        // The log is as it was (the rename is the commit point); the next turn end tries again.
-        this.#files.log("warn", "session log not compacted", { reason: (error as Error).message });
+      this.#idleWorkDue = false;
+      if (this.#compactionWanted()) {
+        try {
+          this.compact();
+        } catch (error) {
+          // The log is as it was (the rename is the commit point); the next turn end tries again.
+          this.#files.log("warn", "session log not compacted", { reason: (error as Error).message });
+        }
+      }
+      if (this.#restorePointWanted()) {
+        try {
+          this.writeRestorePoint();
+        } catch (error) {
+          // A cache: the next restore reads more of the log, and the next turn end tries again.
+          this.#files.log("warn", "session restore point not written", { reason: (error as Error).message });
+        }
       }
     }, 0);
   }
 
-  /** At a turn's end, after it has been posted, like a compaction (which goes first and makes a point needless). */
-  #scheduleRestorePoint(): void {
-    if (this.#restorePointDue || !this.#restorePointWanted()) return;
-    this.#restorePointDue = true;
-    setTimeout(() => {
-      this.#restorePointDue = false;
-      if (!this.#restorePointWanted()) return;
-      try {
-        this.writeRestorePoint();
-      } catch (error) {
-        // A cache: the next restore reads more of the log, and the next turn end tries again.
-        this.#files.log("warn", "session restore point not written", { reason: (error as Error).message });
-      }
-    }, 0);
+  #compactionWanted(): boolean {
+    return this.#tailBytes >= this.#compactAtTail;
   }
 
   #restorePointWanted(): boolean {
