@@ -1,6 +1,7 @@
 // Test support for restore points (workers/log/restore-point.ts): a log file's journal as a worker opens it, and what
 // a restore gives a session, to compare a restore from a point with one from the log's start.
 import { copyFileSync, existsSync, writeFileSync } from "node:fs";
+import { isReplayed } from "../../src/protocol/log/snapshot.js";
 import { foldLog } from "../../src/protocol/log/session-state.js";
 import type { LogEntry } from "../../src/protocol/log/session-log.js";
 import { FileJournal, type LogFiles } from "../../workers/log/journal-file.js";
@@ -35,10 +36,8 @@ export function restoredSession(journal: FileJournal) {
     turns: journal.turns,
     title: journal.title,
     shown: journal.shown,
-    replayed: [...journal.replayed(), ...journal.entries()].filter((entry) =>
-      // What session/load shows: replayed() then the entries since the base, of the kinds it replays.
-      ["user_message", "assistant_message", "tool_call", "tool_result", "compaction", "plan"].includes(entry.type),
-    ),
+    // What session/load shows: replayed() then the entries since the base, of the kinds it replays.
+    replayed: [...journal.replayed(), ...journal.entries()].filter(isReplayed),
   };
 }
 
