@@ -22,7 +22,7 @@ describe("a compacted log", () => {
     const restored = previous ? restoreLog(previous, id) : null;
     const base = foldLog(restored?.snapshot?.base ?? emptyState(header(id, "/work")), entries);
     const replayed = restored?.snapshot
-      ? previous!.subarray(restored.replayStart, restored.replayStart + restored.snapshot.replayBytes)
+      ? previous!.subarray(restored.replay.start, restored.replay.start + restored.snapshot.replayBytes)
       : Buffer.alloc(0);
     const log = compactedLog({
       headerLine,
@@ -50,7 +50,7 @@ describe("a compacted log", () => {
     expect(restored.entries).toEqual(logTurns(31, 40));
     expect(restored.droppedBytes).toBe('{"type":"turn_st'.length);
     expect(foldLog(restored.snapshot!.base, restored.entries)).toEqual(foldLog(emptyState(header(id, "/work")), all));
-    const history = twice.subarray(restored.replayStart, restored.replayStart + restored.snapshot!.replayBytes);
+    const history = twice.subarray(restored.replay.start, restored.replay.start + restored.snapshot!.replayBytes);
     expect(replayEvents([...parseReplayed(history, 3), ...restored.entries])).toEqual(replayEvents(all));
   });
 

@@ -26,9 +26,7 @@ export interface RestoredLog {
   headerLine: string;
   /** A compacted log's snapshot; null for a log never compacted, and when restored from a point (it is not read). */
   snapshot: Snapshot | null;
-  /** Where the replayable history starts (after the snapshot line). */
-  replayStart: number;
-  /** The replayable history (empty for a log never compacted). */
+  /** The replayable history: where it starts (after the snapshot line) and its size (none for a log never compacted). */
   replay: ReplayExtent;
   /** The state `entries` follow: the snapshot's or the point's; null for the header's. */
   base: SessionState | null;
@@ -81,7 +79,6 @@ export function restoreLogFrom(
       header,
       headerLine,
       snapshot: null,
-      replayStart: point.replay.start,
       replay: point.replay,
       base: point.base,
       entriesStart: point.logBytes,
@@ -113,7 +110,6 @@ export function restoreLogFrom(
     header,
     headerLine,
     snapshot,
-    replayStart,
     replay: { start: replayStart, bytes: snapshot?.replayBytes ?? 0, lines: snapshot?.replayLines ?? 0 },
     base: snapshot?.base ?? null,
     entriesStart: tailStart,
