@@ -12,7 +12,8 @@ const uplotCss = fileURLToPath(new URL("../node_modules/uplot/dist/uPlot.min.css
 
 /**
  * zod's namespace re-exports all its locales (z.locales, ~260 kB of the bundle's ~450 kB of zod); the page uses none
- * of them by that name (its messages are English, set by ui/zod-settings.ts from the English locale's own file).
+ * of them by that name (its messages are English: zod's own API sets them from the English locale's file, which
+ * stays).
  */
 const noZodLocales = {
   name: "no-zod-locales",
