@@ -6,7 +6,7 @@ import { createConnection } from "node:net";
 import { dirname } from "node:path";
 import { once } from "node:events";
 import { pino } from "pino";
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SpawnerClient } from "../../src/spawner/client/spawner-client.js";
 import { readJsonLines } from "../../src/protocol/ndjson-lines.js";
 import { SpawnerConnection } from "../../workers/tools/spawner-connection.js";
@@ -178,15 +178,11 @@ describe("spawner lifetime", () => {
   });
 
   it("a spawner killed outright leaves its directory, and the next one to start sweeps it away", async () => {
-    // Spawners started by other test files sweep the shared temp dir too; a private one keeps this test's directory its own.
-    const sharedTmp = process.env.TMPDIR;
-    process.env.TMPDIR = tempDir();
-    onTestFinished(() => {
-      if (sharedTmp === undefined) delete process.env.TMPDIR;
-      else process.env.TMPDIR = sharedTmp;
-    });
+    // Spawners started by other test files sweep their runtime parent too (/dev/shm where it has room, whatever
+    // TMPDIR says): a private parent keeps this test's directory its own until its own next spawner sweeps it.
+    const runtimeParent = tempDir();
     const killed = await SpawnerClient.start(
-      { bwrapPath: "/usr/bin/bwrap", network: false, allowFullAccess: false, maxBackgroundTasks: 1 },
+      { bwrapPath: "/usr/bin/bwrap", network: false, allowFullAccess: false, maxBackgroundTasks: 1, runtimeParent },
       log,
     );
     const dir = dirname(killed.socketPath);
@@ -194,9 +190,11 @@ describe("spawner lifetime", () => {
     await waitGone([killed.pid]);
     expect(existsSync(dir)).toBe(true);
     const next = await SpawnerClient.start(
-      { bwrapPath: "/usr/bin/bwrap", network: false, allowFullAccess: false, maxBackgroundTasks: 1 },
+      { bwrapPath: "/usr/bin/bwrap", network: false, allowFullAccess: false, maxBackgroundTasks: 1, runtimeParent },
       log,
     );
+    expect(dirname(next.socketPath)).not.toBe(dir);
+    expect(dirname(dirname(next.socketPath))).toBe(runtimeParent);
     await waitFor("the stale directory to be swept", () => !existsSync(dir));
     expect(existsSync(dirname(next.socketPath))).toBe(true);
     await next.shutdown();
