@@ -19,6 +19,7 @@ import {
 import type { SessionWorkerApi } from "../src/protocol/session-worker-api.js";
 import type { WorkerEvent } from "../src/protocol/worker-events.js";
 import { OutputWindow, outputBytes } from "../src/protocol/output-window.js";
+import { portEndpoint } from "../src/protocol/port-endpoint.js";
 import { SystemPromptSetting } from "../src/protocol/system-prompt.js";
 import { AgentLoop } from "./loop/agent-loop.js";
 import { ChildRequests } from "./loop/child-requests.js";
@@ -262,7 +263,7 @@ export default function runSession(task: SessionTask): Promise<never> {
       session.journal.close();
     },
   };
-  Comlink.expose(repliesAfterEvents(api, events), task.commands as Comlink.Endpoint);
+  Comlink.expose(repliesAfterEvents(api, events), portEndpoint(task.commands as MessagePort));
   // The hot path: prompts and cancels arrive as plain messages on the events port, after open() has answered.
   events.onMessage((data) => {
     const message = asHostMessage(data);

@@ -9,6 +9,7 @@ import * as Comlink from "comlink";
 import type { SessionWorkerApi } from "../src/protocol/session-worker-api.js";
 import type { WorkerEvent } from "../src/protocol/worker-events.js";
 import { outputWindowBuffer } from "../src/protocol/output-window.js";
+import { portEndpoint } from "../src/protocol/port-endpoint.js";
 import { scriptedLogHeader, scriptedSessionInit } from "./scripted-init.js";
 import runSession from "./session-entry.js";
 
@@ -22,7 +23,7 @@ export async function warmUp(): Promise<void> {
     const log = join(dir, `${sessionId}.jsonl`);
     writeFileSync(log, `${JSON.stringify(header)}\n`);
     void runSession({ commands: commands.port2, events: events.port2, outputWindow: outputWindowBuffer() });
-    const api = Comlink.wrap<SessionWorkerApi>(commands.port1 as unknown as Comlink.Endpoint);
+    const api = Comlink.wrap<SessionWorkerApi>(portEndpoint(commands.port1));
     await api.start(
       scriptedSessionInit(sessionId, dir, {
         kind: "dir",

@@ -4,6 +4,7 @@ import * as Comlink from "comlink";
 import { compile } from "zod/mini";
 import { outputBytes, type OutputWindow } from "../protocol/output-window.js";
 import { type HostMessage } from "../protocol/port.js";
+import { portEndpoint } from "../protocol/port-endpoint.js";
 import type { SessionWorkerApi } from "../protocol/session-worker-api.js";
 import { WorkerEventBatch, type WorkerEvent } from "../protocol/worker-events.js";
 
@@ -48,7 +49,7 @@ export class WorkerLease {
     this.#commands = commands;
     this.#events = events;
     this.#abort = abort;
-    this.#api = Comlink.wrap<SessionWorkerApi>(commands as unknown as Comlink.Endpoint);
+    this.#api = Comlink.wrap<SessionWorkerApi>(portEndpoint(commands));
     events.on("message", (data: unknown) => {
       const parsed = eventBatch.safeParse(data);
       if (!parsed.success) return this.#onInvalid(parsed.error.message);

@@ -5,11 +5,11 @@
 //   sha256 of what follows (hex) \n the point's fields (JSON) \n the snapshot line (log/snapshot.ts) \n
 // Written to a new file renamed over the old one, never flushed: a crash leaves the old point, none, or a torn one
 // that its digest refuses.
-import { createHash } from "node:crypto";
 import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { parseSnapshotLine, snapshotLine } from "../../src/protocol/log/snapshot.js";
 import { freshRestorePoint, LogError } from "../../src/protocol/log/session-log.js";
 import type { SessionState } from "../../src/protocol/log/session-state.js";
+import { sha256Hex } from "../sha256.js";
 
 export const RESTORE_POINT_FORMAT = "acp-session-host/restore-point";
 const RESTORE_POINT_VERSION = 1;
@@ -51,9 +51,7 @@ export function logCheck(read: ReadLog, logBytes: number): RestorePoint["check"]
   const bytes = Math.min(CHECKED_BYTES, logBytes);
   return {
     bytes,
-    sha256: createHash("sha256")
-      .update(read(logBytes - bytes, bytes))
-      .digest("hex"),
+    sha256: sha256Hex(read(logBytes - bytes, bytes)),
   };
 }
 
@@ -62,7 +60,7 @@ export function restorePointFile(point: RestorePoint): Buffer {
   const { base, shown, ...fields } = point;
   // As a store's snapshot: no history follows it, and replayLines counts the replayable entries before it.
   const body = `${JSON.stringify({ format: RESTORE_POINT_FORMAT, version: RESTORE_POINT_VERSION, shown, ...fields })}\n${snapshotLine({ base, replayLines: shown, replayBytes: 0 })}\n`;
-  return Buffer.from(`${sha256(body)}\n${body}`);
+  return Buffer.from(`${sha256Hex(body)}\n${body}`);
 }
 
 export type ReadPoint = { point: RestorePoint; bytes: number } | { refused: string };
@@ -72,7 +70,7 @@ export function parseRestorePoint(data: Buffer, sessionId: string): ReadPoint {
   const digestEnd = data.indexOf(0x0a);
   if (digestEnd < 0 || data[data.length - 1] !== 0x0a) return { refused: "it is torn" };
   const body = data.subarray(digestEnd + 1);
-  if (data.toString("latin1", 0, digestEnd) !== sha256(body))
+  if (data.toString("latin1", 0, digestEnd) !== sha256Hex(body))
     return { refused: "its digest does not match (torn or damaged)" };
   const text = body.toString("utf8");
   const fieldsEnd = text.indexOf("\n");
@@ -164,10 +162,6 @@ export function writeRestorePoint(path: string, data: Buffer): void {
 
 export function removeRestorePoint(path: string): void {
   rmSync(path, { force: true });
-}
-
-function sha256(data: string | Buffer): string {
-  return createHash("sha256").update(data).digest("hex");
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

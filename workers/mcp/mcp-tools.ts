@@ -1,11 +1,11 @@
 // One MCP server tool as the model sees it: mcp__<server>__<tool> with the server's JSON Schema. An MCP tool can do
 // anything and its annotations come from code the host does not control: calls are treated like commands (ask and
 // read-only modes ask the client), and annotations only choose the tool_call's kind.
-import { createHash } from "node:crypto";
 import * as z from "zod/mini";
 import type { CallToolResult, Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
 import { mcpToolName } from "../../src/protocol/mcp-servers.js";
 import type { SessionModeId } from "../../src/protocol/port.js";
+import { sha256Hex } from "../sha256.js";
 import { CappedOutput } from "../tools/output-cap.js";
 import type { Tool, ToolPolicy, ToolResult } from "../tools/tool.js";
 
@@ -28,7 +28,7 @@ export const MAX_TOOL_NAME = 64;
 export function offeredName(server: string, tool: string): string {
   const name = mcpToolName(server, tool.replace(/[^A-Za-z0-9_-]/g, "_"));
   if (name.length <= MAX_TOOL_NAME) return name;
-  const hash = createHash("sha256").update(name).digest("hex").slice(0, 8);
+  const hash = sha256Hex(name).slice(0, 8);
   return `${name.slice(0, MAX_TOOL_NAME - hash.length - 1)}_${hash}`;
 }
 
