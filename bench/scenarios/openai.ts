@@ -35,6 +35,15 @@ export const SEED_TAIL_MS: Partial<Record<keyof typeof SEED_FIGURES, { p99: numb
   "50x20": { p99: 1000 },
   "200x5": { p99: 3800, allFirst: 3800 },
 };
+/**
+ * The seed system's peak RSS, MiB, in the same runs as SEED_FIGURES (issue 24 gives 182 MB, 0.37 GB and 1.2 GB, read
+ * here as decimal units: the lower reading, so the ratio against it is never flattering).
+ */
+export const SEED_PEAK_RSS_MIB: Record<keyof typeof SEED_FIGURES, number> = {
+  "10x20": 182e6 / 2 ** 20,
+  "50x20": 0.37e9 / 2 ** 20,
+  "200x5": 1.2e9 / 2 ** 20,
+};
 /** How long the warm rows wait for the standby pool to hold the burst they follow (it refills with spare CPU only). */
 const WARM_WAIT_MS = 60_000;
 
@@ -67,6 +76,7 @@ export interface SeedRow extends BurstFigures {
   /** The seed system's prompts/s for this size, where the issue gives it. */
   seedPromptsPerSecond: number | null;
   seedTailMs: { p99: number; allFirst?: number } | null;
+  seedPeakRssMiB: number | null;
   /**
    * The same burst again on the same host once the first burst's sessions were closed and its standby pool, which
    * learnt that burst, holds as many threads (no flags): a host that has seen its workload.
@@ -291,6 +301,7 @@ async function seed(ctx: BenchContext, runs: number): Promise<OpenAiResult["seed
         ),
         seedPromptsPerSecond: SEED_FIGURES[key] ?? null,
         seedTailMs: SEED_TAIL_MS[key] ?? null,
+        seedPeakRssMiB: SEED_PEAK_RSS_MIB[key] ?? null,
         warm: figures(
           measured.map((m) => m.warm),
           [...burstKeys, "standby"] as const,
@@ -449,9 +460,9 @@ export const scenario: Scenario<OpenAiResult> = {
     "",
     `The seed's workload: N session/new at once, then K prompts each; the server answers at once with 4 text chunks, a finish and a usage chunk. ` +
       `Floor: ${o.seed.floorThreads} bare worker threads started at once, each answering once: ${fmt(o.seed.floorMs)} ms. ` +
-      "The seed system's prompts/s are its figures on this machine from issue 24, its p99 and first answers issue 54's (not measured in this run). " +
+      "The seed system's prompts/s and peak RSS are its figures on this machine from issue 24, its p99 and first answers issue 54's (not measured in this run). " +
       "As started: a host up and idle, first burst. Warm: the same host, the first burst's sessions closed, once its standby pool holds as many threads as that burst opened (it learns bursts; no flags), the same burst again. " +
-      "Goals (issue 54): warm p99 and every first answer ≤ 0.8× the seed's, prompts/s ≥ 1.5×; as started, 200 × 5 every first answer ≤ 1.3× the floor.",
+      "Goals (issue 54): warm p99 and every first answer ≤ 0.8× the seed's, prompts/s ≥ 1.5×, peak RSS ≤ 2× the seed's; as started, 200 × 5 every first answer ≤ 1.3× the floor.",
     "",
     table(
       [
@@ -466,6 +477,7 @@ export const scenario: Scenario<OpenAiResult> = {
         "/ floor",
         "CPU s",
         "peak RSS MiB",
+        "/ seed",
       ],
       o.seed.rows.flatMap((r) =>
         (["cold", "warm"] as const).map((state) => {
@@ -482,6 +494,7 @@ export const scenario: Scenario<OpenAiResult> = {
             r.sessions === o.seed.floorThreads ? x(b.allFirstMs.median / o.seed.floorMs.median) : "",
             fmt(b.cpuS),
             fmt(b.peakRssMiB),
+            r.seedPeakRssMiB === null ? "" : x(b.peakRssMiB.median / r.seedPeakRssMiB),
           ];
         }),
       ),

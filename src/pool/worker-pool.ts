@@ -47,8 +47,12 @@ const REPLENISH_MAX_WAIT_MS = 1000;
  * the first turns of the sessions just opened (docs/performance.md, "Measured choices in the code").
  */
 const REPLENISH_BUSY_SHARE = 0.5;
-/** ...for at most this long after it was first asked for: a host busy without pause still gets its standby threads. */
+/**
+ * ...for at most this long after it was first asked for; then a host busy without pause gets its standby threads one
+ * each REPLENISH_BUSY_EVERY_MS.
+ */
 const REPLENISH_MAX_DEFER_MS = 3000;
+const REPLENISH_BUSY_EVERY_MS = 1000;
 /** A start that has not answered by then releases its place in the start gate (far longer than a start takes). */
 const SLOW_START_MS = 5000;
 
@@ -253,8 +257,8 @@ export class WorkerPool {
     this.#replenishAfterQuiet();
   }
 
-  #replenishAfterQuiet(): void {
-    this.#replenishing = setTimeout(() => this.#replenishIfSpare(), REPLENISH_QUIET_MS);
+  #replenishAfterQuiet(ms = REPLENISH_QUIET_MS): void {
+    this.#replenishing = setTimeout(() => this.#replenishIfSpare(), ms);
     this.#replenishing.unref();
   }
 
@@ -262,13 +266,18 @@ export class WorkerPool {
     this.#replenishing = null;
     const now = performance.now();
     this.#deferredTarget ??= this.#wanted(now);
-    if (this.#cpu.sinceLast() > REPLENISH_BUSY_SHARE && now - this.#replenishWaitingSince < REPLENISH_MAX_DEFER_MS) {
-      this.#replenishAfterQuiet();
-      return;
-    }
     const target = Math.max(this.#deferredTarget, this.#wanted(now));
+    if (this.#cpu.sinceLast() > REPLENISH_BUSY_SHARE) {
+      // Busy past the deferral: one thread at a time, not the whole refill at once, which took both cores (the start
+      // gate's permits) from the turns of a burst that outlasted the deferral.
+      const deferredLong = now - this.#replenishWaitingSince >= REPLENISH_MAX_DEFER_MS;
+      if (deferredLong) this.#replenish(Math.min(target, this.#standby.length + 1));
+      if (this.#standby.length < target) {
+        this.#replenishAfterQuiet(deferredLong ? REPLENISH_BUSY_EVERY_MS : REPLENISH_QUIET_MS);
+        return;
+      }
+    } else this.#replenish(target);
     this.#deferredTarget = null;
-    this.#replenish(target);
   }
 
   /** The standby count wanted now: the burst's (StandbyTarget), or the leases expected, within --max-live-workers. */
