@@ -1,5 +1,6 @@
 // Linux /proc readings of the processes under test: RSS and CPU time (threads and descendants: test/support/proc.ts).
 import { readFileSync } from "node:fs";
+import { descendants } from "../../test/support/proc.js";
 
 export { descendantIdentities, descendants, isAlive, stillThere, threadCount } from "../../test/support/proc.js";
 
@@ -33,4 +34,27 @@ export async function waitForIdle(
     before = now;
   }
   return false;
+}
+
+/** Processes under `root` whose command name (comm) is `name`, e.g. "sleep". */
+export function countNamed(root: number, name: string): number {
+  return descendants(root).filter((pid) => commAndGroup(pid)?.comm === name).length;
+}
+
+/** Sandboxes under `root`: bwrap processes that lead a process group (a sandbox's init is in its bwrap's group). */
+export function sandboxCount(root: number): number {
+  return descendants(root).filter((pid) => {
+    const found = commAndGroup(pid);
+    return found?.comm === "bwrap" && found.pgid === pid;
+  }).length;
+}
+
+function commAndGroup(pid: number): { comm: string; pgid: number } | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const close = stat.lastIndexOf(")");
+    return { comm: stat.slice(stat.indexOf("(") + 1, close), pgid: Number(stat.slice(close + 2).split(" ")[2]) };
+  } catch {
+    return null; // ended while we looked
+  }
 }
