@@ -1,5 +1,6 @@
 // `npm run bench [-- --quick] [-- --only a,b]`: runs the scenarios one after another, then writes
-// bench/results/<timestamp>.json, .md (also printed) and .svg (latency against session count).
+// bench/results/<timestamp>.json, .md (also printed) and .svg (latency against session count). BENCH_NODE, the path of
+// another node binary, gives the worker-start scenario a second Node's column (bench/support/bench-node.ts).
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, release, tmpdir, totalmem } from "node:os";
@@ -15,6 +16,12 @@ import { isFailed, type BenchResults, type ScenarioResults } from "./results-typ
 import { loadScenarios } from "./scenario.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+
+const ENVIRONMENT = `environment:
+  BENCH_NODE                 the path of another node binary (Node 26 beside the machine's Node 20, say): the
+                             worker-start scenario measures it too, in a column of its own, after writing the session
+                             worker's code cache for its V8 version; unset, that column is not measured
+`;
 
 const flag = z.union([z.boolean(), z.enum(["true", "false"])]).transform((v) => v === true || v === "true");
 const benchFlags = (NAMES: string[]) =>
@@ -37,7 +44,7 @@ async function main(argv: string[]): Promise<void> {
   const SCENARIOS = await loadScenarios();
   const BenchFlags = benchFlags(SCENARIOS.map((s) => s.flag));
   if (argv.includes("--help")) {
-    process.stdout.write(`usage: npm run bench [-- flags]\n\nflags:\n${flagsHelp(BenchFlags)}\n`);
+    process.stdout.write(`usage: npm run bench [-- flags]\n\nflags:\n${flagsHelp(BenchFlags)}\n\n${ENVIRONMENT}`);
     return;
   }
   const flags = parseFlags(BenchFlags, argv);

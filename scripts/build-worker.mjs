@@ -7,13 +7,11 @@
 //   trace-export.js       the trace export thread (workers/trace-export/): the OpenTelemetry SDK's batch processor
 //                         and OTLP exporter, one per host that traces
 //   session-loader.js     what piscina loads in a thread: it compiles session-entry.js with a V8 code cache
-// Last, the loader runs one session through the bundle and writes that code cache (session-entry.js.cache), under
-// the V8 flags the host sets (src/pool/isolate-flags.ts).
+// Last, write-code-cache.mjs writes that code cache for the Node that builds (session-entry.js.<V8 version>.cache).
 import { execFileSync } from "node:child_process";
-import { copyFileSync } from "node:fs";
+import { copyFileSync, readdirSync, rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
-import { ISOLATE_FLAGS } from "../dist/src/pool/isolate-flags.js";
 
 const dist = fileURLToPath(new URL("../dist/workers/", import.meta.url));
 const out = `${dist}bundle/`;
@@ -35,7 +33,8 @@ await Promise.all([
 ]);
 // The bundles are CommonJS whatever the package's "type" says.
 copyFileSync(fileURLToPath(new URL("../workers/bundle-package.json", import.meta.url)), `${out}package.json`);
-// Under the host's V8 flags: a cache made under others is rejected by every thread.
-execFileSync(process.execPath, [...ISOLATE_FLAGS, `${out}session-loader.js`, "--write-code-cache"], {
-  stdio: "inherit",
-});
+// Every cache beside the bundle was made from the one before it (other Nodes' too, written by the bench): none matches
+// the new bundle, and npm pack would ship them.
+for (const name of readdirSync(out))
+  if (name.startsWith("session-entry.js.") && name.endsWith(".cache")) rmSync(`${out}${name}`);
+execFileSync(process.execPath, [fileURLToPath(new URL("write-code-cache.mjs", import.meta.url))], { stdio: "inherit" });

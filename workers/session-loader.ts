@@ -1,8 +1,9 @@
 // What piscina loads in a session worker's thread: the bundled session worker (one CommonJS file, built by
 // `npm run build`), compiled with the V8 code cache made at build time, so a thread skips parsing and compiling
-// what every thread before it compiled. A cache V8 rejects (another Node build) only costs the compile it saves.
-// Run directly (`node session-loader.js --write-code-cache`), it makes that cache: it runs one session through the
-// bundle, as a thread would, and stores what V8 compiled.
+// what every thread before it compiled. The cache is the one of this Node's V8 version (code-cache-name.ts); one V8
+// rejects (another build of the same version) only costs the compile it saves.
+// Run directly (`node session-loader.js --write-code-cache`, as scripts/write-code-cache.mjs runs it), it makes that
+// cache: it runs one session through the bundle, as a thread would, and stores what V8 compiled.
 // The bundle is loaded by the task, not when piscina loads this file: a load that throws (the bundle unreadable or
 // broken, the heap too small for it) then fails the task, and so the session's start, with its cause. Thrown while
 // piscina loads this file, it would end the thread before piscina hands it the task, and piscina keeps the task queued
@@ -11,9 +12,10 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { Script } from "node:vm";
 import type { SessionTask } from "../src/protocol/port.js";
+import { codeCacheName } from "./code-cache-name.js";
 
 const BUNDLE = join(__dirname, "session-entry.js");
-const CACHE = `${BUNDLE}.cache`;
+const CACHE = join(__dirname, codeCacheName(process.versions.v8));
 
 type ModuleFunction = (
   exports: object,

@@ -14,7 +14,8 @@
 // when it collects the object; with the pool off, so does Node 26's.
 //
 // V8 accepts a code cache only from an isolate with the same flags: the build writes the session worker's cache
-// under these (scripts/build-worker.mjs), or every thread would reject it and compile the bundle again.
+// under these, as the Node that runs it computes them (scripts/write-code-cache.mjs), or every thread would reject it
+// and compile the bundle again.
 import { setFlagsFromString } from "node:v8";
 
 // V8 11 (Node 20) names it --memory-reducer-single-gc; later V8 (Node 24) has --memory-reducer-gc-count instead and
