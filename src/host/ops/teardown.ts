@@ -26,6 +26,9 @@ const STAGES = [
   [{ name: "finish", deadlineMs: 3000 }],
 ] as const;
 
+/** How long the threads and commands wait for the answers to be written. */
+const ANSWERS_FIRST_MS = 200;
+
 /** Within the finish phase's deadline. */
 const TRACE_FLUSH_MS = 2500;
 
@@ -48,15 +51,23 @@ export function createTeardown(host: OpsHost, phases: TeardownPhases): (reason: 
       // interrupted when the session is next opened. Asked to dispose, two hundred workers would spend the CPU their
       // ending needs.
       host.followed?.stopAll();
-      const closed = Promise.allSettled([...host.sessions.values()].map((session) => session.close(0)));
+      // Every prompt is answered, its frame written, before a thread or a command is ended: ending a thread takes a
+      // core for a while, and the threads of two hundred sessions, ended in the loop that settled their prompts, left
+      // the main thread little of the machine for the answers still to be settled and written.
+      let answersOut = (): void => {};
+      const ending = new Promise<void>((resolve) => (answersOut = resolve));
+      const closed = Promise.allSettled([...host.sessions.values()].map((session) => session.close(0, ending)));
+      const answered = (async () => {
+        await Promise.allSettled([...host.answersInFlight]);
+        await phases.drained();
+      })();
+      // A client that reads nothing holds the answers, not the end of what runs.
+      void withDeadline(answered, ANSWERS_FIRST_MS).then(answersOut);
       // The spawner ends beside the workers, not after them. Told after the workers: a worker that saw its
       // sandbox go would wake to say so.
-      const commands = phases.endCommands();
+      const commands = ending.then(() => phases.endCommands());
       const work: Record<PhaseName, () => Promise<unknown>> = {
-        answer: async () => {
-          await Promise.allSettled([...host.answersInFlight]);
-          await phases.drained();
-        },
+        answer: () => answered,
         release: async () => {
           await closed;
           await Promise.all([host.pool.destroy(), host.gateway?.close()]);

@@ -668,9 +668,9 @@ export class LiveSession implements SlotHolder {
 
   /**
    * Settles a pending prompt as cancelled, releases the worker (graceful, then terminated) and this process's lock
-   * on the session; the log stays. Idempotent.
+   * on the session; the log stays. Idempotent. The release waits for `releaseAfter` when given.
    */
-  close(graceMs: number): Promise<void> {
+  close(graceMs: number, releaseAfter?: Promise<void>): Promise<void> {
     if (this.#state.closed) return this.#closing;
     // A worker still being opened is ended now, not awaited: the opening sees the session closed and gives up.
     const releaseMs = this.#state.phase === "starting" ? 0 : graceMs;
@@ -683,6 +683,7 @@ export class LiveSession implements SlotHolder {
       attachment.endWith("SESSION_CLOSED", `session ${this.id} was closed here: attach again to open it`);
     this.#closing = (async () => {
       try {
+        await releaseAfter;
         // Its children close with it, beside its own worker.
         const children = this.#deps.delegation?.closing(this.id, graceMs);
         await this.#release(releaseMs);
