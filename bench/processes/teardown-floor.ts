@@ -1,6 +1,6 @@
 // The floor of the teardown scenario (issue 54): a process holding what a host with busy sessions holds, with none of
 // the host around it, ended on SIGTERM the way the host's teardown ends it. It holds <threads> bare worker threads
-// (BARE of worker-start-probe.ts) and <processes> processes under it: <sandboxes> session sandboxes started as the
+// (bench/support/bare-thread.ts) and <processes> processes under it: <sandboxes> session sandboxes started as the
 // spawner starts one (its bwrap arguments, its exec helper inside, `sleep 30` run through the helper), and plain
 // `sleep 30` process groups for the rest of the count. Where bwrap cannot make a sandbox, every process is a plain
 // group, and the ready line says so. On SIGTERM, all at once: every sandbox's namespace init is SIGKILLed (what
@@ -13,28 +13,17 @@ import { once } from "node:events";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
-import { Worker } from "node:worker_threads";
 import { findBwrap } from "../../src/spawner/client/find-bwrap.js";
 import { initPidOf, killSandbox } from "../../src/spawner/bwrap-init.js";
 import { execHelperArgv, frameRun } from "../../src/spawner/exec-helper.js";
 import { runtimeParent } from "../../src/spawner/runtime-parent.js";
 import { bwrapArgs, commandEnv, probeSandbox, type SandboxPlan } from "../../src/spawner/sandbox.js";
+import { startBareThread } from "../support/bare-thread.js";
 import { descendants } from "../support/proc.js";
-
-const BARE = `require("node:worker_threads").parentPort.postMessage("up"); setInterval(() => {}, 1 << 30);`;
 
 interface Sandbox {
   bwrap: ChildProcess;
   initPid: number | null;
-}
-
-async function startWorker(): Promise<Worker> {
-  const worker = new Worker(BARE, { eval: true });
-  await new Promise((resolve, reject) => {
-    worker.once("message", resolve);
-    worker.once("error", reject);
-  });
-  return worker;
 }
 
 /** A session's sandbox as SessionSandbox starts it, once its helper has reported the pid of `sleep 30`. */
@@ -110,7 +99,7 @@ const sandboxStatus = wanted > 0 ? await probeSandbox(bwrapPath, "/") : { ok: fa
 const sandboxed = sandboxStatus.ok ? bwrapPath : null;
 const runtimeDir = sandboxed ? mkdtempSync(join(await runtimeParent(undefined), "ash-teardown-floor-")) : null;
 const [workers, sandboxes] = await Promise.all([
-  Promise.all(Array.from({ length: threads }, startWorker)),
+  Promise.all(Array.from({ length: threads }, startBareThread)),
   sandboxed && runtimeDir ? startSandboxes(sandboxed, runtimeDir, wanted) : Promise.resolve([]),
 ]);
 const plain = Array.from({ length: Math.max(0, processes - (await settledCount())) }, startPlain);

@@ -6,12 +6,12 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Worker } from "node:worker_threads";
 import { createLogger } from "../../src/logger.js";
 import { DirStore } from "../../src/store/dir/dir-store.js";
 import { WorkerPool } from "../../src/pool/worker-pool.js";
 import type { OpenAck } from "../../src/protocol/worker-events.js";
 import { scriptedSessionInit } from "../../workers/scripted-init.js";
+import { startBareThread } from "../support/bare-thread.js";
 import { rssBytes } from "../support/proc.js";
 
 export interface ProbeReport {
@@ -24,18 +24,12 @@ export interface ProbeReport {
   rssPerLiveMiB: number;
 }
 
-const BARE = `require("node:worker_threads").parentPort.postMessage("up"); setInterval(() => {}, 1 << 30);`;
-
 interface Started {
   stop(): Promise<unknown>;
 }
 
 async function startBare(): Promise<Started> {
-  const worker = new Worker(BARE, { eval: true });
-  await new Promise((resolve, reject) => {
-    worker.once("message", resolve);
-    worker.once("error", reject);
-  });
+  const worker = await startBareThread();
   return { stop: () => worker.terminate() };
 }
 

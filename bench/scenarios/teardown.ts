@@ -9,7 +9,7 @@ import { repeat } from "../context.js";
 import { countNamed, descendantIdentities, sandboxCount, stillThere } from "../support/proc.js";
 import { figure, type Figure } from "../support/stats.js";
 import { openSessions, sleep, startHost } from "../support/systems.js";
-import { fmt, table, x } from "../support/markdown.js";
+import { fmt, table, xFigure } from "../support/markdown.js";
 import { runTeardownFloor, type FloorRun } from "../support/teardown-floor-process.js";
 import type { Scenario } from "../scenario.js";
 
@@ -221,7 +221,7 @@ export const scenario: Scenario<TeardownResult> = {
         fmt(r.teardownMs),
         fmt(r.lastAnswerMs),
         r.floorMs ? fmt(r.floorMs) : "–",
-        r.exitOverFloor ? ratios(r.exitOverFloor) : "–",
+        r.exitOverFloor ? xFigure(r.exitOverFloor) : "–",
         `${fmt(r.processesBefore, 0)} / ${r.floorProcesses ? fmt(r.floorProcesses, 0) : "–"}`,
         `${fmt(r.processesLeft, 0)} / ${r.floorLeft ? fmt(r.floorLeft, 0) : "–"}`,
         fmt(r.cancelledAnswers, 0),
@@ -230,8 +230,3 @@ export const scenario: Scenario<TeardownResult> = {
     ),
   ],
 };
-
-/** A ratio figure: its median, and the spread across runs when there is one. */
-function ratios(f: Figure): string {
-  return f.min !== f.max ? `${x(f.median)} (${x(f.min)}–${x(f.max)})` : x(f.median);
-}

@@ -4,8 +4,16 @@ import type { Figure } from "./stats.js";
 /** `median (min–max)` over the runs, or the lone value of a single run. */
 export function fmt(f: Figure, digits = decimals(f.median)): string {
   if (!Number.isFinite(f.median)) return "n/a";
-  const n = (v: number) => v.toFixed(digits);
-  return f.runs.length > 1 && f.min !== f.max ? `${n(f.median)} (${n(f.min)}–${n(f.max)})` : n(f.median);
+  return spread(f, (v) => v.toFixed(digits));
+}
+
+/** A figure of ratios, as `fmt` gives figures: `median× (min×–max×)`. */
+export function xFigure(f: Figure): string {
+  return spread(f, x);
+}
+
+function spread(f: Figure, show: (value: number) => string): string {
+  return f.runs.length > 1 && f.min !== f.max ? `${show(f.median)} (${show(f.min)}–${show(f.max)})` : show(f.median);
 }
 
 function decimals(value: number): number {

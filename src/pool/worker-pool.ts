@@ -254,10 +254,10 @@ export class WorkerPool {
       this.#replenishWaitingSince = now;
       this.#cpu.sinceLast();
     }
-    this.#replenishAfterQuiet();
+    this.#replenishLater();
   }
 
-  #replenishAfterQuiet(ms = REPLENISH_QUIET_MS): void {
+  #replenishLater(ms = REPLENISH_QUIET_MS): void {
     this.#replenishing = setTimeout(() => this.#replenishIfSpare(), ms);
     this.#replenishing.unref();
   }
@@ -273,7 +273,7 @@ export class WorkerPool {
       const deferredLong = now - this.#replenishWaitingSince >= REPLENISH_MAX_DEFER_MS;
       if (deferredLong) this.#replenish(Math.min(target, this.#standby.length + 1));
       if (this.#standby.length < target) {
-        this.#replenishAfterQuiet(deferredLong ? REPLENISH_BUSY_EVERY_MS : REPLENISH_QUIET_MS);
+        this.#replenishLater(deferredLong ? REPLENISH_BUSY_EVERY_MS : REPLENISH_QUIET_MS);
         return;
       }
     } else this.#replenish(target);
