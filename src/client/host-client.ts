@@ -181,7 +181,7 @@ export interface ToolCallSummary {
 
 /** One prompt turn, gathered. A turn that fails (worker crash, model error) rejects with the JSON-RPC error instead. */
 export interface PromptResult {
-  /** The agent's message chunks, concatenated. */
+  /** The agent's messages, each one's text blocks concatenated, a blank line between two messages. */
   text: string;
   /** Why the turn ended: "end_turn", "cancelled", "max_turn_requests", … */
   stopReason: StopReason;
@@ -970,12 +970,18 @@ async function answerPermission(
 
 function summarize(updates: SessionUpdate[], stopReason: StopReason): Omit<PromptResult, "children"> {
   let text = "";
+  let messageId: string | null | undefined;
   let usage: PromptResult["usage"] = null;
   const toolCalls = new Map<string, ToolCallSummary>();
   for (const update of updates) {
     switch (update.sessionUpdate) {
       case "agent_message_chunk":
-        if (update.content.type === "text") text += update.content.text;
+        if (update.content.type !== "text") break;
+        // A message's blocks run on; the next message starts after a blank line.
+        if (text !== "" && update.messageId != null && messageId != null && update.messageId !== messageId)
+          text += "\n\n";
+        messageId = update.messageId ?? messageId;
+        text += update.content.text;
         break;
       case "tool_call":
         toolCalls.set(update.toolCallId, {

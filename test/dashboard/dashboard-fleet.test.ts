@@ -1,12 +1,10 @@
 // The dashboard of a host in a fleet (two real hosts sharing a throwaway PostgreSQL store, Debian's chromium): the
 // glance lists the fleet's hosts that hold sessions, as the store knows them, with how many each. Its screenshot goes
-// to docs/dashboard/ (docs/dashboard.md shows it).
-import { writeFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+// to docs/dashboard/ under `npm run screenshots` (docs/dashboard.md shows it).
 import type { Browser } from "puppeteer-core";
 import { afterAll, expect, it } from "vitest";
 import type { HostClient } from "../../src/client/index.js";
-import { launchChromium, watchPage } from "../support/browser.js";
+import { launchChromium, screenshotForDocs, watchPage } from "../support/browser.js";
 import { connectHost } from "../support/checked-host.js";
 import { startHosts, type FleetHost } from "../support/fleet.js";
 import { tempDir } from "../support/host.js";
@@ -42,9 +40,6 @@ it("the glance of one host lists the fleet's hosts holding sessions, another hos
     `document.querySelector('#tile-fleet li[data-host-id="h1"]')?.textContent === "h1: 1 session"`,
   );
   expect(await page.$eval("#tile-fleet .value", (node) => node.textContent)).toBe("1 host");
-  writeFileSync(
-    fileURLToPath(new URL("../../docs/dashboard/host-fleet.png", import.meta.url)),
-    await page.screenshot({ fullPage: true }),
-  );
+  await screenshotForDocs(page, "host-fleet");
   expect(watch).toEqual({ dialogs: [], pageErrors: [], consoleErrors: [], policyViolations: [], strayRequests: [] });
 });

@@ -2,21 +2,18 @@
 // tokens file: sign-in, a wrong token refused, the sessions of the token's tenant listed and another tenant's absent,
 // a running turn streamed, a permission answered and a turn cancelled from the page, and output full of markup,
 // a javascript: link and terminal escapes shown as text with nothing run. Every wait is on a DOM condition or an
-// answer; each page's screenshot goes to docs/dashboard/ (docs/dashboard.md shows them).
+// answer; each page's screenshot goes to docs/dashboard/ under `npm run screenshots` (docs/dashboard.md shows them).
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import type { Browser, BrowserContext, Page } from "puppeteer-core";
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
 import type { HostClient, PermissionPolicy } from "../../src/client/index.js";
-import { launchChromium, watchPage, type PageWatch } from "../support/browser.js";
+import { launchChromium, screenshotForDocs, watchPage, type PageWatch } from "../support/browser.js";
 import { connectHost } from "../support/checked-host.js";
 import { tempDir } from "../support/host.js";
 import { startRemoteHost, tokensFile, type RemoteHost } from "../support/remote-host.js";
 import { bash, script } from "../support/tools.js";
 import { upgradeStatus } from "../support/upgrade-status.js";
-
-const SHOTS = fileURLToPath(new URL("../../docs/dashboard/", import.meta.url));
 
 let host: RemoteHost;
 let tokens: ReturnType<typeof tokensFile>;
@@ -89,10 +86,6 @@ const transcriptHas = (page: Page, text: string) =>
 const tenantOfRow = (page: Page, sessionId: string) =>
   page.$eval(`tr[data-session-id="${sessionId}"] .tenant`, (node) => node.textContent);
 
-async function shoot(page: Page, name: string): Promise<void> {
-  writeFileSync(join(SHOTS, `${name}.png`), await page.screenshot({ fullPage: true }));
-}
-
 function expectClean(watch: PageWatch): void {
   expect(watch).toEqual({ dialogs: [], pageErrors: [], consoleErrors: [], policyViolations: [], strayRequests: [] });
 }
@@ -132,7 +125,7 @@ it("without --dashboard there is no page, and a token offered as a subprotocol i
 
 it("a wrong token is refused, and so is a right one offered by a page of another origin", async () => {
   const { page, watch } = await openPage();
-  await shoot(page, "sign-in");
+  await screenshotForDocs(page, "sign-in");
   await page.type("#token", "not-a-token");
   await page.click("#sign-in");
   await page.waitForSelector("#sign-in-error");
@@ -147,7 +140,7 @@ it("a wrong token is refused, and so is a right one offered by a page of another
     policyViolations: [],
     strayRequests: [],
   });
-  await shoot(page, "sign-in-refused");
+  await screenshotForDocs(page, "sign-in-refused");
 
   // The token, as a subprotocol or a header, from a page of another origin: refused before the token is looked at.
   const offered = `acp.v1, base64url.bearer.acp-session-host.${Buffer.from(tokens.tokens.alice!).toString("base64url")}`;
@@ -179,7 +172,7 @@ it("lists the tenant's sessions, newest first, without another tenant's; the ope
   expect(listed.indexOf(newer)).toBeLessThan(listed.indexOf(older));
   expect(listed).not.toContain(bobs);
   expect(await page.evaluate("document.body.textContent")).not.toContain(bobs);
-  await shoot(page, "sessions");
+  await screenshotForDocs(page, "sessions");
   await page.type("#filter", "the NEWER");
   await page.waitForFunction(`document.querySelectorAll("tr.session-row").length === 1`);
   expect(await page.$eval("tr.session-row", (row) => row.getAttribute("data-session-id"))).toBe(newer);
@@ -195,7 +188,7 @@ it("lists the tenant's sessions, newest first, without another tenant's; the ope
   await operator.page.waitForSelector("#tile-workers");
   await operator.page.waitForFunction(`document.querySelectorAll("#glance .chart canvas").length >= 3`);
   expect(await operator.page.$eval("#tile-workers .value", (node) => node.textContent)).toMatch(/^\d+ \/ \d+$/);
-  await shoot(operator.page, "host");
+  await screenshotForDocs(operator.page, "host");
 
   // The operator sees every tenant's sessions, each naming its tenant, and narrows them to one tenant.
   await goTo(operator.page, "#/sessions");
@@ -215,7 +208,7 @@ it("lists the tenant's sessions, newest first, without another tenant's; the ope
   expect(narrowed).toContain(bobs);
   expect(narrowed).not.toContain(older);
   expect(narrowed).not.toContain(newer);
-  await shoot(operator.page, "sessions-operator");
+  await screenshotForDocs(operator.page, "sessions-operator");
   expectClean(operator.watch);
 });
 
@@ -233,13 +226,13 @@ it("the live view streams a running turn", async () => {
   );
   await transcriptHas(page, "waiting-for-the-gate");
   await textIs(page, "#turn-state", "turn running");
-  await shoot(page, "session-running");
+  await screenshotForDocs(page, "session-running");
   writeFileSync(join(cwd, "gate"), "");
   await transcriptHas(page, "the turn went on");
   expect((await running).stopReason).toBe("end_turn");
   await textIs(page, "#turn-state", "no turn running");
   expect(await page.$eval("#transcript", (node) => node.textContent)).toContain("through-the-gate");
-  await shoot(page, "session");
+  await screenshotForDocs(page, "session");
   // The page's own measure of each update, from its message's arrival to its render: printed, not asserted.
   const shown = (await page.evaluate(
     `performance.getEntriesByName("dashboard:update-shown").map((entry) => entry.duration)`,
@@ -265,7 +258,7 @@ it("the live view shows a session's last 10 turns, and all of them from the star
   expect(lastTen).toContain(said(12));
   expect(lastTen).not.toContain(said(1));
   expect(lastTen).not.toContain(said(2));
-  await shoot(page, "session-last-turns");
+  await screenshotForDocs(page, "session-last-turns");
 
   await page.select("#replay-turns", "all");
   await transcriptHas(page, said(1));
@@ -305,7 +298,7 @@ it("a child session nests under its parent in the list, and opens from there and
   await page.waitForSelector(`tr[data-session-id="${child}"][data-depth="1"]`);
   const order = await page.$$eval("tr.session-row", (rows) => rows.map((row) => row.getAttribute("data-session-id")));
   expect(order.indexOf(child)).toBe(order.indexOf(parent) + 1);
-  await shoot(page, "sessions-tree");
+  await screenshotForDocs(page, "sessions-tree");
   const toggle = `tr[data-session-id="${parent}"] button.toggle`;
   await page.click(toggle);
   await page.waitForFunction(`document.querySelector('tr[data-session-id="${child}"]') === null`);
@@ -325,12 +318,12 @@ it("a session waiting for a permission stands out; the permission answered from 
   await takeControl(page);
   const running = owner.prompt(sessionId, script(bash("echo permitted-$((6*7))"), { say: "ran it" }));
   await page.waitForSelector(".permission .option-allow_once");
-  await shoot(page, "permission");
+  await screenshotForDocs(page, "permission");
 
   const list = await signIn(tokens.tokens.ops!);
   await goTo(list.page, "#/sessions");
   await list.page.waitForSelector(`tr.state-waiting[data-session-id="${sessionId}"]`);
-  await shoot(list.page, "sessions-waiting");
+  await screenshotForDocs(list.page, "sessions-waiting");
   expectClean(list.watch);
 
   await page.click(".permission .option-allow_once");
@@ -389,6 +382,6 @@ it("markup, a javascript: link and terminal escapes in a session's output are sh
   expect(transcript.text).toContain("red");
   expect(transcript.text).not.toContain("\u001b");
   expect(await page.$$("body script, body img")).toHaveLength(0);
-  await shoot(page, "hostile-output");
+  await screenshotForDocs(page, "hostile-output");
   expectClean(watch);
 });

@@ -37,6 +37,16 @@ describe("HostClient", () => {
     ]);
   });
 
+  it("keeps a turn's messages apart by a blank line, and a message's blocks together", async () => {
+    const { sessionId } = await host.client.newSession(tempDir());
+    // A step other than say commits the message before it: two messages, the first of two blocks.
+    const result = await host.client.prompt(
+      sessionId,
+      `/script [{"say":"First "},{"say":"message."},{"sleep_ms":1},{"say":"Second message."}]`,
+    );
+    expect(result.text).toBe("First message.\n\nSecond message.");
+  });
+
   it("aborting a prompt's signal cancels the turn", async () => {
     const { sessionId } = await host.client.newSession(tempDir());
     const abort = new AbortController();

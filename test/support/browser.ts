@@ -2,6 +2,8 @@
 // anything the dashboard must never do: open a dialog, throw, log an error, do what its Content-Security-Policy forbids
 // (an eval, say), or ask another origin (or any file it does not ship) for anything.
 import { execFileSync } from "node:child_process";
+import { writeFile } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
 
 export function chromiumPath(): string {
@@ -52,4 +54,13 @@ export async function watchPage(page: Page, origin: string): Promise<PageWatch> 
     if (!sameOrigin || !PAGE_FILES.has(url.pathname)) watch.strayRequests.push(request.url());
   });
   return watch;
+}
+
+/** Where docs/dashboard.md's screenshots live: written only by `npm run screenshots`, so `npm test` leaves them be. */
+const SHOTS = new URL("../../docs/dashboard/", import.meta.url);
+
+/** Takes the page's screenshot (rendering it whole either way); writes it to docs/dashboard/ only when asked to. */
+export async function screenshotForDocs(page: Page, name: string): Promise<void> {
+  const png = await page.screenshot({ fullPage: true });
+  if (process.env.DASHBOARD_SCREENSHOTS === "1") await writeFile(fileURLToPath(new URL(`${name}.png`, SHOTS)), png);
 }
