@@ -4,9 +4,11 @@
 import { copyFile, mkdir, readdir, readFile, rm } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
-import { build } from "esbuild";
+import { build as esbuild } from "esbuild";
+import { upToDate, writeStamp } from "./build-stamp.mjs";
 
-const ui = fileURLToPath(new URL("../ui/", import.meta.url));
+const root = fileURLToPath(new URL("..", import.meta.url));
+const ui = `${root}ui/`;
 const out = fileURLToPath(new URL("../dist/ui/", import.meta.url));
 const uplotCss = fileURLToPath(new URL("../node_modules/uplot/dist/uPlot.min.css", import.meta.url));
 
@@ -25,28 +27,38 @@ const noZodLocales = {
   },
 };
 
-await rm(out, { recursive: true, force: true });
-await mkdir(out, { recursive: true });
-await Promise.all([
-  build({
-    entryPoints: [`${ui}main.tsx`],
-    outfile: `${out}app.js`,
-    bundle: true,
-    format: "esm",
-    platform: "browser",
-    target: "es2022",
-    minify: true,
-    jsx: "automatic",
-    jsxImportSource: "preact",
-    legalComments: "none",
-    logLevel: "warning",
-    plugins: [noZodLocales],
-  }),
-  copyFile(`${ui}index.html`, `${out}index.html`),
-  copyFile(`${ui}style.css`, `${out}style.css`),
-  copyFile(`${ui}favicon.svg`, `${out}favicon.svg`),
-  copyFile(uplotCss, `${out}uplot.css`),
-]);
-let total = 0;
-for (const name of await readdir(out)) total += gzipSync(await readFile(out + name)).length;
-console.log(`dashboard: dist/ui/ is ${(total / 1024).toFixed(1)} kB gzipped`);
+const stamp = fileURLToPath(new URL("../dist/.build/dashboard.json", import.meta.url));
+const copied = [`${ui}index.html`, `${ui}style.css`, `${ui}favicon.svg`, uplotCss];
+// Built already from inputs no newer than the last build (build-stamp.mjs): nothing to do.
+if (!(await upToDate(stamp, [`${out}app.js`]))) await build();
+
+async function build() {
+  await rm(out, { recursive: true, force: true });
+  await mkdir(out, { recursive: true });
+  const [bundle] = await Promise.all([
+    esbuild({
+      absWorkingDir: root,
+      metafile: true,
+      entryPoints: [`${ui}main.tsx`],
+      outfile: `${out}app.js`,
+      bundle: true,
+      format: "esm",
+      platform: "browser",
+      target: "es2022",
+      minify: true,
+      jsx: "automatic",
+      jsxImportSource: "preact",
+      legalComments: "none",
+      logLevel: "warning",
+      plugins: [noZodLocales],
+    }),
+    copyFile(`${ui}index.html`, `${out}index.html`),
+    copyFile(`${ui}style.css`, `${out}style.css`),
+    copyFile(`${ui}favicon.svg`, `${out}favicon.svg`),
+    copyFile(uplotCss, `${out}uplot.css`),
+  ]);
+  await writeStamp(stamp, [bundle], [...copied, fileURLToPath(import.meta.url)]);
+  let total = 0;
+  for (const name of await readdir(out)) total += gzipSync(await readFile(out + name)).length;
+  console.log(`dashboard: dist/ui/ is ${(total / 1024).toFixed(1)} kB gzipped`);
+}

@@ -8,33 +8,70 @@
 //                         and OTLP exporter, one per host that traces
 //   session-loader.js     what piscina loads in a thread: it compiles session-entry.js with a V8 code cache
 // Last, write-code-cache.mjs writes that code cache for the Node that builds (session-entry.js.<V8 version>.cache).
+// Each half runs only when it must: the bundles when an input of theirs (build-stamp.mjs) is newer than the last
+// build's, the cache when this Node's is missing or older than the bundle.
 import { execFileSync } from "node:child_process";
-import { copyFileSync, readdirSync, rmSync } from "node:fs";
+import { copyFileSync, readdirSync, rmSync, statSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { upToDate, writeStamp } from "./build-stamp.mjs";
 
-const dist = fileURLToPath(new URL("../dist/workers/", import.meta.url));
+const root = fileURLToPath(new URL("..", import.meta.url));
+const dist = `${root}dist/workers/`;
 const out = `${dist}bundle/`;
-const common = { bundle: true, format: "cjs", platform: "node", target: "node20", logLevel: "warning" };
+const stamp = `${root}dist/.build/worker-bundles.json`;
+const BUNDLES = ["session-entry", "model-gateway", "trace-export", "mcp-client", "session-loader"];
+const common = {
+  bundle: true,
+  format: "cjs",
+  platform: "node",
+  target: "node20",
+  logLevel: "warning",
+  metafile: true,
+  absWorkingDir: root,
+};
 
-await Promise.all([
-  build({
-    ...common,
-    entryPoints: [`${dist}worker-bundle.js`],
-    outfile: `${out}session-entry.js`,
-    // A worker loads no code through import(): what it requires lazily stays a require of a sibling bundle.
-    supported: { "dynamic-import": false },
-    external: ["./mcp-client.js"],
-  }),
-  build({ ...common, entryPoints: [`${dist}gateway/gateway-entry.js`], outfile: `${out}model-gateway.js` }),
-  build({ ...common, entryPoints: [`${dist}trace-export/export-entry.js`], outfile: `${out}trace-export.js` }),
-  build({ ...common, entryPoints: [`${dist}mcp/mcp-client.js`], outfile: `${out}mcp-client.js` }),
-  build({ ...common, entryPoints: [`${dist}session-loader.js`], outfile: `${out}session-loader.js` }),
-]);
-// The bundles are CommonJS whatever the package's "type" says.
-copyFileSync(fileURLToPath(new URL("../workers/bundle-package.json", import.meta.url)), `${out}package.json`);
-// Every cache beside the bundle was made from the one before it (other Nodes' too, written by the bench): none matches
-// the new bundle, and npm pack would ship them.
-for (const name of readdirSync(out))
-  if (name.startsWith("session-entry.js.") && name.endsWith(".cache")) rmSync(`${out}${name}`);
-execFileSync(process.execPath, [fileURLToPath(new URL("write-code-cache.mjs", import.meta.url))], { stdio: "inherit" });
+if (
+  !(await upToDate(
+    stamp,
+    BUNDLES.map((name) => `${out}${name}.js`),
+  ))
+)
+  await bundle();
+const cache = `${out}session-entry.js.${process.versions.v8}.cache`;
+const cacheAt = (() => {
+  try {
+    return statSync(cache).mtimeMs;
+  } catch {
+    return -1;
+  }
+})();
+if (cacheAt < statSync(`${out}session-entry.js`).mtimeMs)
+  execFileSync(process.execPath, [fileURLToPath(new URL("write-code-cache.mjs", import.meta.url))], {
+    stdio: "inherit",
+  });
+
+async function bundle() {
+  const results = await Promise.all([
+    build({
+      ...common,
+      entryPoints: [`${dist}worker-bundle.js`],
+      outfile: `${out}session-entry.js`,
+      // A worker loads no code through import(): what it requires lazily stays a require of a sibling bundle.
+      supported: { "dynamic-import": false },
+      external: ["./mcp-client.js"],
+    }),
+    build({ ...common, entryPoints: [`${dist}gateway/gateway-entry.js`], outfile: `${out}model-gateway.js` }),
+    build({ ...common, entryPoints: [`${dist}trace-export/export-entry.js`], outfile: `${out}trace-export.js` }),
+    build({ ...common, entryPoints: [`${dist}mcp/mcp-client.js`], outfile: `${out}mcp-client.js` }),
+    build({ ...common, entryPoints: [`${dist}session-loader.js`], outfile: `${out}session-loader.js` }),
+  ]);
+  // The bundles are CommonJS whatever the package's "type" says.
+  const packageJson = `${root}workers/bundle-package.json`;
+  copyFileSync(packageJson, `${out}package.json`);
+  // Every cache beside the bundle was made from the one before it (other Nodes' too, written by the bench): none
+  // matches the new bundle, and npm pack would ship them.
+  for (const name of readdirSync(out))
+    if (name.startsWith("session-entry.js.") && name.endsWith(".cache")) rmSync(`${out}${name}`);
+  await writeStamp(stamp, results, [packageJson, fileURLToPath(import.meta.url)]);
+}
