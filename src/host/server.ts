@@ -100,7 +100,11 @@ export async function serve(config: HostOptions, version: string): Promise<void>
     }
     const started = listener;
     process.on("SIGHUP", () => void started.reloadTokens());
-    logger.info({ version, url: listener.url, tenants: remote.tokens !== null }, "acp-session-host listening");
+    const dashboard = listener.dashboardUrl;
+    logger.info(
+      { version, url: listener.url, ...(dashboard ? { dashboard } : {}), tenants: remote.tokens !== null },
+      "acp-session-host listening",
+    );
     return;
   }
   const stdio = stdioStream();
@@ -135,6 +139,7 @@ async function startSpawner(
         // Every session's log lives here: no sandboxed command sees it.
         hidden: [config.stateDir],
         ...(config.runtimeDir ? { runtimeParent: config.runtimeDir } : {}),
+        logLevel: config.logLevel,
       },
       logger,
     );

@@ -8,6 +8,9 @@
 import * as z from "zod/mini";
 
 /** The spawner's argv[2] (JSON). */
+export const SpawnerLogLevel = z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]);
+export type SpawnerLogLevel = z.infer<typeof SpawnerLogLevel>;
+
 export const SpawnerOptions = z.object({
   /** null: bubblewrap was not found; sandboxed commands fail closed. */
   bwrapPath: z.nullable(z.string()),
@@ -20,6 +23,8 @@ export const SpawnerOptions = z.object({
   grantWaitMs: z._default(z.int().check(z.positive()), 2000),
   /** Where the spawner makes its runtime directory (src/spawner/runtime-parent.ts chooses when unset). */
   runtimeParent: z.optional(z.string().check(z.startsWith("/"))),
+  /** The host's --log-level: the spawner writes to the host's log stream, at the same level. */
+  logLevel: z._default(SpawnerLogLevel, "info"),
 });
 export type SpawnerOptions = z.infer<typeof SpawnerOptions>;
 export type SpawnerOptionsInput = z.input<typeof SpawnerOptions>;

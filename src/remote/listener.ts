@@ -203,6 +203,11 @@ export class RemoteListener {
     return `${this.#options.tls ? "https" : "http"}://${urlHost(address.address)}:${address.port}${ACP_PATH}`;
   }
 
+  /** --dashboard: the page's address; null without it. */
+  get dashboardUrl(): string | null {
+    return this.#options.dashboard ? new URL("/ui/", this.url).href : null;
+  }
+
   get connections(): number {
     return this.#peers.size;
   }

@@ -8,13 +8,17 @@ import { createServer } from "node:net";
 import { join } from "node:path";
 import { jsonLine, readJsonLines } from "../protocol/ndjson-lines.js";
 import { ControlRequest, SpawnerOptions, type ControlMessage } from "../protocol/spawner-control.js";
-import { log } from "./log.js";
+import { spawnerLog, type SpawnerLog } from "./log.js";
 import { runtimeParent } from "./runtime-parent.js";
 import { probeSandbox } from "./sandbox.js";
 import { Spawner } from "./spawner.js";
 
+/** Errors before the options are read (they name the level) are written at the default one. */
+let log: SpawnerLog = spawnerLog("info");
+
 async function main(): Promise<void> {
   const options = SpawnerOptions.parse(JSON.parse(process.argv[2] ?? "null"));
+  log = spawnerLog(options.logLevel);
   const parent = await runtimeParent(options.runtimeParent);
   const runtimeDir = await mkdtemp(join(parent, RUNTIME_PREFIX)); // 0700
   await writeFile(join(runtimeDir, "pid"), String(process.pid));

@@ -91,6 +91,12 @@ function expectClean(watch: PageWatch): void {
 }
 
 it("serves the page with a strict Content-Security-Policy, and only with --dashboard's files", async () => {
+  // The host's startup line names the page's address beside /acp's.
+  const listening = host
+    .stderr()
+    .split("\n")
+    .find((line) => line.includes('"msg":"acp-session-host listening"'));
+  expect(JSON.parse(listening!)).toMatchObject({ url: `${origin}/acp`, dashboard: `${origin}/ui/` });
   const page = await fetch(`${origin}/ui/`);
   expect(page.status).toBe(200);
   expect(page.headers.get("content-type")).toBe("text/html; charset=utf-8");

@@ -42,4 +42,18 @@ describe("log lines", () => {
     }
     expect(lines.find((line) => line.includes("spawner ready"))).toMatch(/"spawnerPid":\d+/);
   });
+
+  it("keep to --log-level in every process of the host, the spawner's too", async () => {
+    const host = await startHost(["--default-mode", "auto", "--log-level", "warn"]);
+    const { sessionId } = await host.client.newSession(tempDir());
+    // A command, so the spawner has run one and logs its ending at exit.
+    await host.client.prompt(sessionId, script(bash("echo hi"), { say: "done" }));
+    expect(await host.dispose()).toBe(0);
+    const below = host
+      .stderr()
+      .split("\n")
+      .filter(Boolean)
+      .filter((line) => (JSON.parse(line) as { level: number }).level < 40);
+    expect(below).toEqual([]);
+  });
 });
