@@ -10,7 +10,14 @@ import { freePort } from "../support/free-port.js";
 import { tempDir } from "../support/host.js";
 
 interface DemoReport {
-  sessions: Array<{ name: string; kind: string; stopReasons: string[]; toolCalls: number; problem: string | null }>;
+  sessions: Array<{
+    name: string;
+    kind: string;
+    stopReasons: string[];
+    toolCalls: number;
+    story: string[];
+    problem: string | null;
+  }>;
   host: { workerThreads: number; rssMiB: number };
   failed: number;
 }
@@ -28,6 +35,22 @@ describe("npm run demo", () => {
     for (const project of byKind("project")) expect(project).toMatchObject({ stopReasons: ["end_turn"], toolCalls: 9 });
     expect(byKind("crash")[0]!.stopReasons).toEqual(["error", "end_turn"]);
     expect(byKind("cancel")[0]!.stopReasons).toEqual(["cancelled", "end_turn"]);
+    // The crashed turn's tool calls count too: the live view counts every tool call the session started.
+    expect(byKind("crash")[0]!.toolCalls).toBe(3);
+    // What the neighbour, crash and cancel sessions did, in a line each, as the table's last screen shows them.
+    expect(byKind("neighbour")[0]!.story).toEqual([
+      expect.stringMatching(
+        /^2 of 2 reads of its neighbour's workspace refused, e\.g\. cat .*NOTES\.md: cat: .*No such file or directory$/,
+      ),
+    ]);
+    expect(byKind("crash")[0]!.story).toEqual([
+      expect.stringMatching(/^its worker crashed mid-task \(the prompt was answered: session worker died: /),
+      "its next prompt restored it from its log and ended end_turn (2 tool calls)",
+    ]);
+    expect(byKind("cancel")[0]!.story).toEqual([
+      "cancelled while sleep 30 ran: the turn ended cancelled",
+      "the next prompt was taken at once and ended end_turn",
+    ]);
   });
 
   it("without bubblewrap, stops before starting a session and says what is missing and what installs it", () => {

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { SessionUpdate, StopReason } from "@agentclientprotocol/sdk/unstable";
 import { z } from "zod";
-import { HostClient, type ToolCallSummary } from "../../client/index.js";
+import { HostClient, type PromptResult, type ToolCallSummary } from "../../client/index.js";
 import { ConfigError, flagsHelp, parseFlags, type Options } from "../../flags.js";
 import { checkCalls, checkTask, demoTasks, taskPrompts, type DemoTask } from "./demo-tasks.js";
 import { LiveView, type SessionLine } from "./demo-view.js";
@@ -56,7 +56,12 @@ interface SessionResult {
   /** Null until session/new answered. */
   sessionId: string | null;
   stopReasons: Array<StopReason | "error">;
+  /** The tool calls of the turns that answered (a crashed turn's are lost with its answer). */
   toolCalls: ToolCallSummary[];
+  /** Every tool call the session started, a crashed turn's too: what the live view and the table both count. */
+  toolCallsStarted: number;
+  /** What happened to it, in the words a reader needs (the refusal, the crash and its restore, the cancel). */
+  story: string[];
   wallMs: number;
   turnMs: number[];
   problem: string | null;
@@ -137,7 +142,7 @@ export async function demoCommand(argv: readonly string[]): Promise<number> {
     const failed = results.filter((result) => result.problem !== null).length;
     if (config.json)
       process.stdout.write(
-        `${JSON.stringify({ sessions: results.map(({ task, ...rest }) => ({ name: task.name, kind: task.kind, ...rest, toolCalls: rest.toolCalls.length })), host, failed }, null, 2)}\n`,
+        `${JSON.stringify({ sessions: results.map(({ task, ...rest }) => ({ name: task.name, kind: task.kind, ...rest, toolCalls: rest.toolCallsStarted })), host, failed }, null, 2)}\n`,
       );
     else process.stdout.write(`${table(results, host, scripted)}\n`);
     if (failed > 0) process.stderr.write(hostSaid(results, reasons));
@@ -166,6 +171,8 @@ async function runTask(
     sessionId: null,
     stopReasons: [],
     toolCalls: [],
+    toolCallsStarted: 0,
+    story: [],
     wallMs: 0,
     turnMs: [],
     problem: null,
@@ -189,7 +196,7 @@ async function runTask(
     for (const prompt of taskPrompts(task, { own, neighbour }, scripted)) {
       const onUpdate = (update: SessionUpdate) => {
         if (update.sessionUpdate === "tool_call") {
-          line.toolCalls++;
+          line.toolCalls = ++result.toolCallsStarted;
           line.activity = update.title;
         } else if (
           update.sessionUpdate === "tool_call_update" &&
@@ -212,10 +219,14 @@ async function runTask(
           result.problem ??= `the cancelled turn ended ${turn.stopReason}`;
         if (!prompt.cancelOnTool && turn.stopReason !== "end_turn")
           result.problem ??= `a turn ended ${turn.stopReason}`;
+        result.story.push(turnStory(task, turn, result.stopReasons.length));
       } catch (error) {
         result.stopReasons.push("error");
         if (!prompt.expectError) result.problem ??= `a prompt failed: ${(error as Error).message}`;
         else line.activity = "worker crashed: the next prompt restores it from its log";
+        result.story.push(
+          `its worker crashed mid-task (the prompt was answered: ${firstLines((error as Error).message)})`,
+        );
       }
     }
     result.problem ??= checkCalls(task, result.toolCalls) ?? checkTask(task, own, neighbour);
@@ -227,6 +238,31 @@ async function runTask(
   line.activity = result.problem ?? `${result.stopReasons.join(" → ")} in ${(result.wallMs / 1000).toFixed(1)}s`;
   redraw();
   return result;
+}
+
+/** What one turn of a session that is not a project did, in a line: the refusal's words, the restore, the cancel. */
+function turnStory(task: DemoTask, turn: PromptResult, turnNumber: number): string {
+  const refused = turn.toolCalls.filter((call) => call.status === "failed");
+  switch (task.kind) {
+    case "neighbour": {
+      const first = refused[0];
+      return first
+        ? `${refused.length} of ${turn.toolCalls.length} reads of its neighbour's workspace refused, e.g. ${first.title}: ${firstLines(first.output || outputOf(first.rawOutput))}`
+        : `no read of its neighbour's workspace was refused (${turn.toolCalls.length} tool calls)`;
+    }
+    case "crash":
+      return turnNumber === 1
+        ? `ended ${turn.stopReason}`
+        : `its next prompt restored it from its log and ended ${turn.stopReason} (${turn.toolCalls.length} tool calls)`;
+    case "cancel":
+      return turn.stopReason === "cancelled"
+        ? `cancelled while ${turn.toolCalls.at(-1)?.title ?? "no tool"} ran: the turn ended cancelled`
+        : `the next prompt was taken at once and ended ${turn.stopReason}`;
+    case "read-only":
+      return `${refused.length} of ${turn.toolCalls.length} tool calls refused in read-only mode${refused[0] ? `, e.g. ${refused[0].title}` : ""}`;
+    case "project":
+      return "";
+  }
 }
 
 /** Each failed session with what the host logged about it (and about itself): the cause, not only the symptom. */
@@ -277,7 +313,7 @@ function table(
     result.task.name,
     result.task.kind + (result.task.mode ? ` (${result.task.mode})` : ""),
     result.stopReasons.join(" → "),
-    String(result.toolCalls.length),
+    String(result.toolCallsStarted),
     (result.wallMs / 1000).toFixed(1),
     result.problem === null ? "✓" : `✗ ${result.problem}`,
   ]);
@@ -288,9 +324,14 @@ function table(
       .join("  ")
       .trimEnd();
   const ok = results.filter((result) => result.problem === null).length;
+  const stories = results
+    .filter((result) => result.task.kind !== "project" && result.story.length > 0)
+    .map((result) => `${result.task.name}: ${result.story.filter(Boolean).join("; then ")}`);
   return [
     format(header),
     ...rows.map(format),
+    "",
+    ...stories,
     "",
     `${ok}/${results.length} sessions did what they should, in ${(host.wallMs / 1000).toFixed(1)} s on ${scripted ? "the embedded scripted model" : "the model you named"}.`,
     `host: ${host.workerThreads} session worker threads (${host.processThreads ?? "?"} threads in all), RSS ${host.rssMiB.toFixed(0)} MiB, a prompt's p50 ${host.turnP50Ms.toFixed(0)} ms.`,
