@@ -53,6 +53,9 @@ export const AttachResponse = z.object({
   lastStopReason: z.string().nullable(),
   /** The client's id of the running turn's prompt, else of the last turn's (PROMPT_ID_META_KEY); null: none given. */
   promptId: z.string().nullable(),
+  /** Its mode and model now (absent where the answering host does not serve the session: a fleet observer's). */
+  mode: z.string().optional(),
+  model: z.string().optional(),
 });
 export type AttachResponse = z.infer<typeof AttachResponse>;
 

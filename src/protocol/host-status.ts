@@ -16,12 +16,18 @@ export const HostStatusRequest = z
      * answer asks no worker anything: cheap enough to poll every second.
      */
     workerFigures: z.boolean().optional(),
+    /** true: with the host's own samples of its recent figures (`history`), what a chart draws from its first paint. */
+    history: z.boolean().optional(),
+    /** With history: only the samples taken after this time (ms since the epoch), what a page polling for more asks. */
+    historyAfter: z.number().optional(),
   })
   .nullish()
   .transform((params) => ({
     pageSize: params?.pageSize ?? 100,
     cursor: params?.cursor ?? null,
     workerFigures: params?.workerFigures ?? true,
+    history: params?.history ?? false,
+    historyAfter: params?.historyAfter ?? null,
   }));
 export type HostStatusRequest = z.input<typeof HostStatusRequest>;
 export type HostStatusParams = z.output<typeof HostStatusRequest>;
@@ -61,10 +67,25 @@ export const ModelUsage = z.object({
 });
 export type ModelUsage = z.infer<typeof ModelUsage>;
 
+/** One of the host's samples of itself (src/host/ops/host-history.ts): counts as of `at`, sums since the host started. */
+export const HostSample = z.object({
+  /** ms since the epoch. */
+  at: z.number(),
+  workers: Count,
+  rssBytes: Count,
+  /** Turns ended since the host started. */
+  turns: Count,
+  /** Model tokens (prompt and completion) since the host started, by tenant (null: none) and model. */
+  tokens: z.array(z.object({ tenant: z.string().nullable(), model: z.string(), tokens: Count })),
+});
+export type HostSample = z.infer<typeof HostSample>;
+
 export const HostStatus = HostStats.extend({
   sessionRows: z.array(SessionStatus),
   /** Model usage by tenant and model (a tenant sees only its own). */
   usage: z.array(ModelUsage),
+  /** Asked for (`history: true`): the host's samples of the last 15 minutes, oldest first. */
+  history: z.array(HostSample).optional(),
   nextCursor: z.string().optional(),
 });
 export type HostStatus = z.infer<typeof HostStatus>;

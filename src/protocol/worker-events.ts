@@ -45,6 +45,8 @@ export const WorkerEvent = z.discriminatedUnion("type", [
     turnId: TurnId,
     seq: Seq,
     toolCallId: ToolCallId,
+    /** The tool's name (bash, update_plan, …): what a client labels the call with; its kind is only ACP's category. */
+    name: z.optional(z.string()),
     title: z.string(),
     kind: ToolKind,
     status: ToolStatus,

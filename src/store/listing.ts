@@ -26,6 +26,22 @@ export function listedMeta(listed: {
   };
 }
 
+/** A session open in this host, as session/list shows it beside what the store keeps. */
+export interface LiveListing {
+  /** failed: its last turn ended in an error (the next prompt restores it). */
+  state: "running" | "waiting" | "idle" | "hibernated" | "failed";
+  /** Its last shown update, or its opening (ISO 8601): live while a turn streams, unlike the store's updatedAt. */
+  lastActivityAt: string;
+  mode: string;
+  model: string;
+}
+
+/** A listed session with what its live record adds to `_meta["acp-session-host"]`. */
+export function withLiveListing<T extends { _meta?: Record<string, unknown> | null }>(info: T, live: LiveListing): T {
+  const listed = info._meta?.[LIST_META_KEY];
+  return { ...info, _meta: { ...info._meta, [LIST_META_KEY]: { ...(listed as object), ...live } } };
+}
+
 export function archiveMatches(filter: ArchiveFilter, archived: boolean): boolean {
   return filter === "include" || (filter === "only") === archived;
 }

@@ -169,15 +169,23 @@ it("lists the tenant's sessions, newest first, without another tenant's; the ope
   await bob.prompt(bobs, "bob's own session");
 
   const { page, watch } = await signIn(tokens.tokens.alice!);
-  // A tenant's token is refused the host-wide figures: the page says so.
-  await page.waitForSelector("#glance-refused");
-  await goTo(page, "#/sessions");
+  // A tenant's token lands on its sessions: the host's page is the operator's, and not offered.
   await page.waitForSelector(`tr[data-session-id="${older}"]`);
+  expect(await page.$("#nav-host")).toBeNull();
+  expect(await page.$("#glance")).toBeNull();
   await page.waitForSelector(`tr[data-session-id="${newer}"]`);
   const listed = await page.$$eval("tr.session-row", (rows) => rows.map((row) => row.getAttribute("data-session-id")));
   expect(listed.indexOf(newer)).toBeLessThan(listed.indexOf(older));
   expect(listed).not.toContain(bobs);
   expect(await page.evaluate("document.body.textContent")).not.toContain(bobs);
+  // Each row shows a short id, its state, turns, children and its last activity.
+  const row = (id: string, cell: string) =>
+    page.$eval(`tr[data-session-id="${id}"] ${cell}`, (node) => node.textContent);
+  expect(await row(newer, "td.id")).toBe(newer.slice(0, 8));
+  expect(await row(newer, ".state")).toBe("idle");
+  expect(await row(newer, "td.turns")).toBe("1");
+  expect(await row(newer, "td.children")).toBe("0");
+  expect(await row(newer, "td.last-activity")).not.toBe("");
   await screenshotForDocs(page, "sessions");
   await page.type("#filter", "the NEWER");
   await page.waitForFunction(`document.querySelectorAll("tr.session-row").length === 1`);
@@ -192,7 +200,19 @@ it("lists the tenant's sessions, newest first, without another tenant's; the ope
 
   const operator = await signIn(tokens.tokens.ops!);
   await operator.page.waitForSelector("#tile-workers");
+  // The charts are drawn from the host's own samples from the first paint: the turns ended before the page opened
+  // are there in its first answer, not only what the page samples from now on.
+  const firstPaint = await operator.page.$eval("#chart-turns", (chart) => ({
+    points: Number(chart.getAttribute("data-points")),
+    max: Number(chart.getAttribute("data-max")),
+  }));
+  expect(firstPaint.points).toBeGreaterThanOrEqual(2);
+  expect(firstPaint.max).toBeGreaterThan(0);
   await operator.page.waitForFunction(`document.querySelectorAll("#glance .chart canvas").length >= 3`);
+  // A card opens the sessions it counts.
+  expect(await operator.page.$eval("a.tile.state-idle", (tile) => tile.getAttribute("href"))).toBe(
+    "#/sessions?state=idle",
+  );
   expect(await operator.page.$eval("#tile-workers .value", (node) => node.textContent)).toMatch(/^\d+ \/ \d+$/);
   await screenshotForDocs(operator.page, "host");
 
@@ -238,6 +258,8 @@ it("the live view streams a running turn", async () => {
   expect((await running).stopReason).toBe("end_turn");
   await textIs(page, "#turn-state", "no turn running");
   expect(await page.$eval("#transcript", (node) => node.textContent)).toContain("through-the-gate");
+  // A call is labelled with its tool's name, not ACP's kind of tool ("execute").
+  expect(await page.$eval("#transcript .tool-call .tool-name", (node) => node.textContent)).toBe("bash");
   await screenshotForDocs(page, "session");
   // The page's own measure of each update, from its message's arrival to its render: printed, not asserted.
   const shown = (await page.evaluate(
@@ -324,11 +346,21 @@ it("a session waiting for a permission stands out; the permission answered from 
   await takeControl(page);
   const running = owner.prompt(sessionId, script(bash("echo permitted-$((6*7))"), { say: "ran it" }));
   await page.waitForSelector(".permission .option-allow_once");
+  // The session's view says its state, its mode (the menu too) and its model.
+  await textIs(page, "#session-state", "waiting for permission");
+  await textIs(page, "#session-mode", "mode ask");
+  expect(await page.$eval("#mode", (select) => (select as unknown as { value: string }).value)).toBe("ask");
+  expect(await page.$eval("#session-model", (node) => node.textContent)).toMatch(/^model \S+/);
   await screenshotForDocs(page, "permission");
 
   const list = await signIn(tokens.tokens.ops!);
   await goTo(list.page, "#/sessions");
   await list.page.waitForSelector(`tr.state-waiting[data-session-id="${sessionId}"]`);
+  // Waiting for a permission comes first, whatever its last activity: someone must answer it.
+  expect(await list.page.$eval("tr.session-row", (row) => row.getAttribute("data-session-id"))).toBe(sessionId);
+  expect(await list.page.$eval(`tr[data-session-id="${sessionId}"] .state`, (node) => node.textContent)).toBe(
+    "waiting for permission",
+  );
   await screenshotForDocs(list.page, "sessions-waiting");
   expectClean(list.watch);
 

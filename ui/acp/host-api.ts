@@ -25,9 +25,20 @@ export function listSessions(
   });
 }
 
-/** The page needs no worker's own figures: the host asks no session's worker for them (workerFigures: false). */
-export async function hostStatus(connection: HostConnection, pageSize: number): Promise<HostStatus> {
-  const request: HostStatusRequest = { pageSize, workerFigures: false };
+/**
+ * The page needs no worker's own figures: the host asks no session's worker for them (workerFigures: false).
+ * history: with the host's samples of itself, all of them (null) or those taken after a time (ms since the epoch).
+ */
+export async function hostStatus(
+  connection: HostConnection,
+  pageSize: number,
+  history?: { after: number | null },
+): Promise<HostStatus> {
+  const request: HostStatusRequest = {
+    pageSize,
+    workerFigures: false,
+    ...(history ? { history: true, ...(history.after === null ? {} : { historyAfter: history.after }) } : {}),
+  };
   return HostStatus.parse(await connection.agent.request(HOST_STATUS_METHOD, request));
 }
 

@@ -1,8 +1,8 @@
-// The host's figures sampled from _host/status, kept in the page for the last 15 minutes: the charts' data. Rates
-// are differences between two samples, per session (turns) and per tenant and model (tokens), so a session that
-// closed between them takes nothing away. Only some samples carry the session rows (asking for them asks every
-// session's worker for its figures): the turn rate is taken between two of those, and held in between.
-import type { HostStatus } from "../acp/host-api";
+// The host's figures as the charts draw them, from the host's own samples (`_host/status` with `history`): the last 15
+// minutes of them from the page's first paint, then those taken since, as the page polls. Rates are differences of
+// the host's running sums between two samples (turns ended, model tokens by tenant and model), so a burst shorter
+// than the time between samples still shows.
+import type { HostSample } from "../../src/protocol/host-status";
 
 export const WINDOW_MS = 15 * 60 * 1000;
 
@@ -16,43 +16,37 @@ export interface Sample {
   tokensPerSecond: Map<string, number>;
 }
 
+const keyOf = (row: HostSample["tokens"][number]) => `${row.tenant ?? "(no tenant)"} · ${row.model}`;
+
 export class HostSamples {
   readonly samples: Sample[] = [];
-  #last: { at: number; tokens: Map<string, number> } | null = null;
-  #lastRows: { at: number; turns: Map<string, number> } | null = null;
-  #turnsPerSecond = 0;
+  #last: HostSample | null = null;
 
-  /** withRows: the status carries the session rows (its first page), not only the host's figures. */
-  add(status: HostStatus, nowMs: number, withRows: boolean): void {
-    if (withRows) {
-      const turns = new Map(status.sessionRows.map((row) => [row.sessionId, row.turns]));
-      const before = this.#lastRows;
-      if (before) {
-        let done = 0;
-        for (const [id, count] of turns) done += Math.max(0, count - (before.turns.get(id) ?? count));
-        this.#turnsPerSecond = done / Math.max(0.001, (nowMs - before.at) / 1000);
-      }
-      this.#lastRows = { at: nowMs, turns };
+  /** When the newest sample taken was taken (ms since the epoch): the next poll asks for those after it. */
+  get lastAt(): number | null {
+    return this.#last?.at ?? null;
+  }
+
+  /** The host's samples, oldest first; those not newer than the last one added are skipped. */
+  add(history: readonly HostSample[]): void {
+    for (const sample of history) {
+      const last = this.#last;
+      if (last && sample.at <= last.at) continue;
+      const seconds = last ? Math.max(0.001, (sample.at - last.at) / 1000) : 1;
+      const before = new Map(last?.tokens.map((row) => [keyOf(row), row.tokens]));
+      const tokensPerSecond = new Map<string, number>();
+      for (const row of sample.tokens)
+        tokensPerSecond.set(keyOf(row), last ? Math.max(0, row.tokens - (before.get(keyOf(row)) ?? 0)) / seconds : 0);
+      this.samples.push({
+        at: sample.at / 1000,
+        workers: sample.workers,
+        rssMiB: sample.rssBytes / 2 ** 20,
+        turnsPerSecond: last ? Math.max(0, sample.turns - last.turns) / seconds : 0,
+        tokensPerSecond,
+      });
+      this.#last = sample;
     }
-    const tokens = new Map(
-      status.usage.map((usage) => [
-        `${usage.tenant ?? "(no tenant)"} · ${usage.model}`,
-        usage.tokens.prompt + usage.tokens.completion,
-      ]),
-    );
-    const last = this.#last;
-    const seconds = last ? Math.max(0.001, (nowMs - last.at) / 1000) : 1;
-    const tokensPerSecond = new Map<string, number>();
-    for (const [key, count] of tokens)
-      tokensPerSecond.set(key, last ? Math.max(0, count - (last.tokens.get(key) ?? 0)) / seconds : 0);
-    this.#last = { at: nowMs, tokens };
-    this.samples.push({
-      at: nowMs / 1000,
-      workers: status.threads.workers,
-      rssMiB: status.memory.rssBytes / 2 ** 20,
-      turnsPerSecond: this.#turnsPerSecond,
-      tokensPerSecond,
-    });
-    while (this.samples.length > 0 && this.samples[0]!.at * 1000 < nowMs - WINDOW_MS) this.samples.shift();
+    const newest = this.#last?.at ?? 0;
+    while (this.samples.length > 0 && this.samples[0]!.at * 1000 < newest - WINDOW_MS) this.samples.shift();
   }
 }

@@ -16,7 +16,8 @@ export interface ToolEntry {
   kind: "tool";
   id: string;
   title: string;
-  toolKind: string;
+  /** The tool's name where the host gave it (`_meta["acp-session-host"].tool`), else ACP's kind of tool. */
+  label: string;
   status: string;
   input: string;
   output: string;
@@ -40,11 +41,19 @@ export interface PlanItem {
   status: string;
 }
 
+/** What the host adds to usage_update (src/host/session/updates.ts): the session's token sums. */
+interface UsageMeta {
+  session?: { prompt: number; completion: number; cached: number };
+}
+
 export class Transcript {
   entries: Entry[] = [];
   plan: PlanItem[] = [];
   mode: string | null = null;
+  /** The context window's use, as the last usage_update said it. */
   usage: string | null = null;
+  /** The session's model tokens and, where the host prices them, its cost. */
+  spent: string | null = null;
   lastEventId: string | null = null;
   #messages = 0;
   /** Where each turn's entries start: a user message that does not follow another (as `watch` counts turns). */
@@ -87,7 +96,7 @@ export class Transcript {
           kind: "tool",
           id: update.toolCallId,
           title: stripAnsi(update.title),
-          toolKind: update.kind ?? "other",
+          label: toolName(update._meta) ?? update.kind ?? "other",
           status: update.status ?? "pending",
           input: shown(update.rawInput),
           output: contentText(update.content ?? []),
@@ -132,13 +141,23 @@ export class Transcript {
       case "current_mode_update":
         this.mode = update.currentModeId;
         break;
-      case "usage_update":
-        this.usage = `${update.used} / ${update.size} tokens`;
+      case "usage_update": {
+        this.usage = `context ${update.used} / ${update.size} tokens`;
+        const session = (update._meta?.["acp-session-host"] as UsageMeta | undefined)?.session;
+        const cost = update.cost ? `, ${update.cost.amount.toFixed(4)} ${update.cost.currency}` : "";
+        if (session) this.spent = `${session.prompt} in, ${session.completion} out (${session.cached} cached)${cost}`;
+        else if (cost !== "") this.spent = cost.slice(2);
         break;
+      }
       default:
         break;
     }
   }
+}
+
+function toolName(meta: Record<string, unknown> | null | undefined): string | null {
+  const tool = (meta?.["acp-session-host"] as { tool?: unknown } | undefined)?.tool;
+  return typeof tool === "string" ? stripAnsi(tool) : null;
 }
 
 function contentText(content: ToolCallContent[]): string {

@@ -2,6 +2,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { RequestError } from "@agentclientprotocol/sdk/unstable";
 import { HostConnection, RefusedError } from "../acp/host-connection";
+import { hostStatus } from "../acp/host-api";
 import { tokenStore } from "../state/token-store";
 import { parseRoute, type Route } from "../state/route";
 import { SignIn } from "./sign-in";
@@ -12,7 +13,8 @@ import { SessionLive } from "./session-live";
 type Access =
   | { state: "signed-out"; error: string | null }
   | { state: "connecting" }
-  | { state: "ready"; connection: HostConnection };
+  /** operator: the token may read the host's figures; a tenant's lands on its sessions instead. */
+  | { state: "ready"; connection: HostConnection; operator: boolean };
 
 function describe(error: unknown): string {
   if (error instanceof RefusedError) return "The host refused this token.";
@@ -37,7 +39,15 @@ export function App() {
             : current,
         ),
       );
-      setAccess({ state: "ready", connection });
+      // Only an operator's token is answered the host's figures: a tenant's has no Host page to land on.
+      const operator = await hostStatus(connection, 1).then(
+        () => true,
+        (refused: unknown) => {
+          if (refused instanceof RequestError) return false;
+          throw refused;
+        },
+      );
+      setAccess({ state: "ready", connection, operator });
     } catch (error) {
       tokenStore.clear();
       setAccess({ state: "signed-out", error: describe(error) });
@@ -61,25 +71,31 @@ export function App() {
 
   if (access.state === "signed-out") return <SignIn error={access.error} onSubmit={(token) => void connect(token)} />;
   if (access.state === "connecting") return <p class="connecting">Connecting…</p>;
-  const connection = access.connection;
+  const { connection, operator } = access;
+  // A tenant's token lands on its sessions: the host's page is the operator's.
+  const shown: Route = route.view === "glance" && !operator ? { view: "sessions", state: "any" } : route;
   return (
     <div class="shell">
       <nav>
         <strong>acp-session-host</strong>
-        <a href="#/" class={route.view === "glance" ? "current" : ""}>
-          Host
-        </a>
-        <a href="#/sessions" class={route.view === "sessions" ? "current" : ""}>
+        {operator && (
+          <a href="#/" id="nav-host" class={shown.view === "glance" ? "current" : ""}>
+            Host
+          </a>
+        )}
+        <a href="#/sessions" id="nav-sessions" class={shown.view === "sessions" ? "current" : ""}>
           Sessions
         </a>
         <button type="button" id="sign-out" onClick={signOut}>
           Sign out
         </button>
       </nav>
-      {route.view === "glance" && <Glance connection={connection} />}
-      {route.view === "sessions" && <SessionsList connection={connection} />}
-      {route.view === "session" && (
-        <SessionLive key={route.sessionId} connection={connection} sessionId={route.sessionId} />
+      {shown.view === "glance" && <Glance connection={connection} />}
+      {shown.view === "sessions" && (
+        <SessionsList key={shown.state} connection={connection} operator={operator} state={shown.state} />
+      )}
+      {shown.view === "session" && (
+        <SessionLive key={shown.sessionId} connection={connection} sessionId={shown.sessionId} />
       )}
     </div>
   );

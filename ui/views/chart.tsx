@@ -4,6 +4,8 @@ import uPlot from "uplot";
 import { WINDOW_MS } from "../state/host-samples";
 
 export interface ChartProps {
+  /** The chart's element id. */
+  id: string;
   title: string;
   /** x: seconds since the epoch; then one array per series. */
   data: [number[], ...number[][]];
@@ -47,5 +49,15 @@ export function Chart(props: ChartProps) {
     plot.current?.setData(props.data);
   }, [props.data]);
 
-  return <div class="chart" ref={box} />;
+  // How many samples it draws and the first series' largest: what a reader (or a test) can check without the canvas.
+  const first = props.data[1] ?? [];
+  return (
+    <div
+      class="chart"
+      id={props.id}
+      ref={box}
+      data-points={props.data[0].length}
+      data-max={first.length > 0 ? Math.max(...first) : 0}
+    />
+  );
 }

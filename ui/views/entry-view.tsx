@@ -47,7 +47,7 @@ export function EntryView(props: { entry: Entry }) {
   return (
     <div class={`tool-call status-${entry.status}`} data-tool-call-id={entry.id}>
       <div class="tool-head">
-        <span class="badge">{entry.toolKind}</span> <span class="tool-title">{entry.title}</span>{" "}
+        <span class="badge tool-name">{entry.label}</span> <span class="tool-title">{entry.title}</span>{" "}
         <span class="tool-status">{entry.status}</span>
       </div>
       {entry.input !== "" && <Folded label="input" text={entry.input} />}

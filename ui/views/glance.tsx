@@ -1,5 +1,6 @@
-// The host at a glance: sessions by state, workers and memory against their bounds, the store, and charts of the
-// last 15 minutes, sampled from _host/status every second (an operator's token: a tenant's is refused the figures).
+// The host at a glance: sessions by state (each card opens the sessions it counts), workers and memory against their
+// bounds, the store, and charts of the last 15 minutes, drawn from the host's own samples from the first paint and
+// read again every second (an operator's token: a tenant's lands on its sessions instead).
 import { useRef, useState } from "preact/hooks";
 import { hostStatus, type HostStatus } from "../acp/host-api";
 import { RequestError } from "@agentclientprotocol/sdk/unstable";
@@ -8,6 +9,7 @@ import { HostSamples } from "../state/host-samples";
 import { Chart } from "./chart";
 import { usePolling } from "./use-polling";
 import { FleetTile } from "./fleet-tile";
+import { sessionsHref, type StateFilter } from "../state/route";
 
 const SAMPLE_MS = 1000;
 /** Rows of _host/status read with the rows: the states counted and the turns summed are those of the first rows. */
@@ -29,9 +31,9 @@ export function Glance(props: { connection: HostConnection }) {
     async (run, stopped) => {
       const withRows = run % ROWS_EVERY === 0;
       try {
-        const next = await hostStatus(props.connection, withRows ? ROWS : 1);
+        const next = await hostStatus(props.connection, withRows ? ROWS : 1, { after: samples.current.lastAt });
         if (stopped()) return false;
-        samples.current.add(next, Date.now(), withRows);
+        samples.current.add(next.history ?? []);
         setStatus(next);
         if (withRows) setRows(next.sessionRows);
       } catch (error) {
@@ -61,13 +63,13 @@ export function Glance(props: { connection: HostConnection }) {
 
   const count = (test: (row: (typeof rows)[number]) => boolean) => rows.filter(test).length;
   // Open and running are the host's counts; the other states are read from the rows (the first 500 of them).
-  const states = [
-    ["open", status.sessions.live],
-    ["running", status.sessions.busy],
-    ["waiting for permission", count((row) => row.waitingForPermission)],
-    ["idle", count((row) => row.state === "live")],
-    ["hibernated", count((row) => row.state === "hibernated")],
-  ] as const;
+  const states: ReadonlyArray<readonly [string, number, StateFilter]> = [
+    ["open", status.sessions.live, "any"],
+    ["running", status.sessions.busy, "running"],
+    ["waiting for permission", count((row) => row.waitingForPermission), "waiting"],
+    ["idle", count((row) => row.state === "live" && !row.waitingForPermission), "idle"],
+    ["hibernated", count((row) => row.state === "hibernated"), "hibernated"],
+  ];
   const list = samples.current.samples;
   const x = list.map((sample) => sample.at);
   const models = [...new Set(list.flatMap((sample) => [...sample.tokensPerSecond.keys()]))].sort();
@@ -76,11 +78,16 @@ export function Glance(props: { connection: HostConnection }) {
     <section class="glance" id="glance">
       <h2>Host</h2>
       <div class="tiles">
-        {states.map(([name, value]) => (
-          <div class={`tile state-${name.replace(/ /g, "-")}${value > 0 ? " lit" : ""}`} key={name}>
+        {states.map(([name, value, filter]) => (
+          <a
+            class={`tile state-${name.replace(/ /g, "-")}${value > 0 ? " lit" : ""}`}
+            key={name}
+            href={sessionsHref(filter)}
+            title={`The sessions it counts: ${name}`}
+          >
             <span class="value">{value}</span>
             <span class="label">{name}</span>
-          </div>
+          </a>
         ))}
         <div class="tile" id="tile-workers">
           <span class="value">
@@ -108,11 +115,22 @@ export function Glance(props: { connection: HostConnection }) {
         of _host/status.
       </p>
       <div class="charts">
-        <Chart title="Live workers" series={["workers"]} data={[x, list.map((sample) => sample.workers)]} />
-        <Chart title="RSS (MiB)" series={["RSS"]} data={[x, list.map((sample) => sample.rssMiB)]} />
-        <Chart title="Turns a second" series={["turns/s"]} data={[x, list.map((sample) => sample.turnsPerSecond)]} />
+        <Chart
+          id="chart-workers"
+          title="Live workers"
+          series={["workers"]}
+          data={[x, list.map((sample) => sample.workers)]}
+        />
+        <Chart id="chart-rss" title="RSS (MiB)" series={["RSS"]} data={[x, list.map((sample) => sample.rssMiB)]} />
+        <Chart
+          id="chart-turns"
+          title="Turns a second"
+          series={["turns/s"]}
+          data={[x, list.map((sample) => sample.turnsPerSecond)]}
+        />
         {models.length > 0 && (
           <Chart
+            id="chart-tokens"
             title="Model tokens a second, by tenant and model"
             series={models}
             data={[x, ...models.map((key) => list.map((sample) => sample.tokensPerSecond.get(key) ?? 0))]}

@@ -29,6 +29,16 @@ interface Attached {
   attachmentId: string;
 }
 
+/** What the attach answer said of the session: its mode and model then, how its last turn ended. */
+interface Settings {
+  mode: string | null;
+  model: string | null;
+  lastStopReason: string | null;
+}
+
+/** The plan's entries as `watch` marks them: done, running, to do. */
+const PLAN_MARK: Record<string, string> = { completed: "[x]", in_progress: "[>]", pending: "[ ]" };
+
 export function SessionLive(props: { connection: HostConnection; sessionId: string }) {
   const { connection, sessionId } = props;
   const transcript = useRef(new Transcript());
@@ -50,6 +60,9 @@ export function SessionLive(props: { connection: HostConnection; sessionId: stri
     setAttachedState(next);
   };
   const [turnRunning, setTurnRunning] = useState(false);
+  const [settings, setSettings] = useState<Settings>({ mode: null, model: null, lastStopReason: null });
+  const learn = (answer: { mode?: string; model?: string; lastStopReason: string | null }) =>
+    setSettings({ mode: answer.mode ?? null, model: answer.model ?? null, lastStopReason: answer.lastStopReason });
   const [error, setError] = useState<string | null>(null);
   const [draft, setDraft] = useState("");
   // The replay has all been sent when the attach's answer comes: what arrives after it is live.
@@ -78,6 +91,8 @@ export function SessionLive(props: { connection: HostConnection; sessionId: stri
         if (live.current) redraw();
       } else if (notice.method === TURN_ENDED_NOTIFICATION) {
         setTurnRunning(false);
+        const { stopReason } = notice.params;
+        setSettings((now) => ({ ...now, lastStopReason: stopReason }));
       } else {
         setAttached(null);
         setError("The host detached this page from the session (it fell behind): open it again.");
@@ -106,6 +121,7 @@ export function SessionLive(props: { connection: HostConnection; sessionId: stri
           redraw();
           setAttached({ role: answer.role, attachmentId: answer.attachmentId });
           setTurnRunning(answer.turnRunning);
+          learn(answer);
         },
         (failure: unknown) => setError((failure as Error).message),
       );
@@ -132,6 +148,7 @@ export function SessionLive(props: { connection: HostConnection; sessionId: stri
       live.current = true;
       setAttached({ role: answer.role, attachmentId: answer.attachmentId });
       setTurnRunning(answer.turnRunning);
+      learn(answer);
       setError(null);
     } catch (failure) {
       setError((failure as Error).message);
@@ -154,6 +171,16 @@ export function SessionLive(props: { connection: HostConnection; sessionId: stri
 
   const t = transcript.current;
   const controller = attached?.role === "controller";
+  // A mode changed since the attach is the transcript's (current_mode_update); else the one the attach answered.
+  const mode = t.mode ?? settings.mode;
+  const state =
+    permissions.current.pending.length > 0
+      ? "waiting"
+      : turnRunning
+        ? "running"
+        : settings.lastStopReason === "error"
+          ? "failed"
+          : "idle";
   return (
     <section class="session-live" id="session-live">
       <h2>
@@ -166,9 +193,30 @@ export function SessionLive(props: { connection: HostConnection; sessionId: stri
         <span id="turn-state" class={`badge ${turnRunning ? "state-running" : "state-idle"}`}>
           {turnRunning ? "turn running" : "no turn running"}
         </span>
+        <span id="session-state" class={`badge state state-${state}`}>
+          {state === "waiting" ? "waiting for permission" : state}
+        </span>
         <ReplayChoice turns={turns} onChange={setTurns} />
-        {t.mode !== null && <span class="badge">mode {t.mode}</span>}
-        {t.usage !== null && <span class="badge">{t.usage}</span>}
+        {mode !== null && (
+          <span class="badge" id="session-mode">
+            mode {mode}
+          </span>
+        )}
+        {settings.model !== null && (
+          <span class="badge" id="session-model">
+            model {settings.model}
+          </span>
+        )}
+        {t.usage !== null && (
+          <span class="badge" id="session-usage">
+            {t.usage}
+          </span>
+        )}
+        {t.spent !== null && (
+          <span class="badge" id="session-spent">
+            {t.spent}
+          </span>
+        )}
         {attached && !controller && (
           <button type="button" id="take-control" onClick={() => void switchRole("controller")}>
             Take control
@@ -189,19 +237,22 @@ export function SessionLive(props: { connection: HostConnection; sessionId: stri
             </button>
             <select
               id="mode"
-              value={t.mode ?? ""}
+              title="The session's mode"
+              value={mode ?? ""}
               onChange={(event) =>
                 void setMode(connection, sessionId, event.currentTarget.value).catch((failure: unknown) =>
                   setError((failure as Error).message),
                 )
               }
             >
-              <option value="" disabled>
-                mode
-              </option>
-              {MODES.map((mode) => (
-                <option value={mode} key={mode}>
-                  {mode}
+              {mode === null && (
+                <option value="" disabled>
+                  mode
+                </option>
+              )}
+              {MODES.map((name) => (
+                <option value={name} key={name}>
+                  mode: {name}
                 </option>
               ))}
             </select>
@@ -220,6 +271,9 @@ export function SessionLive(props: { connection: HostConnection; sessionId: stri
         <ol class="plan">
           {t.plan.map((item, index) => (
             <li key={index} class={`plan-${item.status}`}>
+              <span class="plan-status" title={item.status}>
+                {PLAN_MARK[item.status] ?? `[${item.status}]`}
+              </span>{" "}
               {item.content}
             </li>
           ))}

@@ -1,19 +1,25 @@
-// The sessions this token may see, newest activity first, a page of session/list at a time (its cursor), filtered in
-// the page by text and state and by the host by tenant, child sessions nested under their parent. With an operator's token the states
-// come from _host/status, read every 2 seconds: a session waiting for a permission stands out.
+// The sessions this token may see, waiting for a permission first, then newest activity first, a page of
+// session/list at a time (its cursor), filtered in the page by text and state and by the host by tenant (the
+// operator's), child sessions nested under their parent. Each row's state and last activity are what session/list
+// says of a session open in the host; its first page is read again every 2 seconds, so they stay live.
 import { useEffect, useRef, useState } from "preact/hooks";
-import { hostStatus, listSessions, type HostStatus, type SessionInfo } from "../acp/host-api";
+import { listSessions, type SessionInfo } from "../acp/host-api";
 import type { HostConnection } from "../acp/host-connection";
-import { listed } from "../state/listed";
-import { sessionHref } from "../state/route";
+import { lastActivityOf, listed, stateOf, type ListedState } from "../state/listed";
+import { STATE_FILTERS, sessionHref, type StateFilter } from "../state/route";
 import { sessionTree } from "../state/session-tree";
 import { usePolling } from "./use-polling";
 
-type Row = HostStatus["sessionRows"][number];
-/** How often the states are read again (from the host's rows: no worker is asked). */
+/** How often the first page is read again: the states and last activities of the sessions open in the host. */
 const STATES_EVERY_MS = 2000;
-const STATES = ["any", "running", "waiting", "idle", "hibernated", "stored"] as const;
-type StateFilter = (typeof STATES)[number];
+const STATE_LABEL: Record<ListedState, string> = {
+  waiting: "waiting for permission",
+  running: "running",
+  idle: "idle",
+  failed: "failed",
+  hibernated: "hibernated",
+  stored: "stored",
+};
 /** "Last activity within": the label and its span in ms (0: any time). */
 const WITHIN: ReadonlyArray<readonly [string, number]> = [
   ["any time", 0],
@@ -26,10 +32,17 @@ function tenantOf(session: SessionInfo): string {
   return listed(session).tenant ?? NO_TENANT;
 }
 
-function stateOf(row: Row | undefined): Exclude<StateFilter, "any"> {
-  if (!row) return "stored";
-  if (row.waitingForPermission) return "waiting";
-  return row.state === "busy" ? "running" : row.state === "live" ? "idle" : "hibernated";
+/** Waiting for a permission first (someone must answer), the rest in the list's order. */
+function waitingFirst(sessions: readonly SessionInfo[]): SessionInfo[] {
+  return [...sessions].sort((a, b) => Number(stateOf(b) === "waiting") - Number(stateOf(a) === "waiting"));
+}
+
+/** The page read again, merged into what is shown: its sessions replace their earlier rows, new ones come first. */
+function merged(shown: readonly SessionInfo[], fresh: readonly SessionInfo[]): SessionInfo[] {
+  const byId = new Map(fresh.map((session) => [session.sessionId, session]));
+  const kept = shown.map((session) => byId.get(session.sessionId) ?? session);
+  const known = new Set(shown.map((session) => session.sessionId));
+  return [...fresh.filter((session) => !known.has(session.sessionId)), ...kept];
 }
 
 /** The tenant filter's value for "every tenant", and a tenantless session's label. */
@@ -38,15 +51,13 @@ const NO_TENANT = "(no tenant)";
 /** The tenant the host is asked to list (tenantless sessions are only told apart in the page). */
 const askedTenant = (tenant: string) => (tenant === ANY_TENANT || tenant === NO_TENANT ? null : tenant);
 
-export function SessionsList(props: { connection: HostConnection }) {
+export function SessionsList(props: { connection: HostConnection; operator: boolean; state: StateFilter }) {
   const [sessions, setSessions] = useState<SessionInfo[]>([]);
   const [cursor, setCursor] = useState<string | null>(null);
   const [loading, setLoading] = useState(true);
   const [error, setError] = useState<string | null>(null);
-  // null: this token is refused the host's figures (a tenant's), so no state is known.
-  const [rows, setRows] = useState<Map<string, Row> | null>(null);
   const [text, setText] = useState("");
-  const [state, setState] = useState<StateFilter>("any");
+  const [state, setState] = useState<StateFilter>(props.state);
   const [within, setWithin] = useState(0);
   const [tenant, setTenant] = useState(ANY_TENANT);
   // The tenants seen in any page so far: the filter's choices, kept while one tenant's sessions are listed.
@@ -80,28 +91,29 @@ export function SessionsList(props: { connection: HostConnection }) {
 
   useEffect(() => void load(null, ANY_TENANT), [props.connection]);
   usePolling(
-    async (_run, stopped) => {
+    async (run, stopped) => {
+      if (run === 0) return true;
       try {
-        const status = await hostStatus(props.connection, 500);
+        const page = await listSessions(props.connection, null, askedTenant(tenant));
         if (stopped()) return false;
-        setRows(new Map(status.sessionRows.map((row) => [row.sessionId, row])));
-        return true;
+        setSessions((shown) => merged(shown, page.sessions));
       } catch {
-        // A tenant's token is refused the host's figures: the list shows no states.
-        return false;
+        // The next read may answer: the rows keep what they showed.
       }
+      return true;
     },
     STATES_EVERY_MS,
-    [props.connection],
+    [props.connection, tenant],
   );
 
   const needle = text.trim().toLowerCase();
-  // Only the operator sees more than one tenant's sessions (and the host's figures): the filter is the operator's.
-  const tenants = rows === null ? [] : [...known].sort();
-  const shown = sessions.filter((session) => {
-    if (rows !== null && tenant !== ANY_TENANT && tenantOf(session) !== tenant) return false;
-    if (rows !== null && state !== "any" && stateOf(rows.get(session.sessionId)) !== state) return false;
-    if (within > 0 && (!session.updatedAt || Date.now() - Date.parse(session.updatedAt) > within)) return false;
+  // Only the operator sees more than one tenant's sessions: the filter is the operator's.
+  const tenants = props.operator ? [...known].sort() : [];
+  const shown = waitingFirst(sessions).filter((session) => {
+    if (props.operator && tenant !== ANY_TENANT && tenantOf(session) !== tenant) return false;
+    if (state !== "any" && stateOf(session) !== state) return false;
+    const active = lastActivityOf(session);
+    if (within > 0 && (!active || Date.now() - Date.parse(active) > within)) return false;
     if (needle === "") return true;
     return [session.sessionId, session.title ?? "", session.cwd].some((field) => field.toLowerCase().includes(needle));
   });
@@ -117,20 +129,18 @@ export function SessionsList(props: { connection: HostConnection }) {
           value={text}
           onInput={(event) => setText(event.currentTarget.value)}
         />
-        {rows !== null && (
-          <select
-            id="state-filter"
-            value={state}
-            onChange={(event) => setState(event.currentTarget.value as StateFilter)}
-          >
-            {STATES.map((name) => (
-              <option value={name} key={name}>
-                {name === "any" ? "any state" : name}
-              </option>
-            ))}
-          </select>
-        )}
-        {rows !== null && (
+        <select
+          id="state-filter"
+          value={state}
+          onChange={(event) => setState(event.currentTarget.value as StateFilter)}
+        >
+          {STATE_FILTERS.map((name) => (
+            <option value={name} key={name}>
+              {name === "any" ? "any state" : STATE_LABEL[name]}
+            </option>
+          ))}
+        </select>
+        {props.operator && (
           <select
             id="tenant-filter"
             value={tenant}
@@ -163,17 +173,20 @@ export function SessionsList(props: { connection: HostConnection }) {
       <table id="sessions-table">
         <thead>
           <tr>
+            <th>Id</th>
             <th>Title</th>
-            {rows !== null && <th>Tenant</th>}
-            {rows !== null && <th>State</th>}
+            {props.operator && <th>Tenant</th>}
+            <th>State</th>
             <th>Working directory</th>
             <th>Turns</th>
+            <th>Children</th>
             <th>Last activity</th>
           </tr>
         </thead>
         <tbody>
           {sessionTree(shown, collapsed).map(({ session, depth, children, orphanOf }) => {
-            const sessionState = rows === null ? "unknown" : stateOf(rows.get(session.sessionId));
+            const sessionState = stateOf(session);
+            const active = lastActivityOf(session);
             const open = !collapsed.has(session.sessionId);
             return (
               <tr
@@ -182,6 +195,11 @@ export function SessionsList(props: { connection: HostConnection }) {
                 data-session-id={session.sessionId}
                 data-depth={depth}
               >
+                <td class="id">
+                  <a href={sessionHref(session.sessionId)} title={session.sessionId}>
+                    <code>{session.sessionId.slice(0, 8)}</code>
+                  </a>
+                </td>
                 <td class="title">
                   {children > 0 ? (
                     <button
@@ -196,7 +214,7 @@ export function SessionsList(props: { connection: HostConnection }) {
                   ) : (
                     <span class="toggle-space" />
                   )}
-                  <a href={sessionHref(session.sessionId)}>{session.title ?? session.sessionId}</a>
+                  <a href={sessionHref(session.sessionId)}>{session.title ?? "(untitled)"}</a>
                   {orphanOf !== null && (
                     <span class="parent">
                       {" "}
@@ -204,21 +222,18 @@ export function SessionsList(props: { connection: HostConnection }) {
                     </span>
                   )}
                 </td>
-                {rows !== null && (
+                {props.operator && (
                   <td>
                     <span class="badge tenant">{tenantOf(session)}</span>
                   </td>
                 )}
-                {rows !== null && (
-                  <td>
-                    <span class={`badge state-${sessionState}`}>
-                      {sessionState === "waiting" ? "waiting for permission" : sessionState}
-                    </span>
-                  </td>
-                )}
+                <td>
+                  <span class={`badge state state-${sessionState}`}>{STATE_LABEL[sessionState]}</span>
+                </td>
                 <td class="cwd">{session.cwd}</td>
-                <td>{listed(session).turns ?? ""}</td>
-                <td>{session.updatedAt ? new Date(session.updatedAt).toLocaleString() : ""}</td>
+                <td class="turns">{listed(session).turns ?? ""}</td>
+                <td class="children">{children}</td>
+                <td class="last-activity">{active ? new Date(active).toLocaleString() : ""}</td>
               </tr>
             );
           })}

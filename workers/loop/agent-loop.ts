@@ -362,7 +362,16 @@ export class AgentLoop {
       kind,
       input: call.input,
     });
-    events.post({ type: "tool_call", turnId, toolCallId, title, kind, status: "pending", rawInput: call.input });
+    events.post({
+      type: "tool_call",
+      turnId,
+      toolCallId,
+      name: call.name,
+      title,
+      kind,
+      status: "pending",
+      rawInput: call.input,
+    });
     const span = toolSpan(turn, call, toolCallId, kind);
 
     const finish = (result: ToolResult): ToolResult => {

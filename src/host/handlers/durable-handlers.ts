@@ -15,6 +15,7 @@ import { lineageOf, type LiveSession } from "../session/session.js";
 import { systemPromptFrom } from "./system-prompt-param.js";
 import { listedTenantFor } from "./list-tenant-param.js";
 import type { ArchiveFilter } from "../../store/session-store.js";
+import { withLiveListing } from "../../store/listing.js";
 
 const ARCHIVE_FILTERS: readonly string[] = ["exclude", "include", "only"] satisfies ArchiveFilter[];
 
@@ -40,13 +41,20 @@ export function withDurableSessions(
           "archived",
           `unknown archive filter: ${JSON.stringify(archived)} (this host knows exclude, include and only)`,
         );
-      return host.store.list({
+      const page = await host.store.list({
         cwd: params.cwd,
         cursor: params.cursor,
         pageSize: host.config.listPageSize,
         tenant: listedTenantFor(peer, params._meta),
         archived: archived as ArchiveFilter,
       });
+      // A session open here shows its state and live last activity; a stored one is what the store says.
+      return {
+        ...page,
+        sessions: page.sessions.map((info) =>
+          host.sessions.has(info.sessionId) ? withLiveListing(info, host.sessions.get(info.sessionId).listing()) : info,
+        ),
+      };
     })
     .onRequest("session/close", async ({ params }) => {
       await close(host, peer, params.sessionId);

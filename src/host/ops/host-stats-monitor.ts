@@ -2,6 +2,7 @@
 import { readdir } from "node:fs/promises";
 import { monitorEventLoopDelay, type IntervalHistogram } from "node:perf_hooks";
 import type { HostStats, HostStatsParams } from "../../protocol/host-stats.js";
+import { HostHistory } from "./host-history.js";
 import type { OpsHost } from "./ops-host.js";
 
 const RESOLUTION_MS = 10;
@@ -11,9 +12,12 @@ export class HostStatsMonitor {
   readonly #host: OpsHost;
   readonly #delay: IntervalHistogram;
   #since = performance.now();
+  /** The host's samples of itself (`_host/status` with `history: true`). */
+  readonly history: HostHistory;
 
   constructor(host: OpsHost) {
     this.#host = host;
+    this.history = new HostHistory(host);
     this.#delay = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
     this.#delay.enable();
   }

@@ -27,6 +27,13 @@ export async function hostStatus(
     ...(await stats.snapshot({ resetEventLoopDelay: false })),
     sessionRows,
     usage: host.usage.rows().filter((row) => peer.sees(row.tenant)),
+    ...(params.history
+      ? {
+          history: stats.history
+            .samples(params.historyAfter)
+            .map((sample) => ({ ...sample, tokens: sample.tokens.filter((row) => peer.sees(row.tenant)) })),
+        }
+      : {}),
     ...(more && last ? { nextCursor: Buffer.from(last).toString("base64url") } : {}),
   };
 }

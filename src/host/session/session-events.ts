@@ -53,9 +53,15 @@ export class SessionEvents {
   readonly #session: SessionEventsContext;
   #tokens: SessionStatus["tokens"] = null;
   #lastMessage = "";
+  /** When its last update was shown (ms since the epoch): a listed session's live last activity. */
+  #lastShownAt = Date.now();
 
   constructor(session: SessionEventsContext) {
     this.#session = session;
+  }
+
+  get lastShownAt(): number {
+    return this.#lastShownAt;
   }
 
   /** Its token sums (from its usage events). */
@@ -202,6 +208,7 @@ export class SessionEvents {
 
   /** Numbered and shown: session/load's replay to the owner only, a turn's live to every client of the session. */
   #show(event: TurnEvent): void {
+    this.#lastShownAt = Date.now();
     const outbox = this.#session.outbox;
     const replay = event.turnId === REPLAY_TURN_ID ? this.#session.replay() : null;
     if (replay) void outbox.showOwner(numberedUpdates(event, replay.clock, outbox));

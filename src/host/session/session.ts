@@ -11,6 +11,7 @@ import { ReplayAck, ReplayPage } from "../../protocol/worker-events.js";
 import type { LogHeader } from "../../protocol/log/session-log.js";
 import type { SystemPromptSetting } from "../../protocol/system-prompt.js";
 import type { SessionStatus } from "../../protocol/host-status.js";
+import type { LiveListing } from "../../store/listing.js";
 import { nowMs, type TurnTrace } from "../../protocol/trace.js";
 import type { McpServerConfig } from "../../protocol/mcp-servers.js";
 import { WorkerGone, type WorkerExit, type WorkerLease } from "../../pool/worker-lease.js";
@@ -279,6 +280,8 @@ export class LiveSession implements SlotHolder {
       turnRunning: this.busy,
       lastStopReason: this.#lastStopReason,
       promptId: this.#promptId,
+      mode: this.settings.mode,
+      model: this.settings.model.model,
     });
     if (!from) {
       attachment.startAfter(outbox.clock.last);
@@ -474,6 +477,25 @@ export class LiveSession implements SlotHolder {
       "session worker did not answer a ping for --worker-stall-ms: terminated, the next prompt restores the session from its log",
     );
     void this.#release(0);
+  }
+
+  /** What session/list adds for a session open here: its state now and its last activity (a streaming turn's too). */
+  listing(): LiveListing {
+    const state = this.#permissions.waiting
+      ? "waiting"
+      : this.#turns.current
+        ? "running"
+        : this.#lastStopReason === "error"
+          ? "failed"
+          : this.hibernated
+            ? "hibernated"
+            : "idle";
+    return {
+      state,
+      lastActivityAt: new Date(this.#events.lastShownAt).toISOString(),
+      mode: this.settings.mode,
+      model: this.settings.model.model,
+    };
   }
 
   /**

@@ -4,6 +4,9 @@ import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import type { WorkerEvent } from "../../protocol/worker-events.js";
 import type { PeerUnderstands } from "../connection/peer.js";
 
+/** tool_call's `_meta` key: { tool: the tool's name }. */
+export const TOOL_META_KEY = "acp-session-host";
+
 /** usage_update's `_meta` key: { tokens: this response's {prompt, completion, cached}, session: the session's sums }. */
 export const USAGE_META_KEY = "acp-session-host";
 
@@ -28,6 +31,7 @@ export function toSessionUpdates(event: WorkerEvent, client: Pick<PeerUnderstand
           kind: event.kind,
           status: event.status,
           rawInput: event.rawInput,
+          ...(event.name !== undefined ? { _meta: { [TOOL_META_KEY]: { tool: event.name } } } : {}),
         },
       ];
     case "tool_call_update": {

@@ -54,6 +54,7 @@ export class ReplayRenderer {
           type: "tool_call",
           turnId,
           toolCallId: entry.toolCallId,
+          name: entry.name,
           title: entry.title,
           kind: entry.kind,
           status: "pending",
