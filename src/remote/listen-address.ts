@@ -22,6 +22,22 @@ export function isLoopback(host: string): boolean {
   return host === "::1";
 }
 
+/**
+ * Whether a request's Host header names a loopback address ("127.0.0.1:8765", "[::1]:8765", "localhost:8765"): what a
+ * host without a tokens file serves. A page at a name of the attacker's that resolves to 127.0.0.1 (DNS rebinding)
+ * sends that name as its Host, and its Origin matches it, so Origin alone does not tell it from the host's own page.
+ */
+export function hostHeaderIsLoopback(header: string | undefined): boolean {
+  if (header === undefined) return false;
+  let hostname: string;
+  try {
+    hostname = new URL(`http://${header}`).hostname;
+  } catch {
+    return false;
+  }
+  return isLoopback(hostname.startsWith("[") ? hostname.slice(1, -1) : hostname);
+}
+
 /** The URL a client uses for an address the server is bound to. */
 export function urlHost(host: string): string {
   return isIP(host) === 6 ? `[${host}]` : host;

@@ -30,7 +30,7 @@ import { SocketSlots } from "./socket-slots.js";
 import { closingPromptly } from "./ws-closing.js";
 import { dropBinaryFrames } from "./ws-text-only.js";
 import { textFrame } from "./ws-frame.js";
-import { urlHost } from "./listen-address.js";
+import { hostHeaderIsLoopback, urlHost } from "./listen-address.js";
 import { callerKey, TokenGate, type Caller } from "./token-gate.js";
 import type { TokenEntry } from "./tokens.js";
 import { isUiPath, serveUi } from "./dashboard/serve-ui.js";
@@ -42,6 +42,7 @@ export const HEALTH_PATH = "/healthz";
 export const READY_PATH = "/readyz";
 /** The SDK's header that names an existing Streamable HTTP connection; a POST without it opens one. */
 const CONNECTION_ID_HEADER = "acp-connection-id";
+const MISDIRECTED = "this host serves only a Host header naming a loopback address (it has no tokens file)";
 
 export interface RemoteOptions {
   host: string;
@@ -94,6 +95,8 @@ interface Door {
 export class RemoteListener {
   readonly #host: ListenerHost;
   readonly #stats: HostStatsMonitor;
+  /** No tokens file: every caller is the operator, and only loopback Host headers are served. */
+  readonly #tenantless: boolean;
   readonly #options: RemoteOptions;
   readonly #server: Server;
   readonly #webSockets: WebSocketServer;
@@ -122,6 +125,7 @@ export class RemoteListener {
     this.#options = options;
     this.#warnings = new RepeatedWarnings(host.logger);
     this.#gate = new TokenGate(options.tokensFile, tokens, host.logger, this.#warnings);
+    this.#tenantless = tokens === null;
     const timeouts = {
       headersTimeout: options.handshakeTimeoutMs,
       requestTimeout: options.handshakeTimeoutMs,
@@ -208,6 +212,14 @@ export class RemoteListener {
     return this.#options.dashboard ? new URL("/ui/", this.url).href : null;
   }
 
+  /**
+   * A host without a tokens file (loopback only) serves only requests whose Host names a loopback address: a page of
+   * a rebound name is refused before anything it sent is read. With tokens, the token is what authenticates.
+   */
+  #hostAllowed(req: IncomingMessage): boolean {
+    return !this.#tenantless || hostHeaderIsLoopback(req.headers.host);
+  }
+
   get connections(): number {
     return this.#peers.size;
   }
@@ -250,6 +262,7 @@ export class RemoteListener {
   #onRequest(req: IncomingMessage, res: ServerResponse): void {
     // A request sent after a refused one on the same connection, while it closes, is not served.
     if (isClosing(req.socket)) return;
+    if (!this.#hostAllowed(req)) return this.#slots.pace(req.socket, () => refuseRequest(req, 421, {}, MISDIRECTED));
     const path = pathOf(req);
     if ((path === HEALTH_PATH || path === READY_PATH) && req.method === "GET") {
       const { httpStatus, body } = path === HEALTH_PATH ? health(this.#host) : readiness(this.#host);
@@ -292,6 +305,7 @@ export class RemoteListener {
 
   #onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     if (isClosing(socket)) return;
+    if (!this.#hostAllowed(req)) return this.#slots.pace(req.socket, () => refuseUpgrade(socket, 421));
     if (pathOf(req) !== ACP_PATH) return this.#slots.pace(req.socket, () => refuseUpgrade(socket, 404));
     // A browser's page of another origin may not open one, token or not: a site the operator visits would otherwise
     // reach a host on loopback without a tokens file (cross-site WebSocket hijacking). Clients other than browsers
