@@ -299,6 +299,17 @@ export function parseHostOptions(argv: readonly string[]): HostOptions {
 }
 
 /** A --store that names PostgreSQL rather than a directory. */
+/** The URL without its password, for logs and errors. */
+export function redactedUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = "***";
+    return parsed.toString();
+  } catch {
+    return url.replace(/:[^:@/]*@/, ":***@");
+  }
+}
+
 export function isPostgresUrl(store: string): boolean {
   return /^postgres(ql)?:\/\//.test(store);
 }

@@ -31,6 +31,8 @@ import { closingPromptly } from "./ws-closing.js";
 import { dropBinaryFrames } from "./ws-text-only.js";
 import { textFrame } from "./ws-frame.js";
 import { hostHeaderIsLoopback, urlHost } from "./listen-address.js";
+import { ErrorRedaction, type Secret } from "./error-redaction.js";
+import { isPostgresUrl, redactedUrl } from "../host-options.js";
 import { callerKey, TokenGate, type Caller } from "./token-gate.js";
 import type { TokenEntry } from "./tokens.js";
 import { isUiPath, serveUi } from "./dashboard/serve-ui.js";
@@ -97,6 +99,8 @@ export class RemoteListener {
   readonly #stats: HostStatsMonitor;
   /** No tokens file: every caller is the operator, and only loopback Host headers are served. */
   readonly #tenantless: boolean;
+  /** The host's paths and store URL, kept out of every error a client is answered. */
+  readonly #redaction: ErrorRedaction;
   readonly #options: RemoteOptions;
   readonly #server: Server;
   readonly #webSockets: WebSocketServer;
@@ -126,6 +130,9 @@ export class RemoteListener {
     this.#warnings = new RepeatedWarnings(host.logger);
     this.#gate = new TokenGate(options.tokensFile, tokens, host.logger, this.#warnings);
     this.#tenantless = tokens === null;
+    this.#redaction = new ErrorRedaction(hostSecrets(host.config, options.tokensFile), (original) =>
+      host.logger.debug({ error: original }, "an answer's error named the host's paths: sent with them replaced"),
+    );
     const timeouts = {
       headersTimeout: options.handshakeTimeoutMs,
       requestTimeout: options.handshakeTimeoutMs,
@@ -408,6 +415,7 @@ export class RemoteListener {
     const peer = new Peer(`c${++this.#connectionsOpened}`, caller.tenant, caller.tokenHash, caller.operator);
     const remote = upgrade?.remote ?? `connection ${peer.label}`;
     const gate = new RequestGate(stream, {
+      shown: (message) => this.#redaction.apply(message),
       maxInFlight: this.#options.maxRequestsInFlight,
       // Every message from the client counts as activity for the idle timeout.
       onMessage: () => peer.touch(),
@@ -487,4 +495,20 @@ function pathOf(req: IncomingMessage): string {
 function declaredLength(req: IncomingMessage): number {
   const header = req.headers["content-length"];
   return header !== undefined && /^\d+$/.test(header) ? Number(header) : 0;
+}
+
+/** What no client is told: the host's state dir, tokens file and runtime dir, and its store's URL however spelt. */
+function hostSecrets(
+  config: Pick<ListenerHost["config"], "stateDir" | "store" | "runtimeDir">,
+  tokensFile: string | null,
+): Secret[] {
+  const secrets: Secret[] = [{ text: config.stateDir, shownAs: "<state dir>" }];
+  if (tokensFile !== null) secrets.push({ text: tokensFile, shownAs: "<tokens file>" });
+  if (config.runtimeDir) secrets.push({ text: config.runtimeDir, shownAs: "<runtime dir>" });
+  if (config.store !== undefined && isPostgresUrl(config.store)) {
+    secrets.push({ text: config.store, shownAs: "<store>" });
+    // As the store names itself (its password masked): the rest still says where it is and who connects.
+    secrets.push({ text: redactedUrl(config.store), shownAs: "<store>" });
+  }
+  return secrets;
 }

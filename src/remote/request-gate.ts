@@ -3,7 +3,8 @@
 // and its cancel and permission answers must still be read): at the bound, the next message is not read until an
 // answer has gone out, and a WebSocket's socket is paused, so the kernel's buffers push back on a client that sends
 // faster than it is answered. Reading resumes in a later turn of the event loop, after the other connections' I/O.
-// It also drops responses to requests the host never sent (the SDK would log each one).
+// It also drops responses to requests the host never sent (the SDK would log each one), and hands each answer on as
+// the client may see it (`shown`: an error without the host's paths, error-redaction.ts).
 import type { AnyMessage, Stream } from "@agentclientprotocol/sdk";
 
 /** A source of input that can stop for a while (a WebSocket: ws pauses its socket). */
@@ -18,6 +19,8 @@ export interface RequestGateOptions {
   onMessage(): void;
   /** A response to no request of the host's: dropped. */
   onStrayResponse(id: unknown): void;
+  /** What the client is sent of a message the host writes. */
+  shown(message: AnyMessage): AnyMessage;
 }
 
 const PROMPT_METHOD = "session/prompt";
@@ -57,7 +60,7 @@ export class RequestGate {
     const writable = new WritableStream<AnyMessage>({
       write: (message) => {
         this.#sent(message);
-        return writer.write(message);
+        return writer.write(options.shown(message));
       },
       close: () => writer.close(),
       abort: (reason) => writer.abort(reason),

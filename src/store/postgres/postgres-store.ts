@@ -9,7 +9,7 @@ import { rm } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { RequestError, type ListSessionsResponse } from "@agentclientprotocol/sdk/unstable";
 import pg from "pg";
-import { ConfigError } from "../../host-options.js";
+import { ConfigError, redactedUrl } from "../../host-options.js";
 import { hostError, notFound, sessionMoved, storeFault } from "../../request-errors.js";
 import type { Logger } from "../../logger.js";
 import type { WorkerLog, SettingsFrom } from "../../protocol/port.js";
@@ -65,7 +65,7 @@ export class PostgresStore implements SessionStore {
 
   /** Connects, migrates the schema and starts listening; throws ConfigError (one line naming the store) if it cannot. */
   static async open(options: PostgresStoreOptions, logger: Logger): Promise<PostgresStore> {
-    const label = `postgres ${redact(options.url)}`;
+    const label = `postgres ${redactedUrl(options.url)}`;
     const store = new PostgresStore(options, label, logger);
     try {
       await migrate(store.#pool);
@@ -484,17 +484,6 @@ export class PostgresStore implements SessionStore {
     this.#reachable = reachable;
     if (reachable) this.#logger.info("the store is reachable again");
     else this.#logger.warn("the store is unreachable: /healthz answers 503 until it is back");
-  }
-}
-
-/** The URL without its password, for logs and errors. */
-function redact(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = "***";
-    return parsed.toString();
-  } catch {
-    return url.replace(/:[^:@/]*@/, ":***@");
   }
 }
 
