@@ -36,6 +36,8 @@ export class WorkerLease {
   readonly #events: MessagePort;
   readonly #abort: AbortController;
   #exit: WorkerExit | null = null;
+  /** The rejecters of the calls in flight: each is told at once if the worker dies first, and let go when it ends. */
+  readonly #calls = new Set<(gone: WorkerGone) => void>();
   #onEvents: EventsListener = () => {};
   #onInvalid: (error: string) => void = () => {};
 
@@ -88,10 +90,27 @@ export class WorkerLease {
     if (!this.#exit) this.#events.postMessage(message);
   }
 
-  /** Calls a command; rejects with WorkerGone instead of hanging when the worker dies first. */
+  /**
+   * Calls a command; rejects with WorkerGone instead of hanging when the worker dies first. Not a race against
+   * `exited`: each such race hung a reaction on a promise that settles only when the worker ends, and with it the
+   * call's answer (a replay's page), for as long as the worker lived.
+   */
   call<T>(command: (api: Comlink.Remote<SessionWorkerApi>) => Promise<T>): Promise<T> {
     if (this.#exit) return Promise.reject(new WorkerGone(this.#exit));
-    return Promise.race([command(this.#api), this.exited.then((exit) => Promise.reject(new WorkerGone(exit)))]);
+    return new Promise<T>((resolve, reject) => {
+      this.#calls.add(reject);
+      const done = () => this.#calls.delete(reject);
+      command(this.#api).then(
+        (answer) => {
+          done();
+          resolve(answer);
+        },
+        (error: unknown) => {
+          done();
+          reject(error);
+        },
+      );
+    });
   }
 
   /** Ends the thread at once (piscina terminates the worker of an aborted task). */
@@ -102,6 +121,8 @@ export class WorkerLease {
 
   #settle(exit: WorkerExit): WorkerExit {
     this.#exit = exit;
+    for (const reject of this.#calls) reject(new WorkerGone(exit));
+    this.#calls.clear();
     this.#commands.close();
     this.#events.close();
     return exit;

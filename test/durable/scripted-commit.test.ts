@@ -58,7 +58,7 @@ describe("scripted model: say, then a step that takes time", () => {
       script({ say: "a" }, { say: "b" }, { sleep_ms: 10 }, { say: "later" }),
     );
     expect(result.stopReason).toBe("end_turn");
-    expect(result.text).toBe("ablater");
+    expect(result.text).toBe("ab\n\nlater");
     const replay = transcript(await h.client.load(sessionId, cwd));
     expect(replay.filter((line) => line.startsWith("agent: "))).toEqual(["agent: a", "agent: b", "agent: later"]);
   });

@@ -59,7 +59,7 @@ describe("openai-compatible provider", () => {
       { text: "done", chunkChars: 1 },
     );
     const result = await host.client.prompt(sessionId, "split everything");
-    expect(result.text).toBe(`${text}done`);
+    expect(result.text).toBe(`${text}\n\ndone`);
     const call = result.updates.find((u) => u.sessionUpdate === "tool_call");
     expect(call).toMatchObject({ rawInput: input });
     // The tool call went back to the server whole, with the same id and arguments.
@@ -88,7 +88,7 @@ describe("openai-compatible provider", () => {
     const asked = permissionRequests.length;
     const result = await host.client.prompt(sessionId, "how long is notes.txt?");
     expect(result.stopReason).toBe("end_turn");
-    expect(result.text).toBe("Let me look.notes.txt has 2 lines.");
+    expect(result.text).toBe("Let me look.\n\nnotes.txt has 2 lines.");
     expect(result.toolCalls.map((call) => [call.kind, call.status])).toEqual([
       ["execute", "completed"],
       ["read", "completed"],

@@ -28,7 +28,7 @@ describe("concurrent sessions are isolated", () => {
     off();
     results.forEach((result, i) => {
       expect(result.stopReason).toBe("end_turn");
-      expect(result.text).toBe(`tag-${i}-atag-${i}-b`);
+      expect(result.text).toBe(`tag-${i}-a\n\ntag-${i}-b`);
       expect(result.toolCalls).toHaveLength(1);
       expect(result.toolCalls[0]!.status).toBe("failed");
     });

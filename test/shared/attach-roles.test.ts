@@ -53,6 +53,37 @@ const errorOf = async (call: Promise<unknown>) => {
   throw new Error("expected the call to fail");
 };
 
+it("an observer may not close, delete, archive or retitle a session, owned or not: nothing changes", async () => {
+  const owner = await client(tokens.tokens.alice!);
+  const { sessionId } = await owner.newSession(tempDir());
+  await owner.prompt(sessionId, "a first turn");
+  const title = await owner.setTitle(sessionId, "the owner's title");
+  const observer = await client(tokens.tokens.alice!);
+  await observer.attach(sessionId, { role: "observer" });
+  const refusedAll = async () => {
+    for (const refused of [
+      observer.close(sessionId),
+      observer.delete(sessionId),
+      observer.archive(sessionId),
+      observer.setTitle(sessionId, "an observer's title"),
+    ])
+      expect(await errorOf(refused)).toMatchObject({ code: -32600, data: { reason: "OBSERVER_ONLY", sessionId } });
+  };
+  await refusedAll();
+  expect(await owner.status(sessionId)).toBe("open");
+  // Its owner gone, the session is held by no connection: an observer still may not end it.
+  await owner.dispose();
+  await refusedAll();
+  const checker = await client(tokens.tokens.alice!);
+  expect(await checker.status(sessionId)).toBe("open");
+  const listed = await checker.list();
+  expect(listed.sessions.find((session) => session.sessionId === sessionId)?.title).toBe(title);
+  // A controller may.
+  await checker.attach(sessionId, { role: "controller" });
+  await checker.close(sessionId);
+  expect(await checker.status(sessionId)).toBe("saved");
+});
+
 it("an observer reads and changes nothing; a controller may; another tenant gets an unknown id's answer", async () => {
   const owner = await client(tokens.tokens.alice!);
   const { sessionId } = await owner.newSession(tempDir());

@@ -30,6 +30,7 @@ it("reads past the bound only once an answer has gone out; prompts apart; stray 
     maxInFlight: 2,
     onMessage: () => {},
     onStrayResponse: (id) => strays.push(id),
+    shown: (message) => message,
   });
   gate.attachInput({ pause: () => paused.push(true), resume: () => paused.push(false) });
   const reader = gate.stream.readable.getReader();

@@ -51,6 +51,13 @@ export class FollowedSessions {
     );
   }
 
+  /** Whether the peer follows the session here as an observer (the session served by another host of the fleet). */
+  observes(peer: Peer, sessionId: string): boolean {
+    for (const follower of this.#followers.get(sessionId) ?? [])
+      if (follower.attachment.peer === peer && !follower.attachment.ended) return true;
+    return false;
+  }
+
   /** false: no such attachment of this peer. */
   detach(peer: Peer, sessionId: string, attachmentId: string): boolean {
     for (const follower of this.#followers.get(sessionId) ?? [])

@@ -9,7 +9,7 @@ import { mcpServersFrom } from "./mcp-servers-param.js";
 import { OpenSessionParams } from "./session-params.js";
 import type { HandlerHost } from "./handler-host.js";
 import type { Peer } from "../connection/peer.js";
-import { assertAttachable, findVisible, visibleStoredHeader } from "./session-access.js";
+import { assertAttachable, assertNotObserver, findVisible, visibleStoredHeader } from "./session-access.js";
 import { openSession } from "../session/open-session.js";
 import { lineageOf, type LiveSession } from "../session/session.js";
 import { systemPromptFrom } from "./system-prompt-param.js";
@@ -57,12 +57,14 @@ export function withDurableSessions(
       };
     })
     .onRequest("session/close", async ({ params }) => {
+      assertNotObserver(host.sessions, host.followed, peer, params.sessionId);
       await close(host, peer, params.sessionId);
       return {};
     })
     .onRequest("session/delete", async ({ params }) => {
       // Another tenant's session is answered as an unknown one: deleting it succeeds and changes nothing.
       if (!(await ownsStored(host, peer, params.sessionId))) return {};
+      assertNotObserver(host.sessions, host.followed, peer, params.sessionId);
       await close(host, peer, params.sessionId);
       if (await host.store.remove(params.sessionId))
         host.logger.info({ sessionId: params.sessionId }, "session deleted");

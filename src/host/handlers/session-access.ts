@@ -7,6 +7,7 @@ import type { SessionStore } from "../../store/session-store.js";
 import type { LiveSession } from "../session/session.js";
 import { hostError, unknownSession } from "../../request-errors.js";
 import type { SessionTable } from "../session/session-table.js";
+import type { FollowedSessions } from "../attach/followed-sessions.js";
 
 /** The live session if this peer may see it (any attachment). */
 export function findVisible(sessions: SessionTable, peer: Peer, id: string): LiveSession | undefined {
@@ -22,16 +23,36 @@ export function attachedSession(sessions: SessionTable, peer: Peer, id: string):
   return session;
 }
 
+/**
+ * Close, delete, archive and retitle change a session for everyone attached to it: a connection attached to it only
+ * as an observer (here, or following it here while another host of the fleet serves it) may do none of them,
+ * whoever else holds it or none. The operator may.
+ */
+export function assertNotObserver(
+  sessions: SessionTable,
+  followed: Pick<FollowedSessions, "observes"> | null,
+  peer: Peer,
+  sessionId: string,
+): void {
+  if (peer.operator) return;
+  const live = findVisible(sessions, peer, sessionId);
+  const observer = live ? live.roleOf(peer) === "observer" : (followed?.observes(peer, sessionId) ?? false);
+  if (observer) throw observerOnly(sessionId);
+}
+
+function observerOnly(sessionId: string) {
+  return hostError(
+    "OBSERVER_ONLY",
+    `this connection is attached to session ${sessionId} as an observer: it may read its updates, not change it (attach as a controller)`,
+    { sessionId },
+  );
+}
+
 /** Refuses a request for a session that another connection holds, or that no connection holds (detached). */
 export function assertAttachable(session: LiveSession, peer: Peer): void {
   const role = session.roleOf(peer);
   if (role === "owner" || role === "controller") return;
-  if (role === "observer")
-    throw hostError(
-      "OBSERVER_ONLY",
-      `this connection is attached to session ${session.id} as an observer: it may read its updates, not change it (attach as a controller)`,
-      { sessionId: session.id },
-    );
+  if (role === "observer") throw observerOnly(session.id);
   const holder = session.attachment;
   if (holder && !holder.closed) {
     throw hostError(

@@ -7,7 +7,7 @@ import type { Peer } from "../connection/peer.js";
 import { invalidParams } from "../../request-errors.js";
 import type { LiveSession } from "../session/session.js";
 import { close } from "./durable-handlers.js";
-import { findVisible, visibleStoredHeader } from "./session-access.js";
+import { assertNotObserver, findVisible, visibleStoredHeader } from "./session-access.js";
 
 /** A title is stored on one line, at most this long. */
 const MAX_TITLE_CHARS = 256;
@@ -25,6 +25,7 @@ export function withSessionInfo(app: AgentApp, host: HandlerHost, peer: Peer): A
         const title = params.title.replace(/\s+/g, " ").trim().slice(0, MAX_TITLE_CHARS).trim();
         if (title.length === 0) throw invalidParams("title", "the title is empty");
         const live = await visibleOrStored(host, peer, params.sessionId);
+        assertNotObserver(host.sessions, host.followed, peer, params.sessionId);
         await host.store.setTitle(params.sessionId, title);
         // Its client hears of it (session_info_update) once it is stored.
         await live?.setTitle(title);
@@ -33,6 +34,7 @@ export function withSessionInfo(app: AgentApp, host: HandlerHost, peer: Peer): A
       // The session stops here as session/close would stop it (its children with it), and leaves the default list.
       .onRequest("session/archive", async ({ params }) => {
         const live = await visibleOrStored(host, peer, params.sessionId);
+        assertNotObserver(host.sessions, host.followed, peer, params.sessionId);
         if (live) await close(host, peer, params.sessionId);
         await host.store.setArchived(params.sessionId, true);
         host.logger.info({ sessionId: params.sessionId }, "session archived");
