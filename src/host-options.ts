@@ -70,6 +70,11 @@ export const HostFlags = z
       .describe(
         "updates a client attached with session/attach may have on their way to it; one further behind is detached (OBSERVER_TOO_SLOW) and may attach again after its last event",
       ),
+    "max-attachments": int(1)
+      .default(256)
+      .describe(
+        "clients attached with session/attach to one session at once, and attachments one connection holds at once; past either, an attach is refused (TOO_MANY_ATTACHMENTS)",
+      ),
     "list-page-size": int(1).default(100).describe("sessions per session/list page"),
     "warm-workers": int(0).default(4).describe("started worker threads kept ready for session/new, at least"),
     "max-warm-workers": int(0)

@@ -36,6 +36,8 @@ export const AttachRequest = z.object({
 export type AttachRequest = z.infer<typeof AttachRequest>;
 
 export const Participant = z.object({ attachmentId: z.string(), role: AttachRole });
+/** An attach answer names this many participants at most (the attaching client first): the rest are only counted. */
+export const PARTICIPANTS_PAGE = 16;
 export type Participant = z.infer<typeof Participant>;
 
 export const AttachResponse = z.object({
@@ -45,8 +47,10 @@ export const AttachResponse = z.object({
   role: AttachRole,
   /** The id of the last update the session has shown (null: none yet); replay ends there, live goes on after it. */
   lastEventId: z.string().nullable(),
-  /** Who else is attached (no personal data: ids and roles). */
+  /** Who is attached, this client first (no personal data: ids and roles): PARTICIPANTS_PAGE of them at most. */
   participants: z.array(Participant),
+  /** How many clients are attached in all, this one included (absent from a host before the page). */
+  participantCount: z.number().int().nonnegative().optional(),
   /** Whether a turn is running: its end reaches every attached client (TURN_ENDED_NOTIFICATION). */
   turnRunning: z.boolean(),
   /** How the session's last turn in this host ended ("error": it failed); null: none yet. */

@@ -29,6 +29,8 @@ export const REASONS = {
   NOT_ATTACHED: ERROR_CODES.invalidRequest,
   /** The connection is attached to the session as an observer: it may read, never change anything. */
   OBSERVER_ONLY: ERROR_CODES.invalidRequest,
+  /** --max-attachments reached: the session's, or the connection's (data.limit, data.of). */
+  TOO_MANY_ATTACHMENTS: ERROR_CODES.invalidRequest,
   /** An observer fell further behind than its queue holds: it was detached (re-attach after its last event id). */
   OBSERVER_TOO_SLOW: ERROR_CODES.invalidRequest,
   /** An attach's cursor names an event the session's log does not hold: replay from the start. */

@@ -23,12 +23,13 @@ export function isLoopback(host: string): boolean {
 }
 
 /**
- * Whether a request's Host header names a loopback address ("127.0.0.1:8765", "[::1]:8765", "localhost:8765"): what a
- * host without a tokens file serves. A page at a name of the attacker's that resolves to 127.0.0.1 (DNS rebinding)
- * sends that name as its Host, and its Origin matches it, so Origin alone does not tell it from the host's own page.
+ * Whether a request's Host header names a loopback address ("127.0.0.1:8765", "[::1]:8765", "localhost:8765"), or is
+ * absent: what a host without a tokens file serves. A page at a name of the attacker's that resolves to 127.0.0.1
+ * (DNS rebinding) sends that name as its Host, and its Origin matches it, so Origin alone does not tell it from the
+ * host's own page. A browser always sends a Host; a health checker (HAProxy's) may send none.
  */
 export function hostHeaderIsLoopback(header: string | undefined): boolean {
-  if (header === undefined) return false;
+  if (header === undefined) return true;
   let hostname: string;
   try {
     hostname = new URL(`http://${header}`).hostname;

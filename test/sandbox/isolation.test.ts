@@ -83,8 +83,8 @@ describe("concurrent sessions are isolated", () => {
     const [a, b, c] = await Promise.all(turns);
     expect(b!.stopReason).toBe("cancelled");
     expect(b!.text).not.toContain("end-1");
-    expect(a).toMatchObject({ stopReason: "end_turn", text: "start-0end-0" });
-    expect(c).toMatchObject({ stopReason: "end_turn", text: "start-2end-2" });
+    expect(a).toMatchObject({ stopReason: "end_turn", text: "start-0\n\nend-0" });
+    expect(c).toMatchObject({ stopReason: "end_turn", text: "start-2\n\nend-2" });
     // the cancelled session takes the next prompt
     expect((await host.client.prompt(ids[1]!, "after")).text).toBe("You said: after");
   });

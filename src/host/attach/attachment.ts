@@ -53,6 +53,7 @@ export class Attachment {
     this.#maxQueuedBytes = options.maxQueuedBytes;
     this.#logger = options.logger;
     this.#onEnd = options.onEnd;
+    peer.countAttachment(1);
   }
 
   get participant(): Participant {
@@ -140,6 +141,7 @@ export class Attachment {
   end(): void {
     if (this.#ended) return;
     this.#ended = true;
+    this.peer.countAttachment(-1);
     this.#held = null;
     this.#onEnd(this);
     for (const resolve of this.#drainWaiters.splice(0)) resolve();

@@ -34,6 +34,8 @@ export class Peer {
   /** Set while its direct writes are held (holdDirectWrites): the timer that lets them go. */
   #hold: NodeJS.Timeout | null = null;
   #lastActive = performance.now();
+  /** Its attachments to sessions (session/attach) not ended: bounded by --max-attachments. */
+  #attachments = 0;
   #understands: PeerUnderstands = { subagents: false, compaction: false };
 
   constructor(label: string, tenant: string | null, tokenHash: string | null = null, operator = true) {
@@ -41,6 +43,15 @@ export class Peer {
     this.tenant = tenant;
     this.tokenHash = tokenHash;
     this.operator = operator;
+  }
+
+  get attachments(): number {
+    return this.#attachments;
+  }
+
+  /** One attachment of its began (+1) or ended (-1). */
+  countAttachment(change: 1 | -1): void {
+    this.#attachments += change;
   }
 
   bind(connection: AgentConnection): void {

@@ -61,10 +61,22 @@ async function openStored(host: HandlerHost, peer: Peer, header: LogHeader, role
   return session;
 }
 
+/** --max-attachments: a session's attached clients, or a connection's attachments, are that many already. */
+function tooManyAttachments(sessionId: string, of: "session" | "connection", limit: number): RequestError {
+  const whose = of === "session" ? `session ${sessionId} has` : "this connection holds";
+  return hostError("TOO_MANY_ATTACHMENTS", `${whose} ${limit} attachments already (--max-attachments)`, {
+    sessionId,
+    of,
+    limit,
+  });
+}
+
 export function withAttach(app: AgentApp, host: HandlerHost, peer: Peer): AgentApp {
   return app
     .onRequest(ATTACH_METHOD, AttachRequest, async ({ params }) => {
       const { sessionId, role } = params;
+      const limit = host.config.maxAttachments;
+      if (peer.attachments >= limit) throw tooManyAttachments(sessionId, "connection", limit);
       let session = findVisible(host.sessions, peer, sessionId);
       if (!session) {
         const header = await visibleStoredHeader(host.store, peer, sessionId);
@@ -72,6 +84,7 @@ export function withAttach(app: AgentApp, host: HandlerHost, peer: Peer): AgentA
         if (followed) return followed;
         session = await openStored(host, peer, header, role);
       }
+      if (session.attachedClients >= limit) throw tooManyAttachments(sessionId, "session", limit);
       const answer = await session.attachClient(peer, params.role, params.replayFrom, host.config.maxAttachQueueBytes);
       host.logger.info(
         { sessionId: session.id, connection: peer.label, role: params.role, attachmentId: answer.attachmentId },

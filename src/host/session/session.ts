@@ -26,6 +26,7 @@ import { WorkerRelays } from "./session-relays.js";
 import { Replay } from "./session-replay.js";
 import { Attachment } from "../attach/attachment.js";
 import {
+  PARTICIPANTS_PAGE,
   TURN_ENDED_NOTIFICATION,
   type AttachResponse,
   type AttachRole,
@@ -215,6 +216,13 @@ export class LiveSession implements SlotHolder {
     return (owner !== null && !owner.closed) || this.#outbox.attachments.some((attachment) => !attachment.ended);
   }
 
+  /** How many clients are attached to it (session/attach), not ended. */
+  get attachedClients(): number {
+    let count = 0;
+    for (const attachment of this.#outbox.attachments) if (!attachment.ended) count++;
+    return count;
+  }
+
   /** Whether a client is attached to it as a controller (another host of the fleet may not take it meanwhile). */
   get controlledByAttached(): boolean {
     return this.#outbox.attachments.some((attachment) => attachment.role === "controller" && !attachment.ended);
@@ -276,7 +284,7 @@ export class LiveSession implements SlotHolder {
       attachmentId: attachment.id,
       role,
       lastEventId: attachment.lastEventId,
-      participants: outbox.attachments.filter((other) => !other.ended).map((other) => other.participant),
+      ...participantsPage(attachment, outbox.attachments),
       turnRunning: this.busy,
       lastStopReason: this.#lastStopReason,
       promptId: this.#promptId,
@@ -824,4 +832,19 @@ export class LiveSession implements SlotHolder {
     if (turn) this.#turns.fail(turn.id, fault, this.#outbox.drained);
     this.#replay?.fail(fault);
   }
+}
+
+/** The attach answer's participants: this attachment first, then others up to a page; all of them counted. */
+function participantsPage(
+  own: Attachment,
+  attachments: readonly Attachment[],
+): Pick<AttachResponse, "participants" | "participantCount"> {
+  const participants = [own.participant];
+  let participantCount = 0;
+  for (const other of attachments) {
+    if (other.ended) continue;
+    participantCount++;
+    if (other !== own && participants.length < PARTICIPANTS_PAGE) participants.push(other.participant);
+  }
+  return { participants, participantCount };
 }
