@@ -167,6 +167,29 @@ it("two controllers answer one permission at once: exactly one answer takes effe
   ).toEqual(outcomes);
 }, 120_000);
 
+it("a controller that attaches while a permission waits is asked it, and its answer wins", async () => {
+  const cwd = tempDir();
+  let ownerAsked = 0;
+  // The owner is asked and never answers: only a controller that comes later can.
+  const owner = await client(tokens.tokens.alice!, () => {
+    ownerAsked++;
+    return new Promise(() => {});
+  });
+  const { sessionId } = await owner.newSession(cwd);
+  const running = owner.prompt(sessionId, script(bash("echo allowed-late > late.txt"), { say: "ran it" }));
+  await waitFor("the owner to be asked", () => ownerAsked === 1);
+  let lateAsked = 0;
+  const late = await client(tokens.tokens.alice!, () => {
+    lateAsked++;
+    return { outcome: { outcome: "selected", optionId: "allow_once" } };
+  });
+  await late.attach(sessionId, { role: "controller" });
+  const result = await running;
+  expect(result.toolCalls.map((call) => call.status)).toEqual(["completed"]);
+  expect(readFileSync(join(cwd, "late.txt"), "utf8")).toBe("allowed-late\n");
+  expect([ownerAsked, lateAsked]).toEqual([1, 1]);
+});
+
 it("an observer that stops reading is detached with its last event id; the turn runs on; it attaches again from there", async () => {
   const cwd = tempDir();
   writeFileSync(join(cwd, "big.txt"), "y".repeat(32 * 1024));

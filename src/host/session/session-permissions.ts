@@ -17,7 +17,8 @@ export type PermissionRequestEvent = Extract<WorkerEvent, { type: "permission_re
 export class PermissionRequests {
   readonly #sessionId: string;
   readonly #logger: Logger;
-  readonly #pending = new Map<string, AbortController>();
+  /** By request id: the requests not answered yet. */
+  readonly #pending = new Map<string, PendingPermission>();
 
   constructor(sessionId: string, logger: Logger) {
     this.#sessionId = sessionId;
@@ -34,17 +35,23 @@ export class PermissionRequests {
     for (const request of this.#pending.values()) request.abort();
   }
 
+  /** A controller attached: every request still waiting is put to it too (the first answer from anyone wins). */
+  offerTo(peer: Peer): void {
+    for (const request of this.#pending.values()) request.offer(peer);
+  }
+
   /**
-   * Asks every controller (after `after`: the turn's updates so far); the first valid answer wins, and every other
-   * controller's request is withdrawn ($/cancel_request). No one to ask: cancelled.
+   * Asks every controller (after `after`: the turn's updates so far), and each one that attaches while it waits; the
+   * first valid answer wins, and every other controller's request is withdrawn ($/cancel_request). No one to ask, or
+   * every one asked answered without choosing: cancelled.
    */
   async ask(peers: readonly Peer[], event: PermissionRequestEvent, after: Promise<void>): Promise<PermissionOutcome> {
-    const abort = new AbortController();
-    this.#pending.set(event.requestId, abort);
+    const pending = new PendingPermission((peer, request, signal) => this.#askOne(peer, request, signal));
+    this.#pending.set(event.requestId, pending);
     try {
       await after;
-      if (peers.length === 0 || abort.signal.aborted) return { outcome: "cancelled" };
-      const request: RequestPermissionRequest = {
+      if (peers.length === 0 || pending.aborted) return { outcome: "cancelled" };
+      pending.open({
         sessionId: this.#sessionId,
         toolCall: {
           toolCallId: event.toolCallId,
@@ -54,15 +61,9 @@ export class PermissionRequests {
           rawInput: event.rawInput,
         },
         options: PERMISSION_OPTIONS,
-      };
-      const asked = peers.map(() => new AbortController());
-      const answers = peers.map((peer, index) =>
-        this.#askOne(peer, request, AbortSignal.any([abort.signal, asked[index]!.signal])),
-      );
-      // Compare-and-set: the first answer that is one of the options is the outcome; the others are withdrawn.
-      const winner = await firstValid(answers);
-      asked.forEach((controller, index) => index !== winner?.index && controller.abort());
-      return abort.signal.aborted || !winner ? { outcome: "cancelled" } : winner.outcome;
+      });
+      for (const peer of peers) pending.offer(peer);
+      return (await pending.outcome) ?? { outcome: "cancelled" };
     } finally {
       this.#pending.delete(event.requestId);
     }
@@ -92,18 +93,59 @@ export class PermissionRequests {
   }
 }
 
-/** The first answer that is not null, with its index; null once every one is. */
-function firstValid(
-  answers: Promise<PermissionOutcome | null>[],
-): Promise<{ index: number; outcome: PermissionOutcome } | null> {
-  return new Promise((resolve) => {
-    let left = answers.length;
-    answers.forEach(
-      (answer, index) =>
-        void answer.then((outcome) => {
-          if (outcome) resolve({ index, outcome });
-          else if (--left === 0) resolve(null);
-        }),
-    );
-  });
+type AskOne = (peer: Peer, request: RequestPermissionRequest, signal: AbortSignal) => Promise<PermissionOutcome | null>;
+
+/**
+ * One request put to every controller as it comes (compare-and-set: the first answer that is one of the options is
+ * the outcome; the others' requests are withdrawn). Settles null once every controller asked has answered without
+ * choosing, or it is aborted.
+ */
+class PendingPermission {
+  readonly outcome: Promise<PermissionOutcome | null>;
+  readonly #askOne: AskOne;
+  readonly #abort = new AbortController();
+  readonly #asked = new Map<Peer, AbortController>();
+  #request: RequestPermissionRequest | null = null;
+  #unanswered = 0;
+  #settled = false;
+  #settle!: (outcome: PermissionOutcome | null) => void;
+
+  constructor(askOne: AskOne) {
+    this.#askOne = askOne;
+    this.outcome = new Promise((resolve) => (this.#settle = resolve));
+    this.#abort.signal.addEventListener("abort", () => this.#end(null, null));
+  }
+
+  get aborted(): boolean {
+    return this.#abort.signal.aborted;
+  }
+
+  abort(): void {
+    this.#abort.abort();
+  }
+
+  /** The request is ready to be put (the turn's updates before it have been shown). */
+  open(request: RequestPermissionRequest): void {
+    this.#request = request;
+  }
+
+  /** Puts the request to this controller, once, while it waits. */
+  offer(peer: Peer): void {
+    const request = this.#request;
+    if (!request || this.#settled || this.#asked.has(peer)) return;
+    const asked = new AbortController();
+    this.#asked.set(peer, asked);
+    this.#unanswered++;
+    void this.#askOne(peer, request, AbortSignal.any([this.#abort.signal, asked.signal])).then((outcome) => {
+      if (outcome) this.#end(peer, outcome);
+      else if (--this.#unanswered === 0) this.#end(null, null);
+    });
+  }
+
+  #end(winner: Peer | null, outcome: PermissionOutcome | null): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    for (const [peer, asked] of this.#asked) if (peer !== winner) asked.abort();
+    this.#settle(outcome);
+  }
 }

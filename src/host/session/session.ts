@@ -280,6 +280,8 @@ export class LiveSession implements SlotHolder {
         "owning connection attached: its updates come through its attachment",
       );
     outbox.add(attachment);
+    // A controller is asked what waits for an answer now too, once its attach has been answered.
+    if (role === "controller") setImmediate(() => !attachment.ended && this.#permissions.offerTo(peer));
     const answer = (): Omit<AttachResponse, "hostId"> => ({
       attachmentId: attachment.id,
       role,
