@@ -309,7 +309,12 @@ export class LiveSession implements SlotHolder {
       await this.#replayTo(attachment, cursor ? cursor[0] : 0, Math.max(1, Math.floor(maxQueuedBytes / 2)));
     } catch (error) {
       attachment.end();
-      throw error;
+      // Closed while its replay was read: the worker it read through ended with it, which is not a worker's fault.
+      throw this.#state.closed ? sessionClosed() : error;
+    }
+    if (this.#state.closed) {
+      attachment.end();
+      throw sessionClosed();
     }
     return answer();
   }
