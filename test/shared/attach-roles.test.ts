@@ -211,15 +211,25 @@ it("an observer that stops reading is detached with its last event id; the turn 
   const notice = slow.notifications(DETACHED_NOTIFICATION)[0] as DetachedNotification;
   expect(notice).toMatchObject({ sessionId, error: { data: { reason: "OBSERVER_TOO_SLOW" } } });
   const lastEventId = notice.error.data.lastEventId;
+  // The notice names the last update the client was sent, not one it never had.
+  const eventIdOf = (update: SessionUpdate) => update._meta?.["eventId"] as string;
+  const delivered = (slow.notifications("session/update") as Array<{ update: SessionUpdate }>).map(({ update }) =>
+    eventIdOf(update),
+  );
+  expect(delivered.length).toBeGreaterThan(0);
+  expect(delivered.at(-1)).toBe(lastEventId);
   slow.socket.destroy();
 
-  // From where it stopped, a reader gets the rest: the turn's last update included.
+  // From where it stopped, a reader gets the rest: together, every update of the turn once, in order.
   const again = await client(tokens.tokens.alice!);
   const rest: SessionUpdate[] = [];
   again.onSessionUpdate(sessionId, (update) => rest.push(update));
   await again.attach(sessionId, {
     replayFrom: lastEventId ? { type: "after_event", eventId: lastEventId } : { type: "start" },
   });
-  const last = result.updates.at(-1)!;
-  expect(rest.at(-1)).toEqual(last);
+  expect(rest.at(-1)).toEqual(result.updates.at(-1)!);
+  const seen = [...delivered, ...rest.map(eventIdOf)];
+  expect(new Set(seen).size).toBe(seen.length);
+  const owners = result.updates.map(eventIdOf);
+  expect(seen.filter((id) => owners.includes(id))).toEqual(owners);
 }, 120_000);
