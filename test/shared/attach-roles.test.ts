@@ -5,7 +5,7 @@
 // again from there.
 import type { RequestPermissionRequest, SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import { randomUUID } from "node:crypto";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { HostClient, PermissionPolicy } from "../../src/client/index.js";
@@ -188,6 +188,31 @@ it("a controller that attaches while a permission waits is asked it, and its ans
   expect(result.toolCalls.map((call) => call.status)).toEqual(["completed"]);
   expect(readFileSync(join(cwd, "late.txt"), "utf8")).toBe("allowed-late\n");
   expect([ownerAsked, lateAsked]).toEqual([1, 1]);
+});
+
+it("the first controller's answer wins at once; the request put to the others is withdrawn", async () => {
+  const cwd = tempDir();
+  // The owner rejects at once; a second controller is asked and never answers.
+  const owner = await client(tokens.tokens.alice!, "deny");
+  const { sessionId } = await owner.newSession(cwd);
+  const silent = await openStalledClient(host.wsUrl, { Authorization: `Bearer ${tokens.tokens.alice}` });
+  try {
+    await silent.call(0, "initialize", { protocolVersion: 1, clientCapabilities: {} });
+    await silent.call(1, "session/attach", { sessionId, role: "controller" });
+    // Decided by the first answer: the turn does not wait for the silent one's.
+    const result = await owner.prompt(sessionId, script(bash("echo ran > ran.txt"), { say: "done" }));
+    expect(result.toolCalls.map((call) => call.status)).toEqual(["failed"]);
+    expect(existsSync(join(cwd, "ran.txt"))).toBe(false);
+    const [asked] = silent.requests("session/request_permission");
+    expect(asked).toBeDefined();
+    await waitFor("the silent controller's request to be withdrawn", () =>
+      silent
+        .notifications("$/cancel_request")
+        .some((params) => (params as { requestId: unknown }).requestId === asked!.id),
+    );
+  } finally {
+    silent.socket.destroy();
+  }
 });
 
 it("an observer that stops reading is detached with its last event id; the turn runs on; it attaches again from there", async () => {

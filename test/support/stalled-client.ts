@@ -25,6 +25,8 @@ export interface StalledClient {
   closed: Promise<void>;
   /** The params of every notification of that method read so far. */
   notifications(method: string): unknown[];
+  /** Every request of that method the server sent it so far (this client answers none of them). */
+  requests(method: string): Array<{ id: number | string; params: unknown }>;
 }
 
 /** Opens a WebSocket to ws://host:port/path. */
@@ -47,6 +49,7 @@ export async function openStalledClient(url: string, headers: Record<string, str
   let agentText = 0;
   let responsesRead = 0;
   const notified: { method: string; params: unknown }[] = [];
+  const requested: { id: number | string; method: string; params: unknown }[] = [];
   const waiting = new Map<number, (message: { result?: unknown; error?: unknown }) => void>();
   const answered = new Map<number, { result?: unknown; error?: unknown }>();
   let upgradedNow: () => void = () => {};
@@ -68,7 +71,7 @@ export async function openStalledClient(url: string, headers: Record<string, str
       buffer = buffer.subarray(next.size);
       if (next.opcode !== 1) continue;
       const message = JSON.parse(next.text) as {
-        id?: number;
+        id?: number | string;
         method?: string;
         result?: unknown;
         error?: unknown;
@@ -76,6 +79,8 @@ export async function openStalledClient(url: string, headers: Record<string, str
       };
       if (message.method !== undefined && message.id === undefined)
         notified.push({ method: message.method, params: message.params });
+      if (message.method !== undefined && message.id !== undefined)
+        requested.push({ id: message.id, method: message.method, params: message.params });
       const update = message.params?.update;
       if (update?.sessionUpdate === "agent_message_chunk") agentText += update.content?.text?.length ?? 0;
       if (typeof message.id !== "number" || !("result" in message || "error" in message)) continue;
@@ -110,6 +115,7 @@ export async function openStalledClient(url: string, headers: Record<string, str
     agentText: () => agentText,
     responsesRead: () => responsesRead,
     notifications: (method) => notified.filter((n) => n.method === method).map((n) => n.params),
+    requests: (method) => requested.filter((r) => r.method === method).map(({ id, params }) => ({ id, params })),
   };
 }
 
