@@ -20,7 +20,7 @@ import { connectPeer } from "../host/connection/connect-peer.js";
 import { mayOpenConnection, nameSdkConnection } from "../host/connection/sdk-console.js";
 import type { ListenerHost } from "./listener-host.js";
 import type { HostStatsMonitor } from "../host/ops/host-stats-monitor.js";
-import { Peer, type DirectSend } from "../host/connection/peer.js";
+import { Peer } from "../host/connection/peer.js";
 import { ConfigError } from "../flags.js";
 import { health, readiness } from "./health.js";
 import { closeIfRefused, isClosing, refuseClientError, refuseRequest, refuseUpgrade } from "./refusal.js";
@@ -29,7 +29,7 @@ import { RequestGate } from "./request-gate.js";
 import { SocketSlots } from "./socket-slots.js";
 import { closingPromptly } from "./ws-closing.js";
 import { dropBinaryFrames } from "./ws-text-only.js";
-import { textFrame } from "./ws-frame.js";
+import { directSend } from "./direct-send.js";
 import { hostHeaderIsLoopback, urlHost } from "./listen-address.js";
 import { ErrorRedaction, type Secret } from "./error-redaction.js";
 import { isPostgresUrl, redactedUrl } from "../host-options.js";
@@ -350,11 +350,22 @@ export class RemoteListener {
     upgrade?.gate?.attachInput(webSocket);
     if (upgrade) {
       upgrade.webSocket = webSocket;
-      if (upgrade.peer) upgrade.peer.sendDirectly(directSend(webSocket, req.socket));
+      if (upgrade.peer) this.#sendDirectly(upgrade.peer, webSocket, req.socket);
     }
     dropBinaryFrames(webSocket, () =>
       this.#warnings.warn(upgrade?.remote, "binary frame", {}, "binary WebSocket frame dropped (ACP is text frames)"),
     );
+  }
+
+  /** What the host fans out to the peer's attachments goes to its WebSocket directly, under --max-output-stall-ms. */
+  #sendDirectly(peer: Peer, webSocket: WebSocket, socket: Socket): void {
+    const stallMs = this.#options.maxOutputStallMs;
+    const stalled = () =>
+      this.#host.logger.warn(
+        { connection: peer.label, maxOutputStallMs: stallMs },
+        "connection closed: its client read none of what the host wrote it for --max-output-stall-ms",
+      );
+    peer.sendDirectly(directSend(webSocket, socket, stallMs, stalled));
   }
 
   #refuseNewConnection(req: IncomingMessage, caller: Caller): string | null {
@@ -431,7 +442,7 @@ export class RemoteListener {
       upgrade.gate = gate;
       upgrade.label = peer.label;
       upgrade.peer = peer;
-      if (upgrade.webSocket && upgrade.socket) peer.sendDirectly(directSend(upgrade.webSocket, upgrade.socket));
+      if (upgrade.webSocket && upgrade.socket) this.#sendDirectly(peer, upgrade.webSocket, upgrade.socket);
     }
     const connection = connectPeer(this.#host, peer, this.#stats, gate.stream);
     this.#peers.add(peer);
@@ -473,18 +484,6 @@ export class RemoteListener {
  * frames whole and in order (no compression is negotiated, so ws never holds one back); corked, the socket holds the
  * frames until uncorked, then writes them at once.
  */
-function directSend(webSocket: WebSocket, socket: Socket): DirectSend {
-  return {
-    send: (message, done) => {
-      if (webSocket.readyState !== webSocket.OPEN) return false;
-      socket.write((message.frame ??= textFrame(message.json)), () => done());
-      return true;
-    },
-    cork: () => socket.cork(),
-    uncork: () => socket.uncork(),
-  };
-}
-
 function pathOf(req: IncomingMessage): string {
   const url = req.url ?? "/";
   const query = url.indexOf("?");
