@@ -172,6 +172,7 @@ export class HostContext {
       slots: this.slots,
       store: this.store,
       hibernateAfterMs: config.hibernateAfterMs,
+      replayStallMs: config.maxOutputStallMs,
       resolveModel: (model) => this.models.resolve(model.model),
       endSession: (id) => this.#endSessionCommands(id),
       grantFor: (id, cwd) => this.spawner?.grant(id, cwd, this.store.outputDir(id)) ?? null,

@@ -132,6 +132,17 @@ export class Attachment {
   }
 
   /** Resolves once nothing sent to it is on its way, or it has ended. */
+  /** Whether what it was sent left its queue within ms (false: it still waits, or the attachment ended first). */
+  async drainedWithin(ms: number): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<false>((resolve) => (timer = setTimeout(resolve, ms, false)));
+    try {
+      return await Promise.race([this.drained().then(() => !this.ended), late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   drained(): Promise<void> {
     if (this.#queuedBytes === 0 || this.ended) return Promise.resolve();
     return new Promise((resolve) => this.#drainWaiters.push(resolve));

@@ -53,6 +53,11 @@ export interface SessionDeps {
   store: SessionStore;
   /** Idle time after which the session's worker is released (0: never). */
   hibernateAfterMs: number;
+  /**
+   * --max-output-stall-ms: how long a replay waits for its client to take a page before it gives up (the client is
+   * detached, OBSERVER_TOO_SLOW), so a client that never reads holds no worker.
+   */
+  replayStallMs: number;
   /** This host's configuration of a model a log names (the host's default model when it has none by that name). */
   resolveModel(model: ModelConfig): ModelConfig;
   /** A new port to the host's model gateway for this session's worker; null when the host has no gateway. */

@@ -361,7 +361,13 @@ export class LiveSession implements SlotHolder {
           for (const shown of numberedUpdates(event, clock, this.#outbox)) attachment.replayed(shown);
         skip += page.data.events.length;
         if (skip >= page.data.total) break;
-        await attachment.drained();
+        if (!(await attachment.drainedWithin(this.#deps.replayStallMs))) {
+          attachment.endWith(
+            "OBSERVER_TOO_SLOW",
+            `this client read none of its replay for ${this.#deps.replayStallMs} ms (--max-output-stall-ms): detached; attach again after event ${attachment.lastEventId ?? "(none)"}`,
+          );
+          break;
+        }
       }
     } catch (error) {
       if (error instanceof WorkerGone)
