@@ -121,7 +121,7 @@ export class RemoteListener {
     this.#stats = stats;
     this.#options = options;
     this.#warnings = new RepeatedWarnings(host.logger);
-    this.#gate = new TokenGate(options.tokensFile, tokens, host.logger, this.#warnings);
+    this.#gate = new TokenGate(options.tokensFile, tokens, host.logger, this.#warnings, host.roots);
     const timeouts = {
       headersTimeout: options.handshakeTimeoutMs,
       requestTimeout: options.handshakeTimeoutMs,

@@ -14,6 +14,7 @@ import { commandEnv, directLaunch, launchArgv, masksFor, type SandboxPlan } from
 import { SandboxedTask } from "./sandboxed-task.js";
 import { sandboxDir, SessionSandbox } from "./session-sandbox.js";
 import { SpawnerSession, type UnreadOutput } from "./spawner-session.js";
+import type { SystemEntry } from "./system-view.js";
 import type { Task } from "./task.js";
 import { newInstance, newTaskId } from "./task-ids.js";
 
@@ -23,6 +24,8 @@ export class Spawner implements ConnectionOwner {
   readonly #outputRoot: string;
   readonly #sandbox: SandboxStatus;
   readonly #log: SpawnerLog;
+  /** Confined sandboxes' system directories; undefined: the host's whole root, read-only. */
+  readonly #system: readonly SystemEntry[] | undefined;
   readonly #sessions = new Map<string, SpawnerSession>();
   readonly #tokens = new Map<string, string>();
   /** Spent tokens (by session, forgotten with it): presenting one again is refused at once. */
@@ -46,8 +49,10 @@ export class Spawner implements ConnectionOwner {
     outputRoot: string,
     sandbox: SandboxStatus,
     log: SpawnerLog,
+    system?: readonly SystemEntry[],
   ) {
     this.#options = { ...options, hidden: options.hidden.map(realPathOf) };
+    this.#system = system;
     this.#runtimeDir = runtimeDir;
     this.#outputRoot = outputRoot;
     this.#sandbox = sandbox;
@@ -217,8 +222,16 @@ export class Spawner implements ConnectionOwner {
     const privateTmp = kind === "workspace-write" && use === "commands";
     const others = [this.#runtimeDir, ...this.#options.hidden, ...[...this.#sessions.values()].map((s) => s.cwd)];
     // bwrap cannot mount over a path that is gone (a workspace deleted since): mask only what exists.
-    const masks = await existingDirs(masksFor(privateTmp, session.cwd, others));
-    return { kind, privateTmp, workspace: session.cwd, network: this.#options.network, masks };
+    const { dirs, files } = await existing(masksFor(privateTmp, session.cwd, others, this.#system));
+    return {
+      kind,
+      privateTmp,
+      workspace: session.cwd,
+      network: this.#options.network,
+      masks: dirs,
+      fileMasks: files,
+      ...(this.#system ? { system: this.#system } : {}),
+    };
   }
 
   #track<T extends Task>(task: T): T {
@@ -284,7 +297,13 @@ export class Spawner implements ConnectionOwner {
     const generation = this.#maskGeneration;
     if (current && !current.ended && current.plan.kind === kind && current.generation === generation) return current;
     const plan = await this.#planFor(session, kind, "commands");
-    if (current && !current.ended && current.plan.kind === kind && sameList(current.plan.masks, plan.masks)) {
+    if (
+      current &&
+      !current.ended &&
+      current.plan.kind === kind &&
+      sameList(current.plan.masks, plan.masks) &&
+      sameList(current.plan.fileMasks ?? [], plan.fileMasks ?? [])
+    ) {
       current.generation = generation;
       return current;
     }
@@ -332,14 +351,11 @@ function sameList(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((item, i) => item === b[i]);
 }
 
-async function existingDirs(paths: string[]): Promise<string[]> {
-  const found = await Promise.all(
-    paths.map((path) =>
-      stat(path).then(
-        (info) => info.isDirectory(),
-        () => false,
-      ),
-    ),
-  );
-  return paths.filter((_, i) => found[i]);
+/** The paths that exist, directories (masked by a tmpfs) apart from files (masked by /dev/null). */
+async function existing(paths: string[]): Promise<{ dirs: string[]; files: string[] }> {
+  const found = await Promise.all(paths.map((path) => stat(path).catch(() => null)));
+  return {
+    dirs: paths.filter((_, i) => found[i]?.isDirectory()),
+    files: paths.filter((_, i) => found[i]?.isFile()),
+  };
 }

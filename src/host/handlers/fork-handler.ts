@@ -10,6 +10,7 @@ import type { LiveSession } from "../session/session.js";
 import type { ForkedSession } from "../../store/session-store.js";
 import { mcpServersFrom } from "./mcp-servers-param.js";
 import { assertDirectory, assertNoExtras } from "./request-checks.js";
+import { cwdWithinRoots } from "./workspace-params.js";
 import { findVisible } from "./session-access.js";
 import { ForkSessionParams } from "./session-params.js";
 import { systemPromptFrom } from "./system-prompt-param.js";
@@ -31,21 +32,24 @@ async function fork(
   describe: (session: LiveSession) => LoadSessionResponse,
 ): Promise<ForkSessionResponse> {
   host.admission.assertAccepting();
+  let cwd = await cwdWithinRoots(host.roots, peer.tenant, params);
   assertNoExtras(params);
   const mcpServers = mcpServersFrom(params.mcpServers);
   const systemPrompt = systemPromptFrom(params.systemPrompt);
-  await assertDirectory(params.cwd);
+  await assertDirectory(cwd);
   const sourceId = params.sessionId;
   // Another tenant's session is answered as an unknown one.
   const live = findVisible(host.sessions, peer, sourceId);
   const tenant = live ? live.tenant : ((await host.store.readHeader(sourceId)).tenant ?? null);
   if (!peer.sees(tenant)) throw host.store.unknownSession(sourceId);
+  // The fork is its source's tenant's (the operator's fork of another tenant's too): that tenant's roots bind it.
+  if (tenant !== peer.tenant) cwd = await cwdWithinRoots(host.roots, tenant, params);
   let forked!: ForkedSession;
   const session = await openSession(host, {
     kind: "fork",
     request: {
       sourceId,
-      cwd: params.cwd,
+      cwd,
       tenant,
       hostVersion: host.version,
       ...(systemPrompt ? { systemPrompt } : {}),
@@ -53,7 +57,7 @@ async function fork(
     settings: (made) => {
       forked = made;
       const model = host.models.resolve(made.model.model);
-      return { cwd: params.cwd, mode: made.mode, model, mcpServers, ...(systemPrompt ? { systemPrompt } : {}) };
+      return { cwd, mode: made.mode, model, mcpServers, ...(systemPrompt ? { systemPrompt } : {}) };
     },
     peer,
   });
