@@ -35,7 +35,7 @@ let forbidden: Forbidden[];
 
 /** What the model got from a call: its output, or the error it failed with. */
 function said(call: ToolCallSummary): string {
-  return JSON.stringify([call.rawOutput ?? null, call.content ?? null]);
+  return JSON.stringify([call.rawOutput ?? null, call.output]);
 }
 
 beforeAll(async () => {
