@@ -11,6 +11,7 @@ import { connectHost } from "../support/checked-host.js";
 import { CLI } from "../support/cli-path.js";
 import { startHost, tempDir } from "../support/host.js";
 import { startRemoteHost, type RemoteHost } from "../support/remote-host.js";
+import { waitFor } from "../support/tools.js";
 
 const outside = (field: string) => ({
   code: -32602,
@@ -87,6 +88,36 @@ describe("two tenants, each with its root", () => {
     const fork = await beta.fork(sessionId, join(rootB, "fork"));
     expect(fork.sessionId).not.toBe(sessionId);
   });
+});
+
+it("SIGHUP re-reads the roots with the tokens; a file whose roots cannot be used is refused whole", async () => {
+  const [first, second] = [realpathSync(tempDir("ash-root-")), realpathSync(tempDir("ash-root-"))];
+  const token = newToken();
+  const file = join(tempDir("ash-tokens-"), "tokens");
+  writeFileSync(file, `alpha ${hashToken(token)} root=${first}\n`);
+  const host = await startRemoteHost(["--tokens-file", file]);
+  const reloads = () => host.stderr().split("tokens file reloaded").length;
+  const refusals = () => host.stderr().split("tokens file not reloaded").length;
+  const hup = async (settled: () => number) => {
+    const before = settled();
+    host.child.kill("SIGHUP");
+    await waitFor("the tokens file to be read again", () => settled() > before);
+  };
+  const client = await connectHost(host.wsUrl, { token });
+  try {
+    await expect(client.newSession(first)).resolves.toMatchObject({ sessionId: expect.any(String) });
+    writeFileSync(file, `alpha ${hashToken(token)} root=${second}\n`);
+    await hup(reloads);
+    await expect(client.newSession(first)).rejects.toMatchObject(outside("cwd"));
+    await expect(client.newSession(second)).resolves.toMatchObject({ sessionId: expect.any(String) });
+    // A root that is not there: the file is refused, and the roots in force stay.
+    writeFileSync(file, `alpha ${hashToken(token)} root=${join(second, "gone")}\n`);
+    await hup(refusals);
+    await expect(client.newSession(second)).resolves.toMatchObject({ sessionId: expect.any(String) });
+  } finally {
+    await client.dispose();
+    expect(await host.stop()).toBe(0);
+  }
 });
 
 describe("starting a host", () => {
