@@ -241,6 +241,7 @@ export class HostContext {
         network: config.sandboxNetwork,
         allowFullAccess: config.allowFullAccess,
         hidden: this.#hiddenFrom(sessionId),
+        confined: this.roots.confined,
       },
       // A fresh grant per worker: a session's next worker reaches the same session's background tasks. Full command
       // output goes next to a durable session's log, else to the spawner's own directory.

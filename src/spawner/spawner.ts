@@ -2,7 +2,7 @@
 // live task. Which session a command belongs to comes from the grant a connection redeemed, never from a message.
 import { randomBytes } from "node:crypto";
 import { realpathSync } from "node:fs";
-import { stat } from "node:fs/promises";
+import { realpath, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { Socket } from "node:net";
 import type { ControlRequest, SandboxStatus, SpawnerOptions } from "../protocol/spawner-control.js";
@@ -74,7 +74,9 @@ export class Spawner implements ConnectionOwner {
   /** Knows the session and its workspace: a workspace new to it is masked from every other session's next command. */
   workspace(request: { sessionId: string; cwd: string; outputDir: string | null }): void {
     if (this.#closing || this.#sessions.has(request.sessionId)) return;
-    const cwd = realPathOf(request.cwd);
+    // Confined, the host sends the real path it checked against the tenant's roots: kept as sent, so that #prepare
+    // sees a directory of it swapped for a symlink since.
+    const cwd = this.#system ? resolve(request.cwd) : realPathOf(request.cwd);
     const outputDir = request.outputDir ?? join(this.#outputRoot, request.sessionId);
     if (![...this.#sessions.values()].some((known) => known.cwd === cwd)) this.#maskGeneration++;
     this.#sessions.set(request.sessionId, new SpawnerSession(request.sessionId, cwd, outputDir));
@@ -204,6 +206,8 @@ export class Spawner implements ConnectionOwner {
     if (refusal) return refusal;
     const workspace = await stat(session.cwd).catch(() => null);
     if (!workspace?.isDirectory()) return `the workspace ${session.cwd} is not a directory any more`;
+    if (this.#system && (await realpath(session.cwd).catch(() => null)) !== session.cwd)
+      return `the workspace ${session.cwd} now leads elsewhere through a symlink: refused`;
     try {
       await session.ensureOutputDir();
     } catch (error) {

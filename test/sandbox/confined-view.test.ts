@@ -2,7 +2,7 @@
 // state dir, the host's home) is unreadable from every file tool and from bash, in every mode but full-access, named
 // directly or through a symlink in the workspace. The tokens file and the state dir are put inside the tenant's
 // workspace, so only the masks keep them out; the others lie outside it, where only the confined root does.
-import { readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -130,4 +130,20 @@ it("the workspace itself, the system's programs and a /tmp of its own are there"
   expect(bash).toContain("made");
   expect(bash).not.toMatch(/\b(home|root|srv|var|work)\b/);
   expect(read).toContain("my own file");
+});
+
+it("a workspace whose directory is swapped for a symlink to another tenant's after its check is refused, not followed", async () => {
+  const workspace = join(rootA, "swapped");
+  mkdirSync(workspace);
+  const { sessionId } = await alpha.newSession(workspace, { mode: "auto" });
+  renameSync(workspace, `${workspace}.old`);
+  symlinkSync(rootB, workspace);
+  const result = await alpha.prompt(
+    sessionId,
+    script(tool("read_file", { path: "secret.txt" }), tool("bash", { command: "cat secret.txt" })),
+  );
+  const [read, bash] = result.toolCalls;
+  expect(read!.status).toBe("failed");
+  expect(bash!.status).toBe("failed");
+  for (const call of [read!, bash!]) expect(said(call)).not.toContain(secretB);
 });
