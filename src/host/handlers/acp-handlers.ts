@@ -12,6 +12,7 @@ import { HOST_STATUS_METHOD, HostStatusRequest } from "../../protocol/host-statu
 import { invalidParams, operatorOnly } from "../../request-errors.js";
 import { assertDirectory, assertNoExtras } from "./request-checks.js";
 import { cwdWithinRoots } from "./workspace-params.js";
+import { assertNoWorkspaceMeta } from "./workspace-meta-param.js";
 import { mcpServersFrom } from "./mcp-servers-param.js";
 import { NewSessionParams } from "./session-params.js";
 import { hostStatus } from "../ops/host-status-page.js";
@@ -56,6 +57,7 @@ export function createAgentApp(host: HandlerHost, peer: Peer, stats: HostStatsMo
     host.admission.assertAccepting();
     const cwd = await cwdWithinRoots(host.roots, peer.tenant, params);
     assertNoExtras(params);
+    assertNoWorkspaceMeta(params._meta);
     const mcpServers = mcpServersFrom(params.mcpServers);
     const systemPrompt = systemPromptFrom(params.systemPrompt);
     await assertDirectory(cwd);

@@ -11,6 +11,7 @@ import type { ForkedSession } from "../../store/session-store.js";
 import { mcpServersFrom } from "./mcp-servers-param.js";
 import { assertDirectory, assertNoExtras } from "./request-checks.js";
 import { cwdWithinRoots } from "./workspace-params.js";
+import { assertNoWorkspaceMeta } from "./workspace-meta-param.js";
 import { findVisible } from "./session-access.js";
 import { ForkSessionParams } from "./session-params.js";
 import { systemPromptFrom } from "./system-prompt-param.js";
@@ -34,6 +35,7 @@ async function fork(
   host.admission.assertAccepting();
   let cwd = await cwdWithinRoots(host.roots, peer.tenant, params);
   assertNoExtras(params);
+  assertNoWorkspaceMeta(params._meta);
   const mcpServers = mcpServersFrom(params.mcpServers);
   const systemPrompt = systemPromptFrom(params.systemPrompt);
   await assertDirectory(cwd);
