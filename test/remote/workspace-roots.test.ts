@@ -11,7 +11,7 @@ import { connectHost } from "../support/checked-host.js";
 import { CLI } from "../support/cli-path.js";
 import { startHost, tempDir } from "../support/host.js";
 import { startRemoteHost, type RemoteHost } from "../support/remote-host.js";
-import { waitFor } from "../support/tools.js";
+import { script, tool, waitFor } from "../support/tools.js";
 
 const outside = (field: string) => ({
   code: -32602,
@@ -105,10 +105,18 @@ it("SIGHUP re-reads the roots with the tokens; a file whose roots cannot be used
   };
   const client = await connectHost(host.wsUrl, { token });
   try {
-    await expect(client.newSession(first)).resolves.toMatchObject({ sessionId: expect.any(String) });
+    const stored = await client.newSession(first);
+    const parent = await client.newSession(first);
+    mkdirSync(join(first, "sub"));
+    await client.close(stored.sessionId);
     writeFileSync(file, `alpha ${hashToken(token)} root=${second}\n`);
     await hup(reloads);
     await expect(client.newSession(first)).rejects.toMatchObject(outside("cwd"));
+    // A stored session's cwd is held to today's roots when it is opened again; a live one's child too.
+    await expect(client.resume(stored.sessionId, first)).rejects.toMatchObject(outside("cwd"));
+    const asked = await client.prompt(parent.sessionId, script(tool("spawn_agent", { prompt: "hi", cwd: "sub" })));
+    expect(asked.toolCalls[0]!.status).toBe("failed");
+    expect(JSON.stringify(asked.toolCalls[0]!.rawOutput)).toContain("OUTSIDE_WORKSPACE_ROOTS");
     await expect(client.newSession(second)).resolves.toMatchObject({ sessionId: expect.any(String) });
     // A root that is not there: the file is refused, and the roots in force stay.
     writeFileSync(file, `alpha ${hashToken(token)} root=${join(second, "gone")}\n`);
