@@ -147,3 +147,13 @@ it("a workspace whose directory is swapped for a symlink to another tenant's aft
   expect(bash!.status).toBe("failed");
   for (const call of [read!, bash!]) expect(said(call)).not.toContain(secretB);
 });
+
+it("a child made in a directory named through a symlink keeps its real path, and its commands run", async () => {
+  mkdirSync(join(rootA, "child-dir"));
+  symlinkSync(join(rootA, "child-dir"), join(rootA, "child-link"));
+  const { sessionId } = await alpha.newSession(rootA, { mode: "auto" });
+  const child = script(tool("bash", { command: "echo child ran in $(pwd)" }), { say: "{{result}}" });
+  const result = await alpha.prompt(sessionId, script(tool("spawn_agent", { prompt: child, cwd: "child-link" })));
+  expect(result.toolCalls[0]!.status).toBe("completed");
+  expect(said(result.toolCalls[0]!)).toContain(`child ran in ${join(rootA, "child-dir")}`);
+});

@@ -191,13 +191,11 @@ export class ChildSessions implements Delegation {
       throw new Refusal(`cwd ${asked} is not an existing directory`);
     if (!isInside(parentReal, real))
       throw new Refusal(`cwd ${asked} is not this session's working directory ${parentCwd} or inside it`);
-    // The parent's roots may have narrowed since it was made (the tokens file reloaded): the child keeps to today's.
-    const within = await this.#host.roots.check("cwd", real, parent.tenant).then(
-      () => true,
-      () => false,
-    );
-    if (!within) throw new Refusal(`cwd ${asked} is outside this tenant's workspace roots (OUTSIDE_WORKSPACE_ROOTS)`);
-    return cwd;
+    // The parent's roots may have narrowed since it was made (the tokens file reloaded): the child keeps to today's,
+    // and with roots it keeps the real path, as any session does.
+    return this.#host.roots.check("cwd", cwd, parent.tenant).catch(() => {
+      throw new Refusal(`cwd ${asked} is outside this tenant's workspace roots (OUTSIDE_WORKSPACE_ROOTS)`);
+    });
   }
 
   /** Announces the child (before any of its traffic), runs the prompt there in its mode, and tells how it ended. */
