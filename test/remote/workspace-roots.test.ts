@@ -22,23 +22,28 @@ describe("two tenants, each with its root", () => {
   let host: RemoteHost;
   let alpha: HostClient;
   let beta: HostClient;
+  let ops: HostClient;
   const rootA = realpathSync(tempDir("ash-root-a-"));
   const rootB = realpathSync(tempDir("ash-root-b-"));
+  const rootOps = realpathSync(tempDir("ash-root-ops-"));
 
   beforeAll(async () => {
-    const tokens = { alpha: newToken(), beta: newToken() };
+    const tokens = { alpha: newToken(), beta: newToken(), ops: newToken() };
     const file = join(tempDir("ash-tokens-"), "tokens");
     writeFileSync(
       file,
-      `alpha ${hashToken(tokens.alpha)} root=${rootA}\nbeta ${hashToken(tokens.beta)} root=${rootB}\n`,
+      `alpha ${hashToken(tokens.alpha)} root=${rootA}\nbeta ${hashToken(tokens.beta)} root=${rootB}\n` +
+        `ops ${hashToken(tokens.ops)} operator root=${rootOps}\n`,
     );
     host = await startRemoteHost(["--tokens-file", file]);
     alpha = await connectHost(host.wsUrl, { token: tokens.alpha });
     beta = await connectHost(host.httpUrl, { token: tokens.beta });
+    ops = await connectHost(host.wsUrl, { token: tokens.ops });
   });
   afterAll(async () => {
     await alpha.dispose();
     await beta.dispose();
+    await ops.dispose();
     expect(await host.stop()).toBe(0);
   });
 
@@ -87,6 +92,16 @@ describe("two tenants, each with its root", () => {
     mkdirSync(join(rootB, "fork"));
     const fork = await beta.fork(sessionId, join(rootB, "fork"));
     expect(fork.sessionId).not.toBe(sessionId);
+  });
+
+  it("the operator's fork of a tenant's session is that tenant's: its roots bind the fork, not the operator's", async () => {
+    const { sessionId } = await alpha.newSession(rootA);
+    await alpha.prompt(sessionId, "hello");
+    await expect(ops.fork(sessionId, rootOps)).rejects.toMatchObject(outside("cwd"));
+    await expect(ops.newSession(rootA)).rejects.toMatchObject(outside("cwd"));
+    mkdirSync(join(rootA, "ops-fork"));
+    const fork = await ops.fork(sessionId, join(rootA, "ops-fork"));
+    expect((await alpha.list()).sessions.map((session) => session.sessionId)).toContain(fork.sessionId);
   });
 });
 

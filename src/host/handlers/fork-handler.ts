@@ -33,7 +33,9 @@ async function fork(
   describe: (session: LiveSession) => LoadSessionResponse,
 ): Promise<ForkSessionResponse> {
   host.admission.assertAccepting();
-  let cwd = await cwdWithinRoots(host.roots, peer.tenant, params);
+  // The fork is its source's tenant's: a tenant's connection sees only its own, so its roots are the source's; the
+  // operator's are checked once the source's tenant is known.
+  let cwd = peer.operator ? params.cwd : await cwdWithinRoots(host.roots, peer.tenant, params);
   assertNoExtras(params);
   assertNoWorkspaceMeta(params._meta);
   const mcpServers = mcpServersFrom(params.mcpServers);
@@ -44,8 +46,7 @@ async function fork(
   const live = findVisible(host.sessions, peer, sourceId);
   const tenant = live ? live.tenant : ((await host.store.readHeader(sourceId)).tenant ?? null);
   if (!peer.sees(tenant)) throw host.store.unknownSession(sourceId);
-  // The fork is its source's tenant's (the operator's fork of another tenant's too): that tenant's roots bind it.
-  if (tenant !== peer.tenant) cwd = await cwdWithinRoots(host.roots, tenant, params);
+  if (peer.operator) cwd = await cwdWithinRoots(host.roots, tenant, params);
   let forked!: ForkedSession;
   const session = await openSession(host, {
     kind: "fork",
