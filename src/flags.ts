@@ -30,7 +30,7 @@ export function parseFlags<S extends Shape>(
   const options = Object.fromEntries(
     Object.entries(schema.shape).map(([name, field]) => [
       name,
-      { type: isBoolean(field) ? ("boolean" as const) : ("string" as const) },
+      { type: isBoolean(field) ? ("boolean" as const) : ("string" as const), multiple: isRepeatable(field) },
     ]),
   );
   let values: Record<string, unknown>;
@@ -88,6 +88,11 @@ export function flagsHelp(schema: z.ZodObject<Shape>): string {
       return `  --${name.padEnd(24)} ${field.description ?? ""}${shown}`;
     })
     .join("\n");
+}
+
+/** A flag whose schema takes a list is given once per value (`--root A --root B`). */
+function isRepeatable(field: z.ZodType): boolean {
+  return field.safeParse(["/"]).success && !field.safeParse("/").success;
 }
 
 function isBoolean(field: z.ZodType): boolean {

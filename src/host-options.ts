@@ -206,6 +206,17 @@ export const HostFlags = z
       .min(1)
       .optional()
       .describe("tenants and their token hashes, one `name sha256-hex` a line (re-read on SIGHUP)"),
+    "workspace-root": z
+      .array(
+        z
+          .string()
+          .min(1)
+          .transform((dir) => resolve(dir)),
+      )
+      .optional()
+      .describe(
+        "a directory sessions may use (repeatable): a session's cwd must lie in one; for every tenant whose tokens-file lines name no root=, and for a host without tenants (unset there: any directory)",
+      ),
     "tls-cert": z.string().min(1).optional().describe("PEM certificate: serve HTTPS/WSS (with --tls-key)"),
     "tls-key": z.string().min(1).optional().describe("PEM private key of --tls-cert"),
     dashboard: flag

@@ -21,6 +21,15 @@ export function invalidParams(field: string, message: string, data: Record<strin
   return hostError("INVALID_PARAMS", message, { field, ...data });
 }
 
+/** A directory a request names lies outside its tenant's workspace roots (by real path). */
+export function outsideWorkspaceRoots(field: string, path: string, roots: readonly string[]): RequestError {
+  return hostError(
+    "OUTSIDE_WORKSPACE_ROOTS",
+    `${field} ${path} is outside this tenant's workspace roots (${roots.join(", ")})`,
+    { field, path, roots: [...roots] },
+  );
+}
+
 /** No stored session by that id (-32002, ACP's resource-not-found). */
 export function notFound(sessionId: string, message: string): RequestError {
   return hostError("SESSION_NOT_FOUND", message, { sessionId });

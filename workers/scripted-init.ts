@@ -20,7 +20,7 @@ export function scriptedSessionInit(sessionId: string, cwd: string, log: WorkerI
     maxBackgroundTasks: 8,
     outputWindowBytes: 1024 * 1024,
     nice: 0,
-    sandbox: { bwrapPath: null, network: false, allowFullAccess: false, hidden: [] },
+    sandbox: { bwrapPath: null, network: false, allowFullAccess: false, hidden: [], confined: false },
     spawner: null,
     mcpServers: [],
     mcpStartupTimeoutMs: 10_000,

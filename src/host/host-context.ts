@@ -25,6 +25,7 @@ import type { SpawnerSupervisor } from "../spawner/client/spawner-supervisor.js"
 import { WorkerSlots, type MemoryBudget } from "./session/worker-slots.js";
 import { ChildSessions } from "./children/child-sessions.js";
 import type { LifecycleHooks } from "./session/lifecycle-hooks.js";
+import type { WorkspaceRoots } from "./roots/workspace-roots.js";
 
 /** What a session's worker may have on its way to the client before it waits (src/protocol/output-window.ts). */
 const OUTPUT_WINDOW_BYTES = 1024 * 1024;
@@ -61,6 +62,10 @@ export interface HostParts {
   hooks: LifecycleHooks;
   /** The host's traces, when the OTEL_* variables turn them on. */
   tracing: HostTracing | null;
+  /** The directories each tenant's sessions may use. */
+  roots: WorkspaceRoots;
+  /** What no session sees, whatever its workspace: the state dir, and on a confined host its secrets too. */
+  hidden: readonly string[];
 }
 
 export class HostContext {
@@ -100,10 +105,15 @@ export class HostContext {
   readonly usage: TenantUsage;
   /** The host's traces, when the OTEL_* variables turn them on. */
   readonly tracing: HostTracing | null;
+  /** The directories each tenant's sessions may use (reloaded with the tokens file). */
+  readonly roots: WorkspaceRoots;
+  readonly #hidden: readonly string[];
   /** Observers here of sessions other hosts of the fleet serve (a shared store's only). */
   readonly followed: FollowedSessions | null;
 
-  constructor({ config, logger, pool, version, store, spawner, bwrapPath, hooks, tracing }: HostParts) {
+  constructor({ config, logger, pool, version, store, spawner, bwrapPath, hooks, tracing, roots, hidden }: HostParts) {
+    this.roots = roots;
+    this.#hidden = hidden;
     this.config = config;
     this.tracing = tracing;
     this.spawner = spawner;
@@ -232,6 +242,7 @@ export class HostContext {
         network: config.sandboxNetwork,
         allowFullAccess: config.allowFullAccess,
         hidden: this.#hiddenFrom(sessionId),
+        confined: this.roots.confined,
       },
       // A fresh grant per worker: a session's next worker reaches the same session's background tasks. Full command
       // output goes next to a durable session's log, else to the spawner's own directory.
@@ -248,7 +259,7 @@ export class HostContext {
    * and other sessions' workspaces. The worker keeps those that really lie inside its workspace (by real path).
    */
   #hiddenFrom(sessionId: string): string[] {
-    const hidden = [this.config.stateDir];
+    const hidden = [...this.#hidden, ...this.roots.all()];
     const socketPath = this.spawner?.socketPath;
     if (socketPath) hidden.push(dirname(socketPath));
     for (const session of this.sessions.values()) if (session.id !== sessionId) hidden.push(session.settings.cwd);

@@ -22,6 +22,8 @@ import { openStore } from "../store/open-store.js";
 import { startWorkerWatchdog } from "./ops/worker-watchdog.js";
 import { startTracing } from "./traces/start-tracing.js";
 import { fixMallocThreshold, MMAP_THRESHOLD_BYTES } from "./ops/malloc-threshold.js";
+import { loadWorkspaceRoots, type WorkspaceRoots } from "./roots/workspace-roots.js";
+import { confinedHidden } from "./roots/confined-hidden.js";
 
 export async function serve(config: HostOptions, version: string): Promise<void> {
   const logger = createLogger(config.logLevel);
@@ -30,12 +32,15 @@ export async function serve(config: HostOptions, version: string): Promise<void>
   // Before any session thread starts: the blocks they take are the ones it is for.
   if (fixMallocThreshold()) logger.debug({ bytes: MMAP_THRESHOLD_BYTES }, "malloc's mmap threshold fixed");
   const remote = await remoteOptions(config);
+  // Before anything starts: a tenant open to every directory, or a root that is not there, ends the host (exit 2).
+  const roots = await loadWorkspaceRoots(config.workspaceRoot, remote?.tokens ?? null);
+  const hidden = [config.stateDir, ...(await confinedHidden(roots, config.tokensFile))];
   // The store first: a store that cannot be used ends the host before anything else has started (one line, exit 2).
   const store = await openStore(config, logger);
   // The spawner process is spawned next, while this process is small (every session command is spawned from it);
   // its boot (and sandbox probe) overlaps the pool's.
   const bwrapPath = findBwrap(config.bwrapPath ?? "");
-  const spawnerStarting = startSpawner(config, bwrapPath, logger);
+  const spawnerStarting = startSpawner(config, bwrapPath, logger, roots, hidden);
   const pool = new WorkerPool({
     warmWorkers: config.warmWorkers,
     // --warm-workers 0 turns the standby pool off; it never holds more threads than sessions may have.
@@ -54,7 +59,19 @@ export async function serve(config: HostOptions, version: string): Promise<void>
   const spawner = await spawnerStarting;
   const hooks = new LifecycleHooks(logger);
   const tracing = await startTracing({ version, content: config.traceContent, logger, hooks });
-  const host = new HostContext({ config, logger, pool, version, store, spawner, bwrapPath, hooks, tracing });
+  const host = new HostContext({
+    config,
+    logger,
+    pool,
+    version,
+    store,
+    spawner,
+    bwrapPath,
+    hooks,
+    tracing,
+    roots,
+    hidden,
+  });
   const stats = new HostStatsMonitor(host);
   const metrics = config.metricsListen ? await startMetrics(host, config.metricsListen) : null;
   const stopWatchdog = startWorkerWatchdog(host.sessions, config.workerStallMs);
@@ -128,6 +145,8 @@ async function startSpawner(
   config: HostOptions,
   bwrapPath: string | null,
   logger: Logger,
+  roots: WorkspaceRoots,
+  hidden: string[],
 ): Promise<SpawnerSupervisor | null> {
   try {
     const spawner = await SpawnerSupervisor.start(
@@ -136,14 +155,16 @@ async function startSpawner(
         network: config.sandboxNetwork,
         allowFullAccess: config.allowFullAccess,
         maxBackgroundTasks: config.maxBackgroundTasks,
-        // Every session's log lives here: no sandboxed command sees it.
-        hidden: [config.stateDir],
+        // Every session's log lives in the state dir: no sandboxed command sees it.
+        hidden,
+        confined: roots.confined,
         ...(config.runtimeDir ? { runtimeParent: config.runtimeDir } : {}),
         logLevel: config.logLevel,
       },
       logger,
     );
-    if (spawner.sandbox.ok) logger.info({ spawnerPid: spawner.pid, bwrapPath }, "spawner ready; sandbox works");
+    if (spawner.sandbox.ok)
+      logger.info({ spawnerPid: spawner.pid, bwrapPath, confined: roots.confined }, "spawner ready; sandbox works");
     else
       logger.warn(
         { spawnerPid: spawner.pid, detail: spawner.sandbox.detail },

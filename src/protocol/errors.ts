@@ -14,6 +14,8 @@ export const ERROR_CODES = {
 export const REASONS = {
   /** A parameter is wrong (data.field names it). */
   INVALID_PARAMS: ERROR_CODES.invalidParams,
+  /** A cwd or directory outside the caller's tenant's workspace roots (symlinks resolved). */
+  OUTSIDE_WORKSPACE_ROOTS: ERROR_CODES.invalidParams,
   /** No session by that id open here for this caller. */
   UNKNOWN_SESSION: ERROR_CODES.invalidParams,
   /** The session's model refuses the prompt as it is (too long for its context window). */

@@ -46,6 +46,11 @@ export const SandboxConfig = z.object({
    * other sessions' workspaces live when this worker started (a workspace may hold them).
    */
   hidden: z._default(z.array(z.string()), []),
+  /**
+   * The host has workspace roots: the cwd it sends is the real path it checked, and a workspace whose real path is
+   * no longer that (a directory of it swapped for a symlink since) is refused rather than followed.
+   */
+  confined: z._default(z.boolean(), false),
 });
 export type SandboxConfig = z.infer<typeof SandboxConfig>;
 

@@ -17,8 +17,13 @@ export const SpawnerOptions = z.object({
   network: z.boolean(),
   allowFullAccess: z.boolean(),
   maxBackgroundTasks: z.int().check(z.positive()),
-  /** Paths no sandboxed command may see, e.g. the host's state dir with every session's log. */
+  /** Paths no sandboxed command may see, e.g. the host's state dir with every session's log (directories or files). */
   hidden: z._default(z.array(z.string()), []),
+  /**
+   * Roots are configured: a sandbox shows the system's read-only directories, its workspace and a /tmp of its own,
+   * nothing else of the host's root (src/spawner/system-view.ts).
+   */
+  confined: z._default(z.boolean(), false),
   /** How long a worker's hello may wait for its grant (the main thread sends the grant as the worker starts). */
   grantWaitMs: z._default(z.int().check(z.positive()), 2000),
   /** Where the spawner makes its runtime directory (src/spawner/runtime-parent.ts chooses when unset). */

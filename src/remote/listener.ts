@@ -128,7 +128,7 @@ export class RemoteListener {
     this.#stats = stats;
     this.#options = options;
     this.#warnings = new RepeatedWarnings(host.logger);
-    this.#gate = new TokenGate(options.tokensFile, tokens, host.logger, this.#warnings);
+    this.#gate = new TokenGate(options.tokensFile, tokens, host.logger, this.#warnings, host.roots);
     this.#tenantless = tokens === null;
     this.#redaction = new ErrorRedaction(hostSecrets(host.config, options.tokensFile), (original) =>
       host.logger.debug({ error: original }, "an answer's error named the host's paths: sent with them replaced"),

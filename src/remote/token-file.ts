@@ -7,6 +7,7 @@ import {
   newToken,
   OPERATOR_COLUMN,
   parseTokens,
+  ROOT_PREFIX,
   TokensFileError,
   type TokenEntry,
 } from "./tokens.js";
@@ -28,9 +29,15 @@ export async function readTokensFile(path: string): Promise<TokenEntry[]> {
 
 /**
  * Appends a fresh token's hash for the tenant (creating the file, mode 0600) and returns the token, shown once;
- * operator: the line is marked so (the token may read the host-wide figures).
+ * operator: the line is marked so (the token may read the host-wide figures); roots: absolute directories its
+ * sessions may use.
  */
-export async function addToken(path: string, tenant: string, operator = false): Promise<string> {
+export async function addToken(
+  path: string,
+  tenant: string,
+  operator = false,
+  roots: readonly string[] = [],
+): Promise<string> {
   if (!isTenantName(tenant))
     throw new ConfigError(`token add: tenant name must be 1-64 of A-Z a-z 0-9 . _ - (got ${JSON.stringify(tenant)})`);
   const existing = await readFile(path, "utf8").catch((error: NodeJS.ErrnoException) => {
@@ -45,8 +52,12 @@ export async function addToken(path: string, tenant: string, operator = false): 
   }
   const token = newToken();
   const separator = existing === "" || existing.endsWith("\n") ? "" : "\n";
-  await appendFile(path, `${separator}${tenant} ${hashToken(token)}${operator ? ` ${OPERATOR_COLUMN}` : ""}\n`, {
-    mode: 0o600,
-  });
+  const columns = [
+    tenant,
+    hashToken(token),
+    ...(operator ? [OPERATOR_COLUMN] : []),
+    ...roots.map((r) => ROOT_PREFIX + r),
+  ];
+  await appendFile(path, `${separator}${columns.join(" ")}\n`, { mode: 0o600 });
   return token;
 }

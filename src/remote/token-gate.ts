@@ -8,6 +8,7 @@ import type { RepeatedWarnings } from "./repeated-warnings.js";
 import { readTokensFile } from "./token-file.js";
 import { bearerToken, matchToken, type TokenEntry } from "./tokens.js";
 import { subprotocolToken } from "./ws-bearer-token.js";
+import type { WorkspaceRoots } from "../host/roots/workspace-roots.js";
 
 /** Who a request authenticated as: the tenant and the hash of its token (both null without a tokens file). */
 export interface Caller {
@@ -21,11 +22,19 @@ export class TokenGate {
   readonly #path: string | null;
   readonly #logger: Logger;
   readonly #warnings: RepeatedWarnings;
+  readonly #roots: Pick<WorkspaceRoots, "reload"> | null;
   #tokens: TokenEntry[] | null;
 
-  /** tokens: the file as read at start (null: no tokens file). */
-  constructor(path: string | null, tokens: TokenEntry[] | null, logger: Logger, warnings: RepeatedWarnings) {
+  /** tokens: the file as read at start (null: no tokens file); roots: its tenants' roots, reloaded with it. */
+  constructor(
+    path: string | null,
+    tokens: TokenEntry[] | null,
+    logger: Logger,
+    warnings: RepeatedWarnings,
+    roots: Pick<WorkspaceRoots, "reload"> | null = null,
+  ) {
     this.#path = path;
+    this.#roots = roots;
     this.#tokens = tokens;
     this.#logger = logger;
     this.#warnings = warnings;
@@ -61,6 +70,8 @@ export class TokenGate {
     let tokens: TokenEntry[];
     try {
       tokens = await readTokensFile(this.#path);
+      // A file whose roots cannot be used (a tenant left open, a root gone) is refused whole, as one that does not parse.
+      await this.#roots?.reload(tokens);
     } catch (error) {
       this.#logger.error(
         { err: (error as Error).message },

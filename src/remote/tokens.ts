@@ -1,7 +1,8 @@
-// The tokens file: one tenant a line, `tenant-name sha256-hex-of-token [operator]` (a tenant may have several lines,
-// one per token). `operator` marks a token of the host's operator: its connections may read the host-wide figures
-// (`_host/stats`, `_host/status`). The file holds hashes only; a presented token is hashed and compared with every
-// entry in constant time.
+// The tokens file: one tenant a line, `tenant-name sha256-hex-of-token [operator] [root=/abs/dir …]` (a tenant may
+// have several lines, one per token). `operator` marks a token of the host's operator: its connections may read the
+// host-wide figures (`_host/stats`, `_host/status`). `root=` columns name directories the tenant's sessions may use; a
+// tenant's roots are those of all its lines, so a token added while rotating keeps them. The file holds hashes only;
+// a presented token is hashed and compared with every entry in constant time.
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 
 export interface TokenEntry {
@@ -10,9 +11,12 @@ export interface TokenEntry {
   hash: string;
   /** The line's third column says `operator`. */
   operator: boolean;
+  /** The line's `root=` columns: absolute paths as written. */
+  roots: string[];
 }
 
 export const OPERATOR_COLUMN = "operator";
+export const ROOT_PREFIX = "root=";
 
 const TENANT = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const HASH = /^[0-9a-f]{64}$/;
@@ -27,11 +31,17 @@ export function parseTokens(text: string): TokenEntry[] {
     const line = raw.trim();
     if (line === "" || line.startsWith("#")) return;
     const fields = line.split(/\s+/);
-    const [tenant, hash, role] = fields;
-    if (fields.length < 2 || fields.length > 3 || !tenant || !hash)
-      throw new TokensFileError(`line ${index + 1}: expected "tenant-name sha256-hex [operator]"`);
+    const [tenant, hash, ...rest] = fields;
+    const roots = rest.filter((field) => field.startsWith(ROOT_PREFIX)).map((field) => field.slice(ROOT_PREFIX.length));
+    const marks = rest.filter((field) => !field.startsWith(ROOT_PREFIX));
+    const [role] = marks;
+    if (fields.length < 2 || marks.length > 1 || !tenant || !hash)
+      throw new TokensFileError(`line ${index + 1}: expected "tenant-name sha256-hex [operator] [root=/dir …]"`);
     if (role !== undefined && role !== OPERATOR_COLUMN)
-      throw new TokensFileError(`line ${index + 1}: the third column may only be "${OPERATOR_COLUMN}"`);
+      throw new TokensFileError(`line ${index + 1}: the third column may only be "${OPERATOR_COLUMN}" or root=/dir`);
+    const relative = roots.find((root) => !root.startsWith("/"));
+    if (relative !== undefined)
+      throw new TokensFileError(`line ${index + 1}: a root must be an absolute path (got ${JSON.stringify(relative)})`);
     if (!TENANT.test(tenant))
       throw new TokensFileError(
         `line ${index + 1}: tenant name must be 1-64 of A-Z a-z 0-9 . _ - (not starting with . _ -)`,
@@ -41,9 +51,20 @@ export function parseTokens(text: string): TokenEntry[] {
       throw new TokensFileError(`line ${index + 1}: the hash must be 64 hex digits (sha256 of the token)`);
     if (seen.has(lower)) throw new TokensFileError(`line ${index + 1}: this hash is already on another line`);
     seen.add(lower);
-    entries.push({ tenant, hash: lower, operator: role === OPERATOR_COLUMN });
+    entries.push({ tenant, hash: lower, operator: role === OPERATOR_COLUMN, roots });
   });
   return entries;
+}
+
+/** Each tenant's roots: those of all its lines, in the order written, once each. */
+export function rootsByTenant(entries: readonly TokenEntry[]): Map<string, string[]> {
+  const roots = new Map<string, string[]>();
+  for (const entry of entries) {
+    const list = roots.get(entry.tenant) ?? [];
+    for (const root of entry.roots) if (!list.includes(root)) list.push(root);
+    roots.set(entry.tenant, list);
+  }
+  return roots;
 }
 
 export function hashToken(token: string): string {

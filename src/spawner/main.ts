@@ -12,6 +12,7 @@ import { spawnerLog, type SpawnerLog } from "./log.js";
 import { runtimeParent } from "./runtime-parent.js";
 import { probeSandbox } from "./sandbox.js";
 import { Spawner } from "./spawner.js";
+import { systemView } from "./system-view.js";
 
 /** Errors before the options are read (they name the level) are written at the default one. */
 let log: SpawnerLog = spawnerLog("info");
@@ -24,9 +25,11 @@ async function main(): Promise<void> {
   await writeFile(join(runtimeDir, "pid"), String(process.pid));
   const socketPath = join(runtimeDir, "spawner.sock");
   const outputRoot = join(runtimeDir, "output");
-  // Run from / : a runtime dir under /dev is not there in the sandbox's fresh /dev.
-  const sandbox = await probeSandbox(options.bwrapPath, "/");
-  const spawner = new Spawner(options, runtimeDir, outputRoot, sandbox, log);
+  const system = options.confined ? await systemView() : undefined;
+  // Run from / : a runtime dir under /dev is not there in the sandbox's fresh /dev. Confined, the workspace is bound,
+  // and / would be all of the host's.
+  const sandbox = await probeSandbox(options.bwrapPath, system ? runtimeDir : "/", system);
+  const spawner = new Spawner(options, runtimeDir, outputRoot, sandbox, log, system);
   const server = createServer((socket) => spawner.accept(socket));
 
   let exiting: Promise<never> | null = null;

@@ -4,6 +4,7 @@ import { spawn } from "node:child_process";
 import type { SandboxStatus } from "../protocol/spawner-control.js";
 import type { SandboxKind } from "../protocol/spawner-requests.js";
 import { isInside } from "../protocol/paths.js";
+import { systemArgs, type SystemEntry } from "./system-view.js";
 
 export interface Launch {
   file: string;
@@ -24,6 +25,13 @@ export interface SandboxPlan {
   network: boolean;
   /** Paths the command must not see (other sessions' workspaces, the spawner's own directory): empty tmpfs over them. */
   masks: readonly string[];
+  /** Files the command must not read (a tokens file, /etc/shadow): /dev/null bound over them. */
+  fileMasks?: readonly string[];
+  /**
+   * Confined (roots are configured): the sandbox's root is these system directories, the workspace and a /tmp of its
+   * own, nothing else of the host's. Absent: the host's whole root, read-only.
+   */
+  system?: readonly SystemEntry[];
 }
 
 /**
@@ -48,12 +56,20 @@ export function bwrapArgs(
     "ALL",
   ];
   if (!plan.network) args.push("--unshare-net");
-  args.push("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc");
-  if (plan.kind === "workspace-write" && plan.privateTmp) args.push("--tmpfs", "/tmp");
+  if (plan.system) args.push(...systemArgs(plan.system));
+  else args.push("--ro-bind", "/", "/");
+  args.push("--dev", "/dev", "--proc", "/proc");
+  const privateTmp = plan.system !== undefined || (plan.kind === "workspace-write" && plan.privateTmp);
+  if (privateTmp) args.push("--tmpfs", "/tmp");
   if (plan.kind === "workspace-write") args.push("--bind", plan.workspace, plan.workspace);
+  else if (plan.system) args.push("--ro-bind", plan.workspace, plan.workspace);
   for (const mask of plan.masks) args.push("--tmpfs", mask);
+  for (const file of plan.fileMasks ?? []) args.push("--ro-bind", "/dev/null", file);
   for (const bind of extra.binds ?? []) args.push("--bind", bind, bind);
   if (plan.kind === "read-only") for (const mask of plan.masks) args.push("--remount-ro", mask);
+  // Last: the mount points of the binds above may have been made in it.
+  if (plan.system && plan.kind === "read-only") args.push("--remount-ro", "/tmp");
+  if (plan.system) args.push("--setenv", "HOME", "/tmp");
   args.push("--chdir", plan.workspace);
   if (extra.statusFd ?? true) args.push("--json-status-fd", "3");
   if (extra.asPid1) args.push("--as-pid-1");
@@ -79,13 +95,22 @@ export function launchArgv(bwrapPath: string | null, plan: SandboxPlan | null, a
 
 /**
  * Which of the other paths are visible inside this sandbox and must be masked: a path is visible when it lies in the
- * workspace, or (outside a private /tmp) anywhere but on the workspace's own path from the root.
+ * workspace, or (outside a private /tmp) anywhere but on the workspace's own path from the root; confined (`system`
+ * given), only in the workspace or a system directory.
  */
-export function masksFor(privateTmp: boolean, workspace: string, others: Iterable<string>): string[] {
+export function masksFor(
+  privateTmp: boolean,
+  workspace: string,
+  others: Iterable<string>,
+  system?: readonly SystemEntry[],
+): string[] {
   const masks = new Set<string>();
   for (const other of others) {
     if (other === workspace || isInside(other, workspace)) continue; // the workspace itself, or one of its ancestors
-    const visible = isInside(workspace, other) || !(privateTmp && isInside("/tmp", other));
+    const shown = system
+      ? system.some((entry) => entry.kind === "dir" && isInside(entry.path, other))
+      : !(privateTmp && isInside("/tmp", other));
+    const visible = isInside(workspace, other) || shown;
     if (visible) masks.add(other);
   }
   return [...masks].sort();
@@ -119,9 +144,20 @@ export function commandEnv(source: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 }
 
 /** Runs `true` in the strictest sandbox once: does bwrap exist, and can it make namespaces on this machine? */
-export function probeSandbox(bwrapPath: string | null, workspace: string): Promise<SandboxStatus> {
+export function probeSandbox(
+  bwrapPath: string | null,
+  workspace: string,
+  system?: readonly SystemEntry[],
+): Promise<SandboxStatus> {
   if (!bwrapPath) return Promise.resolve({ ok: false, detail: "bubblewrap (bwrap) was not found on PATH" });
-  const plan: SandboxPlan = { kind: "read-only", privateTmp: false, workspace, network: false, masks: [] };
+  const plan: SandboxPlan = {
+    kind: "read-only",
+    privateTmp: false,
+    workspace,
+    network: false,
+    masks: [],
+    ...(system ? { system } : {}),
+  };
   return new Promise((resolve) => {
     let output = "";
     // No reaper init for one `true`: bwrap reaps the program itself, and nothing is left to pid 1 (bwrap-init.ts).

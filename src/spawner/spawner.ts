@@ -2,7 +2,7 @@
 // live task. Which session a command belongs to comes from the grant a connection redeemed, never from a message.
 import { randomBytes } from "node:crypto";
 import { realpathSync } from "node:fs";
-import { stat } from "node:fs/promises";
+import { realpath, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { Socket } from "node:net";
 import type { ControlRequest, SandboxStatus, SpawnerOptions } from "../protocol/spawner-control.js";
@@ -14,6 +14,7 @@ import { commandEnv, directLaunch, launchArgv, masksFor, type SandboxPlan } from
 import { SandboxedTask } from "./sandboxed-task.js";
 import { sandboxDir, SessionSandbox } from "./session-sandbox.js";
 import { SpawnerSession, type UnreadOutput } from "./spawner-session.js";
+import type { SystemEntry } from "./system-view.js";
 import type { Task } from "./task.js";
 import { newInstance, newTaskId } from "./task-ids.js";
 
@@ -23,6 +24,8 @@ export class Spawner implements ConnectionOwner {
   readonly #outputRoot: string;
   readonly #sandbox: SandboxStatus;
   readonly #log: SpawnerLog;
+  /** Confined sandboxes' system directories; undefined: the host's whole root, read-only. */
+  readonly #system: readonly SystemEntry[] | undefined;
   readonly #sessions = new Map<string, SpawnerSession>();
   readonly #tokens = new Map<string, string>();
   /** Spent tokens (by session, forgotten with it): presenting one again is refused at once. */
@@ -46,8 +49,10 @@ export class Spawner implements ConnectionOwner {
     outputRoot: string,
     sandbox: SandboxStatus,
     log: SpawnerLog,
+    system?: readonly SystemEntry[],
   ) {
     this.#options = { ...options, hidden: options.hidden.map(realPathOf) };
+    this.#system = system;
     this.#runtimeDir = runtimeDir;
     this.#outputRoot = outputRoot;
     this.#sandbox = sandbox;
@@ -69,7 +74,9 @@ export class Spawner implements ConnectionOwner {
   /** Knows the session and its workspace: a workspace new to it is masked from every other session's next command. */
   workspace(request: { sessionId: string; cwd: string; outputDir: string | null }): void {
     if (this.#closing || this.#sessions.has(request.sessionId)) return;
-    const cwd = realPathOf(request.cwd);
+    // Confined, the host sends the real path it checked against the tenant's roots: kept as sent, so that #prepare
+    // sees a directory of it swapped for a symlink since.
+    const cwd = this.#system ? resolve(request.cwd) : realPathOf(request.cwd);
     const outputDir = request.outputDir ?? join(this.#outputRoot, request.sessionId);
     if (![...this.#sessions.values()].some((known) => known.cwd === cwd)) this.#maskGeneration++;
     this.#sessions.set(request.sessionId, new SpawnerSession(request.sessionId, cwd, outputDir));
@@ -199,6 +206,8 @@ export class Spawner implements ConnectionOwner {
     if (refusal) return refusal;
     const workspace = await stat(session.cwd).catch(() => null);
     if (!workspace?.isDirectory()) return `the workspace ${session.cwd} is not a directory any more`;
+    if (this.#system && (await realpath(session.cwd).catch(() => null)) !== session.cwd)
+      return `the workspace ${session.cwd} now leads elsewhere through a symlink: refused`;
     try {
       await session.ensureOutputDir();
     } catch (error) {
@@ -217,8 +226,16 @@ export class Spawner implements ConnectionOwner {
     const privateTmp = kind === "workspace-write" && use === "commands";
     const others = [this.#runtimeDir, ...this.#options.hidden, ...[...this.#sessions.values()].map((s) => s.cwd)];
     // bwrap cannot mount over a path that is gone (a workspace deleted since): mask only what exists.
-    const masks = await existingDirs(masksFor(privateTmp, session.cwd, others));
-    return { kind, privateTmp, workspace: session.cwd, network: this.#options.network, masks };
+    const { dirs, files } = await existing(masksFor(privateTmp, session.cwd, others, this.#system));
+    return {
+      kind,
+      privateTmp,
+      workspace: session.cwd,
+      network: this.#options.network,
+      masks: dirs,
+      fileMasks: files,
+      ...(this.#system ? { system: this.#system } : {}),
+    };
   }
 
   #track<T extends Task>(task: T): T {
@@ -284,7 +301,13 @@ export class Spawner implements ConnectionOwner {
     const generation = this.#maskGeneration;
     if (current && !current.ended && current.plan.kind === kind && current.generation === generation) return current;
     const plan = await this.#planFor(session, kind, "commands");
-    if (current && !current.ended && current.plan.kind === kind && sameList(current.plan.masks, plan.masks)) {
+    if (
+      current &&
+      !current.ended &&
+      current.plan.kind === kind &&
+      sameList(current.plan.masks, plan.masks) &&
+      sameList(current.plan.fileMasks ?? [], plan.fileMasks ?? [])
+    ) {
       current.generation = generation;
       return current;
     }
@@ -332,14 +355,11 @@ function sameList(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((item, i) => item === b[i]);
 }
 
-async function existingDirs(paths: string[]): Promise<string[]> {
-  const found = await Promise.all(
-    paths.map((path) =>
-      stat(path).then(
-        (info) => info.isDirectory(),
-        () => false,
-      ),
-    ),
-  );
-  return paths.filter((_, i) => found[i]);
+/** The paths that exist, directories (masked by a tmpfs) apart from files (masked by /dev/null). */
+async function existing(paths: string[]): Promise<{ dirs: string[]; files: string[] }> {
+  const found = await Promise.all(paths.map((path) => stat(path).catch(() => null)));
+  return {
+    dirs: paths.filter((_, i) => found[i]?.isDirectory()),
+    files: paths.filter((_, i) => found[i]?.isFile()),
+  };
 }

@@ -140,6 +140,7 @@ describe("deploy/kubernetes", () => {
         .replace("$(POD_NAME)", "pod-0")
         .replace(/^--listen=.*/, `--listen=127.0.0.1:${port}`)
         .replace(/^--tokens-file=.*/, `--tokens-file=${join(dir, "tokens")}`)
+        .replace(/^--workspace-root=.*/, `--workspace-root=${dir}`)
         .replace(/^--state-dir=.*/, `--state-dir=${join(dir, "state")}`)
         .replace(/^--metrics-listen=.*/, "--metrics-listen=127.0.0.1:0"),
     );
@@ -174,6 +175,7 @@ describe("deploy/systemd", () => {
       .replace("%H", "unit-host")
       .replace(/--listen \S+/, `--listen 127.0.0.1:${port}`)
       .replace(/--tokens-file \S+/, `--tokens-file ${join(dir, "tokens")}`)
+      .replace(/--workspace-root \S+/, `--workspace-root ${dir}`)
       .replace(/--state-dir \S+/, `--state-dir ${join(dir, "state")}`)
       .split(" ");
     await runsAndEnds(flags, port);

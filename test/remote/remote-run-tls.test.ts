@@ -62,7 +62,8 @@ describe("run --connect", () => {
     try {
       for (const url of [host.wsUrl, host.httpUrl]) {
         const result = await run(
-          ["--connect", url, "--sessions", "3", "--turns", "2", "--prompt", "remote run", "--json"],
+          // A tenant's sessions keep to its roots (the temp dir here), not the directory the run starts in.
+          ["--connect", url, "--cwd", tempDir(), "--sessions", "3", "--turns", "2", "--prompt", "remote run", "--json"],
           { ACP_SESSION_HOST_TOKEN: tokens.tokens.ops! },
         );
         expect(result.code).toBe(0);

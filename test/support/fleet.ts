@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { CLI, REPO_ROOT } from "./cli-path.js";
 import { freePort } from "./free-port.js";
 import { tempDir } from "./temp-dirs.js";
+import { withTestRoot } from "./remote-host.js";
 
 const HAPROXY_CFG = join(REPO_ROOT, "deploy/haproxy.cfg");
 
@@ -54,7 +55,7 @@ export class FleetHost {
       this.stateDir,
       "--log-level",
       "debug",
-      ...this.#args,
+      ...withTestRoot(this.#args),
     ];
     const child = spawn(process.execPath, args, { stdio: ["ignore", "ignore", "pipe"] });
     this.#child = child;

@@ -1,7 +1,8 @@
 // Test support: a real host subprocess serving --listen on loopback (port 0), its URLs, and its tokens file.
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
-import { appendFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, realpathSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { hashToken, newToken } from "../../src/remote/tokens.js";
 import { CLI } from "./cli-path.js";
@@ -35,7 +36,7 @@ export async function startRemoteHost(hostArgs: string[] = [], env?: NodeJS.Proc
     "--log-level",
     "debug",
     ...(stateDir ? ["--state-dir", stateDir] : []),
-    ...hostArgs,
+    ...withTestRoot(hostArgs),
   ];
   const child = spawn(process.execPath, args, { stdio: ["ignore", "ignore", "pipe"], ...(env ? { env } : {}) });
   let log = "";
@@ -66,6 +67,16 @@ export async function startRemoteHost(hostArgs: string[] = [], env?: NodeJS.Proc
       return code;
     },
   };
+}
+
+/**
+ * A host with a tokens file serves only tenants with roots: unless the test names them, every tenant's sessions may
+ * use the temp dir, where the tests' workspaces are made (tempDir).
+ */
+export function withTestRoot(hostArgs: readonly string[]): string[] {
+  const rooted = hostArgs.some((arg) => arg.startsWith("--workspace-root"));
+  const tenants = hostArgs.some((arg) => arg.startsWith("--tokens-file"));
+  return tenants && !rooted ? [...hostArgs, "--workspace-root", realpathSync(tmpdir())] : [...hostArgs];
 }
 
 /** A tokens file with one fresh token per tenant (operators' marked so); returns the file and the tokens by tenant. */

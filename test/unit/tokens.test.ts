@@ -9,16 +9,16 @@ describe("tokens file", () => {
   it("parses tenant lines, skipping blanks and comments; a tenant may have several tokens", () => {
     const text = `# team tokens\nalpha ${sha("a1")}\n\n  beta   ${sha("b").toUpperCase()}  \nalpha ${sha("a2")}\n`;
     expect(parseTokens(text)).toEqual([
-      { tenant: "alpha", hash: sha("a1"), operator: false },
-      { tenant: "beta", hash: sha("b"), operator: false },
-      { tenant: "alpha", hash: sha("a2"), operator: false },
+      { tenant: "alpha", hash: sha("a1"), operator: false, roots: [] },
+      { tenant: "beta", hash: sha("b"), operator: false, roots: [] },
+      { tenant: "alpha", hash: sha("a2"), operator: false, roots: [] },
     ]);
   });
 
   it("a third column `operator` marks the host operator's tokens", () => {
     expect(parseTokens(`ops ${sha("o")} operator\nalpha ${sha("a")}\n`)).toEqual([
-      { tenant: "ops", hash: sha("o"), operator: true },
-      { tenant: "alpha", hash: sha("a"), operator: false },
+      { tenant: "ops", hash: sha("o"), operator: true, roots: [] },
+      { tenant: "alpha", hash: sha("a"), operator: false, roots: [] },
     ]);
   });
 
@@ -40,7 +40,12 @@ describe("token matching", () => {
 
   it("finds the entry whose hash is the token's sha256, and nothing for another token", () => {
     expect(hashToken("token-a")).toBe(sha("token-a"));
-    expect(matchToken(entries, "token-b")).toEqual({ tenant: "beta", hash: sha("token-b"), operator: false });
+    expect(matchToken(entries, "token-b")).toEqual({
+      tenant: "beta",
+      hash: sha("token-b"),
+      operator: false,
+      roots: [],
+    });
     expect(matchToken(entries, "token-a")?.tenant).toBe("alpha");
     expect(matchToken(entries, "token-c")).toBeNull();
     expect(matchToken(entries, "")).toBeNull();

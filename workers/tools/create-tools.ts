@@ -18,7 +18,7 @@ export function createTools(
   children: ChildRequests,
 ): { tools: ToolRegistry; spawner: SpawnerConnection; workspace: Workspace } {
   const connection = new SpawnerConnection(init.spawner);
-  const workspace = new Workspace(init.cwd, init.sandbox.hidden);
+  const workspace = new Workspace(init.cwd, init.sandbox.hidden, init.sandbox.confined);
   const cap = init.outputCapBytes;
   const tools = new ToolRegistry(
     [

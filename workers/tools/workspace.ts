@@ -19,13 +19,18 @@ export interface ResolvedPath {
 export class Workspace {
   readonly root: string;
   readonly #hidden: string[];
+  readonly #pinned: boolean;
   #realRoot: Promise<string> | null = null;
   #realHidden: Promise<string[]> | null = null;
 
-  /** hidden: paths inside the workspace that bash's sandbox masks (the state dir, other sessions' workspaces). */
-  constructor(root: string, hidden: readonly string[] = []) {
+  /**
+   * hidden: paths inside the workspace that bash's sandbox masks (the state dir, other sessions' workspaces). pinned:
+   * root is the real path the host checked against its tenant's roots; it must still be one.
+   */
+  constructor(root: string, hidden: readonly string[] = [], pinned = false) {
     this.root = resolve(root);
     this.#hidden = [...hidden];
+    this.#pinned = pinned;
   }
 
   /** One more path to refuse (another session's workspace made after this worker started). */
@@ -36,7 +41,11 @@ export class Workspace {
   }
 
   realRoot(): Promise<string> {
-    this.#realRoot ??= fs.realpath(this.root);
+    this.#realRoot ??= fs.realpath(this.root).then((real) => {
+      if (this.#pinned && real !== this.root)
+        throw new OutsideWorkspace(`the workspace ${this.root} now leads to ${real} through a symlink; refused`);
+      return real;
+    });
     return this.#realRoot;
   }
 

@@ -9,6 +9,7 @@ import { isAbsolute, resolve } from "node:path";
 import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import { isInside } from "../../protocol/paths.js";
 import { hasReason } from "../../request-errors.js";
+import type { WorkspaceRoots } from "../roots/workspace-roots.js";
 import { SessionModeId, type ChildOutcome } from "../../protocol/port.js";
 import { titleFrom } from "../../protocol/log/session-log.js";
 import type { Logger } from "../../logger.js";
@@ -28,6 +29,7 @@ export interface DelegationHost extends OpeningHost {
   readonly limits: { maxDepth: number; maxChildren: number };
   readonly admission: Pick<Admission, "assertAccepting" | "admit">;
   readonly tracing: HostTracing | null;
+  readonly roots: Pick<WorkspaceRoots, "check">;
 }
 
 /** A request this host will not carry out, said to the parent's model as the tool's result. */
@@ -189,7 +191,11 @@ export class ChildSessions implements Delegation {
       throw new Refusal(`cwd ${asked} is not an existing directory`);
     if (!isInside(parentReal, real))
       throw new Refusal(`cwd ${asked} is not this session's working directory ${parentCwd} or inside it`);
-    return cwd;
+    // The parent's roots may have narrowed since it was made (the tokens file reloaded): the child keeps to today's,
+    // and with roots it keeps the real path, as any session does.
+    return this.#host.roots.check("cwd", cwd, parent.tenant).catch(() => {
+      throw new Refusal(`cwd ${asked} is outside this tenant's workspace roots (OUTSIDE_WORKSPACE_ROOTS)`);
+    });
   }
 
   /** Announces the child (before any of its traffic), runs the prompt there in its mode, and tells how it ended. */

@@ -11,6 +11,8 @@ import { HOST_STATS_METHOD, HostStatsRequest } from "../../protocol/host-stats.j
 import { HOST_STATUS_METHOD, HostStatusRequest } from "../../protocol/host-status.js";
 import { invalidParams, operatorOnly } from "../../request-errors.js";
 import { assertDirectory, assertNoExtras } from "./request-checks.js";
+import { cwdWithinRoots } from "./workspace-params.js";
+import { assertNoWorkspaceMeta } from "./workspace-meta-param.js";
 import { mcpServersFrom } from "./mcp-servers-param.js";
 import { NewSessionParams } from "./session-params.js";
 import { hostStatus } from "../ops/host-status-page.js";
@@ -53,13 +55,15 @@ export function createAgentApp(host: HandlerHost, peer: Peer, stats: HostStatsMo
 
   const newSession = async (params: NewSessionParams): Promise<NewSessionResponse> => {
     host.admission.assertAccepting();
+    const cwd = await cwdWithinRoots(host.roots, peer.tenant, params);
     assertNoExtras(params);
+    assertNoWorkspaceMeta(params._meta);
     const mcpServers = mcpServersFrom(params.mcpServers);
     const systemPrompt = systemPromptFrom(params.systemPrompt);
-    await assertDirectory(params.cwd);
+    await assertDirectory(cwd);
     const mode = host.config.defaultMode;
     const settings = {
-      cwd: params.cwd,
+      cwd,
       mode,
       model: host.defaultModel,
       mcpServers,
@@ -67,10 +71,7 @@ export function createAgentApp(host: HandlerHost, peer: Peer, stats: HostStatsMo
     };
     const session = await openSession(host, { kind: "new", settings, tenant: peer.tenant, peer });
     const id = session.id;
-    host.logger.info(
-      { sessionId: id, cwd: params.cwd, connection: peer.label, tenant: peer.tenant },
-      "session created",
-    );
+    host.logger.info({ sessionId: id, cwd, connection: peer.label, tenant: peer.tenant }, "session created");
     return {
       sessionId: id,
       modes: modeState(mode),

@@ -16,6 +16,7 @@ import { systemPromptFrom } from "./system-prompt-param.js";
 import { listedTenantFor } from "./list-tenant-param.js";
 import type { ArchiveFilter } from "../../store/session-store.js";
 import { withLiveListing } from "../../store/listing.js";
+import { realLocation } from "../roots/real-path.js";
 
 const ARCHIVE_FILTERS: readonly string[] = ["exclude", "include", "only"] satisfies ArchiveFilter[];
 
@@ -93,7 +94,7 @@ async function open(
   const id = params.sessionId;
   const live = findVisible(host.sessions, peer, id);
   if (live) {
-    assertSameCwd(live.settings.cwd, params.cwd);
+    await assertSameCwd(live.settings.cwd, params.cwd);
     await takeOver(host, live, peer);
     await live.useMcpServers(mcpServers);
     if (systemPrompt) await live.setSystemPrompt(systemPrompt);
@@ -101,7 +102,9 @@ async function open(
     return live;
   }
   const header = await visibleStoredHeader(host.store, peer, id);
-  assertSameCwd(header.cwd, params.cwd);
+  await assertSameCwd(header.cwd, params.cwd);
+  // Roots configured (or narrowed) since the session was made bind it too.
+  await host.roots.check("cwd", header.cwd, header.tenant ?? null);
   const cwd = await stat(header.cwd).catch(() => null);
   if (!cwd?.isDirectory()) throw invalidParams("cwd", `the session's cwd is no longer a directory: ${header.cwd}`);
   const model = host.models.resolve(header.model.model);
@@ -164,8 +167,8 @@ export async function close(host: HandlerHost, peer: Peer, sessionId: string): P
   host.logger.info({ sessionId }, "session closed");
 }
 
-function assertSameCwd(sessionCwd: string, requested: string): void {
-  if (resolve(sessionCwd) !== resolve(requested)) {
-    throw invalidParams("cwd", `the session's cwd is ${sessionCwd}, not ${requested}`, { sessionCwd });
-  }
+/** The cwd a client names is the session's: as written, or by its real path (which a host with roots keeps). */
+async function assertSameCwd(sessionCwd: string, requested: string): Promise<void> {
+  if (resolve(sessionCwd) === resolve(requested) || (await realLocation(requested)) === sessionCwd) return;
+  throw invalidParams("cwd", `the session's cwd is ${sessionCwd}, not ${requested}`, { sessionCwd });
 }

@@ -10,6 +10,8 @@ import type { LiveSession } from "../session/session.js";
 import type { ForkedSession } from "../../store/session-store.js";
 import { mcpServersFrom } from "./mcp-servers-param.js";
 import { assertDirectory, assertNoExtras } from "./request-checks.js";
+import { cwdWithinRoots } from "./workspace-params.js";
+import { assertNoWorkspaceMeta } from "./workspace-meta-param.js";
 import { findVisible } from "./session-access.js";
 import { ForkSessionParams } from "./session-params.js";
 import { systemPromptFrom } from "./system-prompt-param.js";
@@ -31,21 +33,26 @@ async function fork(
   describe: (session: LiveSession) => LoadSessionResponse,
 ): Promise<ForkSessionResponse> {
   host.admission.assertAccepting();
+  // The fork is its source's tenant's: a tenant's connection sees only its own, so its roots are the source's; the
+  // operator's are checked once the source's tenant is known.
+  let cwd = peer.operator ? params.cwd : await cwdWithinRoots(host.roots, peer.tenant, params);
   assertNoExtras(params);
+  assertNoWorkspaceMeta(params._meta);
   const mcpServers = mcpServersFrom(params.mcpServers);
   const systemPrompt = systemPromptFrom(params.systemPrompt);
-  await assertDirectory(params.cwd);
+  await assertDirectory(cwd);
   const sourceId = params.sessionId;
   // Another tenant's session is answered as an unknown one.
   const live = findVisible(host.sessions, peer, sourceId);
   const tenant = live ? live.tenant : ((await host.store.readHeader(sourceId)).tenant ?? null);
   if (!peer.sees(tenant)) throw host.store.unknownSession(sourceId);
+  if (peer.operator) cwd = await cwdWithinRoots(host.roots, tenant, params);
   let forked!: ForkedSession;
   const session = await openSession(host, {
     kind: "fork",
     request: {
       sourceId,
-      cwd: params.cwd,
+      cwd,
       tenant,
       hostVersion: host.version,
       ...(systemPrompt ? { systemPrompt } : {}),
@@ -53,7 +60,7 @@ async function fork(
     settings: (made) => {
       forked = made;
       const model = host.models.resolve(made.model.model);
-      return { cwd: params.cwd, mode: made.mode, model, mcpServers, ...(systemPrompt ? { systemPrompt } : {}) };
+      return { cwd, mode: made.mode, model, mcpServers, ...(systemPrompt ? { systemPrompt } : {}) };
     },
     peer,
   });

@@ -10,6 +10,7 @@ import type { TenantUsage } from "../ops/tenant-usage.js";
 import type { OpeningHost } from "../session/open-session.js";
 import type { HostTracing } from "../traces/host-tracing.js";
 import type { FollowedSessions } from "../attach/followed-sessions.js";
+import type { WorkspaceRoots } from "../roots/workspace-roots.js";
 
 export interface HandlerHost extends OpeningHost {
   readonly config: HostOptions;
@@ -20,6 +21,8 @@ export interface HandlerHost extends OpeningHost {
   readonly models: HostModels;
   readonly defaultModel: ModelConfig;
   readonly tracing: HostTracing | null;
+  /** The directories each tenant's sessions may use. */
+  readonly roots: WorkspaceRoots;
   /** Model requests and tokens by tenant and model (`_host/status`). */
   readonly usage: TenantUsage;
   /** Observers here of sessions other hosts of the fleet serve (a shared store's only). */
