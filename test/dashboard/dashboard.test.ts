@@ -302,6 +302,36 @@ it("the live view shows a session's last 10 turns, and all of them from the star
   expectClean(watch);
 });
 
+it("a long history is put in the page in windows: its newest entries, a large output only once opened, its end first", async () => {
+  const alice = await client(tokens.tokens.alice!);
+  const { sessionId } = await alice.newSession(tempDir(), { mode: "auto" });
+  // 260 turns (520 entries), the last with 4 MB of output.
+  for (let turn = 1; turn <= 259; turn++) await alice.prompt(sessionId, `turn-${turn}`);
+  await alice.prompt(sessionId, script(bash("yes 0123456789abcdef | head -c 4000000; echo; echo the-very-end")));
+  const { page, watch } = await signIn(tokens.tokens.alice!);
+  await openSession(page, sessionId);
+  await page.select("#replay-turns", "all");
+  await page.waitForSelector("#show-earlier");
+  const entries = () => page.$eval("#transcript", (node) => node.children.length);
+  expect(await entries()).toBe(200);
+  await page.click("#show-earlier");
+  await page.waitForFunction(`document.querySelector("#transcript").children.length === 400`);
+  // The large output is folded and not in the page until opened; opened, its end comes first.
+  const output = "#transcript .tool-call details.folded";
+  expect(await page.$eval(output, (node) => node.querySelector("pre"))).toBeNull();
+  await page.click(`${output} summary`);
+  await page.waitForSelector(`${output} pre`);
+  const shown = (await page.$eval(`${output} pre`, (node) => node.textContent)) ?? "";
+  expect(shown.length).toBe(64 * 1024);
+  expect(shown).toContain("the-very-end");
+  await page.click(`${output} button.show-all`);
+  // All of it then (as much as the host sent of a command's output: its cap cuts the middle).
+  await page.waitForFunction(
+    `document.querySelector(${JSON.stringify(`${output} pre`)}).textContent.length > ${64 * 1024} && !document.querySelector(${JSON.stringify(`${output} button.show-all`)})`,
+  );
+  expectClean(watch);
+}, 120_000);
+
 it("a child session nests under its parent in the list, and opens from there and from the parent's live view", async () => {
   const alice = await client(tokens.tokens.alice!);
   const { sessionId: parent } = await alice.newSession(tempDir(), { mode: "auto" });

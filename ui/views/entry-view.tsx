@@ -1,23 +1,42 @@
 // One entry of the conversation. Every string is a text child (a text node): nothing a model, a tool or a user wrote
 // becomes markup, and nothing in it becomes a link; the only links are the page's own, to a child session's live view.
-// Long tool output is folded.
+// Long tool output is folded, and put in the page only once opened (its end first).
+import { useMemo, useState } from "preact/hooks";
 import { sessionHref } from "../state/route";
 import type { Entry } from "../state/transcript";
 
 const FOLD_LINES = 12;
 const FOLD_CHARS = 2000;
+/** Of a folded text opened, this much of its end is put in the page at first. */
+const SHOWN_CHARS = 64 * 1024;
 
 function Folded(props: { label: string; text: string }) {
-  const lines = props.text.split("\n").length;
+  const [open, setOpen] = useState(false);
+  const [whole, setWhole] = useState(false);
+  const lines = useMemo(() => lineCount(props.text), [props.text]);
   if (lines <= FOLD_LINES && props.text.length <= FOLD_CHARS) return <pre class={props.label}>{props.text}</pre>;
+  // Put in the page only once opened, and then its last SHOWN_CHARS unless asked for all: megabytes of output in the
+  // DOM froze the page.
+  const cut = !whole && props.text.length > SHOWN_CHARS;
   return (
-    <details class="folded">
+    <details class="folded" onToggle={(event) => setOpen(event.currentTarget.open)}>
       <summary>
         {props.label}: {lines} lines, {props.text.length} characters
       </summary>
-      <pre class={props.label}>{props.text}</pre>
+      {open && cut && (
+        <button type="button" class="show-all" onClick={() => setWhole(true)}>
+          Show the {props.text.length - SHOWN_CHARS} characters before these
+        </button>
+      )}
+      {open && <pre class={props.label}>{cut ? props.text.slice(-SHOWN_CHARS) : props.text}</pre>}
     </details>
   );
+}
+
+function lineCount(text: string): number {
+  let lines = 1;
+  for (let at = text.indexOf("\n"); at >= 0; at = text.indexOf("\n", at + 1)) lines++;
+  return lines;
 }
 
 function ChildLink(props: { sessionId: string; label: string }) {

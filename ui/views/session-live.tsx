@@ -36,6 +36,9 @@ interface Settings {
   lastStopReason: string | null;
 }
 
+/** Entries of the conversation in the DOM at first; "Show earlier" adds as many again. */
+const ENTRIES_WINDOW = 200;
+
 /** The plan's entries as `watch` marks them: done, running, to do. */
 const PLAN_MARK: Record<string, string> = { completed: "[x]", in_progress: "[>]", pending: "[ ]" };
 
@@ -60,6 +63,8 @@ export function SessionLive(props: { connection: HostConnection; sessionId: stri
     setAttachedState(next);
   };
   const [turnRunning, setTurnRunning] = useState(false);
+  // The newest entries only: a long session's whole history in the DOM froze the page for seconds.
+  const [shownEntries, setShownEntries] = useState(ENTRIES_WINDOW);
   const [settings, setSettings] = useState<Settings>({ mode: null, model: null, lastStopReason: null });
   const learn = (answer: { mode?: string; model?: string; lastStopReason: string | null }) =>
     setSettings({ mode: answer.mode ?? null, model: answer.model ?? null, lastStopReason: answer.lastStopReason });
@@ -284,8 +289,14 @@ export function SessionLive(props: { connection: HostConnection; sessionId: stri
           {skipped} earlier turn{skipped === 1 ? "" : "s"} not shown ("from the start" shows them)
         </p>
       )}
+      {t.entries.length > shownEntries && (
+        <button type="button" id="show-earlier" onClick={() => setShownEntries((now) => now + ENTRIES_WINDOW)}>
+          Show {Math.min(ENTRIES_WINDOW, t.entries.length - shownEntries)} earlier of {t.entries.length - shownEntries}{" "}
+          entries not shown
+        </button>
+      )}
       <div class="transcript" id="transcript">
-        {t.entries.map((entry) => (
+        {t.entries.slice(-shownEntries).map((entry) => (
           <EntryView key={`${entry.kind}:${entry.id}`} entry={entry} />
         ))}
       </div>
