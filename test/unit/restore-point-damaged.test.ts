@@ -16,6 +16,17 @@ const damages: Record<string, (point: Buffer) => Buffer> = {
     changed.writeUInt8(changed.readUInt8(changed.length - 40) ^ 0x01, changed.length - 40);
     return changed;
   },
+  // Still valid JSON, and of the same shape: only the digest can tell (a digit 1-8 one higher).
+  "a digit of its snapshot changed, the JSON still valid": (point) => {
+    const changed = Buffer.from(point);
+    const snapshotStart = changed.lastIndexOf(0x0a, changed.length - 2) + 1;
+    let at = changed.length - 2;
+    while (at > snapshotStart && !(changed[at]! >= 0x31 && changed[at]! <= 0x38)) at--;
+    if (at <= snapshotStart) throw new Error("no digit 1-8 in the snapshot line");
+    changed[at] = changed[at]! + 1;
+    JSON.parse(changed.toString("utf8", snapshotStart, changed.length - 1));
+    return changed;
+  },
   "zeros where a crash left them": (point) => Buffer.alloc(point.length),
   empty: () => Buffer.alloc(0),
 };
