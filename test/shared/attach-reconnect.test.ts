@@ -1,12 +1,15 @@
 // A controller whose connection drops mid-turn loses nothing: HostClient with reconnect re-attaches after the last
 // event it applied, its prompt in flight still gets its answer, and nothing it saw is shown twice. Through a real host
 // over WebSocket, behind a proxy that resets the connection at seeded random moments; an observer attached beside it,
-// never cut, is the reference.
-import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
+// never cut, is the reference. What the host sends on each of the controller's connections is read before HostClient
+// (which drops an update it has applied): a host that sent again what the client had would fail here.
+import type { AnyMessage, SessionUpdate, Stream } from "@agentclientprotocol/sdk/unstable";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { HostClient } from "../../src/client/index.js";
+import { compareEventPositions, parseEventId } from "../../src/protocol/event-id.js";
 import { tempDir } from "../support/host.js";
 import { startRemoteHost, type RemoteHost } from "../support/remote-host.js";
-import { connectHost } from "../support/checked-host.js";
+import { checkedStream, connectHost } from "../support/checked-host.js";
 import { startCutProxy, type CutProxy } from "../support/cut-proxy.js";
 import { seeded } from "../support/prng.js";
 import { bash, script, waitFor } from "../support/tools.js";
@@ -27,8 +30,10 @@ afterAll(async () => {
 it(`a controller's connection cut mid-turn ${CUTS} times: every prompt answered, no update lost or repeated`, async () => {
   const random = seeded(50);
   let reconnections = 0;
-  const controller = await connectHost(proxy.url(host.wsUrl), {
+  const wire = wireRecorder();
+  const controller = await HostClient.connect(proxy.url(host.wsUrl), {
     reconnect: { initialDelayMs: 5, maxDelayMs: 50, onReconnect: () => reconnections++ },
+    tap: wire.tap,
   });
   const observer = await connectHost(host.wsUrl);
   try {
@@ -72,8 +77,53 @@ it(`a controller's connection cut mid-turn ${CUTS} times: every prompt answered,
     const missing = reference.filter((update) => !ids(seen).includes(update._meta?.eventId as string));
     expect(missing).toEqual([]);
     expect(seen).toEqual(reference);
+    // On the wire: each connection's updates in order, none twice, and a re-attach's first after its cursor.
+    expect(wire.violations).toEqual([]);
+    expect(wire.connections.length).toBeGreaterThan(reconnections);
+    for (const connection of wire.connections) {
+      const positions = [connection.cursor, ...connection.received].filter((id) => id !== null).map(position);
+      for (let i = 1; i < positions.length; i++)
+        expect(compareEventPositions(positions[i - 1]!, positions[i]!), JSON.stringify(connection)).toBeLessThan(0);
+    }
   } finally {
     await controller.dispose();
     await observer.dispose();
   }
 }, 180_000);
+
+const position = (id: string) => parseEventId(id) ?? [-1, -1, -1];
+
+/** Each connection's stream, checked against the schema, and what crossed it: the cursor its attach named, the ids of the updates it received. */
+function wireRecorder() {
+  const violations: string[] = [];
+  const connections: Array<{ cursor: string | null; received: string[] }> = [];
+  const tap = (stream: Stream): Stream => {
+    const connection = { cursor: null as string | null, received: [] as string[] };
+    connections.push(connection);
+    const checked = checkedStream(stream, violations);
+    const writer = checked.writable.getWriter();
+    const writable = new WritableStream<AnyMessage>({
+      write(message) {
+        const params = (message as { method?: string; params?: { replayFrom?: { type: string; eventId?: string } } })
+          .params;
+        if ((message as { method?: string }).method === "session/attach" && params?.replayFrom?.type === "after_event")
+          connection.cursor = params.replayFrom.eventId ?? null;
+        return writer.write(message);
+      },
+      close: () => writer.close(),
+      abort: (reason: unknown) => writer.abort(reason),
+    });
+    const readable = checked.readable.pipeThrough(
+      new TransformStream<AnyMessage, AnyMessage>({
+        transform(message, controller) {
+          const update = (message as { method?: string; params?: { update?: SessionUpdate } }).params?.update;
+          if ((message as { method?: string }).method === "session/update" && update)
+            connection.received.push(update._meta?.eventId as string);
+          controller.enqueue(message);
+        },
+      }),
+    );
+    return { readable, writable };
+  };
+  return { tap, violations, connections };
+}
