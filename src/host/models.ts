@@ -76,6 +76,8 @@ function baseConfig(config: HostOptions): ModelConfig {
     apiKeyEnv: config.apiKeyEnv ?? preset?.apiKeyEnv ?? DEFAULT_API_KEY_ENV,
     retries: config.modelRetries,
     idleTimeoutMs: config.modelIdleTimeoutMs,
+    queueTimeoutMs: config.modelQueueTimeoutMs,
+    ...(config.modelConcurrency !== undefined ? { concurrency: config.modelConcurrency } : {}),
     ...(config.contextWindow !== undefined ? { contextWindow: config.contextWindow } : {}),
     ...(preset || isDeepSeek(baseUrl) ? { reasoningHistory: "current-turn" as const } : {}),
   };

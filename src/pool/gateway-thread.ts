@@ -3,6 +3,7 @@
 // ever dies (each live session is then given a new port, as after a spawner restart).
 import { MessageChannel, Worker, type MessagePort } from "node:worker_threads";
 import type { ModelConfig } from "../protocol/port.js";
+import { EndpointsReport, type EndpointStatus } from "../protocol/provider-endpoints.js";
 
 const GATEWAY_ENTRY = new URL("../../workers/bundle/model-gateway.js", import.meta.url);
 
@@ -19,6 +20,8 @@ export class ModelGateway {
   readonly #models: ModelConfig[];
   readonly #log: GatewayLogger;
   readonly #restartListeners: Array<() => void> = [];
+  readonly #reportListeners: Array<(report: EndpointsReport) => void> = [];
+  #endpoints: EndpointStatus[] = [];
   #worker: Worker;
   #closing = false;
 
@@ -46,6 +49,16 @@ export class ModelGateway {
     this.#restartListeners.push(listener);
   }
 
+  /** Each provider endpoint's scheduler as the gateway last reported it. */
+  endpoints(): readonly EndpointStatus[] {
+    return this.#endpoints;
+  }
+
+  /** Told of each report of the gateway's endpoints (the metrics count refusals and waits from them). */
+  onReport(listener: (report: EndpointsReport) => void): void {
+    this.#reportListeners.push(listener);
+  }
+
   async close(): Promise<void> {
     this.#closing = true;
     await this.#worker.terminate();
@@ -65,9 +78,10 @@ export class ModelGateway {
     return worker;
   }
 
-  /** A log line from the gateway's thread, checked before it reaches the host's log. */
+  /** A log line or an endpoints report from the gateway's thread, checked before it is used. */
   #relay(message: unknown): void {
     if (typeof message !== "object" || message === null) return;
+    if ((message as { type?: unknown }).type === "endpoints") return this.#report(message);
     const { type, level, msg, data } = message as { type?: unknown; level?: unknown; msg?: unknown; data?: unknown };
     if (type !== "log_line" || typeof level !== "string" || !LEVELS.has(level) || typeof msg !== "string") return;
     this.#log(
@@ -75,5 +89,15 @@ export class ModelGateway {
       msg,
       typeof data === "object" && data !== null ? (data as Record<string, unknown>) : {},
     );
+  }
+
+  #report(message: unknown): void {
+    const report = EndpointsReport.safeParse(message);
+    if (!report.success)
+      return this.#log("error", "malformed endpoints report from the model gateway dropped", {
+        error: report.error.message,
+      });
+    this.#endpoints = report.data.endpoints;
+    for (const listener of this.#reportListeners) listener(report.data);
   }
 }

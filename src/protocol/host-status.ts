@@ -2,6 +2,7 @@
 // pages. Shared by the host (which answers it), the client library and `acp-session-host status`.
 import { z } from "zod";
 import { HostStats } from "./host-stats.js";
+import { EndpointStatus } from "./provider-endpoints.js";
 
 export const HOST_STATUS_METHOD = "_host/status";
 
@@ -65,6 +66,8 @@ export const HostStatus = HostStats.extend({
   sessionRows: z.array(SessionStatus),
   /** Model usage by tenant and model (a tenant sees only its own). */
   usage: z.array(ModelUsage),
+  /** Each provider endpoint the model gateway schedules (none without a real model). */
+  endpoints: z.array(EndpointStatus),
   nextCursor: z.string().optional(),
 });
 export type HostStatus = z.infer<typeof HostStatus>;

@@ -48,6 +48,8 @@ export const GatewayFailure = z.lazy(() =>
     retryAfterMs: z.nullable(Count),
     /** The provider refused the request for its size (context length exceeded). */
     contextOverflow: z.boolean(),
+    /** The request waited past --model-queue-timeout-ms for room at its endpoint. */
+    providerBusy: z.optional(z.boolean()),
   }),
 );
 export type GatewayFailure = z.infer<typeof GatewayFailure>;

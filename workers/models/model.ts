@@ -86,6 +86,11 @@ export class ContextOverflow extends ModelError {
   }
 }
 
+/** The request waited past --model-queue-timeout-ms for room at its provider endpoint (the turn fails PROVIDER_BUSY). */
+export class ProviderBusy extends ModelError {
+  static override readonly brand: string = "ProviderBusy";
+}
+
 export interface Model {
   readonly name: string;
   /** Tokens the model can take in one request; null when the model has no limit worth managing (scripted). */

@@ -11,6 +11,7 @@ import { GatewayFailed, type GatewayLink } from "./gateway-link.js";
 import {
   ContextOverflow,
   ModelError,
+  ProviderBusy,
   type Model,
   type ModelRequest,
   type ModelResponse,
@@ -129,6 +130,7 @@ export class OpenAiCompatibleModel implements Model {
         retryReason = failure.status !== null ? `HTTP ${failure.status}` : errorType;
         call?.failed(errorType, retryReason);
         if (failure.contextOverflow) throw new ContextOverflow(this.#describe(failure, retry + 1));
+        if (failure.providerBusy) throw new ProviderBusy(this.#describe(failure, retry + 1));
         if (!failure.retryable || retry >= this.#retries) throw new ModelError(this.#describe(failure, retry + 1));
         const delayMs = retryDelayMs(retry, failure.retryAfterMs);
         this.#log("warn", "model request failed; retrying", {

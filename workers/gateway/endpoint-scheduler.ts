@@ -1,0 +1,360 @@
+// One provider endpoint (base URL, model, key) as every session of the host shares it: a request is sent only when
+// the endpoint has room (its concurrency window, its requests and tokens left in the current rate-limit window, no
+// pause), else it waits here. A refusal (429) is not the request's failure: it shrinks the window, pauses the whole
+// endpoint for as long as the provider asked (or a backoff when it did not say), with jitter on the way out, and the
+// request goes back to the head of the queue. The wait is bounded by --model-queue-timeout-ms: past it the request
+// fails as ProviderBusy. Everything else an attempt does (5xx, broken connections) is the session worker's to retry.
+import { backoffMs } from "../models/retry.js";
+import { ConcurrencyWindow } from "./concurrency-window.js";
+import { rateHeaders, type RateLimit } from "./rate-headers.js";
+import { FifoQueue, type WaitQueue } from "./wait-queue.js";
+
+/** The provider refused the request for its limits (HTTP 429): the scheduler sends it again. */
+export class Refused extends Error {
+  constructor(
+    message: string,
+    readonly headers: Headers | undefined,
+  ) {
+    super(message);
+  }
+}
+
+/** The request waited longer than --model-queue-timeout-ms for room at its endpoint. */
+export class ProviderBusy extends Error {}
+
+export interface SchedulerOptions {
+  /** --model-concurrency: the window's cap; null: learned. */
+  cap: number | null;
+  /** --model-queue-timeout-ms: how long a request may wait for room (0: as long as its turn lasts). */
+  queueTimeoutMs: number;
+  /** Told whenever what status() says may have changed. */
+  onChange?: () => void;
+  random?: () => number;
+}
+
+/** What one request waits for, and until when (epoch ms; null: until room frees up). */
+export interface Waiting {
+  what: "window" | "pause" | "requests" | "tokens";
+  untilMs: number | null;
+}
+
+export interface Submission<T> {
+  signal: AbortSignal;
+  /** Estimated tokens of the request, held against x-ratelimit-remaining-tokens (asked only when one was reported). */
+  tokens(): number;
+  /** Sends the request; rejects with Refused on a 429. `onHeaders` is given the response's headers. */
+  send(onHeaders: (headers: Headers) => void): Promise<T>;
+  /** Told when the request starts to wait (and again when what it waits for changes). */
+  onWait?(waiting: Waiting): void;
+  /** Told how long the request waited before each send (ms). */
+  onWaited?(ms: number): void;
+}
+
+export interface EndpointFigures {
+  window: number;
+  cap: number | null;
+  inFlight: number;
+  queued: number;
+  /** Epoch ms until which nothing is sent; null when not paused. */
+  pausedUntilMs: number | null;
+  /** Requests sent, and of them refused (429), since the gateway started. */
+  sent: number;
+  refused: number;
+  /** Requests that waited past --model-queue-timeout-ms. */
+  timedOut: number;
+}
+
+interface Ticket {
+  submission: Submission<unknown>;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+  deadlineMs: number | null;
+  queuedAtMs: number;
+  lastRefusal: string | null;
+  timer: NodeJS.Timeout | null;
+  told: string | null;
+  tokens: number | null;
+  /** In the queue (not in flight, not settled). */
+  queued: boolean;
+  detach(): void;
+}
+
+/** A rate limit as the provider last reported it, and what has been sent since that report. */
+interface Reported {
+  limit: RateLimit;
+  resetAtMs: number;
+  /** The sequence number (requests) or token total (tokens) sent up to and including the reporting request. */
+  asOf: number;
+}
+
+/** The pause's jitter: up to this share of it, so sessions paused together do not all come back together. */
+const JITTER_SHARE = 0.2;
+const JITTER_MAX_MS = 1_000;
+
+export class EndpointScheduler {
+  readonly #window: ConcurrencyWindow;
+  readonly #queueTimeoutMs: number;
+  readonly #onChange: () => void;
+  readonly #random: () => number;
+  readonly #queue: WaitQueue<Ticket>;
+  #inFlight = 0;
+  #pausedUntilMs = 0;
+  #refusalsInARow = 0;
+  #sent = 0;
+  #refused = 0;
+  #timedOut = 0;
+  #tokensSent = 0;
+  #requests: Reported | null = null;
+  #tokens: Reported | null = null;
+  #wake: NodeJS.Timeout | null = null;
+  #lastTold = "";
+  #wakeAtMs = 0;
+
+  constructor(options: SchedulerOptions, queue: WaitQueue<Ticket> = new FifoQueue()) {
+    this.#window = new ConcurrencyWindow(options.cap);
+    this.#queueTimeoutMs = options.queueTimeoutMs;
+    this.#onChange = options.onChange ?? (() => {});
+    this.#random = options.random ?? Math.random;
+    this.#queue = queue;
+  }
+
+  submit<T>(submission: Submission<T>): Promise<T> {
+    submission.signal.throwIfAborted();
+    return new Promise<T>((resolve, reject) => {
+      const now = Date.now();
+      const onAbort = () => {
+        if (this.#queue.remove(ticket)) {
+          ticket.queued = false;
+          ticket.detach();
+          reject(submission.signal.reason);
+          this.#onChange();
+        }
+      };
+      const ticket: Ticket = {
+        submission: submission as Submission<unknown>,
+        resolve: resolve as (value: unknown) => void,
+        reject,
+        deadlineMs: this.#queueTimeoutMs > 0 ? now + this.#queueTimeoutMs : null,
+        queuedAtMs: now,
+        lastRefusal: null,
+        timer: null,
+        told: null,
+        tokens: null,
+        queued: true,
+        detach: () => {
+          submission.signal.removeEventListener("abort", onAbort);
+          if (ticket.timer) clearTimeout(ticket.timer);
+          ticket.timer = null;
+        },
+      };
+      submission.signal.addEventListener("abort", onAbort, { once: true });
+      if (ticket.deadlineMs !== null) ticket.timer = setTimeout(() => this.#expire(ticket), ticket.deadlineMs - now);
+      this.#queue.push(ticket);
+      this.#pump();
+      const blocked = ticket.queued && ticket.told === null ? this.#blocked(now) : null;
+      if (blocked) this.#tell(ticket, blocked, `${blocked.what}:${blocked.untilMs ?? ""}`);
+    });
+  }
+
+  figures(): EndpointFigures {
+    return {
+      window: this.#window.size,
+      cap: this.#window.cap,
+      inFlight: this.#inFlight,
+      queued: this.#queue.size,
+      pausedUntilMs: this.#pausedUntilMs > Date.now() ? this.#pausedUntilMs : null,
+      sent: this.#sent,
+      refused: this.#refused,
+      timedOut: this.#timedOut,
+    };
+  }
+
+  #pump(): void {
+    for (;;) {
+      if (this.#queue.size === 0) break;
+      const blocked = this.#blocked(Date.now());
+      if (blocked) {
+        this.#tellWaiting(blocked);
+        if (blocked.untilMs !== null) this.#wakeAt(blocked.untilMs);
+        break;
+      }
+      const next = this.#queue.shift()!;
+      next.queued = false;
+      this.#start(next);
+    }
+    this.#onChange();
+  }
+
+  /** What keeps the next request from being sent now, or null when it may go. */
+  #blocked(now: number): Waiting | null {
+    if (this.#pausedUntilMs > now) return { what: "pause", untilMs: this.#pausedUntilMs };
+    if (this.#inFlight >= this.#window.size) return { what: "window", untilMs: null };
+    const requests = this.#left(this.#requests, this.#sent, now);
+    if (requests !== null && requests.left <= 0) return { what: "requests", untilMs: requests.untilMs };
+    const tokens = this.#left(this.#tokens, this.#tokensSent, now);
+    // A request larger than a whole window's tokens would never fit: it goes once the window is fresh.
+    if (tokens !== null && tokens.left < Math.min(this.#nextTokens(), tokens.limit))
+      return { what: "tokens", untilMs: tokens.untilMs };
+    return null;
+  }
+
+  #nextTokens(): number {
+    const head = this.#queue.peek();
+    return head ? tokensOf(head) : 0;
+  }
+
+  #left(
+    reported: Reported | null,
+    sentSoFar: number,
+    now: number,
+  ): { left: number; limit: number; untilMs: number } | null {
+    if (reported === null) return null;
+    const resetAtMs = reported.resetAtMs;
+    if (resetAtMs <= now) return null;
+    return {
+      left: reported.limit.remaining - (sentSoFar - reported.asOf),
+      limit: reported.limit.remaining,
+      untilMs: resetAtMs + this.#jitter(resetAtMs - now),
+    };
+  }
+
+  #start(ticket: Ticket): void {
+    const sentEpoch = this.#window.epoch;
+    this.#inFlight++;
+    this.#sent++;
+    const seq = this.#sent;
+    if (this.#tokens !== null) this.#tokensSent += tokensOf(ticket);
+    const tokensAsOf = this.#tokensSent;
+    ticket.told = null;
+    ticket.submission.onWaited?.(Date.now() - ticket.queuedAtMs);
+    let headers: Headers | undefined;
+    ticket.submission
+      .send((received) => (headers = received))
+      .then(
+        (value) => {
+          this.#inFlight--;
+          this.#refusalsInARow = 0;
+          this.#window.grow();
+          this.#learn(headers, seq, tokensAsOf);
+          this.#settle(ticket, () => ticket.resolve(value));
+        },
+        (error: unknown) => {
+          this.#inFlight--;
+          if (!(error instanceof Refused) || ticket.submission.signal.aborted)
+            return this.#settle(ticket, () => ticket.reject(error));
+          this.#refused++;
+          this.#window.shrink(sentEpoch);
+          this.#learn(error.headers, seq, tokensAsOf);
+          this.#pauseFor(error.headers);
+          ticket.lastRefusal = error.message;
+          if (ticket.deadlineMs !== null && Date.now() >= ticket.deadlineMs) {
+            this.#busy(ticket);
+            return this.#pump();
+          }
+          ticket.queuedAtMs = Date.now();
+          ticket.queued = true;
+          this.#queue.unshift(ticket);
+          this.#pump();
+        },
+      );
+  }
+
+  #settle(ticket: Ticket, then: () => void): void {
+    ticket.detach();
+    then();
+    this.#pump();
+  }
+
+  /** A refusal pauses the endpoint: for what the provider said, else a backoff that grows with refusals in a row. */
+  #pauseFor(headers: Headers | undefined): void {
+    const now = Date.now();
+    const said = rateHeaders(headers, now);
+    const resets = [said.requests, said.tokens]
+      .filter((limit): limit is RateLimit => limit !== null && limit.remaining === 0 && limit.resetMs !== null)
+      .map((limit) => limit.resetMs!);
+    const waitMs = said.retryAfterMs ?? (resets.length > 0 ? Math.max(...resets) : backoffMs(this.#refusalsInARow));
+    this.#refusalsInARow++;
+    this.#pausedUntilMs = Math.max(this.#pausedUntilMs, now + waitMs + this.#jitter(waitMs));
+  }
+
+  /** The x-ratelimit-* headers of a response to the request sent as `seq`: newer news than what is held replaces it. */
+  #learn(headers: Headers | undefined, seq: number, tokensAsOf: number): void {
+    if (!headers) return;
+    const now = Date.now();
+    const said = rateHeaders(headers, now);
+    if (said.requests && (this.#requests === null || this.#requests.asOf <= seq))
+      this.#requests = { limit: said.requests, resetAtMs: reset(said.requests, now), asOf: seq };
+    if (said.tokens && (this.#tokens === null || this.#tokens.asOf <= tokensAsOf))
+      this.#tokens = { limit: said.tokens, resetAtMs: reset(said.tokens, now), asOf: tokensAsOf };
+  }
+
+  #jitter(waitMs: number): number {
+    return Math.round(this.#random() * Math.min(JITTER_MAX_MS, waitMs * JITTER_SHARE));
+  }
+
+  /** The deadline came: a request still queued fails; one in flight is let finish (only its refusal ends it). */
+  #expire(ticket: Ticket): void {
+    if (!this.#queue.remove(ticket)) return;
+    ticket.queued = false;
+    this.#busy(ticket);
+    this.#pump();
+  }
+
+  #busy(ticket: Ticket): void {
+    this.#timedOut++;
+    ticket.detach();
+    const why = ticket.lastRefusal ? ` (its last answer: ${ticket.lastRefusal})` : "";
+    ticket.reject(
+      new ProviderBusy(
+        `the provider had no room for the request within --model-queue-timeout-ms (${this.#queueTimeoutMs} ms)${why}`,
+      ),
+    );
+  }
+
+  /**
+   * Each waiting request is told once what it waits for, and again when that changes to a pause or a rate limit with
+   * a time; a window that stays full tells only the requests that arrived since (a queue of thousands is not walked
+   * on every answer).
+   */
+  #tellWaiting(waiting: Waiting): void {
+    const key = `${waiting.what}:${waiting.untilMs ?? ""}`;
+    if (waiting.what !== "window" && key !== this.#lastTold) {
+      this.#lastTold = key;
+      for (const ticket of this.#queue.values()) this.#tell(ticket, waiting, key);
+      return;
+    }
+    this.#lastTold = key;
+    const head = this.#queue.peek();
+    if (head) this.#tell(head, waiting, key);
+  }
+
+  #tell(ticket: Ticket, waiting: Waiting, key: string): void {
+    if (ticket.told === key) return;
+    ticket.told = key;
+    ticket.submission.onWait?.(waiting);
+  }
+
+  #wakeAt(atMs: number): void {
+    if (this.#wake && this.#wakeAtMs <= atMs) return;
+    if (this.#wake) clearTimeout(this.#wake);
+    this.#wakeAtMs = atMs;
+    this.#wake = setTimeout(
+      () => {
+        this.#wake = null;
+        this.#pump();
+      },
+      Math.max(0, atMs - Date.now()),
+    );
+  }
+}
+
+function tokensOf(ticket: Ticket): number {
+  return (ticket.tokens ??= ticket.submission.tokens());
+}
+
+/** A limit reported without its reset is taken to reset within a second (then the provider is asked again). */
+const UNSAID_RESET_MS = 1_000;
+
+function reset(limit: RateLimit, now: number): number {
+  return now + (limit.resetMs ?? UNSAID_RESET_MS);
+}

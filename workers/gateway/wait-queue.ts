@@ -1,0 +1,52 @@
+// The requests that wait for room at one endpoint, in the order they get it. A request refused by the provider goes
+// back to the head: it keeps the place it had.
+
+export interface WaitQueue<T> {
+  readonly size: number;
+  push(item: T): void;
+  /** Back at the head (a refused request). */
+  unshift(item: T): void;
+  /** The next to send, or undefined. */
+  shift(): T | undefined;
+  /** The next to send, left in place. */
+  peek(): T | undefined;
+  /** Taken out wherever it is (a cancel, a timeout); false when it was not there. */
+  remove(item: T): boolean;
+  /** Every waiting item, in no promised order. */
+  values(): Iterable<T>;
+}
+
+export class FifoQueue<T> implements WaitQueue<T> {
+  readonly #items: T[] = [];
+
+  get size(): number {
+    return this.#items.length;
+  }
+
+  push(item: T): void {
+    this.#items.push(item);
+  }
+
+  unshift(item: T): void {
+    this.#items.unshift(item);
+  }
+
+  shift(): T | undefined {
+    return this.#items.shift();
+  }
+
+  peek(): T | undefined {
+    return this.#items[0];
+  }
+
+  values(): Iterable<T> {
+    return this.#items;
+  }
+
+  remove(item: T): boolean {
+    const index = this.#items.indexOf(item);
+    if (index < 0) return false;
+    this.#items.splice(index, 1);
+    return true;
+  }
+}
