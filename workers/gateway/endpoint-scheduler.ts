@@ -27,8 +27,10 @@ export interface SchedulerOptions {
   cap: number | null;
   /** --model-queue-timeout-ms: how long a request may wait for room (0: as long as its turn lasts). */
   queueTimeoutMs: number;
-  /** Told whenever what status() says may have changed. */
+  /** Told whenever what figures() says may have changed. */
   onChange?: () => void;
+  /** Told of each refusal: the provider's words, the pause it set (ms from now) and the window after it. */
+  onRefused?: (refusal: { message: string; pauseMs: number; window: number }) => void;
   random?: () => number;
 }
 
@@ -95,6 +97,7 @@ export class EndpointScheduler {
   readonly #window: ConcurrencyWindow;
   readonly #queueTimeoutMs: number;
   readonly #onChange: () => void;
+  readonly #onRefused: NonNullable<SchedulerOptions["onRefused"]>;
   readonly #random: () => number;
   readonly #queue: WaitQueue<Ticket>;
   #inFlight = 0;
@@ -114,6 +117,7 @@ export class EndpointScheduler {
     this.#window = new ConcurrencyWindow(options.cap);
     this.#queueTimeoutMs = options.queueTimeoutMs;
     this.#onChange = options.onChange ?? (() => {});
+    this.#onRefused = options.onRefused ?? (() => {});
     this.#random = options.random ?? Math.random;
     this.#queue = queue;
   }

@@ -4,6 +4,7 @@
 import type { ModelConfig } from "../../src/protocol/port.js";
 import type { EndpointStatus, EndpointsReport } from "../../src/protocol/provider-endpoints.js";
 import { EndpointScheduler } from "./endpoint-scheduler.js";
+import type { GatewayLog } from "./model-client.js";
 
 interface Endpoint {
   baseUrl: string;
@@ -13,12 +14,14 @@ interface Endpoint {
 
 export class Endpoints {
   readonly #post: (report: EndpointsReport) => void;
+  readonly #log: GatewayLog;
   #endpoints = new Map<string, Endpoint>();
   #waitsMs: number[] = [];
   #reportQueued = false;
 
-  constructor(post: (report: EndpointsReport) => void) {
+  constructor(post: (report: EndpointsReport) => void, log: GatewayLog) {
     this.#post = post;
+    this.#log = log;
   }
 
   /** The scheduler for a model's endpoint; the list of models given last decides which exist. */
@@ -35,6 +38,17 @@ export class Endpoints {
             cap: model.concurrency ?? null,
             queueTimeoutMs: model.queueTimeoutMs ?? 0,
             onChange: () => this.#changed(),
+            onRefused: ({ message, pauseMs, window }) =>
+              this.#log(
+                "warn",
+                "the provider refused a request for its limits: the endpoint pauses, the request waits",
+                {
+                  model: model.model,
+                  error: message,
+                  pauseMs,
+                  window,
+                },
+              ),
           }),
         };
       next.set(key, endpoint);

@@ -22,7 +22,7 @@ const host = parentPort!;
 const log: GatewayLog = (level, msg, data) =>
   host.postMessage({ type: "log_line", level, msg, ...(data ? { data } : {}) });
 let clients = new Map<string, { client: ModelClient; scheduler: EndpointScheduler }>();
-const endpoints = new Endpoints((report) => host.postMessage(report));
+const endpoints = new Endpoints((report) => host.postMessage(report), log);
 
 host.on("message", (message: unknown) => {
   const control = controls.safeParse(message);
