@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHost, tempDir, type TestHost } from "../support/host.js";
 import { OpenAiTestServer } from "../support/openai-server.js";
+import { waitFor } from "../support/tools.js";
 
 const KEY = "sk-test-provider";
 
@@ -238,12 +239,14 @@ describe("openai-compatible provider", () => {
     expect(result.text).toBe("after the limit");
     expect(server.requests.length - before).toBe(2);
     // The refusal is invisible to the client but in the host's log: the endpoint paused for the server's wait.
-    const refusalLog = host
-      .stderr()
-      .split("\n")
-      .find(
-        (line) => line.includes("the provider refused a request") && line.includes("Rate limit reached for requests"),
-      );
+    const refusalLog = await waitFor("the refusal's log line", () =>
+      host
+        .stderr()
+        .split("\n")
+        .find(
+          (line) => line.includes("the provider refused a request") && line.includes("Rate limit reached for requests"),
+        ),
+    );
     expect(JSON.parse(refusalLog!)).toMatchObject({ component: "model-gateway", model: "test-model" });
     expect(JSON.parse(refusalLog!).pauseMs).toBeGreaterThanOrEqual(15);
   });

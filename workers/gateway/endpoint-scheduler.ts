@@ -81,12 +81,12 @@ interface Ticket {
   detach(): void;
 }
 
-/** A rate limit as the provider last reported it, and what has been sent since that report. */
+/** What is left of a rate limit: `left` once `sentAt` had been sent (requests, or tokens), until `resetAtMs`. */
 interface Reported {
-  limit: RateLimit;
+  left: number;
+  sentAt: number;
+  /** The reset, with its jitter. */
   resetAtMs: number;
-  /** The sequence number (requests) or token total (tokens) sent up to and including the reporting request. */
-  asOf: number;
 }
 
 /** The pause's jitter: up to this share of it, so sessions paused together do not all come back together. */
@@ -196,9 +196,7 @@ export class EndpointScheduler {
     const requests = this.#left(this.#requests, this.#sent, now);
     if (requests !== null && requests.left <= 0) return { what: "requests", untilMs: requests.untilMs };
     const tokens = this.#left(this.#tokens, this.#tokensSent, now);
-    // A request larger than a whole window's tokens would never fit: it goes once the window is fresh.
-    if (tokens !== null && tokens.left < Math.min(this.#nextTokens(), tokens.limit))
-      return { what: "tokens", untilMs: tokens.untilMs };
+    if (tokens !== null && tokens.left < this.#nextTokens()) return { what: "tokens", untilMs: tokens.untilMs };
     return null;
   }
 
@@ -207,19 +205,9 @@ export class EndpointScheduler {
     return head ? tokensOf(head) : 0;
   }
 
-  #left(
-    reported: Reported | null,
-    sentSoFar: number,
-    now: number,
-  ): { left: number; limit: number; untilMs: number } | null {
-    if (reported === null) return null;
-    const resetAtMs = reported.resetAtMs;
-    if (resetAtMs <= now) return null;
-    return {
-      left: reported.limit.remaining - (sentSoFar - reported.asOf),
-      limit: reported.limit.remaining,
-      untilMs: resetAtMs + this.#jitter(resetAtMs - now),
-    };
+  #left(reported: Reported | null, sentSoFar: number, now: number): { left: number; untilMs: number } | null {
+    if (reported === null || reported.resetAtMs <= now) return null;
+    return { left: reported.left - (sentSoFar - reported.sentAt), untilMs: reported.resetAtMs };
   }
 
   #start(ticket: Ticket): void {
@@ -228,7 +216,7 @@ export class EndpointScheduler {
     this.#sent++;
     const seq = this.#sent;
     if (this.#tokens !== null) this.#tokensSent += tokensOf(ticket);
-    const tokensAsOf = this.#tokensSent;
+    const tokensAt = this.#tokensSent;
     ticket.told = null;
     ticket.submission.onWaited?.(Date.now() - ticket.queuedAtMs);
     let headers: Headers | undefined;
@@ -239,7 +227,7 @@ export class EndpointScheduler {
           this.#inFlight--;
           this.#refusalsInARow = 0;
           this.#window.grow();
-          this.#learn(headers, seq, tokensAsOf);
+          this.#learn(headers, seq, tokensAt);
           this.#settle(ticket, () => ticket.resolve(value));
         },
         (error: unknown) => {
@@ -248,8 +236,13 @@ export class EndpointScheduler {
             return this.#settle(ticket, () => ticket.reject(error));
           this.#refused++;
           this.#window.shrink(sentEpoch);
-          this.#learn(error.headers, seq, tokensAsOf);
+          this.#learn(error.headers, seq, tokensAt);
           this.#pauseFor(error.headers);
+          this.#onRefused({
+            message: error.message,
+            pauseMs: Math.max(0, this.#pausedUntilMs - Date.now()),
+            window: this.#window.size,
+          });
           ticket.lastRefusal = error.message;
           if (ticket.deadlineMs !== null && Date.now() >= ticket.deadlineMs) {
             this.#busy(ticket);
@@ -281,15 +274,27 @@ export class EndpointScheduler {
     this.#pausedUntilMs = Math.max(this.#pausedUntilMs, now + waitMs + this.#jitter(waitMs));
   }
 
-  /** The x-ratelimit-* headers of a response to the request sent as `seq`: newer news than what is held replaces it. */
-  #learn(headers: Headers | undefined, seq: number, tokensAsOf: number): void {
+  /**
+   * The x-ratelimit-* headers of a response to the request sent as `seq` (after `tokensAt` tokens). Requests sent
+   * together may reach the provider in another order, so within one reset the lowest estimate of what is left wins.
+   */
+  #learn(headers: Headers | undefined, seq: number, tokensAt: number): void {
     if (!headers) return;
+    const said = rateHeaders(headers, Date.now());
+    if (said.requests) this.#requests = this.#lower(this.#requests, said.requests, this.#sent, seq);
+    if (said.tokens) this.#tokens = this.#lower(this.#tokens, said.tokens, this.#tokensSent, tokensAt);
+  }
+
+  #lower(held: Reported | null, limit: RateLimit, sentNow: number, sentAt: number): Reported {
     const now = Date.now();
-    const said = rateHeaders(headers, now);
-    if (said.requests && (this.#requests === null || this.#requests.asOf <= seq))
-      this.#requests = { limit: said.requests, resetAtMs: reset(said.requests, now), asOf: seq };
-    if (said.tokens && (this.#tokens === null || this.#tokens.asOf <= tokensAsOf))
-      this.#tokens = { limit: said.tokens, resetAtMs: reset(said.tokens, now), asOf: tokensAsOf };
+    const resetMs = limit.resetMs ?? UNSAID_RESET_MS;
+    const fresh = {
+      left: limit.remaining - (sentNow - sentAt),
+      sentAt: sentNow,
+      resetAtMs: now + resetMs + this.#jitter(resetMs),
+    };
+    if (held === null || held.resetAtMs <= now) return fresh;
+    return held.left - (sentNow - held.sentAt) <= fresh.left ? held : fresh;
   }
 
   #jitter(waitMs: number): number {
@@ -358,7 +363,3 @@ function tokensOf(ticket: Ticket): number {
 
 /** A limit reported without its reset is taken to reset within a second (then the provider is asked again). */
 const UNSAID_RESET_MS = 1_000;
-
-function reset(limit: RateLimit, now: number): number {
-  return now + (limit.resetMs ?? UNSAID_RESET_MS);
-}
