@@ -3,6 +3,7 @@
 // ever dies (each live session is then given a new port, as after a spawner restart).
 import { MessageChannel, Worker, type MessagePort } from "node:worker_threads";
 import type { ModelConfig } from "../protocol/port.js";
+import type { Share } from "../protocol/gateway-asks.js";
 import { EndpointsReport, type EndpointStatus } from "../protocol/provider-endpoints.js";
 
 const GATEWAY_ENTRY = new URL("../../workers/bundle/model-gateway.js", import.meta.url);
@@ -22,6 +23,7 @@ export class ModelGateway {
   readonly #restartListeners: Array<() => void> = [];
   readonly #reportListeners: Array<(report: EndpointsReport) => void> = [];
   #endpoints: EndpointStatus[] = [];
+  #weights: Record<string, number> = {};
   #worker: Worker;
   #closing = false;
 
@@ -37,11 +39,17 @@ export class ModelGateway {
     this.#worker = this.#spawn();
   }
 
-  /** A new session worker's port to the gateway (transfer it to the worker). */
-  connect(label: string): MessagePort {
+  /** A new session worker's port to the gateway (transfer it to the worker); `share`: whose its requests are. */
+  connect(label: string, share: Share): MessagePort {
     const { port1, port2 } = new MessageChannel();
-    this.#worker.postMessage({ type: "connect", label, port: port1 }, [port1]);
+    this.#worker.postMessage({ type: "connect", label, share, port: port1 }, [port1]);
     return port2;
+  }
+
+  /** Tenants' weights in each endpoint's fair share; kept for a restarted gateway. */
+  weigh(weights: Record<string, number>): void {
+    this.#weights = weights;
+    this.#worker.postMessage({ type: "weights", weights });
   }
 
   /** Told after the gateway was started again: live sessions need new ports. */
@@ -67,6 +75,7 @@ export class ModelGateway {
   #spawn(): Worker {
     const worker = new Worker(GATEWAY_ENTRY, { env: process.env });
     worker.postMessage({ type: "models", models: this.#models });
+    worker.postMessage({ type: "weights", weights: this.#weights });
     worker.on("message", (message: unknown) => this.#relay(message));
     worker.on("error", (error) => this.#log("error", "the model gateway failed", { err: String(error) }));
     worker.on("exit", (code) => {

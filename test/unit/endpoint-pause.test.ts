@@ -15,6 +15,7 @@ it("a Retry-After pauses every request of the endpoint, and the refused one goes
   const submit = (name: string) =>
     scheduler.submit({
       signal: new AbortController().signal,
+      share: { tenant: null, tree: name, priority: "interactive" },
       tokens: () => 1,
       send: () => {
         sent.push(name);

@@ -7,7 +7,9 @@
 import { backoffMs } from "../models/retry.js";
 import { ConcurrencyWindow } from "./concurrency-window.js";
 import { rateHeaders, type RateLimit } from "./rate-headers.js";
-import { FifoQueue, type WaitQueue } from "./wait-queue.js";
+import { FairQueue } from "./fair-queue.js";
+import type { WaitQueue } from "./wait-queue.js";
+import type { Share } from "../../src/protocol/gateway-asks.js";
 
 /** The provider refused the request for its limits (HTTP 429): the scheduler sends it again. */
 export class Refused extends Error {
@@ -32,6 +34,8 @@ export interface SchedulerOptions {
   /** Told of each refusal: the provider's words, the pause it set (ms from now) and the window after it. */
   onRefused?: (refusal: { message: string; pauseMs: number; window: number }) => void;
   random?: () => number;
+  /** A tenant's weight in the fair share (1 unless the tokens file says otherwise). */
+  weight?: (tenant: string | null) => number;
 }
 
 /** What one request waits for, and until when (epoch ms; null: until room frees up). */
@@ -42,6 +46,8 @@ export interface Waiting {
 
 export interface Submission<T> {
   signal: AbortSignal;
+  /** Whose request it is: its place in the fair share. */
+  share: Share;
   /** Estimated tokens of the request, held against x-ratelimit-remaining-tokens (asked only when one was reported). */
   tokens(): number;
   /** Sends the request; rejects with Refused on a 429. `onHeaders` is given the response's headers. */
@@ -67,6 +73,7 @@ export interface EndpointFigures {
 }
 
 interface Ticket {
+  share: Share;
   submission: Submission<unknown>;
   resolve(value: unknown): void;
   reject(error: unknown): void;
@@ -113,13 +120,13 @@ export class EndpointScheduler {
   #lastTold = "";
   #wakeAtMs = 0;
 
-  constructor(options: SchedulerOptions, queue: WaitQueue<Ticket> = new FifoQueue()) {
+  constructor(options: SchedulerOptions) {
     this.#window = new ConcurrencyWindow(options.cap);
     this.#queueTimeoutMs = options.queueTimeoutMs;
     this.#onChange = options.onChange ?? (() => {});
     this.#onRefused = options.onRefused ?? (() => {});
     this.#random = options.random ?? Math.random;
-    this.#queue = queue;
+    this.#queue = new FairQueue<Ticket>(options.weight);
   }
 
   submit<T>(submission: Submission<T>): Promise<T> {
@@ -135,6 +142,7 @@ export class EndpointScheduler {
         }
       };
       const ticket: Ticket = {
+        share: submission.share,
         submission: submission as Submission<unknown>,
         resolve: resolve as (value: unknown) => void,
         reject,

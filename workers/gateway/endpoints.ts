@@ -18,6 +18,7 @@ export class Endpoints {
   #endpoints = new Map<string, Endpoint>();
   #waitsMs: number[] = [];
   #reportQueued = false;
+  #weights: Record<string, number> = {};
 
   constructor(post: (report: EndpointsReport) => void, log: GatewayLog) {
     this.#post = post;
@@ -38,6 +39,7 @@ export class Endpoints {
             cap: model.concurrency ?? null,
             queueTimeoutMs: model.queueTimeoutMs ?? 0,
             onChange: () => this.#changed(),
+            weight: (tenant) => (tenant === null ? 1 : (this.#weights[tenant] ?? 1)),
             onRefused: ({ message, pauseMs, window }) =>
               this.#log(
                 "warn",
@@ -57,6 +59,11 @@ export class Endpoints {
     this.#endpoints = next;
     this.#changed();
     return byModel;
+  }
+
+  /** The tenants' weights from now on (the tokens file's). */
+  weigh(weights: Record<string, number>): void {
+    this.#weights = weights;
   }
 
   waited(ms: number): void {

@@ -7,7 +7,7 @@ import { parentPort, type MessagePort } from "node:worker_threads";
 import type { ChatCompletionFunctionTool, ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import { compile, config as zodConfig } from "zod/mini";
 import en from "zod/v4/locales/en.js";
-import { GatewayAsk, GatewayControl } from "../../src/protocol/gateway-asks.js";
+import { GatewayAsk, GatewayControl, type Share } from "../../src/protocol/gateway-asks.js";
 import type { GatewayReply } from "../../src/protocol/model-gateway.js";
 import { AttemptFailed, ModelClient, type GatewayLog } from "./model-client.js";
 import { nowMs } from "../../src/protocol/trace.js";
@@ -39,10 +39,11 @@ host.on("message", (message: unknown) => {
     );
     return;
   }
+  if (control.data.type === "weights") return endpoints.weigh(control.data.weights);
   const port = (message as { port?: unknown }).port;
   if (!isPort(port))
     return log("error", "a session's connection arrived without its port", { label: control.data.label });
-  serve(port, control.data.label);
+  serve(port, control.data.label, control.data.share);
 });
 
 function isPort(value: unknown): value is MessagePort {
@@ -55,7 +56,7 @@ function isPort(value: unknown): value is MessagePort {
 }
 
 /** A session worker's requests: at most what it asked for runs, each ended by its cancel or the port's close. */
-function serve(port: MessagePort, label: string): void {
+function serve(port: MessagePort, label: string, share: Share): void {
   const running = new Map<number, AbortController>();
   const reply = (answer: GatewayReply) => port.postMessage(answer);
   port.on("message", (data: unknown) => {
@@ -88,6 +89,7 @@ function serve(port: MessagePort, label: string): void {
     scheduler
       .submit({
         signal: controller.signal,
+        share,
         tokens: () => estimatedTokens(message.messages, message.tools),
         onWaited: (ms) => endpoints.waited(ms),
         send: (onHeaders) =>
