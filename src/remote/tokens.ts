@@ -1,6 +1,7 @@
-// The tokens file: one tenant a line, `tenant-name sha256-hex-of-token [operator]` (a tenant may have several lines,
-// one per token). `operator` marks a token of the host's operator: its connections may read the host-wide figures
-// (`_host/stats`, `_host/status`). The file holds hashes only; a presented token is hashed and compared with every
+// The tokens file: one tenant a line, `tenant-name sha256-hex-of-token [operator] [weight=N]` (a tenant may have several
+// lines, one per token). `operator` marks a token of the host's operator: its connections may read the host-wide figures
+// (`_host/stats`, `_host/status`). `weight=N` is the tenant's share of each model provider endpoint against the
+// others' (1 unless a line of the tenant says otherwise). The file holds hashes only; a presented token is hashed and compared with every
 // entry in constant time.
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 
@@ -10,12 +11,15 @@ export interface TokenEntry {
   hash: string;
   /** The line's third column says `operator`. */
   operator: boolean;
+  /** The line's `weight=N`, when it has one. */
+  weight?: number;
 }
 
 export const OPERATOR_COLUMN = "operator";
 
 const TENANT = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const HASH = /^[0-9a-f]{64}$/;
+const WEIGHT = /^weight=\d+(\.\d+)?$/;
 
 export class TokensFileError extends Error {}
 
@@ -27,11 +31,21 @@ export function parseTokens(text: string): TokenEntry[] {
     const line = raw.trim();
     if (line === "" || line.startsWith("#")) return;
     const fields = line.split(/\s+/);
-    const [tenant, hash, role] = fields;
-    if (fields.length < 2 || fields.length > 3 || !tenant || !hash)
-      throw new TokensFileError(`line ${index + 1}: expected "tenant-name sha256-hex [operator]"`);
-    if (role !== undefined && role !== OPERATOR_COLUMN)
-      throw new TokensFileError(`line ${index + 1}: the third column may only be "${OPERATOR_COLUMN}"`);
+    const [tenant, hash, ...marks] = fields;
+    const weights = marks.filter((mark) => WEIGHT.test(mark)).map((mark) => Number(mark.slice("weight=".length)));
+    const operators = marks.filter((mark) => mark === OPERATOR_COLUMN).length;
+    if (
+      fields.length < 2 ||
+      fields.length > 4 ||
+      !tenant ||
+      !hash ||
+      (marks.length === 2 && (weights.length !== 1 || operators !== 1))
+    )
+      throw new TokensFileError(`line ${index + 1}: expected "tenant-name sha256-hex [operator] [weight=N]"`);
+    if (marks.length === 1 && weights.length + operators !== 1)
+      throw new TokensFileError(`line ${index + 1}: the third column may only be "${OPERATOR_COLUMN}" or "weight=N"`);
+    if (weights.some((weight) => !(weight > 0)))
+      throw new TokensFileError(`line ${index + 1}: a weight is a number above 0`);
     if (!TENANT.test(tenant))
       throw new TokensFileError(
         `line ${index + 1}: tenant name must be 1-64 of A-Z a-z 0-9 . _ - (not starting with . _ -)`,
@@ -41,9 +55,21 @@ export function parseTokens(text: string): TokenEntry[] {
       throw new TokensFileError(`line ${index + 1}: the hash must be 64 hex digits (sha256 of the token)`);
     if (seen.has(lower)) throw new TokensFileError(`line ${index + 1}: this hash is already on another line`);
     seen.add(lower);
-    entries.push({ tenant, hash: lower, operator: role === OPERATOR_COLUMN });
+    entries.push({
+      tenant,
+      hash: lower,
+      operator: operators === 1,
+      ...(weights.length ? { weight: weights[0]! } : {}),
+    });
   });
   return entries;
+}
+
+/** Each tenant's weight in the fair share of a model provider endpoint, where a line gives one (the last wins). */
+export function tenantWeights(entries: readonly TokenEntry[]): Record<string, number> {
+  const weights: Record<string, number> = {};
+  for (const entry of entries) if (entry.weight !== undefined) weights[entry.tenant] = entry.weight;
+  return weights;
 }
 
 export function hashToken(token: string): string {

@@ -49,6 +49,8 @@ export class ProviderEmulator {
   completed = 0;
   inFlight = 0;
   peakInFlight = 0;
+  /** The last user message of each request admitted (not refused), in the order they were. */
+  readonly admitted: string[] = [];
 
   private constructor(options: EmulatorOptions) {
     this.#options = options;
@@ -115,6 +117,7 @@ export class ProviderEmulator {
         "x-ratelimit-remaining-requests": "0",
       });
     }
+    this.admitted.push(lastUserText(body.messages));
     this.inFlight++;
     this.peakInFlight = Math.max(this.peakInFlight, this.inFlight);
     let counted = true;

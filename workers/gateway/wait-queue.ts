@@ -1,5 +1,5 @@
-// The requests that wait for room at one endpoint, in the order they get it. A request refused by the provider goes
-// back to the head: it keeps the place it had.
+// The requests that wait for room at one endpoint, in the order they get it (fair-queue.ts decides it). A request
+// refused by the provider goes back to the head: it keeps the place it had.
 
 export interface WaitQueue<T> {
   readonly size: number;
@@ -14,39 +14,4 @@ export interface WaitQueue<T> {
   remove(item: T): boolean;
   /** Every waiting item, in no promised order. */
   values(): Iterable<T>;
-}
-
-export class FifoQueue<T> implements WaitQueue<T> {
-  readonly #items: T[] = [];
-
-  get size(): number {
-    return this.#items.length;
-  }
-
-  push(item: T): void {
-    this.#items.push(item);
-  }
-
-  unshift(item: T): void {
-    this.#items.unshift(item);
-  }
-
-  shift(): T | undefined {
-    return this.#items.shift();
-  }
-
-  peek(): T | undefined {
-    return this.#items[0];
-  }
-
-  values(): Iterable<T> {
-    return this.#items;
-  }
-
-  remove(item: T): boolean {
-    const index = this.#items.indexOf(item);
-    if (index < 0) return false;
-    this.#items.splice(index, 1);
-    return true;
-  }
 }
