@@ -79,7 +79,9 @@ function baseConfig(config: HostOptions): ModelConfig {
     queueTimeoutMs: config.modelQueueTimeoutMs,
     ...(config.modelConcurrency !== undefined ? { concurrency: config.modelConcurrency } : {}),
     ...(config.contextWindow !== undefined ? { contextWindow: config.contextWindow } : {}),
-    ...(preset || isDeepSeek(baseUrl) ? { reasoningHistory: "current-turn" as const } : {}),
+    ...(preset || isDeepSeek(baseUrl)
+      ? { reasoningHistory: "current-turn" as const, cacheKeyField: "user_id" as const }
+      : { cacheKeyField: "prompt_cache_key" as const }),
   };
 }
 

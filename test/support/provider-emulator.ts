@@ -118,6 +118,7 @@ export class ProviderEmulator {
       });
     }
     this.admitted.push(lastUserText(body.messages));
+    if (process.env.EMU_DEBUG) console.log("ADMIT", Date.now() % 100000, this.#windowCount, limits?.headers["x-ratelimit-reset-requests"]);
     this.inFlight++;
     this.peakInFlight = Math.max(this.peakInFlight, this.inFlight);
     let counted = true;

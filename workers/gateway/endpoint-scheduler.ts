@@ -98,7 +98,7 @@ interface Reported {
 
 /** The pause's jitter: up to this share of it, so sessions paused together do not all come back together. */
 const JITTER_SHARE = 0.2;
-const JITTER_MAX_MS = 1_000;
+const JITTER_MAX_MS = 250;
 
 export class EndpointScheduler {
   readonly #window: ConcurrencyWindow;

@@ -13,6 +13,7 @@ import { AttemptFailed, ModelClient, type GatewayLog } from "./model-client.js";
 import { nowMs } from "../../src/protocol/trace.js";
 import { ProviderBusy, Refused, type EndpointScheduler } from "./endpoint-scheduler.js";
 import { Endpoints } from "./endpoints.js";
+import { tenantCacheKey } from "./cache-key.js";
 
 zodConfig(en());
 const asks = compile(GatewayAsk);
@@ -57,6 +58,7 @@ function isPort(value: unknown): value is MessagePort {
 
 /** A session worker's requests: at most what it asked for runs, each ended by its cancel or the port's close. */
 function serve(port: MessagePort, label: string, share: Share): void {
+  const cacheKey = share.tenant === null ? undefined : tenantCacheKey(share.tenant);
   const running = new Map<number, AbortController>();
   const reply = (answer: GatewayReply) => port.postMessage(answer);
   port.on("message", (data: unknown) => {
@@ -99,6 +101,7 @@ function serve(port: MessagePort, label: string, share: Share): void {
               ...(message.tools ? { tools: message.tools as unknown as ChatCompletionFunctionTool[] } : {}),
               signal: controller.signal,
               onHeaders,
+              ...(cacheKey ? { cacheKey } : {}),
               onFirstChunk: () => (firstChunkAtMs = nowMs()),
               ...(message.traceparent ? { traceparent: message.traceparent } : {}),
               ...(message.forward

@@ -47,16 +47,20 @@ export interface Attempt {
   traceparent?: string;
   /** The response's headers, once they arrive (its rate-limit headers are the scheduler's). */
   onHeaders?: (headers: Headers) => void;
+  /** The tenant's key for the provider's cache (never a session's: a fan-out's shared prefix stays cached). */
+  cacheKey?: string;
 }
 
 export class ModelClient {
   readonly #model: string;
   readonly #idleTimeoutMs: number;
   readonly #client: OpenAI;
+  readonly #cacheKeyField: ModelConfig["cacheKeyField"];
 
   constructor(config: ModelConfig, log: GatewayLog) {
     this.#model = config.model;
     this.#idleTimeoutMs = config.idleTimeoutMs ?? 0;
+    this.#cacheKeyField = config.cacheKeyField;
     // The key is read here, in the gateway's thread; it never crosses a port and is never logged.
     const key = process.env[config.apiKeyEnv ?? DEFAULT_API_KEY_ENV];
     this.#client = new OpenAI({
@@ -106,6 +110,7 @@ export class ModelClient {
       stream: true,
       stream_options: { include_usage: true },
       ...(attempt.tools && attempt.tools.length > 0 ? { tools: attempt.tools } : {}),
+      ...(attempt.cacheKey && this.#cacheKeyField ? { [this.#cacheKeyField]: attempt.cacheKey } : {}),
     };
     // watch.signal aborts on a cancel and on a quiet stream: the client aborts the HTTP request, and this attempt
     // stops waiting for it there and then (watch.check() tells a quiet stream from a cancel).
