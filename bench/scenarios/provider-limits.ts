@@ -85,7 +85,7 @@ async function row(
 export async function providerLimits(ctx: BenchContext): Promise<ProviderLimitsResult> {
   const concurrency = ctx.quick ? { sessions: 30, turns: 2 } : { sessions: 100, turns: 3 };
   const rate = ctx.quick
-    ? { sessions: 20, turns: 2, perWindow: 20, windowMs: 10_000 }
+    ? { sessions: 20, turns: 2, perWindow: 30, windowMs: 10_000 }
     : { sessions: 60, turns: 3, perWindow: 120, windowMs: 60_000 };
   const rows = [
     await row(

@@ -37,7 +37,8 @@ export class ProviderEmulator {
   readonly #server: Server;
   readonly #options: EmulatorOptions;
   #url = "";
-  #windowStartMs = Date.now();
+  /** The rate window starts with the first request (the floor of the provider's limits counts from there). */
+  #windowStartMs = 0;
   #windowCount = 0;
   #released: Promise<void>;
   #release: () => void = () => {};
@@ -118,7 +119,6 @@ export class ProviderEmulator {
       });
     }
     this.admitted.push(lastUserText(body.messages));
-    if (process.env.EMU_DEBUG) console.log("ADMIT", Date.now() % 100000, this.#windowCount, limits?.headers["x-ratelimit-reset-requests"]);
     this.inFlight++;
     this.peakInFlight = Math.max(this.peakInFlight, this.inFlight);
     let counted = true;

@@ -283,8 +283,9 @@ export class EndpointScheduler {
   }
 
   /**
-   * The x-ratelimit-* headers of a response to the request sent as `seq` (after `tokensAt` tokens). Requests sent
-   * together may reach the provider in another order, so within one reset the lowest estimate of what is left wins.
+   * The x-ratelimit-* headers of a response to the request sent as `seq` (after `tokensAt` tokens), what was sent
+   * after it counted off. Requests sent together may reach the provider in another order, so an estimate can be one
+   * off either way: within one reset the lowest wins, so a window's last place may go unused but nothing is refused.
    */
   #learn(headers: Headers | undefined, seq: number, tokensAt: number): void {
     if (!headers) return;
