@@ -136,3 +136,34 @@ it("a request that finds no room within --model-queue-timeout-ms fails its turn 
   const [endpoint] = (await target.client.status({ workerFigures: false })).endpoints;
   expect(endpoint).toMatchObject({ timedOut: 1, refused: 0 });
 });
+
+it.each([true, false])(
+  "a request waiting for room is a notice to a client that advertised session.notices (%s), and to no other",
+  async (notices) => {
+    const provider = await emulator({ held: true, chunks: 1 });
+    const target = await startHost([...provider.hostArgs(), "--model-concurrency", "1"], "deny", undefined, {
+      notices,
+    });
+    hosts.push(target);
+    const first = (await target.client.newSession(tempDir())).sessionId;
+    const second = (await target.client.newSession(tempDir())).sessionId;
+    const holding = target.client.prompt(first, "holds the only place");
+    await provider.until((p) => p.inFlight === 1);
+    const waiting = target.client.prompt(second, "waits for it");
+    for (;;) {
+      const [endpoint] = (await target.client.status({ workerFigures: false })).endpoints;
+      if (endpoint?.queued === 1) break;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    provider.release();
+    await holding;
+    const shown = (await waiting).updates.filter((update) => update.sessionUpdate === "notice");
+    if (!notices) return expect(shown).toEqual([]);
+    expect(shown).toHaveLength(1);
+    expect(shown[0]).toMatchObject({
+      severity: "info",
+      title: "Waiting for the model provider",
+      _meta: { "acp-session-host": { waitingFor: "window", until: null } },
+    });
+  },
+);

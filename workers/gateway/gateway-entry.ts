@@ -94,6 +94,7 @@ function serve(port: MessagePort, label: string, share: Share): void {
         share,
         tokens: () => estimatedTokens(message.messages, message.tools),
         onWaited: (ms) => endpoints.waited(ms),
+        onWait: ({ what, untilMs }) => reply({ type: "waiting", id: message.id, what, untilMs }),
         send: (onHeaders) =>
           client
             .attempt({

@@ -256,6 +256,8 @@ export class AgentLoop {
         calls: turn.calls,
         trace: turn.trace,
         ...relay.callbacks(),
+        onWaiting: ({ what, untilMs }) =>
+          this.#options.events.postUnnumbered({ type: "provider_wait", turnId: turn.id, what, untilMs }),
         commit: (blocks) => this.#commitAssistant(turn, { blocks, toolCalls: [] }, relay),
       });
       if (signal.aborted) return "cancelled";

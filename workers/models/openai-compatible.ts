@@ -108,6 +108,7 @@ export class OpenAiCompatibleModel implements Model {
                 pass("text", text, request.onDelta);
               }
             : null,
+          request.onWaiting ?? null,
         );
         await handedOn;
         const response = this.#response(answer);

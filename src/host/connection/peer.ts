@@ -9,6 +9,8 @@ export interface PeerUnderstands {
   subagents: boolean;
   /** `session.compaction`: compactions are reported as compaction_update and compaction_summary_chunk. */
   compaction: boolean;
+  /** `session.notices`: live notices (a model request waiting on its provider) are sent to it. */
+  notices: boolean;
 }
 
 /** A WebSocket's own way to write serialized messages. */
@@ -34,7 +36,7 @@ export class Peer {
   /** Set while its direct writes are held (holdDirectWrites): the timer that lets them go. */
   #hold: NodeJS.Timeout | null = null;
   #lastActive = performance.now();
-  #understands: PeerUnderstands = { subagents: false, compaction: false };
+  #understands: PeerUnderstands = { subagents: false, compaction: false, notices: false };
 
   constructor(label: string, tenant: string | null, tokenHash: string | null = null, operator = true) {
     this.label = label;
@@ -101,6 +103,7 @@ export class Peer {
     this.#understands = {
       subagents: capabilities?.subagents != null,
       compaction: capabilities?.session?.compaction != null,
+      notices: capabilities?.session?.notices != null,
     };
   }
 
