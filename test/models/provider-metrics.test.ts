@@ -29,10 +29,12 @@ it("refusals, waits, window and queue of an endpoint are metrics, as _host/statu
   provider.release();
   await Promise.all(turns);
   const [endpoint] = (await host.client.status({ workerFigures: false })).endpoints;
-  const families = await waitFor("the refusals in the metrics", async () => {
+  const families = await waitFor("the refusals and waits in the metrics", async () => {
     const parsed = parsePrometheusTextFormat(await (await fetch(url)).text()) as Family[];
-    const refusals = parsed.find((f) => f.name === "acp_session_host_provider_refusals_total");
-    return Number(refusals?.metrics[0]?.value) === provider!.refused ? parsed : undefined;
+    const first = (name: string) => parsed.find((f) => f.name === name)?.metrics[0];
+    const refusals = Number(first("acp_session_host_provider_refusals_total")?.value);
+    const waits = Number(first("acp_session_host_provider_wait_seconds")?.count);
+    return refusals === provider!.refused && waits === provider!.received ? parsed : undefined;
   });
   const metric = (name: string) => families.find((f) => f.name === name)?.metrics[0];
   expect(metric("acp_session_host_provider_refusals_total")?.labels).toEqual({ model: "emulated" });
