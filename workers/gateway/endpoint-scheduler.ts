@@ -7,6 +7,7 @@
 import { backoffMs } from "../models/retry.js";
 import { ConcurrencyWindow } from "./concurrency-window.js";
 import { rateHeaders, type RateLimit } from "./rate-headers.js";
+import { RateEstimate } from "./rate-estimate.js";
 import { FairQueue } from "./fair-queue.js";
 import type { WaitQueue } from "./wait-queue.js";
 import type { Share } from "../../src/protocol/gateway-asks.js";
@@ -88,14 +89,6 @@ interface Ticket {
   detach(): void;
 }
 
-/** What is left of a rate limit: `left` once `sentAt` had been sent (requests, or tokens), until `resetAtMs`. */
-interface Reported {
-  left: number;
-  sentAt: number;
-  /** The reset, with its jitter. */
-  resetAtMs: number;
-}
-
 /** The pause's jitter: up to this share of it, so sessions paused together do not all come back together. */
 const JITTER_SHARE = 0.2;
 const JITTER_MAX_MS = 250;
@@ -114,8 +107,10 @@ export class EndpointScheduler {
   #refused = 0;
   #timedOut = 0;
   #tokensSent = 0;
-  #requests: Reported | null = null;
-  #tokens: Reported | null = null;
+  readonly #requests = new RateEstimate();
+  readonly #tokens = new RateEstimate();
+  /** A provider that reported a tokens limit: requests' tokens are estimated and counted from then on. */
+  #countsTokens = false;
   #wake: NodeJS.Timeout | null = null;
   #lastTold = "";
   #wakeAtMs = 0;
@@ -201,9 +196,9 @@ export class EndpointScheduler {
   #blocked(now: number): Waiting | null {
     if (this.#pausedUntilMs > now) return { what: "pause", untilMs: this.#pausedUntilMs };
     if (this.#inFlight >= this.#window.size) return { what: "window", untilMs: null };
-    const requests = this.#left(this.#requests, this.#sent, now);
+    const requests = this.#requests.left(this.#sent, now);
     if (requests !== null && requests.left <= 0) return { what: "requests", untilMs: requests.untilMs };
-    const tokens = this.#left(this.#tokens, this.#tokensSent, now);
+    const tokens = this.#tokens.left(this.#tokensSent, now);
     if (tokens !== null && tokens.left < this.#nextTokens()) return { what: "tokens", untilMs: tokens.untilMs };
     return null;
   }
@@ -213,17 +208,12 @@ export class EndpointScheduler {
     return head ? tokensOf(head) : 0;
   }
 
-  #left(reported: Reported | null, sentSoFar: number, now: number): { left: number; untilMs: number } | null {
-    if (reported === null || reported.resetAtMs <= now) return null;
-    return { left: reported.left - (sentSoFar - reported.sentAt), untilMs: reported.resetAtMs };
-  }
-
   #start(ticket: Ticket): void {
     const sentEpoch = this.#window.epoch;
     this.#inFlight++;
     this.#sent++;
     const seq = this.#sent;
-    if (this.#tokens !== null) this.#tokensSent += tokensOf(ticket);
+    if (this.#countsTokens) this.#tokensSent += tokensOf(ticket);
     const tokensAt = this.#tokensSent;
     ticket.told = null;
     ticket.submission.onWaited?.(Date.now() - ticket.queuedAtMs);
@@ -282,28 +272,17 @@ export class EndpointScheduler {
     this.#pausedUntilMs = Math.max(this.#pausedUntilMs, now + waitMs + this.#jitter(waitMs));
   }
 
-  /**
-   * The x-ratelimit-* headers of a response to the request sent as `seq` (after `tokensAt` tokens), what was sent
-   * after it counted off. Requests sent together may reach the provider in another order, so an estimate can be one
-   * off either way: within one reset the lowest wins, so a window's last place may go unused but nothing is refused.
-   */
+  /** The x-ratelimit-* headers of a response to the request sent as `seq` (after `tokensAt` tokens). */
   #learn(headers: Headers | undefined, seq: number, tokensAt: number): void {
     if (!headers) return;
-    const said = rateHeaders(headers, Date.now());
-    if (said.requests) this.#requests = this.#lower(this.#requests, said.requests, this.#sent, seq);
-    if (said.tokens) this.#tokens = this.#lower(this.#tokens, said.tokens, this.#tokensSent, tokensAt);
-  }
-
-  #lower(held: Reported | null, limit: RateLimit, sentNow: number, sentAt: number): Reported {
     const now = Date.now();
-    const resetMs = limit.resetMs ?? UNSAID_RESET_MS;
-    const fresh = {
-      left: limit.remaining - (sentNow - sentAt),
-      sentAt: sentNow,
-      resetAtMs: now + resetMs + this.#jitter(resetMs),
-    };
-    if (held === null || held.resetAtMs <= now) return fresh;
-    return held.left - (sentNow - held.sentAt) <= fresh.left ? held : fresh;
+    const said = rateHeaders(headers, now);
+    const jitter = (waitMs: number) => this.#jitter(waitMs);
+    if (said.requests) this.#requests.learn(said.requests, seq, this.#sent, now, jitter);
+    if (said.tokens) {
+      this.#countsTokens = true;
+      this.#tokens.learn(said.tokens, tokensAt, this.#tokensSent, now, jitter);
+    }
   }
 
   #jitter(waitMs: number): number {
@@ -369,6 +348,3 @@ export class EndpointScheduler {
 function tokensOf(ticket: Ticket): number {
   return (ticket.tokens ??= ticket.submission.tokens());
 }
-
-/** A limit reported without its reset is taken to reset within a second (then the provider is asked again). */
-const UNSAID_RESET_MS = 1_000;
