@@ -66,8 +66,8 @@ export const HostStatus = HostStats.extend({
   sessionRows: z.array(SessionStatus),
   /** Model usage by tenant and model (a tenant sees only its own). */
   usage: z.array(ModelUsage),
-  /** Each provider endpoint the model gateway schedules (none without a real model). */
-  endpoints: z.array(EndpointStatus),
+  /** Each provider endpoint the model gateway schedules (none without a real model, or from an older host). */
+  endpoints: z.array(EndpointStatus).default([]),
   nextCursor: z.string().optional(),
 });
 export type HostStatus = z.infer<typeof HostStatus>;
