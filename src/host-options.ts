@@ -174,7 +174,19 @@ export const HostFlags = z
       .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name")
       .optional()
       .describe("environment variable holding the API key (OPENAI_API_KEY; deepseek: DEEPSEEK_API_KEY)"),
-    "model-retries": int(0).default(3).describe("retries of a model request after a 429, a 5xx or a broken connection"),
+    "model-retries": int(0)
+      .default(3)
+      .describe("retries of a model request after a 5xx or a broken connection (a 429 waits instead)"),
+    "model-concurrency": int(1)
+      .optional()
+      .describe(
+        "model requests in flight at once per endpoint (base URL, model, key); unset: learned from the provider's 429s",
+      ),
+    "model-queue-timeout-ms": int(0)
+      .default(300_000)
+      .describe(
+        "how long a model request may wait for room at its endpoint (window, pause, rate limits); past it the turn fails PROVIDER_BUSY (0: no limit)",
+      ),
     "model-idle-timeout-ms": int(0)
       .default(120_000)
       .describe(

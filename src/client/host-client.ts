@@ -86,11 +86,12 @@ export type PermissionPolicy =
  * sessions are announced with subagent_update and their updates and permission requests reach this client under their
  * own ids ({@link HostClient.children}); without it a child runs unseen and its permission requests are refused.
  * `compaction` (default false): context compactions come as compaction_update and compaction_summary_chunk rather
- * than as a thought.
+ * than as a thought. `notices` (default false): live notices (a model request waiting on its provider) are sent to it.
  */
 export interface Understands {
   subagents?: boolean;
   compaction?: boolean;
+  notices?: boolean;
 }
 
 /** How {@link HostClient.spawn} starts the host process. */
@@ -935,7 +936,14 @@ function clientCapabilities(understands: Understands): ClientCapabilities {
     fs: { readTextFile: false, writeTextFile: false },
     terminal: false,
     ...(understands.subagents !== false ? { subagents: {} } : {}),
-    ...(understands.compaction === true ? { session: { compaction: {} } } : {}),
+    ...(understands.compaction === true || understands.notices === true
+      ? {
+          session: {
+            ...(understands.compaction === true ? { compaction: {} } : {}),
+            ...(understands.notices === true ? { notices: {} } : {}),
+          },
+        }
+      : {}),
   };
 }
 

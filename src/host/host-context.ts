@@ -186,7 +186,7 @@ export class HostContext {
       resolveModel: (model) => this.models.resolve(model.model),
       endSession: (id) => this.#endSessionCommands(id),
       grantFor: (id, cwd) => this.spawner?.grant(id, cwd, this.store.outputDir(id)) ?? null,
-      gatewayPort: (id) => gateway?.connect(id) ?? null,
+      gatewayPort: (id, share) => gateway?.connect(id, share) ?? null,
       delegation: new ChildSessions(this, hooks),
     };
   }

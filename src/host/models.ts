@@ -76,8 +76,12 @@ function baseConfig(config: HostOptions): ModelConfig {
     apiKeyEnv: config.apiKeyEnv ?? preset?.apiKeyEnv ?? DEFAULT_API_KEY_ENV,
     retries: config.modelRetries,
     idleTimeoutMs: config.modelIdleTimeoutMs,
+    queueTimeoutMs: config.modelQueueTimeoutMs,
+    ...(config.modelConcurrency !== undefined ? { concurrency: config.modelConcurrency } : {}),
     ...(config.contextWindow !== undefined ? { contextWindow: config.contextWindow } : {}),
-    ...(preset || isDeepSeek(baseUrl) ? { reasoningHistory: "current-turn" as const } : {}),
+    ...(preset || isDeepSeek(baseUrl)
+      ? { reasoningHistory: "current-turn" as const, cacheKeyField: "user_id" as const }
+      : { cacheKeyField: "prompt_cache_key" as const }),
   };
 }
 

@@ -5,6 +5,7 @@ import { WorkerPool } from "../pool/worker-pool.js";
 import type { ListenAddress } from "../remote/listen-address.js";
 import { RemoteListener } from "../remote/listener.js";
 import { remoteOptions } from "../remote/remote-options.js";
+import { tenantWeights } from "../remote/tokens.js";
 import type { HostOptions } from "../host-options.js";
 import { connectPeer } from "./connection/connect-peer.js";
 import { HostContext } from "./host-context.js";
@@ -111,6 +112,7 @@ export async function serve(config: HostOptions, version: string): Promise<void>
   if (remote) {
     try {
       listener = await RemoteListener.start(host, stats, remote.options, remote.tokens);
+      if (remote.tokens) host.gateway?.weigh(tenantWeights(remote.tokens));
     } catch (error) {
       await teardown("listener failed to start");
       throw error;

@@ -3,6 +3,8 @@
 // ever dies (each live session is then given a new port, as after a spawner restart).
 import { MessageChannel, Worker, type MessagePort } from "node:worker_threads";
 import type { ModelConfig } from "../protocol/port.js";
+import type { Share } from "../protocol/gateway-asks.js";
+import { EndpointsReport, type EndpointStatus } from "../protocol/provider-endpoints.js";
 
 const GATEWAY_ENTRY = new URL("../../workers/bundle/model-gateway.js", import.meta.url);
 
@@ -19,6 +21,9 @@ export class ModelGateway {
   readonly #models: ModelConfig[];
   readonly #log: GatewayLogger;
   readonly #restartListeners: Array<() => void> = [];
+  readonly #reportListeners: Array<(report: EndpointsReport) => void> = [];
+  #endpoints: EndpointStatus[] = [];
+  #weights: Record<string, number> = {};
   #worker: Worker;
   #closing = false;
 
@@ -34,16 +39,32 @@ export class ModelGateway {
     this.#worker = this.#spawn();
   }
 
-  /** A new session worker's port to the gateway (transfer it to the worker). */
-  connect(label: string): MessagePort {
+  /** A new session worker's port to the gateway (transfer it to the worker); `share`: whose its requests are. */
+  connect(label: string, share: Share): MessagePort {
     const { port1, port2 } = new MessageChannel();
-    this.#worker.postMessage({ type: "connect", label, port: port1 }, [port1]);
+    this.#worker.postMessage({ type: "connect", label, share, port: port1 }, [port1]);
     return port2;
+  }
+
+  /** Tenants' weights in each endpoint's fair share; kept for a restarted gateway. */
+  weigh(weights: Record<string, number>): void {
+    this.#weights = weights;
+    this.#worker.postMessage({ type: "weights", weights });
   }
 
   /** Told after the gateway was started again: live sessions need new ports. */
   onRestart(listener: () => void): void {
     this.#restartListeners.push(listener);
+  }
+
+  /** Each provider endpoint's scheduler as the gateway last reported it. */
+  endpoints(): readonly EndpointStatus[] {
+    return this.#endpoints;
+  }
+
+  /** Told of each report of the gateway's endpoints (the metrics count refusals and waits from them). */
+  onReport(listener: (report: EndpointsReport) => void): void {
+    this.#reportListeners.push(listener);
   }
 
   async close(): Promise<void> {
@@ -54,6 +75,7 @@ export class ModelGateway {
   #spawn(): Worker {
     const worker = new Worker(GATEWAY_ENTRY, { env: process.env });
     worker.postMessage({ type: "models", models: this.#models });
+    worker.postMessage({ type: "weights", weights: this.#weights });
     worker.on("message", (message: unknown) => this.#relay(message));
     worker.on("error", (error) => this.#log("error", "the model gateway failed", { err: String(error) }));
     worker.on("exit", (code) => {
@@ -65,9 +87,10 @@ export class ModelGateway {
     return worker;
   }
 
-  /** A log line from the gateway's thread, checked before it reaches the host's log. */
+  /** A log line or an endpoints report from the gateway's thread, checked before it is used. */
   #relay(message: unknown): void {
     if (typeof message !== "object" || message === null) return;
+    if ((message as { type?: unknown }).type === "endpoints") return this.#report(message);
     const { type, level, msg, data } = message as { type?: unknown; level?: unknown; msg?: unknown; data?: unknown };
     if (type !== "log_line" || typeof level !== "string" || !LEVELS.has(level) || typeof msg !== "string") return;
     this.#log(
@@ -75,5 +98,15 @@ export class ModelGateway {
       msg,
       typeof data === "object" && data !== null ? (data as Record<string, unknown>) : {},
     );
+  }
+
+  #report(message: unknown): void {
+    const report = EndpointsReport.safeParse(message);
+    if (!report.success)
+      return this.#log("error", "malformed endpoints report from the model gateway dropped", {
+        error: report.error.message,
+      });
+    this.#endpoints = report.data.endpoints;
+    for (const listener of this.#reportListeners) listener(report.data);
   }
 }

@@ -47,6 +47,8 @@ export const REASONS = {
   WORKER_FAILED: ERROR_CODES.internal,
   /** The model (or the gateway to it) failed the turn after its retries. */
   MODEL_FAILED: ERROR_CODES.internal,
+  /** The model's provider had no room for the turn's request within --model-queue-timeout-ms. */
+  PROVIDER_BUSY: ERROR_CODES.internal,
   /** The agent loop failed the turn for a reason of its own. */
   TURN_FAILED: ERROR_CODES.internal,
   /** The session's log could not be written: the worker ends, the next prompt restores the session from its log. */

@@ -5,12 +5,25 @@ import * as z from "zod/mini";
 import { RequestId } from "./model-gateway.js";
 import { ModelConfig } from "./port.js";
 
+/** Whose a session's requests are, for the order in which an endpoint's waiting requests get room (fair-queue.ts). */
+export const Share = z.object({
+  /** null: a session of no tenant (stdio, a host without a tokens file). */
+  tenant: z.nullable(z.string()),
+  /** The id of the tree's root session: a parent and its children share one place. */
+  tree: z.string(),
+  priority: z.enum(["interactive", "batch"]),
+});
+export type Priority = Share["priority"];
+export type Share = z.infer<typeof Share>;
+
 /** Main thread → gateway, on the gateway's own port (its worker's parentPort). */
 export const GatewayControl = z.discriminatedUnion("type", [
   /** The models requests may name (the host's --model and --models). */
   z.object({ type: z.literal("models"), models: z.array(ModelConfig) }),
   /** A session worker's channel: its requests arrive on `port`. `label` names it in the gateway's log lines. */
-  z.object({ type: z.literal("connect"), label: z.string() }),
+  z.object({ type: z.literal("connect"), label: z.string(), share: Share }),
+  /** Tenants' weights in the fair share of each endpoint (the tokens file's); a tenant not named weighs 1. */
+  z.object({ type: z.literal("weights"), weights: z.record(z.string(), z.number().check(z.positive())) }),
 ]);
 export type GatewayControl = z.infer<typeof GatewayControl>;
 

@@ -2,6 +2,7 @@
 // pages. Shared by the host (which answers it), the client library and `acp-session-host status`.
 import { z } from "zod";
 import { HostStats } from "./host-stats.js";
+import { EndpointStatus } from "./provider-endpoints.js";
 
 export const HOST_STATUS_METHOD = "_host/status";
 
@@ -86,6 +87,8 @@ export const HostStatus = HostStats.extend({
   usage: z.array(ModelUsage),
   /** Asked for (`history: true`): the host's samples of the last 15 minutes, oldest first. */
   history: z.array(HostSample).optional(),
+  /** Each provider endpoint the model gateway schedules (none without a real model, or from an older host). */
+  endpoints: z.array(EndpointStatus).default([]),
   nextCursor: z.string().optional(),
 });
 export type HostStatus = z.infer<typeof HostStatus>;

@@ -48,6 +48,8 @@ export const GatewayFailure = z.lazy(() =>
     retryAfterMs: z.nullable(Count),
     /** The provider refused the request for its size (context length exceeded). */
     contextOverflow: z.boolean(),
+    /** The request waited past --model-queue-timeout-ms for room at its endpoint. */
+    providerBusy: z.optional(z.boolean()),
   }),
 );
 export type GatewayFailure = z.infer<typeof GatewayFailure>;
@@ -65,6 +67,13 @@ export const GatewayReply = z.lazy(() =>
       firstChunkAtMs: z.nullable(z.number()),
     }),
     z.object({ type: z.literal("failed"), id: RequestId, failure: GatewayFailure }),
+    /** The request waits for room at its provider endpoint: for what, and until when (epoch ms; null: room). */
+    z.object({
+      type: z.literal("waiting"),
+      id: RequestId,
+      what: z.enum(["window", "pause", "requests", "tokens"]),
+      untilMs: z.nullable(z.number()),
+    }),
   ]),
 );
 export type GatewayReply = z.infer<typeof GatewayReply>;

@@ -31,6 +31,12 @@ export const ModelConfig = z.object({
   contextWindow: z.optional(z.int().check(z.positive())),
   /** A stream that sends no byte for this long is aborted and retried (0 or unset: no limit). */
   idleTimeoutMs: z.optional(z.int().check(z.nonnegative())),
+  /** --model-concurrency: requests in flight at once at this model's endpoint; unset: learned from its 429s. */
+  concurrency: z.optional(z.int().check(z.positive())),
+  /** --model-queue-timeout-ms: how long a request may wait for room at its endpoint (0 or unset: no limit). */
+  queueTimeoutMs: z.optional(z.int().check(z.nonnegative())),
+  /** The request field naming the tenant for the provider's cache (DeepSeek's user_id, OpenAI's prompt_cache_key). */
+  cacheKeyField: z.optional(z.enum(["user_id", "prompt_cache_key"])),
   /** Which earlier reasoning is sent back: DeepSeek wants the current turn's only; other servers get none. */
   reasoningHistory: z.optional(z.enum(["current-turn", "none"])),
 });

@@ -65,6 +65,14 @@ export const WorkerEvent = z.discriminatedUnion("type", [
   }),
   /** Reasoning (agent_thought_chunk): a committed message's, or a streamed delta (--stream-chunks). */
   z.object({ type: z.literal("thought"), turnId: TurnId, text: z.string(), seq: Seq }),
+  /** The turn's model request waits for room at its provider endpoint (the gateway's scheduler): a notice, not logged. */
+  z.object({
+    type: z.literal("provider_wait"),
+    turnId: TurnId,
+    what: z.enum(["window", "pause", "requests", "tokens"]),
+    /** Until when (epoch ms); null: until a request in flight ends. */
+    untilMs: z.nullable(z.number()),
+  }),
   /** The session got its title from its first prompt (a session with no title yet; session_info_update). */
   z.object({ type: z.literal("title"), turnId: TurnId, title: z.string() }),
   /** The agent's whole plan, as update_plan set it (ACP `plan`). */

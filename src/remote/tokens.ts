@@ -1,8 +1,9 @@
-// The tokens file: one tenant a line, `tenant-name sha256-hex-of-token [operator] [root=/abs/dir …]` (a tenant may
-// have several lines, one per token). `operator` marks a token of the host's operator: its connections may read the
-// host-wide figures (`_host/stats`, `_host/status`). `root=` columns name directories the tenant's sessions may use; a
-// tenant's roots are those of all its lines, so a token added while rotating keeps them. The file holds hashes only;
-// a presented token is hashed and compared with every entry in constant time.
+// The tokens file: one tenant a line, `tenant-name sha256-hex-of-token [operator] [weight=N] [root=/abs/dir …]` (a
+// tenant may have several lines, one per token). `operator` marks a token of the host's operator: its connections may
+// read the host-wide figures (`_host/stats`, `_host/status`). `weight=N` is the tenant's share of each model provider
+// endpoint against the others' (1 unless a line of the tenant says otherwise). `root=` columns name directories the
+// tenant's sessions may use; a tenant's roots are those of all its lines, so a token added while rotating keeps them.
+// The file holds hashes only; a presented token is hashed and compared with every entry in constant time.
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 
 export interface TokenEntry {
@@ -13,6 +14,8 @@ export interface TokenEntry {
   operator: boolean;
   /** The line's `root=` columns: absolute paths as written. */
   roots: string[];
+  /** The line's `weight=N`, when it has one. */
+  weight?: number;
 }
 
 export const OPERATOR_COLUMN = "operator";
@@ -20,6 +23,7 @@ export const ROOT_PREFIX = "root=";
 
 const TENANT = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const HASH = /^[0-9a-f]{64}$/;
+const WEIGHT = /^weight=\d+(\.\d+)?$/;
 
 export class TokensFileError extends Error {}
 
@@ -34,11 +38,18 @@ export function parseTokens(text: string): TokenEntry[] {
     const [tenant, hash, ...rest] = fields;
     const roots = rest.filter((field) => field.startsWith(ROOT_PREFIX)).map((field) => field.slice(ROOT_PREFIX.length));
     const marks = rest.filter((field) => !field.startsWith(ROOT_PREFIX));
-    const [role] = marks;
-    if (fields.length < 2 || marks.length > 1 || !tenant || !hash)
-      throw new TokensFileError(`line ${index + 1}: expected "tenant-name sha256-hex [operator] [root=/dir …]"`);
-    if (role !== undefined && role !== OPERATOR_COLUMN)
-      throw new TokensFileError(`line ${index + 1}: the third column may only be "${OPERATOR_COLUMN}" or root=/dir`);
+    const weights = marks.filter((mark) => WEIGHT.test(mark)).map((mark) => Number(mark.slice("weight=".length)));
+    const operators = marks.filter((mark) => mark === OPERATOR_COLUMN).length;
+    if (fields.length < 2 || !tenant || !hash || operators > 1 || weights.length > 1)
+      throw new TokensFileError(
+        `line ${index + 1}: expected "tenant-name sha256-hex [operator] [weight=N] [root=/dir …]"`,
+      );
+    if (marks.length !== operators + weights.length)
+      throw new TokensFileError(
+        `line ${index + 1}: the columns after the hash may only be "${OPERATOR_COLUMN}", "weight=N" or root=/dir`,
+      );
+    if (weights.some((weight) => !(weight > 0)))
+      throw new TokensFileError(`line ${index + 1}: a weight is a number above 0`);
     const relative = roots.find((root) => !root.startsWith("/"));
     if (relative !== undefined)
       throw new TokensFileError(`line ${index + 1}: a root must be an absolute path (got ${JSON.stringify(relative)})`);
@@ -51,7 +62,13 @@ export function parseTokens(text: string): TokenEntry[] {
       throw new TokensFileError(`line ${index + 1}: the hash must be 64 hex digits (sha256 of the token)`);
     if (seen.has(lower)) throw new TokensFileError(`line ${index + 1}: this hash is already on another line`);
     seen.add(lower);
-    entries.push({ tenant, hash: lower, operator: role === OPERATOR_COLUMN, roots });
+    entries.push({
+      tenant,
+      hash: lower,
+      operator: operators === 1,
+      roots,
+      ...(weights.length ? { weight: weights[0]! } : {}),
+    });
   });
   return entries;
 }
@@ -65,6 +82,13 @@ export function rootsByTenant(entries: readonly TokenEntry[]): Map<string, strin
     roots.set(entry.tenant, list);
   }
   return roots;
+}
+
+/** Each tenant's weight in the fair share of a model provider endpoint, where a line gives one (the last wins). */
+export function tenantWeights(entries: readonly TokenEntry[]): Record<string, number> {
+  const weights: Record<string, number> = {};
+  for (const entry of entries) if (entry.weight !== undefined) weights[entry.tenant] = entry.weight;
+  return weights;
 }
 
 export function hashToken(token: string): string {

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHost, tempDir, type TestHost } from "../support/host.js";
 import { OpenAiTestServer } from "../support/openai-server.js";
+import { waitFor } from "../support/tools.js";
 
 const KEY = "sk-test-provider";
 
@@ -194,24 +195,32 @@ describe("openai-compatible provider", () => {
     expect((await host.client.prompt(sessionId, "again")).text).toBe("back");
   });
 
-  it("cancel during a retry's wait ends the turn at once, without another attempt", { timeout: 20_000 }, async () => {
-    const sessionId = await newSession();
-    const before = server.requests.length;
-    // The server asks for a 60 s wait; only an abortable wait lets this test end within its timeout.
-    server.enqueue(
-      { fail: { status: 429, message: "Rate limit reached", retryAfterMs: 60_000 } },
-      { text: "not this one" },
-    );
-    const turn = host.client.prompt(sessionId, "wait for it");
-    await server.waitForRequests(before + 1);
-    expect(await server.requests[before]!.ended).toBe("completed");
-    await host.client.cancel(sessionId);
-    expect((await turn).stopReason).toBe("cancelled");
-    expect(server.requests.length - before).toBe(1);
-    expect((await host.client.prompt(sessionId, "next")).text).toBe("not this one");
-  });
+  it(
+    "cancel while a 429 pauses the endpoint ends the turn at once, without another attempt",
+    { timeout: 20_000 },
+    async () => {
+      // A host of its own: the 60 s pause the server asks for is the whole endpoint's, as it would be at a provider.
+      const paused = await OpenAiTestServer.start();
+      const pausedHost = await startHost(paused.hostArgs("test-model"));
+      try {
+        const sessionId = (await pausedHost.client.newSession(tempDir())).sessionId;
+        // The server asks for a 60 s wait; only an abortable wait lets this test end within its timeout.
+        paused.enqueue({ fail: { status: 429, message: "Rate limit reached", retryAfterMs: 60_000 } });
+        const turn = pausedHost.client.prompt(sessionId, "wait for it");
+        await paused.waitForRequests(1);
+        expect(await paused.requests[0]!.ended).toBe("completed");
+        await pausedHost.client.cancel(sessionId);
+        expect((await turn).stopReason).toBe("cancelled");
+        expect(paused.requests).toHaveLength(1);
+        expect(pausedHost.violations).toEqual([]);
+      } finally {
+        await pausedHost.dispose();
+        await paused.close();
+      }
+    },
+  );
 
-  it("a 429 is retried (honouring retry-after-ms), then the answer arrives", async () => {
+  it("a 429 is waited out by the gateway (honouring retry-after-ms), then the answer arrives", async () => {
     const sessionId = await newSession();
     const before = server.requests.length;
     server.enqueue(
@@ -229,14 +238,17 @@ describe("openai-compatible provider", () => {
     const result = await host.client.prompt(sessionId, "busy?");
     expect(result.text).toBe("after the limit");
     expect(server.requests.length - before).toBe(2);
-    // The retry is invisible to the client but in the host's log, with the server's wait.
-    const retryLog = host
-      .stderr()
-      .split("\n")
-      .find(
-        (line) => line.includes("model request failed; retrying") && line.includes("Rate limit reached for requests"),
-      );
-    expect(JSON.parse(retryLog!)).toMatchObject({ sessionId, model: "test-model", attempt: 1, delayMs: 20 });
+    // The refusal is invisible to the client but in the host's log: the endpoint paused for the server's wait.
+    const refusalLog = await waitFor("the refusal's log line", () =>
+      host
+        .stderr()
+        .split("\n")
+        .find(
+          (line) => line.includes("the provider refused a request") && line.includes("Rate limit reached for requests"),
+        ),
+    );
+    expect(JSON.parse(refusalLog!)).toMatchObject({ component: "model-gateway", model: "test-model" });
+    expect(JSON.parse(refusalLog!).pauseMs).toBeGreaterThanOrEqual(15);
   });
 
   it("a 500 without retry-after is retried after a backoff", async () => {

@@ -69,6 +69,7 @@ export async function startHost(
       permission,
       ...(options.subagents !== undefined ? { subagents: options.subagents } : {}),
       ...(options.compaction !== undefined ? { compaction: options.compaction } : {}),
+      ...(options.notices !== undefined ? { notices: options.notices } : {}),
     });
   } catch (error) {
     // As HostClient.spawn: a host that exits before answering (a bad flag) rejects, and leaves no process behind.

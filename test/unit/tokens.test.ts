@@ -1,7 +1,15 @@
 // The tokens file and token matching, in process: parsing, hashing, bearer headers, constant-time lookup.
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { bearerToken, hashToken, matchToken, newToken, parseTokens, TokensFileError } from "../../src/remote/tokens.js";
+import {
+  bearerToken,
+  hashToken,
+  matchToken,
+  newToken,
+  parseTokens,
+  tenantWeights,
+  TokensFileError,
+} from "../../src/remote/tokens.js";
 
 const sha = (text: string) => createHash("sha256").update(text).digest("hex");
 
@@ -20,6 +28,13 @@ describe("tokens file", () => {
       { tenant: "ops", hash: sha("o"), operator: true, roots: [] },
       { tenant: "alpha", hash: sha("a"), operator: false, roots: [] },
     ]);
+  });
+
+  it("`weight=N` gives a tenant's share of a provider endpoint, beside `operator` or alone", () => {
+    const entries = parseTokens(`ops ${sha("o")} operator weight=2\nalpha ${sha("a")} weight=0.5\nbeta ${sha("b")}\n`);
+    expect(entries.map((entry) => entry.weight)).toEqual([2, 0.5, undefined]);
+    expect(tenantWeights(entries)).toEqual({ ops: 2, alpha: 0.5 });
+    expect(() => parseTokens(`alpha ${sha("a")} weight=0`)).toThrow("line 1: a weight is a number above 0");
   });
 
   it.each([

@@ -91,6 +91,7 @@ export class ContextCompactor {
       commit: request.commit,
       onDelta: request.onDelta,
       onThought: request.onThought,
+      onWaiting: request.onWaiting,
       calls: request.calls,
     });
     const usage = response.usage;

@@ -7,10 +7,13 @@ import { parentPort, type MessagePort } from "node:worker_threads";
 import type { ChatCompletionFunctionTool, ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import { compile, config as zodConfig } from "zod/mini";
 import en from "zod/v4/locales/en.js";
-import { GatewayAsk, GatewayControl } from "../../src/protocol/gateway-asks.js";
+import { GatewayAsk, GatewayControl, type Share } from "../../src/protocol/gateway-asks.js";
 import type { GatewayReply } from "../../src/protocol/model-gateway.js";
 import { AttemptFailed, ModelClient, type GatewayLog } from "./model-client.js";
 import { nowMs } from "../../src/protocol/trace.js";
+import { ProviderBusy, Refused, type EndpointScheduler } from "./endpoint-scheduler.js";
+import { Endpoints } from "./endpoints.js";
+import { tenantCacheKey } from "./cache-key.js";
 
 zodConfig(en());
 const asks = compile(GatewayAsk);
@@ -19,24 +22,29 @@ const controls = compile(GatewayControl);
 const host = parentPort!;
 const log: GatewayLog = (level, msg, data) =>
   host.postMessage({ type: "log_line", level, msg, ...(data ? { data } : {}) });
-let clients = new Map<string, ModelClient>();
+let clients = new Map<string, { client: ModelClient; scheduler: EndpointScheduler }>();
+const endpoints = new Endpoints((report) => host.postMessage(report), log);
 
 host.on("message", (message: unknown) => {
   const control = controls.safeParse(message);
   if (!control.success)
     return log("error", "malformed message from the main thread dropped", { error: control.error.message });
   if (control.data.type === "models") {
+    const models = control.data.models.filter((model) => model.provider === "openai-compatible");
+    const schedulers = endpoints.configure(models);
     clients = new Map(
-      control.data.models
-        .filter((model) => model.provider === "openai-compatible")
-        .map((model) => [model.model, new ModelClient(model, log)]),
+      models.map((model) => [
+        model.model,
+        { client: new ModelClient(model, log), scheduler: schedulers.get(model.model)! },
+      ]),
     );
     return;
   }
+  if (control.data.type === "weights") return endpoints.weigh(control.data.weights);
   const port = (message as { port?: unknown }).port;
   if (!isPort(port))
     return log("error", "a session's connection arrived without its port", { label: control.data.label });
-  serve(port, control.data.label);
+  serve(port, control.data.label, control.data.share);
 });
 
 function isPort(value: unknown): value is MessagePort {
@@ -49,7 +57,8 @@ function isPort(value: unknown): value is MessagePort {
 }
 
 /** A session worker's requests: at most what it asked for runs, each ended by its cancel or the port's close. */
-function serve(port: MessagePort, label: string): void {
+function serve(port: MessagePort, label: string, share: Share): void {
+  const cacheKey = share.tenant === null ? undefined : tenantCacheKey(share.tenant);
   const running = new Map<number, AbortController>();
   const reply = (answer: GatewayReply) => port.postMessage(answer);
   port.on("message", (data: unknown) => {
@@ -61,8 +70,8 @@ function serve(port: MessagePort, label: string): void {
       });
     const message = ask.data;
     if (message.type === "cancel") return running.get(message.id)?.abort();
-    const client = clients.get(message.model);
-    if (!client) {
+    const model = clients.get(message.model);
+    if (!model) {
       return reply({
         type: "failed",
         id: message.id,
@@ -78,16 +87,37 @@ function serve(port: MessagePort, label: string): void {
     const controller = new AbortController();
     running.set(message.id, controller);
     let firstChunkAtMs: number | null = null;
-    client
-      .attempt({
-        messages: message.messages as unknown as ChatCompletionMessageParam[],
-        ...(message.tools ? { tools: message.tools as unknown as ChatCompletionFunctionTool[] } : {}),
+    const { client, scheduler } = model;
+    scheduler
+      .submit({
         signal: controller.signal,
-        onFirstChunk: () => (firstChunkAtMs = nowMs()),
-        ...(message.traceparent ? { traceparent: message.traceparent } : {}),
-        ...(message.forward
-          ? { onDelta: (delta) => reply({ type: "delta", id: message.id, text: delta.text, thought: delta.thought }) }
-          : {}),
+        share,
+        tokens: () => estimatedTokens(message.messages, message.tools),
+        onWaited: (ms) => endpoints.waited(ms),
+        onWait: ({ what, untilMs }) => reply({ type: "waiting", id: message.id, what, untilMs }),
+        send: (onHeaders) =>
+          client
+            .attempt({
+              messages: message.messages as unknown as ChatCompletionMessageParam[],
+              ...(message.tools ? { tools: message.tools as unknown as ChatCompletionFunctionTool[] } : {}),
+              signal: controller.signal,
+              onHeaders,
+              ...(cacheKey ? { cacheKey } : {}),
+              onFirstChunk: () => (firstChunkAtMs = nowMs()),
+              ...(message.traceparent ? { traceparent: message.traceparent } : {}),
+              ...(message.forward
+                ? {
+                    onDelta: (delta) =>
+                      reply({ type: "delta", id: message.id, text: delta.text, thought: delta.thought }),
+                  }
+                : {}),
+            })
+            .catch((error: unknown) => {
+              // A refusal for the provider's limits is the scheduler's to wait out, not the session's to retry.
+              if (error instanceof AttemptFailed && error.failure.status === 429)
+                throw new Refused(error.failure.message, error.headers);
+              throw error;
+            }),
       })
       .then(
         (response) => reply({ type: "done", id: message.id, response, firstChunkAtMs }),
@@ -97,13 +127,22 @@ function serve(port: MessagePort, label: string): void {
           const failure =
             error instanceof AttemptFailed
               ? error.failure
-              : {
-                  retryable: false,
-                  message: `unexpected error: ${(error as Error).message}`,
-                  status: null,
-                  retryAfterMs: null,
-                  contextOverflow: false,
-                };
+              : error instanceof ProviderBusy
+                ? {
+                    retryable: false,
+                    message: error.message,
+                    status: 429,
+                    retryAfterMs: null,
+                    contextOverflow: false,
+                    providerBusy: true,
+                  }
+                : {
+                    retryable: false,
+                    message: `unexpected error: ${(error as Error).message}`,
+                    status: null,
+                    retryAfterMs: null,
+                    contextOverflow: false,
+                  };
           reply({ type: "failed", id: message.id, failure });
         },
       )
@@ -114,4 +153,9 @@ function serve(port: MessagePort, label: string): void {
     for (const controller of running.values()) controller.abort();
     running.clear();
   });
+}
+
+/** About one token per 4 characters of what is sent: held against the provider's x-ratelimit-remaining-tokens. */
+function estimatedTokens(messages: readonly unknown[], tools: readonly unknown[] | undefined): number {
+  return Math.ceil(JSON.stringify(messages).length / 4 + (tools ? JSON.stringify(tools).length / 4 : 0));
 }

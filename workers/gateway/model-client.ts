@@ -26,7 +26,11 @@ export type GatewayLog = (
 
 /** An attempt that failed: what the session worker is told. */
 export class AttemptFailed extends Error {
-  constructor(readonly failure: GatewayFailure) {
+  constructor(
+    readonly failure: GatewayFailure,
+    /** The response's headers, when there was a response (the scheduler reads a 429's). */
+    readonly headers?: Headers,
+  ) {
     super(failure.message);
   }
 }
@@ -41,16 +45,22 @@ export interface Attempt {
   onFirstChunk?: () => void;
   /** Sent as the request's traceparent header (a traced turn). */
   traceparent?: string;
+  /** The response's headers, once they arrive (its rate-limit headers are the scheduler's). */
+  onHeaders?: (headers: Headers) => void;
+  /** The tenant's key for the provider's cache (never a session's: a fan-out's shared prefix stays cached). */
+  cacheKey?: string;
 }
 
 export class ModelClient {
   readonly #model: string;
   readonly #idleTimeoutMs: number;
   readonly #client: OpenAI;
+  readonly #cacheKeyField: ModelConfig["cacheKeyField"];
 
   constructor(config: ModelConfig, log: GatewayLog) {
     this.#model = config.model;
     this.#idleTimeoutMs = config.idleTimeoutMs ?? 0;
+    this.#cacheKeyField = config.cacheKeyField;
     // The key is read here, in the gateway's thread; it never crosses a port and is never logged.
     const key = process.env[config.apiKeyEnv ?? DEFAULT_API_KEY_ENV];
     this.#client = new OpenAI({
@@ -78,13 +88,16 @@ export class ModelClient {
     } catch (error) {
       if (attempt.signal.aborted) throw attempt.signal.reason;
       const failure = classify(error);
-      throw new AttemptFailed({
-        retryable: failure.retryable,
-        message: failure.message,
-        status: failure.status,
-        retryAfterMs: retryAfterMs(failure.headers),
-        contextOverflow: isContextOverflow(failure),
-      });
+      throw new AttemptFailed(
+        {
+          retryable: failure.retryable,
+          message: failure.message,
+          status: failure.status,
+          retryAfterMs: retryAfterMs(failure.headers),
+          contextOverflow: isContextOverflow(failure),
+        },
+        failure.headers,
+      );
     } finally {
       watch.dispose();
     }
@@ -97,17 +110,21 @@ export class ModelClient {
       stream: true,
       stream_options: { include_usage: true },
       ...(attempt.tools && attempt.tools.length > 0 ? { tools: attempt.tools } : {}),
+      ...(attempt.cacheKey && this.#cacheKeyField ? { [this.#cacheKeyField]: attempt.cacheKey } : {}),
     };
     // watch.signal aborts on a cancel and on a quiet stream: the client aborts the HTTP request, and this attempt
     // stops waiting for it there and then (watch.check() tells a quiet stream from a cancel).
-    const stream = await untilAborted(
-      this.#client.chat.completions.create(params, {
-        signal: watch.signal,
-        ...(attempt.traceparent ? { headers: { traceparent: attempt.traceparent } } : {}),
-      }),
+    const { data: stream, response } = await untilAborted(
+      this.#client.chat.completions
+        .create(params, {
+          signal: watch.signal,
+          ...(attempt.traceparent ? { headers: { traceparent: attempt.traceparent } } : {}),
+        })
+        .withResponse(),
       watch.signal,
     );
     watch.touch();
+    attempt.onHeaders?.(response.headers);
     const assembler = new ChunkAssembler();
     // Read chunk by chunk rather than with for-await: a for-await left by a throw awaits the iterator's return(), that
     // is the aborted body's clean-up. Left early, the request is aborted and its clean-up is nobody's wait.

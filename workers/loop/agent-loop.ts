@@ -9,6 +9,7 @@ import type { EventSink } from "../event-sink.js";
 import { LogWriteError, type Journal } from "../log/journal.js";
 import {
   ModelError,
+  ProviderBusy,
   PromptRejected,
   type ChatMessage,
   type Model,
@@ -206,6 +207,7 @@ export class AgentLoop {
     } catch (error) {
       if (error instanceof LogWriteError) throw error;
       if (signal.aborted) ending = { stopReason: "cancelled" };
+      else if (error instanceof ProviderBusy) ending = { reason: "PROVIDER_BUSY", message: error.message };
       else if (error instanceof ModelError) ending = { reason: "MODEL_FAILED", message: error.message };
       else
         ending = { reason: "TURN_FAILED", message: `agent loop failed: ${(error as Error).message ?? String(error)}` };
@@ -254,6 +256,8 @@ export class AgentLoop {
         calls: turn.calls,
         trace: turn.trace,
         ...relay.callbacks(),
+        onWaiting: ({ what, untilMs }) =>
+          this.#options.events.postUnnumbered({ type: "provider_wait", turnId: turn.id, what, untilMs }),
         commit: (blocks) => this.#commitAssistant(turn, { blocks, toolCalls: [] }, relay),
       });
       if (signal.aborted) return "cancelled";

@@ -22,6 +22,13 @@ interface Pending {
   resolve(answer: GatewayAnswer): void;
   reject(error: unknown): void;
   onDelta: ((text: string, thought: string) => void) | null;
+  onWaiting: ((waiting: ProviderWaiting) => void) | null;
+}
+
+/** What a request waits for at its provider endpoint, and until when (epoch ms; null: until room frees up). */
+export interface ProviderWaiting {
+  what: "window" | "pause" | "requests" | "tokens";
+  untilMs: number | null;
 }
 
 const GONE: GatewayFailure = {
@@ -58,6 +65,7 @@ export class GatewayLink {
     ask: Omit<Extract<GatewayAsk, { type: "request" }>, "type" | "id" | "forward">,
     signal: AbortSignal,
     onDelta: Pending["onDelta"],
+    onWaiting: Pending["onWaiting"] = null,
   ): Promise<GatewayAnswer> {
     const port = this.#port;
     if (!port)
@@ -82,7 +90,7 @@ export class GatewayLink {
           signal.removeEventListener("abort", onAbort);
           then(value);
         };
-      this.#pending.set(id, { resolve: settle(resolve), reject: settle(reject), onDelta });
+      this.#pending.set(id, { resolve: settle(resolve), reject: settle(reject), onDelta, onWaiting });
       port.postMessage({ type: "request", id, forward: onDelta !== null, ...ask } satisfies GatewayAsk);
     });
   }
@@ -94,6 +102,7 @@ export class GatewayLink {
     const pending = this.#pending.get(reply.id);
     if (!pending) return;
     if (reply.type === "delta") return pending.onDelta?.(reply.text, reply.thought);
+    if (reply.type === "waiting") return pending.onWaiting?.({ what: reply.what, untilMs: reply.untilMs });
     this.#pending.delete(reply.id);
     if (reply.type === "done") pending.resolve({ response: reply.response, firstChunkAtMs: reply.firstChunkAtMs });
     else pending.reject(new GatewayFailed(reply.failure));

@@ -1,4 +1,5 @@
 // The provider-agnostic model interface the agent loop talks to.
+import type { ProviderWaiting } from "./gateway-link.js";
 import type { ChatMessage, ToolCallRequest } from "../../src/protocol/log/chat-message.js";
 import type { ToolSpec } from "../tools/tool.js";
 import type { ModelCalls } from "./model-calls.js";
@@ -45,6 +46,8 @@ export interface ModelRequest {
   onDelta?: (text: string) => Promise<void> | void;
   /** Streamed reasoning as it arrives, like onDelta. */
   onThought?: (text: string) => Promise<void> | void;
+  /** Told while the request waits for room at its provider endpoint (the model gateway's scheduler). */
+  onWaiting?: (waiting: ProviderWaiting) => void;
   /** Where each request to the model is told (counted, and a span in a traced turn); absent: nowhere. */
   calls?: ModelCalls | undefined;
 }
@@ -84,6 +87,11 @@ export class ContextOverflow extends ModelError {
     const named = /maximum context length is (\d+)/i.exec(message) ?? /n_ctx\D{0,4}(\d+)/i.exec(message);
     this.limit = named ? Number(named[1]) : null;
   }
+}
+
+/** The request waited past --model-queue-timeout-ms for room at its provider endpoint (the turn fails PROVIDER_BUSY). */
+export class ProviderBusy extends ModelError {
+  static override readonly brand: string = "ProviderBusy";
 }
 
 export interface Model {

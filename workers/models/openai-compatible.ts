@@ -11,6 +11,7 @@ import { GatewayFailed, type GatewayLink } from "./gateway-link.js";
 import {
   ContextOverflow,
   ModelError,
+  ProviderBusy,
   type Model,
   type ModelRequest,
   type ModelResponse,
@@ -107,6 +108,7 @@ export class OpenAiCompatibleModel implements Model {
                 pass("text", text, request.onDelta);
               }
             : null,
+          request.onWaiting ?? null,
         );
         await handedOn;
         const response = this.#response(answer);
@@ -129,6 +131,7 @@ export class OpenAiCompatibleModel implements Model {
         retryReason = failure.status !== null ? `HTTP ${failure.status}` : errorType;
         call?.failed(errorType, retryReason);
         if (failure.contextOverflow) throw new ContextOverflow(this.#describe(failure, retry + 1));
+        if (failure.providerBusy) throw new ProviderBusy(this.#describe(failure, retry + 1));
         if (!failure.retryable || retry >= this.#retries) throw new ModelError(this.#describe(failure, retry + 1));
         const delayMs = retryDelayMs(retry, failure.retryAfterMs);
         this.#log("warn", "model request failed; retrying", {

@@ -22,7 +22,7 @@ export interface ShownUpdate {
    * those that do not (the notice they see instead, numbered as the update it replaces), or (a child's announcement)
    * only those that understand subagents.
    */
-  readonly audience: "all" | "compaction" | "plain" | "subagents";
+  readonly audience: "all" | "compaction" | "plain" | "subagents" | "notices";
   /** A prompt's text: shown to attached clients; the connection that owns the session sent it and is not shown it. */
   readonly echo: boolean;
 }
@@ -33,6 +33,8 @@ export function shownTo(shown: ShownUpdate, client: PeerUnderstands): boolean {
       return true;
     case "subagents":
       return client.subagents;
+    case "notices":
+      return client.notices;
     default:
       return (shown.audience === "compaction") === client.compaction;
   }

@@ -122,6 +122,7 @@ export class ChildSessions implements Delegation {
       settings: { cwd, mode, model: parent.settings.model, mcpServers: [] },
       tenant: parent.tenant,
       lineage: { parentId: parent.id, depth, modeCeiling: mode },
+      place: { tree: parent.share.tree, priority: parent.share.priority },
       follow: () => parent.outbox,
     });
     host.logger.info({ sessionId: child.id, parentId: parent.id, depth, mode, cwd }, "child session created");

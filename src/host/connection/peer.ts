@@ -9,6 +9,8 @@ export interface PeerUnderstands {
   subagents: boolean;
   /** `session.compaction`: compactions are reported as compaction_update and compaction_summary_chunk. */
   compaction: boolean;
+  /** `session.notices`: live notices (a model request waiting on its provider) are sent to it. */
+  notices: boolean;
 }
 
 /** A WebSocket's own way to write serialized messages. */
@@ -36,7 +38,7 @@ export class Peer {
   #lastActive = performance.now();
   /** Its attachments to sessions (session/attach) not ended: bounded by --max-attachments. */
   #attachments = 0;
-  #understands: PeerUnderstands = { subagents: false, compaction: false };
+  #understands: PeerUnderstands = { subagents: false, compaction: false, notices: false };
 
   constructor(label: string, tenant: string | null, tokenHash: string | null = null, operator = true) {
     this.label = label;
@@ -112,6 +114,7 @@ export class Peer {
     this.#understands = {
       subagents: capabilities?.subagents != null,
       compaction: capabilities?.session?.compaction != null,
+      notices: capabilities?.session?.notices != null,
     };
   }
 

@@ -23,6 +23,7 @@ import { withSessionInfo } from "./session-info-handlers.js";
 import { withAttach } from "./attach-handlers.js";
 import { PROMPT_ID_META_KEY } from "../../protocol/attach.js";
 import { systemPromptFrom } from "./system-prompt-param.js";
+import { priorityFrom } from "./priority-param.js";
 import { wider } from "../children/mode-width.js";
 import type { HandlerHost } from "./handler-host.js";
 import type { HostStatsMonitor } from "../ops/host-stats-monitor.js";
@@ -60,6 +61,7 @@ export function createAgentApp(host: HandlerHost, peer: Peer, stats: HostStatsMo
     assertNoWorkspaceMeta(params._meta);
     const mcpServers = mcpServersFrom(params.mcpServers);
     const systemPrompt = systemPromptFrom(params.systemPrompt);
+    const priority = priorityFrom(params._meta);
     await assertDirectory(cwd);
     const mode = host.config.defaultMode;
     const settings = {
@@ -69,7 +71,7 @@ export function createAgentApp(host: HandlerHost, peer: Peer, stats: HostStatsMo
       mcpServers,
       ...(systemPrompt ? { systemPrompt } : {}),
     };
-    const session = await openSession(host, { kind: "new", settings, tenant: peer.tenant, peer });
+    const session = await openSession(host, { kind: "new", settings, tenant: peer.tenant, peer, place: { priority } });
     const id = session.id;
     host.logger.info({ sessionId: id, cwd, connection: peer.label, tenant: peer.tenant }, "session created");
     return {

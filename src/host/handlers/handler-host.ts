@@ -11,6 +11,7 @@ import type { OpeningHost } from "../session/open-session.js";
 import type { HostTracing } from "../traces/host-tracing.js";
 import type { FollowedSessions } from "../attach/followed-sessions.js";
 import type { WorkspaceRoots } from "../roots/workspace-roots.js";
+import type { ModelGateway } from "../../pool/gateway-thread.js";
 
 export interface HandlerHost extends OpeningHost {
   readonly config: HostOptions;
@@ -25,6 +26,8 @@ export interface HandlerHost extends OpeningHost {
   readonly roots: WorkspaceRoots;
   /** Model requests and tokens by tenant and model (`_host/status`). */
   readonly usage: TenantUsage;
+  /** The model gateway (`_host/status` shows its provider endpoints); null without a real model. */
+  readonly gateway: ModelGateway | null;
   /** Observers here of sessions other hosts of the fleet serve (a shared store's only). */
   readonly followed: FollowedSessions | null;
   /** Keeps the answer in the set teardown waits for until it has settled. */

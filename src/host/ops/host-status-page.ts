@@ -7,7 +7,7 @@ import type { HostStatsMonitor } from "./host-stats-monitor.js";
 import type { Peer } from "../connection/peer.js";
 
 export async function hostStatus(
-  host: Pick<OpsHost, "sessions" | "usage">,
+  host: Pick<OpsHost, "sessions" | "usage" | "gateway">,
   peer: Peer,
   stats: HostStatsMonitor,
   params: HostStatusParams,
@@ -34,6 +34,7 @@ export async function hostStatus(
             .map((sample) => ({ ...sample, tokens: sample.tokens.filter((row) => peer.sees(row.tenant)) })),
         }
       : {}),
+    endpoints: [...(host.gateway?.endpoints() ?? [])],
     ...(more && last ? { nextCursor: Buffer.from(last).toString("base64url") } : {}),
   };
 }

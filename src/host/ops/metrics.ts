@@ -7,6 +7,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom
 import { urlHost, type ListenAddress } from "../../remote/listen-address.js";
 import type { OpsHost } from "./ops-host.js";
 import { StateDirSize } from "../../store/dir/state-dir-size.js";
+import { registerProviderMetrics } from "./provider-metrics.js";
 
 const PREFIX = "acp_session_host_";
 
@@ -133,6 +134,7 @@ export class HostMetrics {
         this.set(host.tracing?.exportFailed ?? 0);
       },
     });
+    if (host.gateway) registerProviderMetrics(this.registry, PREFIX, host.gateway);
     const hooks = host.sessionDeps.hooks;
     hooks.on("modelCallEnded", ({ tenant, model, outcome, tokens }) => {
       // Tenants come from the tokens file and models from the host's configuration: both label sets are bounded.

@@ -9,7 +9,7 @@ import type { StartScheduler } from "../../pool/start-scheduler.js";
 import type { ForkedSession, ForkRequest, SessionStore } from "../../store/session-store.js";
 import type { WorkerPool } from "../../pool/worker-pool.js";
 import type { SessionDeps, SessionSettings } from "./session-deps.js";
-import { LiveSession, type SessionLineage } from "./session.js";
+import { LiveSession, type SessionLineage, type SessionOptions } from "./session.js";
 import type { SessionTable } from "./session-table.js";
 
 /** What opening a session needs of the host. */
@@ -36,6 +36,8 @@ interface Fresh extends Attachment {
   settings: SessionSettings;
   tenant: string | null;
   lineage?: SessionLineage;
+  /** Its place in the model gateway's fair share (a child takes its parent's). */
+  place?: SessionOptions["place"];
 }
 
 /** A copy of another session's log up to its last ended turn; its settings follow from the copy. */
@@ -80,10 +82,15 @@ async function record(host: OpeningHost, opening: Opening): Promise<{ session: L
   switch (opening.kind) {
     case "new":
     case "child": {
-      const { settings, tenant, lineage } = opening;
+      const { settings, tenant, lineage, place } = opening;
       const parent = lineage?.parentId ? { parent: { sessionId: lineage.parentId, depth: lineage.depth } } : {};
       const id = await store.create({ ...settings, ...parent }, host.version, tenant);
-      const session = new LiveSession(id, settings, deps, { tenant, ...(lineage ? { lineage } : {}), ...follow });
+      const session = new LiveSession(id, settings, deps, {
+        tenant,
+        ...(lineage ? { lineage } : {}),
+        ...(place ? { place } : {}),
+        ...follow,
+      });
       return { session, leased: () => {} };
     }
     case "fork": {

@@ -1,5 +1,6 @@
 // What a live session is given by the host that makes it: its settings, the host's parts it uses, and the hooks
 // it tells of what happens to it (lifecycle-hooks.ts; a session never reaches for the host itself).
+import type { Share } from "../../protocol/gateway-asks.js";
 import type { MessagePort } from "node:worker_threads";
 import type { WorkerPool } from "../../pool/worker-pool.js";
 import type { McpServerConfig } from "../../protocol/mcp-servers.js";
@@ -61,7 +62,7 @@ export interface SessionDeps {
   /** This host's configuration of a model a log names (the host's default model when it has none by that name). */
   resolveModel(model: ModelConfig): ModelConfig;
   /** A new port to the host's model gateway for this session's worker; null when the host has no gateway. */
-  gatewayPort?(id: string): MessagePort | null;
+  gatewayPort?(id: string, share: Share): MessagePort | null;
   /** A fresh spawner grant for this session (after the host restarted its spawner); null when there is none. */
   grantFor?(id: string, cwd: string): SpawnerGrant | null;
   /** Ends the session's commands in the spawner, background tasks included (they outlive its workers, not it). */

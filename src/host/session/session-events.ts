@@ -3,6 +3,7 @@
 // request's end, finished spans) are handled whatever runs; a turn's events go to the replay (session/load) or to the
 // turn in flight, and those of any other turn (a late end of a cancelled turn) are dropped, so a turn is only ever
 // settled from its own end.
+import { providerWaitNotice } from "./provider-wait-notice.js";
 import type { PromptResponse, RequestError } from "@agentclientprotocol/sdk/unstable";
 import { REPLAY_TURN_ID, type ChildOutcome } from "../../protocol/port.js";
 import type { WorkerEvent } from "../../protocol/worker-events.js";
@@ -103,6 +104,7 @@ export class SessionEvents {
     assistant_message: (events, event) => events.#update(event),
     user_message: (events, event) => events.#update(event),
     thought: (events, event) => events.#update(event),
+    provider_wait: (events, event) => events.#providerWait(event),
     plan: (events, event) => events.#update(event),
     compaction: (events, event) => events.#update(event),
     tool_call: (events, event) => events.#update(event),
@@ -113,6 +115,12 @@ export class SessionEvents {
   #modelCall({ model, outcome, tokens }: EventOf<"model_call">): void {
     const { id, tenant, deps } = this.#session;
     deps.hooks.emit("modelCallEnded", { sessionId: id, tenant, model, outcome, tokens });
+  }
+
+  /** A notice to the clients that advertised session.notices: the turn's request waits on its provider. */
+  #providerWait(event: EventOf<"provider_wait">): void {
+    if (!this.#ownTurn(event)) return;
+    void this.#session.outbox.send(providerWaitNotice(event), "notices");
   }
 
   #logLine(event: EventOf<"log_line">): void {

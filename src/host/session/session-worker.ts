@@ -11,10 +11,13 @@ import type { Logger } from "../../logger.js";
 import type { SessionDeps, SessionSettings } from "./session-deps.js";
 import type { SessionPhaseMachine } from "./session-phase.js";
 import type { Slot, SlotHolder } from "./worker-slots.js";
+import type { Share } from "../../protocol/gateway-asks.js";
 
 export interface SessionWorkerHooks {
   /** Takes the session's slot when a worker is needed. */
   holder: SlotHolder;
+  /** Whose the session's model requests are, in the model gateway's fair share. */
+  share: Share;
   /** Events from the current worker, in the order it posted them; settles once the output they made has left. */
   onEvents(lease: WorkerLease, events: WorkerEvent[]): Promise<void> | void;
   /** The current worker broke the port's contract: it is being replaced; fault is the error to answer with. */
@@ -168,7 +171,7 @@ export class SessionWorker {
     let lease: WorkerLease;
     try {
       const init = await this.#deps.workerInit(this.#id, this.#settings, settingsFrom);
-      lease = this.#deps.pool.lease(init, this.#deps.gatewayPort?.(this.#id) ?? null);
+      lease = this.#deps.pool.lease(init, this.#deps.gatewayPort?.(this.#id, this.#hooks.share) ?? null);
     } catch (error) {
       slot.release();
       throw error;

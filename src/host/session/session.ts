@@ -4,6 +4,7 @@
 // on its worker's port belongs to this session and to no other. The session is its log: the worker is leased when
 // needed and restored from the log (after a crash, a hard cancel, or hibernation, which releases the worker of an
 // idle session), so a session outlives any one worker.
+import type { Priority, Share } from "../../protocol/gateway-asks.js";
 import type { PromptResponse, RequestError, SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import * as Comlink from "comlink";
 import type { HostMessage, ModelConfig, ReplayedRecords, SessionModeId } from "../../protocol/port.js";
@@ -81,6 +82,8 @@ export interface SessionOptions {
   lineage?: SessionLineage;
   /** The title session/list shows now; null: none yet (its first prompt gives it one). */
   title?: string | null;
+  /** Its place in the model gateway's fair share: its tree (a child's is its parent's) and priority (interactive). */
+  place?: { tree?: string; priority: Priority };
   /**
    * Where its updates go while no connection has attached it itself: a child's go to its parent's connection when that
    * client understands subagents.
@@ -93,6 +96,8 @@ export class LiveSession implements SlotHolder {
   readonly settings: SessionSettings;
   readonly tenant: string | null;
   readonly lineage: SessionLineage;
+  /** Whose its model requests are in the model gateway's fair share. */
+  readonly share: Share;
   readonly #deps: SessionDeps;
   readonly #logger: Logger;
   readonly #state: SessionPhaseMachine;
@@ -121,6 +126,11 @@ export class LiveSession implements SlotHolder {
     this.settings = settings;
     this.tenant = options.tenant ?? null;
     this.lineage = options.lineage ?? ROOT_LINEAGE;
+    this.share = {
+      tenant: this.tenant,
+      tree: options.place?.tree ?? this.lineage.parentId ?? id,
+      priority: options.place?.priority ?? "interactive",
+    };
     this.#title = options.title ?? null;
     this.#deps = deps;
     this.#logger = deps.logger.child({ sessionId: id });
@@ -154,6 +164,7 @@ export class LiveSession implements SlotHolder {
       this.#logger,
       {
         holder: this,
+        share: this.share,
         onEvents: (lease, events) => {
           this.#outbox.batched(() => {
             for (const event of events) if (lease === this.#worker.current) this.#events.handle(lease, event);
@@ -551,7 +562,7 @@ export class LiveSession implements SlotHolder {
     return this.#relays.tell({
       name: "reconnectGateway",
       send: async (api) => {
-        const port = this.#deps.gatewayPort?.(this.id);
+        const port = this.#deps.gatewayPort?.(this.id, this.share);
         if (port) await api.reconnectGateway(Comlink.transfer(port, [port]));
       },
     });
