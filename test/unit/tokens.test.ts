@@ -39,8 +39,8 @@ describe("tokens file", () => {
 
   it.each([
     ["alpha", "line 1: expected"],
-    [`alpha ${sha("a")} extra`, 'line 1: the third column may only be "operator"'],
-    [`alpha ${sha("a")} operator extra`, "line 1: expected"],
+    [`alpha ${sha("a")} extra`, 'line 1: the columns after the hash may only be "operator", "weight=N" or root=/dir'],
+    [`alpha ${sha("a")} operator extra`, "line 1: the columns after the hash may only be"],
     [`alpha not-a-hash`, "line 1: the hash must be 64 hex digits"],
     [`# ok\n-bad ${sha("a")}`, "line 2: tenant name"],
     [`a ${sha("x")}\nb ${sha("x")}`, "line 2: this hash is already on another line"],
