@@ -1,11 +1,13 @@
 // Test support for restore points (workers/log/restore-point.ts): a log file's journal as a worker opens it, and what
 // a restore gives a session, to compare a restore from a point with one from the log's start.
 import { copyFileSync, existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { isReplayed } from "../../src/protocol/log/snapshot.js";
 import { foldLog } from "../../src/protocol/log/session-state.js";
 import type { LogEntry } from "../../src/protocol/log/session-log.js";
 import { FileJournal, type LogFiles } from "../../workers/log/journal-file.js";
 import { header } from "./durable.js";
+import { tempDir } from "./temp-dirs.js";
 
 export const sessionId = "6a1b2c3d-4e5f-4a1b-8c2d-3e4f5a6b7c8d";
 
@@ -27,6 +29,14 @@ export const lines = (entries: readonly unknown[]): string =>
 /** A log of the header and `entries`. */
 export function writeEntries(path: string, cwd: string, entries: readonly LogEntry[]): void {
   writeFileSync(path, lines([header(sessionId, cwd), ...entries]));
+}
+
+/** A journal open on a new log with no entry yet, in a directory of its own: the log's path, its point's, the journal. */
+export function journalOnEmptyLog(): { path: string; point: string; journal: FileJournal } {
+  const dir = tempDir("ash-restore-point-");
+  const path = join(dir, `${sessionId}.jsonl`);
+  writeEntries(path, dir, []);
+  return { path, point: `${path}.restore`, journal: FileJournal.open(logFiles(path), sessionId) };
 }
 
 /** Everything a restore gives the session. */

@@ -1,12 +1,9 @@
 // A restore point is written again only once the log has grown by half the last point's size, when that is more than
 // the 256 KiB floor: a large state is not written down at every 256 KiB of new log.
 import { readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
 import { expect, it } from "vitest";
 import type { LogEntry } from "../../src/protocol/log/session-log.js";
-import { FileJournal } from "../../workers/log/journal-file.js";
-import { logFiles, sessionId, writeEntries } from "../support/restore-points.js";
-import { tempDir } from "../support/temp-dirs.js";
+import { journalOnEmptyLog } from "../support/restore-points.js";
 
 const KIB = 1024;
 const FLOOR = 256 * KIB;
@@ -25,11 +22,7 @@ function bigTurn(n: number, bytes: number): LogEntry[] {
 }
 
 it("waits for half the last point's size of new log, not the floor, once the point is larger than twice the floor", async () => {
-  const dir = tempDir("ash-restore-point-");
-  const path = join(dir, `${sessionId}.jsonl`);
-  writeEntries(path, dir, []);
-  const point = `${path}.restore`;
-  const journal = FileJournal.open(logFiles(path), sessionId);
+  const { path, point, journal } = journalOnEmptyLog();
   let n = 0;
   const turn = async (bytes: number) => {
     for (const entry of bigTurn(++n, bytes)) journal.append(entry);

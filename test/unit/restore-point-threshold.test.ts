@@ -7,7 +7,14 @@ import { expect, it } from "vitest";
 import type { LogEntry } from "../../src/protocol/log/session-log.js";
 import { FileJournal } from "../../workers/log/journal-file.js";
 import { logTurn } from "../support/log-turns.js";
-import { logFiles, restoredFromStart, restoredSession, sessionId, writeEntries } from "../support/restore-points.js";
+import {
+  journalOnEmptyLog,
+  logFiles,
+  restoredFromStart,
+  restoredSession,
+  sessionId,
+  writeEntries,
+} from "../support/restore-points.js";
 import { tempDir } from "../support/temp-dirs.js";
 
 const THRESHOLD = 256 * 1024;
@@ -21,11 +28,7 @@ function turn(journal: FileJournal, n: number): void {
 }
 
 it("at the first turn end past the threshold, not before it, and not again at the next", async () => {
-  const dir = tempDir("ash-restore-point-");
-  const path = join(dir, `${sessionId}.jsonl`);
-  writeEntries(path, dir, []);
-  const point = `${path}.restore`;
-  const journal = FileJournal.open(logFiles(path), sessionId);
+  const { path, point, journal } = journalOnEmptyLog();
   let n = 0;
   while (statSync(path).size < THRESHOLD - 2_000) turn(journal, ++n);
   await afterPosting();
