@@ -58,4 +58,4 @@ it("disconnects an attached client that reads nothing for --max-output-stall-ms,
   await slow.closed;
   // The owner's connection, which reads, is untouched.
   expect((await owner.prompt(sessionId, "still here")).text).toBe("You said: still here");
-});
+}, 180_000);
