@@ -13,6 +13,8 @@ import { numbered, shownTo, type ShownUpdate } from "../attach/shown-update.js";
 
 /** The recent updates kept for attached clients' reconnections, per session that has had one. */
 const RECENT_UPDATE_BYTES = 1024 * 1024;
+/** The running turn's updates no log entry shows (a running command's output so far) kept for an attach, at most. */
+const UNLOGGED_TURN_BYTES = 256 * 1024;
 
 export class SessionOutbox {
   readonly clock = new EventClock();
@@ -21,6 +23,12 @@ export class SessionOutbox {
   readonly #follow: (() => SessionOutbox | null) | null;
   readonly #attachments = new Map<string, Attachment>();
   #recent: RecentUpdates | null = null;
+  /**
+   * The running turn's updates that no log entry shows yet: a running tool call's status and output so far, which a
+   * replay read from the log does not hold. An attach's replay ends with them; let go when the turn ends.
+   */
+  #unlogged: ShownUpdate[] = [];
+  #unloggedBytes = 0;
   #owner: Peer | null = null;
   #sent: Promise<void> = Promise.resolve();
 
@@ -108,11 +116,23 @@ export class SessionOutbox {
     }
   }
 
+  /** The running turn's updates that no log entry shows yet, oldest first (the last UNLOGGED_TURN_BYTES of output). */
+  get unloggedOfTurn(): readonly ShownUpdate[] {
+    return this.#unlogged;
+  }
+
+  /** The turn ended: what it showed is in its log now, or gone with it. */
+  turnEnded(): void {
+    this.#unlogged = [];
+    this.#unloggedBytes = 0;
+  }
+
   /** Numbered updates, shown live: to the owner (but a prompt's own text), to every attached client, kept recent. */
   publish(updates: readonly ShownUpdate[]): Promise<void> {
     const owner = this.#owner ?? null;
     for (const shown of updates) {
       this.#recent?.add(shown);
+      if (unlogged(shown.update)) this.#keepUnlogged(shown);
       for (const attachment of this.#attachments.values()) attachment.live(shown);
       if (owner) {
         if (!shown.echo && shownTo(shown, owner.understands)) this.#toPeer(owner, "session/update", shown.update);
@@ -121,6 +141,13 @@ export class SessionOutbox {
       }
     }
     return this.#sent;
+  }
+
+  #keepUnlogged(shown: ShownUpdate): void {
+    this.#unlogged.push(shown);
+    this.#unloggedBytes += outputLength(shown.update);
+    while (this.#unloggedBytes > UNLOGGED_TURN_BYTES && this.#unlogged.length > 1)
+      this.#unloggedBytes -= outputLength(this.#unlogged.shift()!.update);
   }
 
   /** A replay for the owner (session/load), its prompts included: to it alone, kept nowhere. */
@@ -175,4 +202,17 @@ export class SessionOutbox {
       if (!peer.closed) this.#logger.warn({ err: error, method }, `${method} not delivered`);
     });
   }
+}
+
+/** A tool call's update before its end: its status running, its output so far (its end is logged, as its result). */
+function unlogged(update: SessionUpdate): boolean {
+  return update.sessionUpdate === "tool_call_update" && update.status !== "completed" && update.status !== "failed";
+}
+
+function outputLength(update: SessionUpdate): number {
+  if (update.sessionUpdate !== "tool_call_update") return 0;
+  let length = 0;
+  for (const item of update.content ?? [])
+    if (item.type === "content" && item.content.type === "text") length += item.content.text.length;
+  return length;
 }

@@ -143,6 +143,7 @@ export class LiveSession implements SlotHolder {
       // Whatever ended the turn, the children's turns it started end with it (child sessions listen).
       this.#deps.hooks.emit("turnEnded", { sessionId: this.id, outcome, seconds });
       this.#lastStopReason = outcome;
+      this.#outbox.turnEnded();
       const promptId = this.#promptId;
       // After the turn's updates: a controller whose prompt's connection dropped learns how it ended.
       void this.#outbox.drained.then(() =>
@@ -371,7 +372,11 @@ export class LiveSession implements SlotHolder {
         for (const event of page.data.events)
           for (const shown of numberedUpdates(event, clock, this.#outbox)) attachment.replayed(shown);
         skip += page.data.events.length;
-        if (skip >= page.data.total) break;
+        if (skip >= page.data.total) {
+          // Then what the running turn showed that its log does not hold yet: a running command's output so far.
+          for (const shown of this.#outbox.unloggedOfTurn) attachment.replayed(shown);
+          break;
+        }
         if (!(await attachment.drainedWithin(this.#deps.replayStallMs))) {
           attachment.endWith(
             "OBSERVER_TOO_SLOW",
