@@ -187,6 +187,11 @@ export const HostFlags = z
       .describe(
         "how long a model request may wait for room at its endpoint (window, pause, rate limits); past it the turn fails PROVIDER_BUSY (0: no limit)",
       ),
+    "session-budget-tokens": int(1)
+      .optional()
+      .describe(
+        "a session tree's token budget when session/new gives none: a model request that would pass it is not sent, the turn ends max_tokens (BUDGET_REACHED)",
+      ),
     "model-idle-timeout-ms": int(0)
       .default(120_000)
       .describe(

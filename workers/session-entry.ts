@@ -89,6 +89,8 @@ async function openSession(
     compactAt: init.compactAt,
     streamChunks: init.streamChunks,
   });
+  // What the session's log says it spent: the gateway holds it (and every response since) against its tree's budget.
+  gateway.restored(loop.spent);
   return { init, loop, journal, model, systemPrompt, turns, tools, spawner, workspace, gateway };
 }
 

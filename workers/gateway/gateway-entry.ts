@@ -14,6 +14,7 @@ import { nowMs } from "../../src/protocol/trace.js";
 import { ProviderBusy, Refused, type EndpointScheduler } from "./endpoint-scheduler.js";
 import { Endpoints } from "./endpoints.js";
 import { tenantCacheKey } from "./cache-key.js";
+import { BudgetLedger } from "./budget-ledger.js";
 
 zodConfig(en());
 const asks = compile(GatewayAsk);
@@ -24,6 +25,7 @@ const log: GatewayLog = (level, msg, data) =>
   host.postMessage({ type: "log_line", level, msg, ...(data ? { data } : {}) });
 let clients = new Map<string, { client: ModelClient; scheduler: EndpointScheduler }>();
 const endpoints = new Endpoints((report) => host.postMessage(report), log);
+const budgets = new BudgetLedger();
 
 host.on("message", (message: unknown) => {
   const control = controls.safeParse(message);
@@ -41,6 +43,7 @@ host.on("message", (message: unknown) => {
     return;
   }
   if (control.data.type === "weights") return endpoints.weigh(control.data.weights);
+  if (control.data.type === "budget") return budgets.setBudget(control.data.tree, control.data.budget);
   const port = (message as { port?: unknown }).port;
   if (!isPort(port))
     return log("error", "a session's connection arrived without its port", { label: control.data.label });
@@ -59,6 +62,7 @@ function isPort(value: unknown): value is MessagePort {
 /** A session worker's requests: at most what it asked for runs, each ended by its cancel or the port's close. */
 function serve(port: MessagePort, label: string, share: Share): void {
   const cacheKey = share.tenant === null ? undefined : tenantCacheKey(share.tenant);
+  if (share.budget) budgets.setBudget(share.tree, share.budget);
   const running = new Map<number, AbortController>();
   const reply = (answer: GatewayReply) => port.postMessage(answer);
   port.on("message", (data: unknown) => {
@@ -70,6 +74,7 @@ function serve(port: MessagePort, label: string, share: Share): void {
       });
     const message = ask.data;
     if (message.type === "cancel") return running.get(message.id)?.abort();
+    if (message.type === "spent") return budgets.told(share.tree, label, message.tokens);
     const model = clients.get(message.model);
     if (!model) {
       return reply({
@@ -81,6 +86,21 @@ function serve(port: MessagePort, label: string, share: Share): void {
           status: null,
           retryAfterMs: null,
           contextOverflow: false,
+        },
+      });
+    }
+    const overBudget = budgets.refusal(share.tree, estimatedTokens(message.messages, message.tools));
+    if (overBudget !== null) {
+      return reply({
+        type: "failed",
+        id: message.id,
+        failure: {
+          retryable: false,
+          message: overBudget,
+          status: null,
+          retryAfterMs: null,
+          contextOverflow: false,
+          budgetReached: true,
         },
       });
     }
@@ -120,7 +140,10 @@ function serve(port: MessagePort, label: string, share: Share): void {
             }),
       })
       .then(
-        (response) => reply({ type: "done", id: message.id, response, firstChunkAtMs }),
+        (response) => {
+          if (response.usage) budgets.add(share.tree, label, response.usage.totalTokens);
+          reply({ type: "done", id: message.id, response, firstChunkAtMs });
+        },
         (error: unknown) => {
           // A cancelled request's waiter has gone already: nothing more is said of it.
           if (controller.signal.aborted) return;

@@ -8,6 +8,7 @@ import { ContextCompactor } from "../context/context-compaction.js";
 import type { EventSink } from "../event-sink.js";
 import { LogWriteError, type Journal } from "../log/journal.js";
 import {
+  BudgetReached,
   ModelError,
   ProviderBusy,
   PromptRejected,
@@ -19,6 +20,7 @@ import {
 } from "../models/model.js";
 import { checkToolInput } from "./tool-input.js";
 import { tokenCounts, UsageTotals } from "../log/usage-totals.js";
+import { BUDGET_REACHED } from "../../src/protocol/budget.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { ToolResult } from "../tools/tool.js";
 import { PROMPT_IN_FLIGHT_MESSAGE, type ErrorReason } from "../../src/protocol/errors.js";
@@ -94,6 +96,11 @@ export class AgentLoop {
       compactAt: options.compactAt,
       reportUsage: (turnId, usage) => this.#reportUsage(turnId, usage),
     });
+  }
+
+  /** Tokens the session has spent since it was created (its log's sums, then every response's). */
+  get spent(): number {
+    return this.#usage.spent;
   }
 
   get mode(): SessionModeId {
@@ -201,12 +208,13 @@ export class AgentLoop {
     events.post({ type: "user_message", turnId, text });
     if (untitled && journal.title !== null) events.post({ type: "title", turnId, title: journal.title });
     this.#history.push({ role: "user", text });
-    let ending: { stopReason: StopReason } | { reason: ErrorReason; message: string };
+    let ending: { stopReason: StopReason; budget?: true } | { reason: ErrorReason; message: string };
     try {
       ending = { stopReason: await this.#loop(turn) };
     } catch (error) {
       if (error instanceof LogWriteError) throw error;
       if (signal.aborted) ending = { stopReason: "cancelled" };
+      else if (error instanceof BudgetReached) ending = { stopReason: "max_tokens", budget: true };
       else if (error instanceof ProviderBusy) ending = { reason: "PROVIDER_BUSY", message: error.message };
       else if (error instanceof ModelError) ending = { reason: "MODEL_FAILED", message: error.message };
       else
@@ -226,9 +234,18 @@ export class AgentLoop {
     journal.endTurn();
     if (!("stopReason" in ending))
       events.post({ type: "turn_error", turnId, reason: ending.reason, message: ending.message });
-    else if (turn.answersLastMessage)
-      events.post({ type: "turn_end", turnId, stopReason: ending.stopReason, lastMessage: turn.lastMessage });
-    else events.post({ type: "turn_end", turnId, stopReason: ending.stopReason });
+    else {
+      const budget = ending.budget ? ({ reason: BUDGET_REACHED } as const) : {};
+      if (turn.answersLastMessage)
+        events.post({
+          type: "turn_end",
+          turnId,
+          stopReason: ending.stopReason,
+          lastMessage: turn.lastMessage,
+          ...budget,
+        });
+      else events.post({ type: "turn_end", turnId, stopReason: ending.stopReason, ...budget });
+    }
   }
 
   async #loop(turn: Turn): Promise<StopReason> {

@@ -44,6 +44,8 @@ export class GatewayLink {
   #nextId = 0;
   readonly #pending = new Map<number, Pending>();
   readonly #onMalformed: (error: string) => void;
+  /** Tokens the session has spent since it was created (null until its log is read): told on each connect. */
+  #spent: number | null = null;
 
   constructor(port: MessagePort | null, onMalformed: (error: string) => void) {
     this.#onMalformed = onMalformed;
@@ -56,9 +58,16 @@ export class GatewayLink {
     this.#drop();
     this.#port = port;
     port.on("message", (data: unknown) => this.#receive(data));
+    if (this.#spent !== null) port.postMessage({ type: "spent", tokens: this.#spent } satisfies GatewayAsk);
     port.on("close", () => {
       if (this.#port === port) this.#drop();
     });
+  }
+
+  /** The tokens the session's log says it spent: the gateway counts them against its tree's budget. */
+  restored(tokens: number): void {
+    this.#spent = tokens;
+    this.#port?.postMessage({ type: "spent", tokens } satisfies GatewayAsk);
   }
 
   request(
@@ -104,6 +113,7 @@ export class GatewayLink {
     if (reply.type === "delta") return pending.onDelta?.(reply.text, reply.thought);
     if (reply.type === "waiting") return pending.onWaiting?.({ what: reply.what, untilMs: reply.untilMs });
     this.#pending.delete(reply.id);
+    if (reply.type === "done" && this.#spent !== null) this.#spent += reply.response.usage?.totalTokens ?? 0;
     if (reply.type === "done") pending.resolve({ response: reply.response, firstChunkAtMs: reply.firstChunkAtMs });
     else pending.reject(new GatewayFailed(reply.failure));
   }

@@ -12,6 +12,7 @@ import { MCP_STATUS_METHOD, type McpStatusNotification } from "../../protocol/mc
 import type { WorkerLease } from "../../pool/worker-lease.js";
 import { fromWorker } from "../../request-errors.js";
 import { foreignFields, type Logger } from "../../logger.js";
+import { LIST_META_KEY } from "../../store/listing.js";
 import type { SessionDeps } from "./session-deps.js";
 import type { SessionOutbox } from "./session-outbox.js";
 import type { PermissionRequests } from "./session-permissions.js";
@@ -160,7 +161,10 @@ export class SessionEvents {
     const turn = this.#ownTurn(event);
     if (!turn) return;
     this.#lastMessage = event.lastMessage ?? "";
-    this.#settleDurable(lease, turn, { stopReason: turn.cancelRequested ? "cancelled" : event.stopReason });
+    if (turn.cancelRequested) return this.#settleDurable(lease, turn, { stopReason: "cancelled" });
+    // A turn its budget ended says so (docs/models.md, Budgets): the client may raise it with _host/set_budget.
+    const budget = event.reason ? { _meta: { [LIST_META_KEY]: { reason: event.reason } } } : {};
+    this.#settleDurable(lease, turn, { stopReason: event.stopReason, ...budget });
   }
 
   #turnError(lease: WorkerLease, event: EventOf<"turn_error">): void {
