@@ -11,6 +11,7 @@
 //   deleted/<id>             a tombstone: the id was deleted and is never loaded or handed out again
 // The main thread creates a log (header), reads headers and sidecars, and owns locks and tombstones; the session
 // worker appends entries, repairs the log when it restores it, and rewrites the sidecar.
+import { Budget } from "../budget.js";
 import { join } from "node:path";
 import * as z from "zod/mini";
 import { McpServerRecord } from "../mcp-servers.js";
@@ -45,6 +46,8 @@ export const LogHeader = z.object({
   tenant: z.optional(z.string().check(z.minLength(1))),
   /** The system prompt the session was created with (a later one is a system_prompt entry); absent: the host's own. */
   systemPrompt: z.optional(SystemPromptSetting),
+  /** Its session tree's budget as session/new gave it (docs/models.md, Budgets); absent: none. */
+  budget: z.optional(Budget),
   /** A child session's parent (its mode and cwd above were checked against the parent's when it was created). */
   parent: z.optional(ParentLink),
   /** A fork's source and fork point. */
