@@ -23,6 +23,6 @@ export function budgetFrom(meta: unknown, defaultTokens: number | undefined): Bu
 export function amount<K extends "tokens" | "costUsd">(key: K, value: unknown): Partial<Record<K, number>> {
   if (value === undefined || value === null) return {};
   if (typeof value !== "number" || !Number.isFinite(value) || value < 0)
-    throw invalidParams(`${FIELD}.${key}`, `${key} is a number ≥ 0`);
+    throw invalidParams(`${FIELD}.${key}`, `a budget's ${key} is a number ≥ 0`);
   return { [key]: value } as Partial<Record<K, number>>;
 }
