@@ -19,7 +19,7 @@ const SetBudgetRequest = z.object({
 export function withBudgets(app: AgentApp, host: HandlerHost, peer: Peer): AgentApp {
   return app.onRequest(SET_BUDGET_METHOD, SetBudgetRequest, ({ params }) => {
     const { sessionId } = params;
-    const asked = { ...amount("tokens", params.tokens), ...amount("costUsd", params.costUsd) };
+    const asked = { ...amount("tokens", params.tokens, "tokens"), ...amount("costUsd", params.costUsd, "costUsd") };
     let session;
     if (peer.operator) {
       session = findVisible(host.sessions, peer, sessionId);

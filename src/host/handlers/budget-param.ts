@@ -20,9 +20,13 @@ export function budgetFrom(meta: unknown, defaultTokens: number | undefined): Bu
 }
 
 /** One amount of a budget (session/new's or _host/set_budget's): absent, or a finite number ≥ 0. */
-export function amount<K extends "tokens" | "costUsd">(key: K, value: unknown): Partial<Record<K, number>> {
+export function amount<K extends "tokens" | "costUsd">(
+  key: K,
+  value: unknown,
+  field = `${FIELD}.${key}`,
+): Partial<Record<K, number>> {
   if (value === undefined || value === null) return {};
   if (typeof value !== "number" || !Number.isFinite(value) || value < 0)
-    throw invalidParams(`${FIELD}.${key}`, `a budget's ${key} is a number ≥ 0`);
+    throw invalidParams(field, `a budget's ${key} is a number ≥ 0`);
   return { [key]: value } as Partial<Record<K, number>>;
 }
