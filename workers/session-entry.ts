@@ -1,6 +1,7 @@
 // The piscina task that is a session worker's whole life: it waits on standby until start(init) binds it to one
 // session, serves that session over the two transferred ports, and never returns. The main thread ends it by
 // aborting the task, which terminates the thread.
+import { Budget } from "../src/protocol/budget.js";
 import { getPriority, setPriority } from "node:os";
 import { threadId, type MessagePort } from "node:worker_threads";
 import * as Comlink from "comlink";
@@ -90,7 +91,10 @@ async function openSession(
     streamChunks: init.streamChunks,
   });
   // What the session's log says it spent: the gateway holds it (and every response since) against its tree's budget.
-  gateway.restored(loop.spent);
+  // A budget _host/set_budget set while no worker held the session is journaled when the log's differs.
+  if (init.budget && JSON.stringify(init.budget) !== JSON.stringify(loop.budget))
+    journal.append({ type: "budget", budget: init.budget });
+  gateway.restored(loop.spent, init.budget ?? loop.budget);
   return { init, loop, journal, model, systemPrompt, turns, tools, spawner, workspace, gateway };
 }
 
@@ -204,6 +208,10 @@ export default function runSession(task: SessionTask): Promise<never> {
       );
       session.model = config;
       session.journal.append({ type: "model", model: config });
+    },
+    async setBudget(budget) {
+      const session = await bound;
+      session.journal.append({ type: "budget", budget: Budget.parse(budget) });
     },
     async setSystemPrompt(systemPrompt) {
       const session = await bound;

@@ -25,7 +25,7 @@ export class ModelGateway {
   readonly #reportListeners: Array<(report: EndpointsReport) => void> = [];
   #endpoints: EndpointStatus[] = [];
   #weights: Record<string, number> = {};
-  /** Session trees' budgets as last set (session/new's, _host/set_budget's): kept for a restarted gateway. */
+  /** Session trees' budgets as _host/set_budget last set them: kept for a restarted gateway. */
   readonly #budgets = new Map<string, Budget>();
   #worker: Worker;
   #closing = false;
@@ -44,7 +44,6 @@ export class ModelGateway {
 
   /** A new session worker's port to the gateway (transfer it to the worker); `share`: whose its requests are. */
   connect(label: string, share: Share): MessagePort {
-    if (share.budget) this.#budgets.set(share.tree, share.budget);
     const { port1, port2 } = new MessageChannel();
     this.#worker.postMessage({ type: "connect", label, share, port: port1 }, [port1]);
     return port2;

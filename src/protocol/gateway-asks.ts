@@ -52,6 +52,11 @@ export const GatewayAsk = z.discriminatedUnion("type", [
    * The tokens the session has spent since it was created (its log's sums, and every response since): told on each
    * connect, so a restarted host or gateway counts the tree's spend against its budget.
    */
-  z.object({ type: z.literal("spent"), tokens: z.number().check(z.nonnegative()) }),
+  z.object({
+    type: z.literal("spent"),
+    tokens: z.number().check(z.nonnegative()),
+    /** The tree's budget as the session's log holds it (a root's: its header's or its last _host/set_budget's). */
+    budget: z.optional(Budget),
+  }),
 ]);
 export type GatewayAsk = z.infer<typeof GatewayAsk>;

@@ -4,6 +4,7 @@
 // Worker → main: plain one-way posts of WorkerEventBatch on the events port (worker-events.ts, the main thread's).
 // Each side's bundle holds the validators of what it receives: a session worker builds only these (zod/mini; a
 // worker must cost about a bare thread).
+import { Budget } from "./budget.js";
 import { ERROR_REASONS, type ErrorReason as ErrorReasonName } from "./errors.js";
 import * as z from "zod/mini";
 import { McpServerConfig } from "./mcp-servers.js";
@@ -144,6 +145,8 @@ export const WorkerInit = z.object({
    * with load, resume or fork). Absent: the log's (its header's, or the last one journaled).
    */
   systemPrompt: z.optional(SystemPromptSetting),
+  /** Its tree's budget as _host/set_budget set it while no worker held the session: journaled when the log's differs. */
+  budget: z.optional(Budget),
 });
 export type WorkerInit = z.infer<typeof WorkerInit>;
 

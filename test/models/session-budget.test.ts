@@ -118,4 +118,31 @@ it("budget and spend are in the session's log: after a restart the session is st
   await second.call(SET_BUDGET_METHOD, { sessionId, tokens: 3 * BUDGET });
   expect(await prompt(second, sessionId, "three")).toMatchObject({ stopReason: "end_turn" });
   expect(server.requests).toHaveLength(2);
+  // The raise is in the log too: a second restart does not pause the session again at session/new's budget.
+  await hosts.pop()!.close();
+  const third = await host(server, stateDir);
+  expect((await third.call("session/resume", { sessionId, cwd, mcpServers: [] })).error).toBeUndefined();
+  expect(await prompt(third, sessionId, "four")).toMatchObject({ stopReason: "end_turn" });
+  expect(server.requests).toHaveLength(3);
+});
+
+it("a budget raised at once after a restart (its log told the gateway the old one) holds, and across the next restart", async () => {
+  const server = await OpenAiTestServer.start();
+  servers.push(server);
+  const stateDir = tempDir("ash-state-");
+  const cwd = tempDir();
+  const first = await host(server, stateDir);
+  const sessionId = await newSession(first, cwd, { tokens: BUDGET });
+  server.enqueue({ text: "spent", ...SPENDS_ALL });
+  expect(await prompt(first, sessionId, "one")).toMatchObject({ stopReason: "end_turn" });
+  await hosts.pop()!.close();
+  const second = await host(server, stateDir);
+  expect((await second.call("session/resume", { sessionId, cwd, mcpServers: [] })).error).toBeUndefined();
+  await second.call(SET_BUDGET_METHOD, { sessionId, tokens: 3 * BUDGET });
+  expect(await prompt(second, sessionId, "two")).toMatchObject({ stopReason: "end_turn" });
+  await hosts.pop()!.close();
+  const third = await host(server, stateDir);
+  expect((await third.call("session/resume", { sessionId, cwd, mcpServers: [] })).error).toBeUndefined();
+  expect(await prompt(third, sessionId, "three")).toMatchObject({ stopReason: "end_turn" });
+  expect(server.requests).toHaveLength(3);
 });

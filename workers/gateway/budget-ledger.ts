@@ -6,6 +6,8 @@ import type { Budget } from "../../src/protocol/budget.js";
 
 interface Tree {
   budget: Budget | null;
+  /** The budget is _host/set_budget's (in this host's life): a session's log, told later on its port, is not newer. */
+  set: boolean;
   /** Per session of the tree (its label): tokens spent. */
   spent: Map<string, number>;
 }
@@ -15,13 +17,20 @@ export class BudgetLedger {
 
   #tree(tree: string): Tree {
     let found = this.#trees.get(tree);
-    if (!found) this.#trees.set(tree, (found = { budget: null, spent: new Map() }));
+    if (!found) this.#trees.set(tree, (found = { budget: null, set: false, spent: new Map() }));
     return found;
   }
 
-  /** The tree's budget from now on (replaces the one before; an empty budget is none). */
-  setBudget(tree: string, budget: Budget): void {
-    this.#tree(tree).budget = budget.tokens === undefined && budget.costUsd === undefined ? null : budget;
+  /**
+   * The tree's budget from now on (an empty budget is none). set: _host/set_budget's, which replaces any; else what a
+   * session's header or log holds, which does not replace a set one (messages on the main thread's port and on a
+   * session's port arrive in no order between them, and a set budget is journaled by the tree's root anyway).
+   */
+  setBudget(tree: string, budget: Budget, set = false): void {
+    const found = this.#tree(tree);
+    if (found.set && !set) return;
+    found.budget = budget.tokens === undefined && budget.costUsd === undefined ? null : budget;
+    found.set ||= set;
   }
 
   /** What a session of the tree has spent in all (told on its connect): replaces what was counted for it. */

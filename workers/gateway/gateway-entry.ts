@@ -43,7 +43,7 @@ host.on("message", (message: unknown) => {
     return;
   }
   if (control.data.type === "weights") return endpoints.weigh(control.data.weights);
-  if (control.data.type === "budget") return budgets.setBudget(control.data.tree, control.data.budget);
+  if (control.data.type === "budget") return budgets.setBudget(control.data.tree, control.data.budget, true);
   const port = (message as { port?: unknown }).port;
   if (!isPort(port))
     return log("error", "a session's connection arrived without its port", { label: control.data.label });
@@ -74,7 +74,10 @@ function serve(port: MessagePort, label: string, share: Share): void {
       });
     const message = ask.data;
     if (message.type === "cancel") return running.get(message.id)?.abort();
-    if (message.type === "spent") return budgets.told(share.tree, label, message.tokens);
+    if (message.type === "spent") {
+      if (message.budget) budgets.setBudget(share.tree, message.budget);
+      return budgets.told(share.tree, label, message.tokens);
+    }
     const model = clients.get(message.model);
     if (!model) {
       return reply({

@@ -20,7 +20,7 @@ import {
 } from "../models/model.js";
 import { checkToolInput } from "./tool-input.js";
 import { tokenCounts, UsageTotals } from "../log/usage-totals.js";
-import { BUDGET_REACHED } from "../../src/protocol/budget.js";
+import { BUDGET_REACHED, type Budget } from "../../src/protocol/budget.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { ToolResult } from "../tools/tool.js";
 import { PROMPT_IN_FLIGHT_MESSAGE, type ErrorReason } from "../../src/protocol/errors.js";
@@ -75,6 +75,7 @@ export class AgentLoop {
   readonly #alwaysAllowed = new Set<string>();
   readonly #context: ContextCompactor;
   readonly #usage: UsageTotals;
+  readonly #budget: Budget | null;
   #model: Model;
   #mode: SessionModeId;
   #turn: Turn | null = null;
@@ -90,12 +91,18 @@ export class AgentLoop {
     this.#history = restored.history;
     for (const name of restored.alwaysAllowed) this.#alwaysAllowed.add(name);
     this.#usage = new UsageTotals(restored.usage);
+    this.#budget = restored.budget;
     this.#context = new ContextCompactor({
       journal: options.journal,
       events: options.events,
       compactAt: options.compactAt,
       reportUsage: (turnId, usage) => this.#reportUsage(turnId, usage),
     });
+  }
+
+  /** Its tree's budget as its log holds it (the header's, or the last budget entry's); null: none. */
+  get budget(): Budget | null {
+    return this.#budget;
   }
 
   /** Tokens the session has spent since it was created (its log's sums, then every response's). */

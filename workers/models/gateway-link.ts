@@ -1,6 +1,7 @@
 // A session worker's end of its port to the model gateway (src/protocol/model-gateway.ts): requests go out with an id,
 // their deltas and their one answer come back on the same port, checked. A cancel stops the wait at once and tells the
 // gateway; a gateway that went away fails what waited on it, and the host hands the worker a new port.
+import type { Budget } from "../../src/protocol/budget.js";
 import type { MessagePort } from "node:worker_threads";
 import type { GatewayAsk } from "../../src/protocol/gateway-asks.js";
 import { GatewayReply, type AssembledResponse, type GatewayFailure } from "../../src/protocol/model-gateway.js";
@@ -46,6 +47,8 @@ export class GatewayLink {
   readonly #onMalformed: (error: string) => void;
   /** Tokens the session has spent since it was created (null until its log is read): told on each connect. */
   #spent: number | null = null;
+  /** Its tree's budget as its log holds it (a root's): told with the spend, so a restarted host holds it again. */
+  #budget: Budget | null = null;
 
   constructor(port: MessagePort | null, onMalformed: (error: string) => void) {
     this.#onMalformed = onMalformed;
@@ -58,16 +61,21 @@ export class GatewayLink {
     this.#drop();
     this.#port = port;
     port.on("message", (data: unknown) => this.#receive(data));
-    if (this.#spent !== null) port.postMessage({ type: "spent", tokens: this.#spent } satisfies GatewayAsk);
+    if (this.#spent !== null) port.postMessage(this.#told(this.#spent));
     port.on("close", () => {
       if (this.#port === port) this.#drop();
     });
   }
 
   /** The tokens the session's log says it spent: the gateway counts them against its tree's budget. */
-  restored(tokens: number): void {
+  restored(tokens: number, budget: Budget | null): void {
     this.#spent = tokens;
-    this.#port?.postMessage({ type: "spent", tokens } satisfies GatewayAsk);
+    this.#budget = budget;
+    this.#port?.postMessage(this.#told(tokens));
+  }
+
+  #told(tokens: number): GatewayAsk {
+    return { type: "spent", tokens, ...(this.#budget ? { budget: this.#budget } : {}) };
   }
 
   request(

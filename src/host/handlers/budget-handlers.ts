@@ -17,7 +17,7 @@ const SetBudgetRequest = z.object({
 });
 
 export function withBudgets(app: AgentApp, host: HandlerHost, peer: Peer): AgentApp {
-  return app.onRequest(SET_BUDGET_METHOD, SetBudgetRequest, ({ params }) => {
+  return app.onRequest(SET_BUDGET_METHOD, SetBudgetRequest, async ({ params }) => {
     const { sessionId } = params;
     const asked = { ...amount("tokens", params.tokens, "tokens"), ...amount("costUsd", params.costUsd, "costUsd") };
     let session;
@@ -32,8 +32,8 @@ export function withBudgets(app: AgentApp, host: HandlerHost, peer: Peer): Agent
       ...asked,
     };
     // Kept by the tree's root, whose next worker tells the gateway again (a restarted gateway, a restored session).
-    if (root) root.share.budget = budget;
     host.gateway?.budget(tree, budget);
+    if (root) await root.setBudget(budget);
     host.logger.info({ sessionId, tree, budget, connection: peer.label }, "session budget set");
     return { budget };
   });

@@ -723,6 +723,19 @@ export class LiveSession implements SlotHolder {
   }
 
   /**
+   * _host/set_budget named its tree (this is its root): a live worker journals the budget, a later worker is given it
+   * and journals it if its log has another, so a restart keeps it.
+   */
+  setBudget(budget: Budget): Promise<void> {
+    this.share.budget = budget;
+    return this.#relays.tell({
+      name: "setBudget",
+      keep: () => (this.settings.budget = budget),
+      send: (api) => api.setBudget(budget),
+    });
+  }
+
+  /**
    * Settles a pending prompt as cancelled, releases the worker (graceful, then terminated) and this process's lock
    * on the session; the log stays. Idempotent. The release waits for `releaseAfter` when given.
    */

@@ -125,6 +125,8 @@ export const LogEntry = z.lazy(() => {
     z.object({ type: z.literal("mode"), mode: SessionModeId }),
     /** The session's system prompt from here on (a client gave a new one with load, resume or fork). */
     z.object({ type: z.literal("system_prompt"), systemPrompt: SystemPromptSetting }),
+    /** Its session tree's budget from now on (_host/set_budget); the header's until the first. */
+    z.object({ type: z.literal("budget"), budget: Budget }),
     /** The agent's plan as update_plan last set it (the whole plan: each replaces the one before). */
     z.object({ type: z.literal("plan"), turnId: TurnId, entries: z.array(PlanEntry) }),
     z.object({ type: z.literal("model"), model: ModelConfig }),

@@ -8,6 +8,7 @@ import * as z from "zod/mini";
 import { ModelConfig, SessionModeId } from "../port.js";
 import { LogError, type LogEntry } from "./session-log.js";
 import { SystemPromptSetting } from "../system-prompt.js";
+import { Budget } from "../budget.js";
 import type { ChatMessage } from "./chat-message.js";
 import type { SessionState } from "./session-state.js";
 
@@ -28,6 +29,7 @@ const SNAPSHOT_KEYS = [
   "turns",
   "title",
   "systemPrompt",
+  "budget",
 ] as const;
 type SnapshotKey = (typeof SNAPSHOT_KEYS)[number];
 
@@ -52,7 +54,7 @@ export function isReplayed(entry: LogEntry): boolean {
 
 export function snapshotLine(snapshot: Snapshot): string {
   const { base, replayLines, replayBytes } = snapshot;
-  const { history, alwaysAllowed, usage, mode, model, turns, title, systemPrompt } = base;
+  const { history, alwaysAllowed, usage, mode, model, turns, title, systemPrompt, budget } = base;
   const fields: Record<SnapshotKey, unknown> = {
     type: "snapshot",
     replayLines,
@@ -65,6 +67,7 @@ export function snapshotLine(snapshot: Snapshot): string {
     turns,
     title,
     systemPrompt,
+    budget,
   };
   return JSON.stringify(Object.fromEntries(SNAPSHOT_KEYS.map((key) => [key, fields[key]])));
 }
@@ -102,6 +105,9 @@ export function parseSnapshotLine(text: string): Snapshot {
   const prompt =
     systemPrompt === undefined || systemPrompt === null ? null : SystemPromptSetting.safeParse(systemPrompt);
   if (prompt && !prompt.success) fail("systemPrompt is not a system prompt");
+  // Absent in snapshots written before budgets were kept.
+  const budget = json.budget === undefined || json.budget === null ? null : Budget.safeParse(json.budget);
+  if (budget && !budget.success) fail("budget is not a budget");
   return {
     replayLines: replayLines as number,
     replayBytes: replayBytes as number,
@@ -114,6 +120,7 @@ export function parseSnapshotLine(text: string): Snapshot {
       turns: turns as number,
       title: title as string | null,
       systemPrompt: prompt?.data ?? null,
+      budget: budget?.data ?? null,
       openCalls: new Map(),
     },
   };
@@ -167,6 +174,7 @@ const Tail = z.lazy(() =>
     turns: z.int().check(z.nonnegative()),
     title: z.nullable(z.string()),
     systemPrompt: z.optional(z.nullable(SystemPromptSetting)),
+    budget: z.optional(z.nullable(Budget)),
   }),
 );
 
