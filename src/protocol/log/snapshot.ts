@@ -15,7 +15,8 @@ import type { SessionState } from "./session-state.js";
 /**
  * The keys in the order they are written. The settings reader splits the line at the history: the settings lie before
  * it and after the key that follows it, which only the object's own structure can spell there (inside a JSON string
- * every quote is escaped). systemPrompt is last: snapshots written before system prompts were kept lack it.
+ * every quote is escaped). systemPrompt and budget are last: snapshots written before they were kept lack them (the
+ * settings reader leaves budget out: a fork is a tree of its own).
  */
 const SNAPSHOT_KEYS = [
   "type",
@@ -174,7 +175,6 @@ const Tail = z.lazy(() =>
     turns: z.int().check(z.nonnegative()),
     title: z.nullable(z.string()),
     systemPrompt: z.optional(z.nullable(SystemPromptSetting)),
-    budget: z.optional(z.nullable(Budget)),
   }),
 );
 
