@@ -4,7 +4,7 @@ import { expect, it } from "vitest";
 import { emptyState, foldLog } from "../../src/protocol/log/session-state.js";
 import { parseSnapshotLine, snapshotLine } from "../../src/protocol/log/snapshot.js";
 
-const model = { provider: "scripted" as const, model: "scripted" };
+const model = { provider: "scripted" as const, model: "scripted", retries: 0 };
 
 it("a snapshot keeps the budget the log set last; an older one without it has none", () => {
   const base = foldLog(emptyState({ mode: "ask", model, budget: { tokens: 10 } }), [
