@@ -211,7 +211,9 @@ export default function runSession(task: SessionTask): Promise<never> {
     },
     async setBudget(budget) {
       const session = await bound;
-      session.journal.append({ type: "budget", budget: Budget.parse(budget) });
+      const parsed = Budget.parse(budget);
+      session.journal.append({ type: "budget", budget: parsed });
+      session.gateway.budgetJournaled(parsed);
     },
     async setSystemPrompt(systemPrompt) {
       const session = await bound;

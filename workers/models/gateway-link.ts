@@ -74,6 +74,11 @@ export class GatewayLink {
     this.#port?.postMessage(this.#told(tokens));
   }
 
+  /** A budget journaled since (_host/set_budget): told on the next connect (a restarted gateway). */
+  budgetJournaled(budget: Budget): void {
+    this.#budget = budget;
+  }
+
   #told(tokens: number): GatewayAsk {
     return { type: "spent", tokens, ...(this.#budget ? { budget: this.#budget } : {}) };
   }
