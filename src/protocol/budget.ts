@@ -14,3 +14,17 @@ export const Budget = z.object({
   costUsd: z.optional(z.number().check(z.nonnegative())),
 });
 export type Budget = z.infer<typeof Budget>;
+
+/** A model's prices, US dollars per million tokens (--model-price): prompt tokens, those served from the cache, output. */
+export const Price = z.object({
+  input: z.number().check(z.nonnegative()),
+  cachedInput: z.number().check(z.nonnegative()),
+  output: z.number().check(z.nonnegative()),
+});
+export type Price = z.infer<typeof Price>;
+
+/** What these token counts cost at this price, in US dollars (`cached`: prompt tokens served from the cache). */
+export function costUsd(price: Price, tokens: { prompt: number; completion: number; cached: number }): number {
+  const cached = Math.min(tokens.cached, tokens.prompt);
+  return ((tokens.prompt - cached) * price.input + cached * price.cachedInput + tokens.completion * price.output) / 1e6;
+}

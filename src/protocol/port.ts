@@ -4,7 +4,7 @@
 // Worker → main: plain one-way posts of WorkerEventBatch on the events port (worker-events.ts, the main thread's).
 // Each side's bundle holds the validators of what it receives: a session worker builds only these (zod/mini; a
 // worker must cost about a bare thread).
-import { Budget } from "./budget.js";
+import { Budget, Price } from "./budget.js";
 import { ERROR_REASONS, type ErrorReason as ErrorReasonName } from "./errors.js";
 import * as z from "zod/mini";
 import { McpServerConfig } from "./mcp-servers.js";
@@ -40,6 +40,8 @@ export const ModelConfig = z.object({
   cacheKeyField: z.optional(z.enum(["user_id", "prompt_cache_key"])),
   /** Which earlier reasoning is sent back: DeepSeek wants the current turn's only; other servers get none. */
   reasoningHistory: z.optional(z.enum(["current-turn", "none"])),
+  /** --model-price: what its tokens cost (usage_update's cost); unset: no cost is shown. */
+  price: z.optional(Price),
 });
 export type ModelConfig = z.infer<typeof ModelConfig>;
 

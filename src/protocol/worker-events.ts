@@ -119,6 +119,8 @@ export const WorkerEvent = z.discriminatedUnion("type", [
     tokens: z.optional(TokenCounts),
     /** The session's sums of the same since it was created (the cost inputs). */
     session: z.optional(TokenCounts),
+    /** What the session's sums cost (US dollars), at its model's --model-price: filled in by the host, not the worker. */
+    costUsd: z.optional(z.number()),
   }),
   z.object({
     type: z.literal("permission_request"),

@@ -13,6 +13,7 @@ import type { WorkerLease } from "../../pool/worker-lease.js";
 import { fromWorker } from "../../request-errors.js";
 import { foreignFields, type Logger } from "../../logger.js";
 import { LIST_META_KEY } from "../../store/listing.js";
+import { costUsd, type Price } from "../../protocol/budget.js";
 import type { SessionDeps } from "./session-deps.js";
 import type { SessionOutbox } from "./session-outbox.js";
 import type { PermissionRequests } from "./session-permissions.js";
@@ -39,6 +40,8 @@ export interface SessionEventsContext {
   readonly permissions: PermissionRequests;
   readonly outbox: SessionOutbox;
   readonly toolTimings: ToolTimings;
+  /** The session's model's prices now (--model-price), if it has any: usage_update's cost. */
+  price(): Price | undefined;
   /** The replay in progress, if any. */
   replay(): Replay | null;
   /** The watchdog's ping was answered. */
@@ -195,7 +198,8 @@ export class SessionEvents {
     if (!this.#ownTurn(event)) return;
     if (event.session) this.#tokens = event.session;
     this.#session.toolTimings.see(event);
-    this.#show(event);
+    const price = this.#session.price();
+    this.#show(price && event.session ? { ...event, costUsd: costUsd(price, event.session) } : event);
   }
 
   /** An event the client sees as session/update notifications. */

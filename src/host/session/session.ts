@@ -186,6 +186,7 @@ export class LiveSession implements SlotHolder {
     this.#events = new SessionEvents({
       id,
       tenant: this.tenant,
+      price: () => this.settings.model.price,
       logger: this.#logger,
       deps,
       worker: this.#worker,
