@@ -1,7 +1,7 @@
 // The piscina task that is a session worker's whole life: it waits on standby until start(init) binds it to one
 // session, serves that session over the two transferred ports, and never returns. The main thread ends it by
 // aborting the task, which terminates the thread.
-import { Budget } from "../src/protocol/budget.js";
+import { Budget, costUsd } from "../src/protocol/budget.js";
 import { getPriority, setPriority } from "node:os";
 import { threadId, type MessagePort } from "node:worker_threads";
 import * as Comlink from "comlink";
@@ -94,7 +94,10 @@ async function openSession(
   // A budget _host/set_budget set while no worker held the session is journaled when the log's differs.
   if (init.budget && JSON.stringify(init.budget) !== JSON.stringify(loop.budget))
     journal.append({ type: "budget", budget: init.budget });
-  gateway.restored(loop.spent, init.budget ?? loop.budget);
+  // The cost of what the log holds is counted at the model's price now (a session whose model changed: approximate).
+  gateway.priced(model.price);
+  const restoredUsd = model.price ? costUsd(model.price, loop.usage) : 0;
+  gateway.restored(loop.spent, init.budget ?? loop.budget, restoredUsd);
   return { init, loop, journal, model, systemPrompt, turns, tools, spawner, workspace, gateway };
 }
 
@@ -207,6 +210,7 @@ export default function runSession(task: SessionTask): Promise<never> {
         createModel(config, modelOptions(session.init, events, session.gateway, session.systemPrompt)),
       );
       session.model = config;
+      session.gateway.priced(config.price);
       session.journal.append({ type: "model", model: config });
     },
     async setBudget(budget) {

@@ -55,6 +55,8 @@ export const GatewayAsk = z.discriminatedUnion("type", [
   z.object({
     type: z.literal("spent"),
     tokens: z.number().check(z.nonnegative()),
+    /** What they cost (US dollars) at the prices of the models the worker has run (0 where none has a price). */
+    costUsd: z.optional(z.number().check(z.nonnegative())),
     /** The tree's budget as the session's log holds it (a root's: its header's or its last _host/set_budget's). */
     budget: z.optional(Budget),
   }),

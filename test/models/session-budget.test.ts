@@ -146,3 +146,18 @@ it("a budget raised at once after a restart (its log told the gateway the old on
   expect(await prompt(third, sessionId, "three")).toMatchObject({ stopReason: "end_turn" });
   expect(server.requests).toHaveLength(3);
 });
+
+it("a costUsd budget, at the model's --model-price, pauses the same way", async () => {
+  const server = await OpenAiTestServer.start();
+  servers.push(server);
+  const rpc = await host(server, tempDir("ash-state-"), ["--model-price", "1,1,1"]);
+  // $1 a million tokens: the reply's 100,000 tokens cost the whole $0.10.
+  const sessionId = await newSession(rpc, tempDir(), { costUsd: 0.1 });
+  server.enqueue({ text: "spent", ...SPENDS_ALL });
+  expect(await prompt(rpc, sessionId, "one")).toMatchObject({ stopReason: "end_turn" });
+  expect(await prompt(rpc, sessionId, "two")).toMatchObject(reached);
+  expect(server.requests).toHaveLength(1);
+  await rpc.call(SET_BUDGET_METHOD, { sessionId, costUsd: 1 });
+  expect(await prompt(rpc, sessionId, "three")).toMatchObject({ stopReason: "end_turn" });
+  expect(server.requests).toHaveLength(2);
+});

@@ -15,6 +15,8 @@ import { ProviderBusy, Refused, type EndpointScheduler } from "./endpoint-schedu
 import { Endpoints } from "./endpoints.js";
 import { tenantCacheKey } from "./cache-key.js";
 import { BudgetLedger } from "./budget-ledger.js";
+import { costUsd, type Price } from "../../src/protocol/budget.js";
+import type { AssembledUsage } from "../../src/protocol/model-gateway.js";
 
 zodConfig(en());
 const asks = compile(GatewayAsk);
@@ -23,7 +25,7 @@ const controls = compile(GatewayControl);
 const host = parentPort!;
 const log: GatewayLog = (level, msg, data) =>
   host.postMessage({ type: "log_line", level, msg, ...(data ? { data } : {}) });
-let clients = new Map<string, { client: ModelClient; scheduler: EndpointScheduler }>();
+let clients = new Map<string, { client: ModelClient; scheduler: EndpointScheduler; price: Price | undefined }>();
 const endpoints = new Endpoints((report) => host.postMessage(report), log);
 const budgets = new BudgetLedger();
 
@@ -37,7 +39,7 @@ host.on("message", (message: unknown) => {
     clients = new Map(
       models.map((model) => [
         model.model,
-        { client: new ModelClient(model, log), scheduler: schedulers.get(model.model)! },
+        { client: new ModelClient(model, log), scheduler: schedulers.get(model.model)!, price: model.price },
       ]),
     );
     return;
@@ -76,7 +78,7 @@ function serve(port: MessagePort, label: string, share: Share): void {
     if (message.type === "cancel") return running.get(message.id)?.abort();
     if (message.type === "spent") {
       if (message.budget) budgets.setBudget(share.tree, message.budget);
-      return budgets.told(share.tree, label, message.tokens);
+      return budgets.told(share.tree, label, message.tokens, message.costUsd);
     }
     const model = clients.get(message.model);
     if (!model) {
@@ -92,7 +94,9 @@ function serve(port: MessagePort, label: string, share: Share): void {
         },
       });
     }
-    const overBudget = budgets.refusal(share.tree, estimatedTokens(message.messages, message.tools));
+    const estimate = estimatedTokens(message.messages, message.tools);
+    const estimateUsd = model.price ? costUsd(model.price, { prompt: estimate, completion: 0, cached: 0 }) : 0;
+    const overBudget = budgets.refusal(share.tree, estimate, estimateUsd);
     if (overBudget !== null) {
       return reply({
         type: "failed",
@@ -144,7 +148,8 @@ function serve(port: MessagePort, label: string, share: Share): void {
       })
       .then(
         (response) => {
-          if (response.usage) budgets.add(share.tree, label, response.usage.totalTokens);
+          if (response.usage)
+            budgets.add(share.tree, label, response.usage.totalTokens, priced(model.price, response.usage));
           reply({ type: "done", id: message.id, response, firstChunkAtMs });
         },
         (error: unknown) => {
@@ -184,4 +189,11 @@ function serve(port: MessagePort, label: string, share: Share): void {
 /** About one token per 4 characters of what is sent: held against the provider's x-ratelimit-remaining-tokens. */
 function estimatedTokens(messages: readonly unknown[], tools: readonly unknown[] | undefined): number {
   return Math.ceil(JSON.stringify(messages).length / 4 + (tools ? JSON.stringify(tools).length / 4 : 0));
+}
+
+/** What a response's tokens cost at its model's price (0 when it has none). */
+function priced(price: Price | undefined, usage: AssembledUsage): number {
+  if (!price) return 0;
+  const prompt = usage.promptTokens ?? 0;
+  return costUsd(price, { prompt, completion: usage.completionTokens ?? 0, cached: usage.cachedTokens ?? 0 });
 }

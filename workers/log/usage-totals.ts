@@ -16,6 +16,10 @@ export class UsageTotals {
   }
 
   /** Tokens spent in all (prompt + completion): what a budget counts. */
+  get sums(): TokenCounts {
+    return { ...this.#sums };
+  }
+
   get spent(): number {
     return this.#sums.prompt + this.#sums.completion;
   }

@@ -21,6 +21,7 @@ import {
 import { checkToolInput } from "./tool-input.js";
 import { tokenCounts, UsageTotals } from "../log/usage-totals.js";
 import { BUDGET_REACHED, type Budget } from "../../src/protocol/budget.js";
+import type { TokenCounts } from "../../src/protocol/log/session-state.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { ToolResult } from "../tools/tool.js";
 import { PROMPT_IN_FLIGHT_MESSAGE, type ErrorReason } from "../../src/protocol/errors.js";
@@ -108,6 +109,11 @@ export class AgentLoop {
   /** Tokens the session has spent since it was created (its log's sums, then every response's). */
   get spent(): number {
     return this.#usage.spent;
+  }
+
+  /** The session's token sums since it was created. */
+  get usage(): TokenCounts {
+    return this.#usage.sums;
   }
 
   get mode(): SessionModeId {
