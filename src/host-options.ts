@@ -187,6 +187,18 @@ export const HostFlags = z
       .describe(
         "how long a model request may wait for room at its endpoint (window, pause, rate limits); past it the turn fails PROVIDER_BUSY (0: no limit)",
       ),
+    "model-price": z
+      .string()
+      .regex(/^\d+(\.\d+)?,\d+(\.\d+)?,\d+(\.\d+)?$/, "must be INPUT,CACHED,OUTPUT: US dollars per million tokens")
+      .optional()
+      .describe(
+        "the model's prices, US dollars per million tokens: input,cached input,output (e.g. 0.27,0.07,1.10): usage_update's cost",
+      ),
+    "session-budget-tokens": int(1)
+      .optional()
+      .describe(
+        "a session tree's token budget when session/new gives none: a model request that would pass it is not sent, the turn ends max_tokens (BUDGET_REACHED)",
+      ),
     "model-idle-timeout-ms": int(0)
       .default(120_000)
       .describe(

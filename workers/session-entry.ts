@@ -1,6 +1,7 @@
 // The piscina task that is a session worker's whole life: it waits on standby until start(init) binds it to one
 // session, serves that session over the two transferred ports, and never returns. The main thread ends it by
 // aborting the task, which terminates the thread.
+import { Budget, costUsd } from "../src/protocol/budget.js";
 import { getPriority, setPriority } from "node:os";
 import { threadId, type MessagePort } from "node:worker_threads";
 import * as Comlink from "comlink";
@@ -89,6 +90,14 @@ async function openSession(
     compactAt: init.compactAt,
     streamChunks: init.streamChunks,
   });
+  // What the session's log says it spent: the gateway holds it (and every response since) against its tree's budget.
+  // A budget _host/set_budget set while no worker held the session is journaled when the log's differs.
+  if (init.budget && JSON.stringify(init.budget) !== JSON.stringify(loop.budget))
+    journal.append({ type: "budget", budget: init.budget });
+  // The cost of what the log holds is counted at the model's price now (a session whose model changed: approximate).
+  gateway.priced(model.price);
+  const restoredUsd = model.price ? costUsd(model.price, loop.usage) : 0;
+  gateway.restored(loop.spent, init.budget ?? loop.budget, restoredUsd);
   return { init, loop, journal, model, systemPrompt, turns, tools, spawner, workspace, gateway };
 }
 
@@ -201,7 +210,14 @@ export default function runSession(task: SessionTask): Promise<never> {
         createModel(config, modelOptions(session.init, events, session.gateway, session.systemPrompt)),
       );
       session.model = config;
+      session.gateway.priced(config.price);
       session.journal.append({ type: "model", model: config });
+    },
+    async setBudget(budget) {
+      const session = await bound;
+      const parsed = Budget.parse(budget);
+      session.journal.append({ type: "budget", budget: parsed });
+      session.gateway.budgetJournaled(parsed);
     },
     async setSystemPrompt(systemPrompt) {
       const session = await bound;

@@ -251,6 +251,7 @@ export class HostContext {
       mcpStartupTimeoutMs: config.mcpStartupTimeoutMs,
       log,
       ...(settings.systemPrompt ? { systemPrompt: settings.systemPrompt } : {}),
+      ...(settings.budget ? { budget: settings.budget } : {}),
     };
   }
 

@@ -79,6 +79,7 @@ function baseConfig(config: HostOptions): ModelConfig {
     queueTimeoutMs: config.modelQueueTimeoutMs,
     ...(config.modelConcurrency !== undefined ? { concurrency: config.modelConcurrency } : {}),
     ...(config.contextWindow !== undefined ? { contextWindow: config.contextWindow } : {}),
+    ...(config.modelPrice !== undefined ? { price: priceFrom(config.modelPrice) } : {}),
     ...(preset || isDeepSeek(baseUrl)
       ? { reasoningHistory: "current-turn" as const, cacheKeyField: "user_id" as const }
       : { cacheKeyField: "prompt_cache_key" as const }),
@@ -88,4 +89,10 @@ function baseConfig(config: HostOptions): ModelConfig {
 /** DeepSeek's API wants a turn's reasoning back within that turn and never after it (see docs/models.md, Reasoning). */
 function isDeepSeek(baseUrl: string): boolean {
   return URL.canParse(baseUrl) && new URL(baseUrl).hostname === "api.deepseek.com";
+}
+
+/** --model-price's INPUT,CACHED,OUTPUT (the flag's schema checked its shape). */
+function priceFrom(flag: string): { input: number; cachedInput: number; output: number } {
+  const [input, cachedInput, output] = flag.split(",").map(Number) as [number, number, number];
+  return { input, cachedInput, output };
 }

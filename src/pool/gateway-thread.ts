@@ -3,7 +3,8 @@
 // ever dies (each live session is then given a new port, as after a spawner restart).
 import { MessageChannel, Worker, type MessagePort } from "node:worker_threads";
 import type { ModelConfig } from "../protocol/port.js";
-import type { Share } from "../protocol/gateway-asks.js";
+import type { GatewayControl, Share } from "../protocol/gateway-asks.js";
+import type { Budget } from "../protocol/budget.js";
 import { EndpointsReport, type EndpointStatus } from "../protocol/provider-endpoints.js";
 
 const GATEWAY_ENTRY = new URL("../../workers/bundle/model-gateway.js", import.meta.url);
@@ -24,6 +25,8 @@ export class ModelGateway {
   readonly #reportListeners: Array<(report: EndpointsReport) => void> = [];
   #endpoints: EndpointStatus[] = [];
   #weights: Record<string, number> = {};
+  /** Session trees' budgets as _host/set_budget last set them: kept for a restarted gateway. */
+  readonly #budgets = new Map<string, Budget>();
   #worker: Worker;
   #closing = false;
 
@@ -44,6 +47,17 @@ export class ModelGateway {
     const { port1, port2 } = new MessageChannel();
     this.#worker.postMessage({ type: "connect", label, share, port: port1 }, [port1]);
     return port2;
+  }
+
+  /** A session tree's budget from now on (_host/set_budget): the tree's next request is held against it. */
+  budget(tree: string, budget: Budget): void {
+    this.#budgets.set(tree, budget);
+    this.#worker.postMessage({ type: "budget", tree, budget } satisfies GatewayControl);
+  }
+
+  /** The tree's budget as last set; undefined: none. */
+  budgetOf(tree: string): Budget | undefined {
+    return this.#budgets.get(tree);
   }
 
   /** Tenants' weights in each endpoint's fair share; kept for a restarted gateway. */
@@ -76,6 +90,7 @@ export class ModelGateway {
     const worker = new Worker(GATEWAY_ENTRY, { env: process.env });
     worker.postMessage({ type: "models", models: this.#models });
     worker.postMessage({ type: "weights", weights: this.#weights });
+    for (const [tree, budget] of this.#budgets) worker.postMessage({ type: "budget", tree, budget });
     worker.on("message", (message: unknown) => this.#relay(message));
     worker.on("error", (error) => this.#log("error", "the model gateway failed", { err: String(error) }));
     worker.on("exit", (code) => {

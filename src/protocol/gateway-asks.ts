@@ -4,6 +4,7 @@
 import * as z from "zod/mini";
 import { RequestId } from "./model-gateway.js";
 import { ModelConfig } from "./port.js";
+import { Budget } from "./budget.js";
 
 /** Whose a session's requests are, for the order in which an endpoint's waiting requests get room (fair-queue.ts). */
 export const Share = z.object({
@@ -12,6 +13,8 @@ export const Share = z.object({
   /** The id of the tree's root session: a parent and its children share one place. */
   tree: z.string(),
   priority: z.enum(["interactive", "batch"]),
+  /** The tree's budget, given by its root session (a child's connect names none: its tree's stands). */
+  budget: z.optional(Budget),
 });
 export type Priority = Share["priority"];
 export type Share = z.infer<typeof Share>;
@@ -24,6 +27,8 @@ export const GatewayControl = z.discriminatedUnion("type", [
   z.object({ type: z.literal("connect"), label: z.string(), share: Share }),
   /** Tenants' weights in the fair share of each endpoint (the tokens file's); a tenant not named weighs 1. */
   z.object({ type: z.literal("weights"), weights: z.record(z.string(), z.number().check(z.positive())) }),
+  /** A session tree's budget (session/new's, or _host/set_budget's): a request that would pass it is not sent. */
+  z.object({ type: z.literal("budget"), tree: z.string(), budget: Budget }),
 ]);
 export type GatewayControl = z.infer<typeof GatewayControl>;
 
@@ -43,5 +48,17 @@ export const GatewayAsk = z.discriminatedUnion("type", [
     traceparent: z.optional(z.string().check(z.regex(/^00-[0-9a-f]{32}-[0-9a-f]{16}-0[01]$/))),
   }),
   z.object({ type: z.literal("cancel"), id: RequestId }),
+  /**
+   * The tokens the session has spent since it was created (its log's sums, and every response since): told on each
+   * connect, so a restarted host or gateway counts the tree's spend against its budget.
+   */
+  z.object({
+    type: z.literal("spent"),
+    tokens: z.number().check(z.nonnegative()),
+    /** What they cost (US dollars) at the prices of the models the worker has run (0 where none has a price). */
+    costUsd: z.optional(z.number().check(z.nonnegative())),
+    /** The tree's budget as the session's log holds it (a root's: its header's or its last _host/set_budget's). */
+    budget: z.optional(Budget),
+  }),
 ]);
 export type GatewayAsk = z.infer<typeof GatewayAsk>;

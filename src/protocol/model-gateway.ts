@@ -50,6 +50,8 @@ export const GatewayFailure = z.lazy(() =>
     contextOverflow: z.boolean(),
     /** The request waited past --model-queue-timeout-ms for room at its endpoint. */
     providerBusy: z.optional(z.boolean()),
+    /** The request was not sent: its session tree's budget is reached or the request would pass it. */
+    budgetReached: z.optional(z.boolean()),
   }),
 );
 export type GatewayFailure = z.infer<typeof GatewayFailure>;

@@ -4,6 +4,7 @@
 // Worker → main: plain one-way posts of WorkerEventBatch on the events port (worker-events.ts, the main thread's).
 // Each side's bundle holds the validators of what it receives: a session worker builds only these (zod/mini; a
 // worker must cost about a bare thread).
+import { Budget, Price } from "./budget.js";
 import { ERROR_REASONS, type ErrorReason as ErrorReasonName } from "./errors.js";
 import * as z from "zod/mini";
 import { McpServerConfig } from "./mcp-servers.js";
@@ -39,6 +40,8 @@ export const ModelConfig = z.object({
   cacheKeyField: z.optional(z.enum(["user_id", "prompt_cache_key"])),
   /** Which earlier reasoning is sent back: DeepSeek wants the current turn's only; other servers get none. */
   reasoningHistory: z.optional(z.enum(["current-turn", "none"])),
+  /** --model-price: what its tokens cost (usage_update's cost); unset: no cost is shown. */
+  price: z.optional(Price),
 });
 export type ModelConfig = z.infer<typeof ModelConfig>;
 
@@ -144,6 +147,8 @@ export const WorkerInit = z.object({
    * with load, resume or fork). Absent: the log's (its header's, or the last one journaled).
    */
   systemPrompt: z.optional(SystemPromptSetting),
+  /** Its tree's budget as _host/set_budget set it while no worker held the session: journaled when the log's differs. */
+  budget: z.optional(Budget),
 });
 export type WorkerInit = z.infer<typeof WorkerInit>;
 

@@ -1,4 +1,5 @@
 // What the main thread calls on a session worker (comlink over the commands port); the worker parses the arguments.
+import type { Budget } from "./budget.js";
 import type { MessagePort } from "node:worker_threads";
 import type { ModelConfig, ReplayedRecords, SessionModeId, SpawnerGrant, WorkerInit } from "./port.js";
 import type { SystemPromptSetting } from "./system-prompt.js";
@@ -28,6 +29,8 @@ export interface SessionWorkerApi {
   setModel(model: ModelConfig): Promise<void>;
   /** A client gave the session a new system prompt (load or resume of a live session): journaled, used from now on. */
   setSystemPrompt(systemPrompt: SystemPromptSetting): Promise<void>;
+  /** Journals its tree's budget (_host/set_budget): a restore tells the model gateway the last one. */
+  setBudget(budget: Budget): Promise<void>;
   /**
    * Posts the session's history as events (turnId "replay"), then a turn_end with turnId "replay" that marks the
    * end (events and answers travel on different ports, so the main thread waits for the marker, not the answer).

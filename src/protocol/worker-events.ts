@@ -2,6 +2,7 @@
 // commands, validated by the main thread, which attributes them to a session by the port they arrived on (no event
 // carries a session id). The main thread's side of the port: a session worker's bundle does not build these.
 import * as z from "zod/mini";
+import { BUDGET_REACHED } from "./budget.js";
 import { McpServerStatus } from "./mcp-servers.js";
 import { PlanEntry } from "./plan.js";
 import { ErrorReason, ModelConfig, SessionModeId, StopReason, ToolKind, ToolStatus } from "./port.js";
@@ -118,6 +119,8 @@ export const WorkerEvent = z.discriminatedUnion("type", [
     tokens: z.optional(TokenCounts),
     /** The session's sums of the same since it was created (the cost inputs). */
     session: z.optional(TokenCounts),
+    /** What the session's sums cost (US dollars), at its model's --model-price: filled in by the host, not the worker. */
+    costUsd: z.optional(z.number()),
   }),
   z.object({
     type: z.literal("permission_request"),
@@ -134,6 +137,8 @@ export const WorkerEvent = z.discriminatedUnion("type", [
     stopReason: StopReason,
     /** The text of the turn's last committed assistant message (what a parent's spawn_agent returns). */
     lastMessage: z.optional(z.string()),
+    /** The turn ended (max_tokens) because its session tree's budget is reached: no model request was sent. */
+    reason: z.optional(z.literal(BUDGET_REACHED)),
   }),
   /**
    * The turn failed: the prompt gets a JSON-RPC error with this code and message. workerEnds: the worker's memory

@@ -19,6 +19,7 @@ export function newSessionHeader(
     hostVersion,
     ...(tenant ? { tenant } : {}),
     ...(settings.systemPrompt ? { systemPrompt: settings.systemPrompt } : {}),
+    ...(settings.budget ? { budget: settings.budget } : {}),
     ...(settings.parent ? { parent: settings.parent } : {}),
   };
 }

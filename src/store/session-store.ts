@@ -4,6 +4,7 @@
 //   postgres/  PostgreSQL, shared by a fleet of hosts: the host appends every session's records in group commits, and
 //              a lease with an epoch per session fences out a host that lost it.
 // Runs in the main thread. Nothing here reaches a worker but what workerLog() returns (the port's WorkerLog).
+import type { Budget } from "../protocol/budget.js";
 import type { ListSessionsResponse, RequestError } from "@agentclientprotocol/sdk/unstable";
 import type { McpServerConfig } from "../protocol/mcp-servers.js";
 import type { ModelConfig, SessionModeId, WorkerLog, SettingsFrom } from "../protocol/port.js";
@@ -17,6 +18,8 @@ export interface NewSessionSettings {
   mcpServers?: McpServerConfig[];
   /** The client's system prompt (header). */
   systemPrompt?: SystemPromptSetting;
+  /** Its session tree's budget (header): a root's, from session/new or --session-budget-tokens. */
+  budget?: Budget;
   /** A child session's parent (header): its mode and cwd were checked against the parent's before this is called. */
   parent?: ParentLink;
 }

@@ -14,6 +14,9 @@ import { nowMs } from "../../src/protocol/trace.js";
 import { ProviderBusy, Refused, type EndpointScheduler } from "./endpoint-scheduler.js";
 import { Endpoints } from "./endpoints.js";
 import { tenantCacheKey } from "./cache-key.js";
+import { BudgetLedger } from "./budget-ledger.js";
+import { costUsd, type Price } from "../../src/protocol/budget.js";
+import type { AssembledUsage } from "../../src/protocol/model-gateway.js";
 
 zodConfig(en());
 const asks = compile(GatewayAsk);
@@ -22,8 +25,9 @@ const controls = compile(GatewayControl);
 const host = parentPort!;
 const log: GatewayLog = (level, msg, data) =>
   host.postMessage({ type: "log_line", level, msg, ...(data ? { data } : {}) });
-let clients = new Map<string, { client: ModelClient; scheduler: EndpointScheduler }>();
+let clients = new Map<string, { client: ModelClient; scheduler: EndpointScheduler; price: Price | undefined }>();
 const endpoints = new Endpoints((report) => host.postMessage(report), log);
+const budgets = new BudgetLedger();
 
 host.on("message", (message: unknown) => {
   const control = controls.safeParse(message);
@@ -35,12 +39,13 @@ host.on("message", (message: unknown) => {
     clients = new Map(
       models.map((model) => [
         model.model,
-        { client: new ModelClient(model, log), scheduler: schedulers.get(model.model)! },
+        { client: new ModelClient(model, log), scheduler: schedulers.get(model.model)!, price: model.price },
       ]),
     );
     return;
   }
   if (control.data.type === "weights") return endpoints.weigh(control.data.weights);
+  if (control.data.type === "budget") return budgets.setBudget(control.data.tree, control.data.budget, true);
   const port = (message as { port?: unknown }).port;
   if (!isPort(port))
     return log("error", "a session's connection arrived without its port", { label: control.data.label });
@@ -59,6 +64,7 @@ function isPort(value: unknown): value is MessagePort {
 /** A session worker's requests: at most what it asked for runs, each ended by its cancel or the port's close. */
 function serve(port: MessagePort, label: string, share: Share): void {
   const cacheKey = share.tenant === null ? undefined : tenantCacheKey(share.tenant);
+  if (share.budget) budgets.setBudget(share.tree, share.budget);
   const running = new Map<number, AbortController>();
   const reply = (answer: GatewayReply) => port.postMessage(answer);
   port.on("message", (data: unknown) => {
@@ -70,6 +76,10 @@ function serve(port: MessagePort, label: string, share: Share): void {
       });
     const message = ask.data;
     if (message.type === "cancel") return running.get(message.id)?.abort();
+    if (message.type === "spent") {
+      if (message.budget) budgets.setBudget(share.tree, message.budget);
+      return budgets.told(share.tree, label, message.tokens, message.costUsd);
+    }
     const model = clients.get(message.model);
     if (!model) {
       return reply({
@@ -81,6 +91,23 @@ function serve(port: MessagePort, label: string, share: Share): void {
           status: null,
           retryAfterMs: null,
           contextOverflow: false,
+        },
+      });
+    }
+    const estimate = estimatedTokens(message.messages, message.tools);
+    const estimateUsd = model.price ? costUsd(model.price, { prompt: estimate, completion: 0, cached: 0 }) : 0;
+    const overBudget = budgets.refusal(share.tree, estimate, estimateUsd);
+    if (overBudget !== null) {
+      return reply({
+        type: "failed",
+        id: message.id,
+        failure: {
+          retryable: false,
+          message: overBudget,
+          status: null,
+          retryAfterMs: null,
+          contextOverflow: false,
+          budgetReached: true,
         },
       });
     }
@@ -120,7 +147,11 @@ function serve(port: MessagePort, label: string, share: Share): void {
             }),
       })
       .then(
-        (response) => reply({ type: "done", id: message.id, response, firstChunkAtMs }),
+        (response) => {
+          if (response.usage)
+            budgets.add(share.tree, label, response.usage.totalTokens, priced(model.price, response.usage));
+          reply({ type: "done", id: message.id, response, firstChunkAtMs });
+        },
         (error: unknown) => {
           // A cancelled request's waiter has gone already: nothing more is said of it.
           if (controller.signal.aborted) return;
@@ -158,4 +189,11 @@ function serve(port: MessagePort, label: string, share: Share): void {
 /** About one token per 4 characters of what is sent: held against the provider's x-ratelimit-remaining-tokens. */
 function estimatedTokens(messages: readonly unknown[], tools: readonly unknown[] | undefined): number {
   return Math.ceil(JSON.stringify(messages).length / 4 + (tools ? JSON.stringify(tools).length / 4 : 0));
+}
+
+/** What a response's tokens cost at its model's price (0 when it has none). */
+function priced(price: Price | undefined, usage: AssembledUsage): number {
+  if (!price) return 0;
+  const prompt = usage.promptTokens ?? 0;
+  return costUsd(price, { prompt, completion: usage.completionTokens ?? 0, cached: usage.cachedTokens ?? 0 });
 }

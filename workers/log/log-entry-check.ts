@@ -2,6 +2,7 @@
 // restore and a replay check every line, and the schema's parse cost as much as JSON.parse itself. It accepts
 // exactly what the schema accepts (test/unit/log-entry-check.test.ts holds it to that); enums and the rare model and
 // mcp_servers entries are left to the schema's own parts.
+import { Budget } from "../../src/protocol/budget.js";
 import { McpServerRecord } from "../../src/protocol/mcp-servers.js";
 import { PlanEntry } from "../../src/protocol/plan.js";
 import { ModelConfig, SessionModeId, StopReason, ToolKind } from "../../src/protocol/port.js";
@@ -79,6 +80,7 @@ const CHECKS: Record<LogEntry["type"], (entry: Json) => boolean> = {
   permission: (e) => isId(e.turnId) && isId(e.toolCallId) && isString(e.outcome),
   mode: (e) => SessionModeId.safeParse(e.mode).success,
   system_prompt: (e) => SystemPromptSetting.safeParse(e.systemPrompt).success,
+  budget: (e) => Budget.safeParse(e.budget).success,
   plan: (e) =>
     isId(e.turnId) && Array.isArray(e.entries) && e.entries.every((entry) => PlanEntry.safeParse(entry).success),
   model: (e) => ModelConfig.safeParse(e.model).success,

@@ -15,6 +15,15 @@ export class UsageTotals {
     this.add(restored);
   }
 
+  /** Tokens spent in all (prompt + completion): what a budget counts. */
+  get sums(): TokenCounts {
+    return { ...this.#sums };
+  }
+
+  get spent(): number {
+    return this.#sums.prompt + this.#sums.completion;
+  }
+
   add(counts: TokenCounts): TokenCounts {
     this.#sums.prompt += counts.prompt;
     this.#sums.completion += counts.completion;

@@ -8,6 +8,7 @@ import { ContextCompactor } from "../context/context-compaction.js";
 import type { EventSink } from "../event-sink.js";
 import { LogWriteError, type Journal } from "../log/journal.js";
 import {
+  BudgetReached,
   ModelError,
   ProviderBusy,
   PromptRejected,
@@ -19,6 +20,8 @@ import {
 } from "../models/model.js";
 import { checkToolInput } from "./tool-input.js";
 import { tokenCounts, UsageTotals } from "../log/usage-totals.js";
+import { BUDGET_REACHED, type Budget } from "../../src/protocol/budget.js";
+import type { TokenCounts } from "../../src/protocol/log/session-state.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { ToolResult } from "../tools/tool.js";
 import { PROMPT_IN_FLIGHT_MESSAGE, type ErrorReason } from "../../src/protocol/errors.js";
@@ -73,6 +76,7 @@ export class AgentLoop {
   readonly #alwaysAllowed = new Set<string>();
   readonly #context: ContextCompactor;
   readonly #usage: UsageTotals;
+  readonly #budget: Budget | null;
   #model: Model;
   #mode: SessionModeId;
   #turn: Turn | null = null;
@@ -88,12 +92,28 @@ export class AgentLoop {
     this.#history = restored.history;
     for (const name of restored.alwaysAllowed) this.#alwaysAllowed.add(name);
     this.#usage = new UsageTotals(restored.usage);
+    this.#budget = restored.budget;
     this.#context = new ContextCompactor({
       journal: options.journal,
       events: options.events,
       compactAt: options.compactAt,
       reportUsage: (turnId, usage) => this.#reportUsage(turnId, usage),
     });
+  }
+
+  /** Its tree's budget as its log holds it (the header's, or the last budget entry's); null: none. */
+  get budget(): Budget | null {
+    return this.#budget;
+  }
+
+  /** Tokens the session has spent since it was created (its log's sums, then every response's). */
+  get spent(): number {
+    return this.#usage.spent;
+  }
+
+  /** The session's token sums since it was created. */
+  get usage(): TokenCounts {
+    return this.#usage.sums;
   }
 
   get mode(): SessionModeId {
@@ -201,12 +221,13 @@ export class AgentLoop {
     events.post({ type: "user_message", turnId, text });
     if (untitled && journal.title !== null) events.post({ type: "title", turnId, title: journal.title });
     this.#history.push({ role: "user", text });
-    let ending: { stopReason: StopReason } | { reason: ErrorReason; message: string };
+    let ending: { stopReason: StopReason; budget?: true } | { reason: ErrorReason; message: string };
     try {
       ending = { stopReason: await this.#loop(turn) };
     } catch (error) {
       if (error instanceof LogWriteError) throw error;
       if (signal.aborted) ending = { stopReason: "cancelled" };
+      else if (error instanceof BudgetReached) ending = { stopReason: "max_tokens", budget: true };
       else if (error instanceof ProviderBusy) ending = { reason: "PROVIDER_BUSY", message: error.message };
       else if (error instanceof ModelError) ending = { reason: "MODEL_FAILED", message: error.message };
       else
@@ -226,9 +247,18 @@ export class AgentLoop {
     journal.endTurn();
     if (!("stopReason" in ending))
       events.post({ type: "turn_error", turnId, reason: ending.reason, message: ending.message });
-    else if (turn.answersLastMessage)
-      events.post({ type: "turn_end", turnId, stopReason: ending.stopReason, lastMessage: turn.lastMessage });
-    else events.post({ type: "turn_end", turnId, stopReason: ending.stopReason });
+    else {
+      const budget = ending.budget ? ({ reason: BUDGET_REACHED } as const) : {};
+      if (turn.answersLastMessage)
+        events.post({
+          type: "turn_end",
+          turnId,
+          stopReason: ending.stopReason,
+          lastMessage: turn.lastMessage,
+          ...budget,
+        });
+      else events.post({ type: "turn_end", turnId, stopReason: ending.stopReason, ...budget });
+    }
   }
 
   async #loop(turn: Turn): Promise<StopReason> {

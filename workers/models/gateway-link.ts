@@ -1,6 +1,7 @@
 // A session worker's end of its port to the model gateway (src/protocol/model-gateway.ts): requests go out with an id,
 // their deltas and their one answer come back on the same port, checked. A cancel stops the wait at once and tells the
 // gateway; a gateway that went away fails what waited on it, and the host hands the worker a new port.
+import { costUsd, type Budget, type Price } from "../../src/protocol/budget.js";
 import type { MessagePort } from "node:worker_threads";
 import type { GatewayAsk } from "../../src/protocol/gateway-asks.js";
 import { GatewayReply, type AssembledResponse, type GatewayFailure } from "../../src/protocol/model-gateway.js";
@@ -44,6 +45,13 @@ export class GatewayLink {
   #nextId = 0;
   readonly #pending = new Map<number, Pending>();
   readonly #onMalformed: (error: string) => void;
+  /** Tokens the session has spent since it was created (null until its log is read): told on each connect. */
+  #spent: number | null = null;
+  /** Its tree's budget as its log holds it (a root's): told with the spend, so a restarted host holds it again. */
+  #budget: Budget | null = null;
+  /** What the spend cost (US dollars) at the session's models' prices; `price`: its model's now. */
+  #costUsd = 0;
+  #price: Price | undefined;
 
   constructor(port: MessagePort | null, onMalformed: (error: string) => void) {
     this.#onMalformed = onMalformed;
@@ -56,9 +64,32 @@ export class GatewayLink {
     this.#drop();
     this.#port = port;
     port.on("message", (data: unknown) => this.#receive(data));
+    if (this.#spent !== null) port.postMessage(this.#told(this.#spent));
     port.on("close", () => {
       if (this.#port === port) this.#drop();
     });
+  }
+
+  /** The tokens the session's log says it spent: the gateway counts them against its tree's budget. */
+  restored(tokens: number, budget: Budget | null, restoredUsd = 0): void {
+    this.#spent = tokens;
+    this.#costUsd = restoredUsd;
+    this.#budget = budget;
+    this.#port?.postMessage(this.#told(tokens));
+  }
+
+  /** A budget journaled since (_host/set_budget): told on the next connect (a restarted gateway). */
+  /** The session's model's prices from now on (its responses' cost is counted at them). */
+  priced(price: Price | undefined): void {
+    this.#price = price;
+  }
+
+  budgetJournaled(budget: Budget): void {
+    this.#budget = budget;
+  }
+
+  #told(tokens: number): GatewayAsk {
+    return { type: "spent", tokens, costUsd: this.#costUsd, ...(this.#budget ? { budget: this.#budget } : {}) };
   }
 
   request(
@@ -104,6 +135,14 @@ export class GatewayLink {
     if (reply.type === "delta") return pending.onDelta?.(reply.text, reply.thought);
     if (reply.type === "waiting") return pending.onWaiting?.({ what: reply.what, untilMs: reply.untilMs });
     this.#pending.delete(reply.id);
+    const usage = reply.type === "done" ? reply.response.usage : null;
+    if (usage && this.#spent !== null) {
+      this.#spent += usage.totalTokens;
+      if (this.#price) {
+        const counts = { prompt: usage.promptTokens ?? 0, completion: usage.completionTokens ?? 0 };
+        this.#costUsd += costUsd(this.#price, { ...counts, cached: usage.cachedTokens ?? 0 });
+      }
+    }
     if (reply.type === "done") pending.resolve({ response: reply.response, firstChunkAtMs: reply.firstChunkAtMs });
     else pending.reject(new GatewayFailed(reply.failure));
   }

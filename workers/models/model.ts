@@ -94,6 +94,11 @@ export class ProviderBusy extends ModelError {
   static override readonly brand: string = "ProviderBusy";
 }
 
+/** The session tree's budget is reached, or the request would pass it: it was not sent (the turn ends max_tokens). */
+export class BudgetReached extends ModelError {
+  static override readonly brand: string = "BudgetReached";
+}
+
 export interface Model {
   readonly name: string;
   /** Tokens the model can take in one request; null when the model has no limit worth managing (scripted). */

@@ -9,6 +9,7 @@ import type { SystemPromptSetting } from "../../src/protocol/system-prompt.js";
 import { contextWindow } from "./context-windows.js";
 import { GatewayFailed, type GatewayLink } from "./gateway-link.js";
 import {
+  BudgetReached,
   ContextOverflow,
   ModelError,
   ProviderBusy,
@@ -131,6 +132,7 @@ export class OpenAiCompatibleModel implements Model {
         retryReason = failure.status !== null ? `HTTP ${failure.status}` : errorType;
         call?.failed(errorType, retryReason);
         if (failure.contextOverflow) throw new ContextOverflow(this.#describe(failure, retry + 1));
+        if (failure.budgetReached) throw new BudgetReached(failure.message);
         if (failure.providerBusy) throw new ProviderBusy(this.#describe(failure, retry + 1));
         if (!failure.retryable || retry >= this.#retries) throw new ModelError(this.#describe(failure, retry + 1));
         const delayMs = retryDelayMs(retry, failure.retryAfterMs);

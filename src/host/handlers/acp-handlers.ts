@@ -24,6 +24,8 @@ import { withAttach } from "./attach-handlers.js";
 import { PROMPT_ID_META_KEY } from "../../protocol/attach.js";
 import { systemPromptFrom } from "./system-prompt-param.js";
 import { priorityFrom } from "./priority-param.js";
+import { budgetFrom } from "./budget-param.js";
+import { withBudgets } from "./budget-handlers.js";
 import { wider } from "../children/mode-width.js";
 import type { HandlerHost } from "./handler-host.js";
 import type { HostStatsMonitor } from "../ops/host-stats-monitor.js";
@@ -62,6 +64,7 @@ export function createAgentApp(host: HandlerHost, peer: Peer, stats: HostStatsMo
     const mcpServers = mcpServersFrom(params.mcpServers);
     const systemPrompt = systemPromptFrom(params.systemPrompt);
     const priority = priorityFrom(params._meta);
+    const budget = budgetFrom(params._meta, host.config.sessionBudgetTokens);
     await assertDirectory(cwd);
     const mode = host.config.defaultMode;
     const settings = {
@@ -71,7 +74,13 @@ export function createAgentApp(host: HandlerHost, peer: Peer, stats: HostStatsMo
       mcpServers,
       ...(systemPrompt ? { systemPrompt } : {}),
     };
-    const session = await openSession(host, { kind: "new", settings, tenant: peer.tenant, peer, place: { priority } });
+    const session = await openSession(host, {
+      kind: "new",
+      settings,
+      tenant: peer.tenant,
+      peer,
+      place: { priority, ...(budget ? { budget } : {}) },
+    });
     const id = session.id;
     host.logger.info({ sessionId: id, cwd, connection: peer.label, tenant: peer.tenant }, "session created");
     return {
@@ -169,8 +178,12 @@ export function createAgentApp(host: HandlerHost, peer: Peer, stats: HostStatsMo
     modes: modeState(session.settings.mode),
     configOptions: host.models.configOptions(session.settings.model.model),
   });
-  return withAttach(
-    withSessionInfo(withForks(withDurableSessions(app, host, peer, describe), host, peer, describe), host, peer),
+  return withBudgets(
+    withAttach(
+      withSessionInfo(withForks(withDurableSessions(app, host, peer, describe), host, peer, describe), host, peer),
+      host,
+      peer,
+    ),
     host,
     peer,
   );

@@ -51,6 +51,7 @@ async function openStored(host: HandlerHost, peer: Peer, header: LogHeader, role
     settings: { cwd: header.cwd, mode: header.mode, model, mcpServers: [] },
     tenant: header.tenant ?? null,
     lineage: lineageOf(header),
+    budget: header.budget,
   }).catch((error: unknown) => {
     if (role !== "controller" || !hasReason(error, "HELD_ELSEWHERE")) throw error;
     const { message, data } = error as RequestError;

@@ -114,6 +114,7 @@ async function open(
     settings: { cwd: header.cwd, mode: header.mode, model, mcpServers, ...(systemPrompt ? { systemPrompt } : {}) },
     tenant: header.tenant ?? null,
     lineage: lineageOf(header),
+    budget: header.budget,
     peer,
   });
   host.logger.info({ sessionId: id, replayed: options.replay }, options.replay ? "session loaded" : "session resumed");

@@ -10,6 +10,7 @@ import type { ForkedSession, ForkRequest, SessionStore } from "../../store/sessi
 import type { WorkerPool } from "../../pool/worker-pool.js";
 import type { SessionDeps, SessionSettings } from "./session-deps.js";
 import { LiveSession, type SessionLineage, type SessionOptions } from "./session.js";
+import type { Budget } from "../../protocol/budget.js";
 import type { SessionTable } from "./session-table.js";
 
 /** What opening a session needs of the host. */
@@ -54,6 +55,8 @@ interface Stored extends Attachment {
   settings: SessionSettings;
   tenant: string | null;
   lineage: SessionLineage;
+  /** Its tree's budget, as its header holds it (a root's). */
+  budget?: Budget | undefined;
 }
 
 export type Opening = Fresh | Fork | Stored;
@@ -84,7 +87,8 @@ async function record(host: OpeningHost, opening: Opening): Promise<{ session: L
     case "child": {
       const { settings, tenant, lineage, place } = opening;
       const parent = lineage?.parentId ? { parent: { sessionId: lineage.parentId, depth: lineage.depth } } : {};
-      const id = await store.create({ ...settings, ...parent }, host.version, tenant);
+      const budget = place?.budget ? { budget: place.budget } : {};
+      const id = await store.create({ ...settings, ...parent, ...budget }, host.version, tenant);
       const session = new LiveSession(id, settings, deps, {
         tenant,
         ...(lineage ? { lineage } : {}),
@@ -117,6 +121,7 @@ async function record(host: OpeningHost, opening: Opening): Promise<{ session: L
         stored: true,
         tenant: opening.tenant,
         lineage: opening.lineage,
+        ...(opening.budget ? { place: { priority: "interactive", budget: opening.budget } } : {}),
         title,
         ...follow,
       });

@@ -1,5 +1,6 @@
 // What a live session is given by the host that makes it: its settings, the host's parts it uses, and the hooks
 // it tells of what happens to it (lifecycle-hooks.ts; a session never reaches for the host itself).
+import type { Budget } from "../../protocol/budget.js";
 import type { Share } from "../../protocol/gateway-asks.js";
 import type { MessagePort } from "node:worker_threads";
 import type { WorkerPool } from "../../pool/worker-pool.js";
@@ -27,6 +28,8 @@ export interface SessionSettings {
   mcpServers: McpServerConfig[];
   /** A system prompt a client gave (new, load, resume, fork): each worker is given it; absent: the log's. */
   systemPrompt?: SystemPromptSetting;
+  /** Its tree's budget as _host/set_budget set it here (the next worker journals it); absent: its log's. */
+  budget?: Budget;
 }
 
 /** A parent's spawn_agent request, as its worker posted it. */

@@ -12,6 +12,8 @@ import { MCP_STATUS_METHOD, type McpStatusNotification } from "../../protocol/mc
 import type { WorkerLease } from "../../pool/worker-lease.js";
 import { fromWorker } from "../../request-errors.js";
 import { foreignFields, type Logger } from "../../logger.js";
+import { LIST_META_KEY } from "../../store/listing.js";
+import { costUsd, type Price } from "../../protocol/budget.js";
 import type { SessionDeps } from "./session-deps.js";
 import type { SessionOutbox } from "./session-outbox.js";
 import type { PermissionRequests } from "./session-permissions.js";
@@ -38,6 +40,8 @@ export interface SessionEventsContext {
   readonly permissions: PermissionRequests;
   readonly outbox: SessionOutbox;
   readonly toolTimings: ToolTimings;
+  /** The session's model's prices now (--model-price), if it has any: usage_update's cost. */
+  price(): Price | undefined;
   /** The replay in progress, if any. */
   replay(): Replay | null;
   /** The watchdog's ping was answered. */
@@ -160,7 +164,10 @@ export class SessionEvents {
     const turn = this.#ownTurn(event);
     if (!turn) return;
     this.#lastMessage = event.lastMessage ?? "";
-    this.#settleDurable(lease, turn, { stopReason: turn.cancelRequested ? "cancelled" : event.stopReason });
+    if (turn.cancelRequested) return this.#settleDurable(lease, turn, { stopReason: "cancelled" });
+    // A turn its budget ended says so (docs/models.md, Budgets): the client may raise it with _host/set_budget.
+    const budget = event.reason ? { _meta: { [LIST_META_KEY]: { reason: event.reason } } } : {};
+    this.#settleDurable(lease, turn, { stopReason: event.stopReason, ...budget });
   }
 
   #turnError(lease: WorkerLease, event: EventOf<"turn_error">): void {
@@ -191,7 +198,8 @@ export class SessionEvents {
     if (!this.#ownTurn(event)) return;
     if (event.session) this.#tokens = event.session;
     this.#session.toolTimings.see(event);
-    this.#show(event);
+    const price = this.#session.price();
+    this.#show(price && event.session ? { ...event, costUsd: costUsd(price, event.session) } : event);
   }
 
   /** An event the client sees as session/update notifications. */

@@ -5,6 +5,7 @@
 // needed and restored from the log (after a crash, a hard cancel, or hibernation, which releases the worker of an
 // idle session), so a session outlives any one worker.
 import type { Priority, Share } from "../../protocol/gateway-asks.js";
+import type { Budget } from "../../protocol/budget.js";
 import type { PromptResponse, RequestError, SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import * as Comlink from "comlink";
 import type { HostMessage, ModelConfig, ReplayedRecords, SessionModeId } from "../../protocol/port.js";
@@ -83,7 +84,7 @@ export interface SessionOptions {
   /** The title session/list shows now; null: none yet (its first prompt gives it one). */
   title?: string | null;
   /** Its place in the model gateway's fair share: its tree (a child's is its parent's) and priority (interactive). */
-  place?: { tree?: string; priority: Priority };
+  place?: { tree?: string; priority: Priority; budget?: Budget };
   /**
    * Where its updates go while no connection has attached it itself: a child's go to its parent's connection when that
    * client understands subagents.
@@ -130,6 +131,7 @@ export class LiveSession implements SlotHolder {
       tenant: this.tenant,
       tree: options.place?.tree ?? this.lineage.parentId ?? id,
       priority: options.place?.priority ?? "interactive",
+      ...(options.place?.budget ? { budget: options.place.budget } : {}),
     };
     this.#title = options.title ?? null;
     this.#deps = deps;
@@ -185,6 +187,7 @@ export class LiveSession implements SlotHolder {
     this.#events = new SessionEvents({
       id,
       tenant: this.tenant,
+      price: () => this.settings.model.price,
       logger: this.#logger,
       deps,
       worker: this.#worker,
@@ -722,6 +725,19 @@ export class LiveSession implements SlotHolder {
       name: "setSystemPrompt",
       keep: () => (this.settings.systemPrompt = systemPrompt),
       send: (api) => api.setSystemPrompt(systemPrompt),
+    });
+  }
+
+  /**
+   * _host/set_budget named its tree (this is its root): a live worker journals the budget, a later worker is given it
+   * and journals it if its log has another, so a restart keeps it.
+   */
+  setBudget(budget: Budget): Promise<void> {
+    this.share.budget = budget;
+    return this.#relays.tell({
+      name: "setBudget",
+      keep: () => (this.settings.budget = budget),
+      send: (api) => api.setBudget(budget),
     });
   }
 

@@ -58,7 +58,8 @@ export function toSessionUpdates(event: WorkerEvent, client: Pick<PeerUnderstand
               },
             }
           : {};
-      return [{ sessionUpdate: "usage_update", used: event.used, size: event.size, ...meta }];
+      const cost = event.costUsd !== undefined ? { cost: { amount: event.costUsd, currency: "USD" } } : {};
+      return [{ sessionUpdate: "usage_update", used: event.used, size: event.size, ...cost, ...meta }];
     }
     case "plan":
       return [{ sessionUpdate: "plan", entries: event.entries }];

@@ -11,6 +11,7 @@
 //   deleted/<id>             a tombstone: the id was deleted and is never loaded or handed out again
 // The main thread creates a log (header), reads headers and sidecars, and owns locks and tombstones; the session
 // worker appends entries, repairs the log when it restores it, and rewrites the sidecar.
+import { Budget } from "../budget.js";
 import { join } from "node:path";
 import * as z from "zod/mini";
 import { McpServerRecord } from "../mcp-servers.js";
@@ -45,6 +46,8 @@ export const LogHeader = z.object({
   tenant: z.optional(z.string().check(z.minLength(1))),
   /** The system prompt the session was created with (a later one is a system_prompt entry); absent: the host's own. */
   systemPrompt: z.optional(SystemPromptSetting),
+  /** Its session tree's budget as session/new gave it (docs/models.md, Budgets); absent: none. */
+  budget: z.optional(Budget),
   /** A child session's parent (its mode and cwd above were checked against the parent's when it was created). */
   parent: z.optional(ParentLink),
   /** A fork's source and fork point. */
@@ -122,6 +125,8 @@ export const LogEntry = z.lazy(() => {
     z.object({ type: z.literal("mode"), mode: SessionModeId }),
     /** The session's system prompt from here on (a client gave a new one with load, resume or fork). */
     z.object({ type: z.literal("system_prompt"), systemPrompt: SystemPromptSetting }),
+    /** Its session tree's budget from now on (_host/set_budget); the header's until the first. */
+    z.object({ type: z.literal("budget"), budget: Budget }),
     /** The agent's plan as update_plan last set it (the whole plan: each replaces the one before). */
     z.object({ type: z.literal("plan"), turnId: TurnId, entries: z.array(PlanEntry) }),
     z.object({ type: z.literal("model"), model: ModelConfig }),

@@ -2,6 +2,7 @@
 // its token sums, mode, model and system prompt, turns and title. Every reader of a log folds it here: the worker's
 // journals and its restore, a compaction's snapshot, and the main thread's fork point. A restore starts from the state
 // a compaction stored (or the header's) and folds only the entries after it.
+import type { Budget } from "../budget.js";
 import type { ModelConfig, SessionModeId } from "../port.js";
 import { titleFrom, type LogEntry } from "./session-log.js";
 import type { SystemPromptSetting } from "../system-prompt.js";
@@ -28,6 +29,8 @@ export interface SessionState extends SessionSummary {
   history: ChatMessage[];
   alwaysAllowed: string[];
   usage: TokenCounts;
+  /** Its session tree's budget: the header's, then the last budget entry's; null: none. */
+  budget: Budget | null;
   /**
    * The tool names of the turn in flight's calls, by toolCallId: a permission names only its call. Empty between
    * turns, where snapshots are written, so a snapshot does not hold it.
@@ -39,6 +42,7 @@ export function emptyState(header: {
   mode: SessionModeId;
   model: ModelConfig;
   systemPrompt?: SystemPromptSetting | undefined;
+  budget?: Budget | undefined;
 }): SessionState {
   return {
     history: [],
@@ -49,6 +53,7 @@ export function emptyState(header: {
     turns: 0,
     title: null,
     systemPrompt: header.systemPrompt ?? null,
+    budget: header.budget ?? null,
     openCalls: new Map(),
   };
 }
@@ -129,6 +134,9 @@ function stepSummary(summary: SessionSummary, entry: LogEntry): void {
 
 function stepConversation(state: Draft, entry: LogEntry): void {
   switch (entry.type) {
+    case "budget":
+      state.budget = entry.budget;
+      break;
     case "user_message":
       state.history.push({ role: "user", text: entry.text });
       break;

@@ -8,13 +8,15 @@ import * as z from "zod/mini";
 import { ModelConfig, SessionModeId } from "../port.js";
 import { LogError, type LogEntry } from "./session-log.js";
 import { SystemPromptSetting } from "../system-prompt.js";
+import { Budget } from "../budget.js";
 import type { ChatMessage } from "./chat-message.js";
 import type { SessionState } from "./session-state.js";
 
 /**
  * The keys in the order they are written. The settings reader splits the line at the history: the settings lie before
  * it and after the key that follows it, which only the object's own structure can spell there (inside a JSON string
- * every quote is escaped). systemPrompt is last: snapshots written before system prompts were kept lack it.
+ * every quote is escaped). systemPrompt and budget are last: snapshots written before they were kept lack them (the
+ * settings reader leaves budget out: a fork is a tree of its own).
  */
 const SNAPSHOT_KEYS = [
   "type",
@@ -28,6 +30,7 @@ const SNAPSHOT_KEYS = [
   "turns",
   "title",
   "systemPrompt",
+  "budget",
 ] as const;
 type SnapshotKey = (typeof SNAPSHOT_KEYS)[number];
 
@@ -52,7 +55,7 @@ export function isReplayed(entry: LogEntry): boolean {
 
 export function snapshotLine(snapshot: Snapshot): string {
   const { base, replayLines, replayBytes } = snapshot;
-  const { history, alwaysAllowed, usage, mode, model, turns, title, systemPrompt } = base;
+  const { history, alwaysAllowed, usage, mode, model, turns, title, systemPrompt, budget } = base;
   const fields: Record<SnapshotKey, unknown> = {
     type: "snapshot",
     replayLines,
@@ -65,6 +68,7 @@ export function snapshotLine(snapshot: Snapshot): string {
     turns,
     title,
     systemPrompt,
+    budget,
   };
   return JSON.stringify(Object.fromEntries(SNAPSHOT_KEYS.map((key) => [key, fields[key]])));
 }
@@ -102,6 +106,9 @@ export function parseSnapshotLine(text: string): Snapshot {
   const prompt =
     systemPrompt === undefined || systemPrompt === null ? null : SystemPromptSetting.safeParse(systemPrompt);
   if (prompt && !prompt.success) fail("systemPrompt is not a system prompt");
+  // Absent in snapshots written before budgets were kept.
+  const budget = json.budget === undefined || json.budget === null ? null : Budget.safeParse(json.budget);
+  if (budget && !budget.success) fail("budget is not a budget");
   return {
     replayLines: replayLines as number,
     replayBytes: replayBytes as number,
@@ -114,6 +121,7 @@ export function parseSnapshotLine(text: string): Snapshot {
       turns: turns as number,
       title: title as string | null,
       systemPrompt: prompt?.data ?? null,
+      budget: budget?.data ?? null,
       openCalls: new Map(),
     },
   };
