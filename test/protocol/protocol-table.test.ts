@@ -223,6 +223,18 @@ it("serves every method it lists, each with its real result, and no other", asyn
     ],
     ["_host/stats", async () => expect(await call("_host/stats", {})).toMatchObject({ pid: host.pid })],
     [
+      "_host/set_budget",
+      async () => {
+        expect(await call("_host/set_budget", { sessionId, tokens: 1_000_000 })).toMatchObject({
+          budget: { tokens: 1_000_000 },
+        });
+        // An amount not given stays as it was.
+        expect(await call("_host/set_budget", { sessionId, costUsd: 5 })).toMatchObject({
+          budget: { tokens: 1_000_000, costUsd: 5 },
+        });
+      },
+    ],
+    [
       "_host/status",
       async () => {
         const answer = await call<{ sessionRows: Array<{ sessionId: string }> }>("_host/status", {});
