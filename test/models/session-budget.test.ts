@@ -100,7 +100,8 @@ it("a parent's budget covers its children: what a child spent stops the parent's
   expect(server.requests.map((request) => request.lastUserText)).toEqual(["parent task", "child task"]);
 });
 
-it("budget and spend are in the session's log: after a restart the session is still paused", async () => {
+/** A session that spent its whole budget on one host, resumed by the next on the same state dir once that one ended. */
+async function spentThenRestarted() {
   const server = await OpenAiTestServer.start();
   servers.push(server);
   const stateDir = tempDir("ash-state-");
@@ -111,8 +112,12 @@ it("budget and spend are in the session's log: after a restart the session is st
   expect(await prompt(first, sessionId, "one")).toMatchObject({ stopReason: "end_turn" });
   await hosts.pop()!.close();
   const second = await host(server, stateDir);
-  const loaded = await second.call("session/resume", { sessionId, cwd, mcpServers: [] });
-  expect(loaded.error).toBeUndefined();
+  expect((await second.call("session/resume", { sessionId, cwd, mcpServers: [] })).error).toBeUndefined();
+  return { server, stateDir, cwd, sessionId, second };
+}
+
+it("budget and spend are in the session's log: after a restart the session is still paused", async () => {
+  const { server, stateDir, cwd, sessionId, second } = await spentThenRestarted();
   expect(await prompt(second, sessionId, "two")).toMatchObject(reached);
   expect(server.requests).toHaveLength(1);
   await second.call(SET_BUDGET_METHOD, { sessionId, tokens: 3 * BUDGET });
@@ -127,17 +132,7 @@ it("budget and spend are in the session's log: after a restart the session is st
 });
 
 it("a budget raised at once after a restart (its log told the gateway the old one) holds, and across the next restart", async () => {
-  const server = await OpenAiTestServer.start();
-  servers.push(server);
-  const stateDir = tempDir("ash-state-");
-  const cwd = tempDir();
-  const first = await host(server, stateDir);
-  const sessionId = await newSession(first, cwd, { tokens: BUDGET });
-  server.enqueue({ text: "spent", ...SPENDS_ALL });
-  expect(await prompt(first, sessionId, "one")).toMatchObject({ stopReason: "end_turn" });
-  await hosts.pop()!.close();
-  const second = await host(server, stateDir);
-  expect((await second.call("session/resume", { sessionId, cwd, mcpServers: [] })).error).toBeUndefined();
+  const { server, stateDir, cwd, sessionId, second } = await spentThenRestarted();
   await second.call(SET_BUDGET_METHOD, { sessionId, tokens: 3 * BUDGET });
   expect(await prompt(second, sessionId, "two")).toMatchObject({ stopReason: "end_turn" });
   await hosts.pop()!.close();
