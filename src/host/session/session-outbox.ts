@@ -8,6 +8,7 @@ import { EventClock, type EventPosition } from "../../protocol/event-id.js";
 import type { Logger } from "../../logger.js";
 import type { Peer } from "../connection/peer.js";
 import type { Attachment } from "../attach/attachment.js";
+import { BoundedTail } from "../attach/bounded-tail.js";
 import { RecentUpdates } from "../attach/recent-updates.js";
 import { numbered, shownTo, type ShownUpdate } from "../attach/shown-update.js";
 
@@ -27,8 +28,9 @@ export class SessionOutbox {
    * The running turn's updates that no log entry shows yet: a running tool call's status and output so far, which a
    * replay read from the log does not hold. An attach's replay ends with them; let go when the turn ends.
    */
-  #unlogged: ShownUpdate[] = [];
-  #unloggedBytes = 0;
+  readonly #unlogged = new BoundedTail<ShownUpdate>(UNLOGGED_TURN_BYTES, (shown) => outputLength(shown.update), {
+    keep: 1,
+  });
   #owner: Peer | null = null;
   #sent: Promise<void> = Promise.resolve();
 
@@ -118,13 +120,12 @@ export class SessionOutbox {
 
   /** The running turn's updates that no log entry shows yet, oldest first (the last UNLOGGED_TURN_BYTES of output). */
   get unloggedOfTurn(): readonly ShownUpdate[] {
-    return this.#unlogged;
+    return this.#unlogged.items;
   }
 
   /** The turn ended: what it showed is in its log now, or gone with it. */
   turnEnded(): void {
-    this.#unlogged = [];
-    this.#unloggedBytes = 0;
+    this.#unlogged.clear();
   }
 
   /** Numbered updates, shown live: to the owner (but a prompt's own text), to every attached client, kept recent. */
@@ -132,7 +133,7 @@ export class SessionOutbox {
     const owner = this.#owner ?? null;
     for (const shown of updates) {
       this.#recent?.add(shown);
-      if (unlogged(shown.update)) this.#keepUnlogged(shown);
+      if (unlogged(shown.update)) this.#unlogged.add(shown);
       for (const attachment of this.#attachments.values()) attachment.live(shown);
       if (owner) {
         if (!shown.echo && shownTo(shown, owner.understands)) this.#toPeer(owner, "session/update", shown.update);
@@ -141,13 +142,6 @@ export class SessionOutbox {
       }
     }
     return this.#sent;
-  }
-
-  #keepUnlogged(shown: ShownUpdate): void {
-    this.#unlogged.push(shown);
-    this.#unloggedBytes += outputLength(shown.update);
-    while (this.#unloggedBytes > UNLOGGED_TURN_BYTES && this.#unlogged.length > 1)
-      this.#unloggedBytes -= outputLength(this.#unlogged.shift()!.update);
   }
 
   /** A replay for the owner (session/load), its prompts included: to it alone, kept nowhere. */
